@@ -1,0 +1,48 @@
+// Kernel 2 on one process: a direction-optimizing BFS over a Csr<V> (OpenMP parallel).
+// Top-down steps claim vertices with an atomic test-and-set on a visited bitmap and
+// collect the next frontier in per-thread buffers; bottom-up steps give each thread whole
+// 64-vertex words of the bitmaps, so they need no atomics. The object owns the reusable
+// workspace (bitmaps, queues), so construct it once per graph and call run() per root.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/core/bitmap.hpp"
+#include "zbfs/core/large_array.hpp"
+#include "zbfs/graph/csr.hpp"
+
+namespace zbfs {
+
+template <class V>
+class DirectionOptimizingBfs {
+ public:
+  explicit DirectionOptimizingBfs(const Csr<V>& graph);
+
+  // Fills parent (one entry per vertex): parent[root] = root, unreached = -1.
+  BfsStats run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options);
+
+  // Workspace bytes for a graph of n vertices (for memory estimates).
+  static std::uint64_t workspace_bytes(std::uint64_t n) { return 3 * (n / 8 + 8) + 2 * n * sizeof(V); }
+
+ private:
+  std::uint64_t top_down_step(std::int64_t* parent, std::uint64_t& scout_count);
+  std::uint64_t bottom_up_step(std::int64_t* parent);
+  void queue_to_front_bitmap();
+  void front_bitmap_to_queue();
+
+  const Csr<V>& graph_;
+  Bitmap visited_;
+  Bitmap front_;
+  Bitmap next_;
+  LargeArray<V> queue_;
+  LargeArray<V> next_queue_;
+  std::uint64_t queue_size_ = 0;
+};
+
+extern template class DirectionOptimizingBfs<std::uint32_t>;
+extern template class DirectionOptimizingBfs<std::uint64_t>;
+
+}  // namespace zbfs

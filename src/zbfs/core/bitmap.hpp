@@ -1,0 +1,77 @@
+// Bitmap: one bit per vertex in 64-bit words. Plain accessors are for code that owns the
+// word it touches (bottom-up steps own whole words); the *_atomic accessors are for code
+// where threads share words (top-down claims). Words are accessed through atomic_ref.
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "zbfs/core/large_array.hpp"
+
+namespace zbfs {
+
+class Bitmap {
+ public:
+  Bitmap() = default;
+  explicit Bitmap(std::size_t num_bits) : num_bits_(num_bits), words_(word_count(num_bits)) {}
+
+  static constexpr std::size_t word_count(std::size_t bits) { return (bits + 63) / 64; }
+  static constexpr std::size_t word_of(std::uint64_t bit) { return static_cast<std::size_t>(bit >> 6); }
+  static constexpr std::uint64_t mask_of(std::uint64_t bit) { return std::uint64_t{1} << (bit & 63); }
+
+  [[nodiscard]] std::size_t size() const noexcept { return num_bits_; }
+  [[nodiscard]] std::size_t num_words() const noexcept { return words_.size(); }
+
+  [[nodiscard]] bool test(std::uint64_t bit) const {
+    return (load_word(word_of(bit)) & mask_of(bit)) != 0;
+  }
+  void set(std::uint64_t bit) { words_[word_of(bit)] |= mask_of(bit); }
+  // Returns true when this call changed the bit from 0 to 1.
+  bool set_atomic(std::uint64_t bit) {
+    std::atomic_ref<std::uint64_t> word(words_[word_of(bit)]);
+    const std::uint64_t mask = mask_of(bit);
+    return (word.fetch_or(mask, std::memory_order_relaxed) & mask) == 0;
+  }
+
+  [[nodiscard]] std::uint64_t load_word(std::size_t w) const {
+    // atomic_ref needs a non-const object; the load itself does not modify it.
+    auto& word = const_cast<std::uint64_t&>(words_[w]);
+    return std::atomic_ref<std::uint64_t>(word).load(std::memory_order_relaxed);
+  }
+  std::uint64_t& word(std::size_t w) { return words_[w]; }
+  [[nodiscard]] std::uint64_t word(std::size_t w) const { return words_[w]; }
+
+  // Mask of the bits of word w that belong to the bitmap (the last word may be partial).
+  [[nodiscard]] std::uint64_t valid_mask(std::size_t w) const {
+    const std::size_t tail = num_bits_ & 63;
+    return (w + 1 == words_.size() && tail != 0) ? (std::uint64_t{1} << tail) - 1 : ~std::uint64_t{0};
+  }
+
+  void clear() {
+    std::uint64_t* p = words_.data();
+    const auto n = static_cast<std::int64_t>(words_.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) p[i] = 0;
+  }
+
+  [[nodiscard]] std::uint64_t count() const {
+    std::uint64_t total = 0;
+    const auto n = static_cast<std::int64_t>(words_.size());
+#pragma omp parallel for reduction(+ : total) schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) total += static_cast<std::uint64_t>(std::popcount(words_[static_cast<std::size_t>(i)]));
+    return total;
+  }
+
+  void swap(Bitmap& other) noexcept {
+    std::swap(num_bits_, other.num_bits_);
+    words_.swap(other.words_);
+  }
+
+ private:
+  std::size_t num_bits_ = 0;
+  LargeArray<std::uint64_t> words_;
+};
+
+}  // namespace zbfs

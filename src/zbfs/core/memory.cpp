@@ -1,0 +1,76 @@
+#include "zbfs/core/memory.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace zbfs {
+namespace {
+
+std::optional<std::uint64_t> read_meminfo_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t value_kib = 0;
+  std::string unit;
+  while (in >> key >> value_kib) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") return value_kib * 1024;
+  }
+  return std::nullopt;
+}
+
+// cgroup v2 (memory.max) or v1 (memory.limit_in_bytes) limit minus current usage.
+std::optional<std::uint64_t> read_cgroup_headroom() {
+  const std::array<std::pair<const char*, const char*>, 2> files = {{
+      {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
+      {"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"},
+  }};
+  for (const auto& [limit_path, usage_path] : files) {
+    std::ifstream limit_in(limit_path);
+    std::string limit_text;
+    if (!(limit_in >> limit_text) || limit_text == "max") continue;
+    std::uint64_t limit = 0;
+    std::uint64_t usage = 0;
+    std::istringstream(limit_text) >> limit;
+    std::ifstream usage_in(usage_path);
+    usage_in >> usage;
+    if (limit == 0 || limit > (std::uint64_t{1} << 60)) continue;  // v1 reports "unlimited" as a huge number
+    return limit > usage ? limit - usage : 0;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> available_memory_bytes() {
+  const auto meminfo = read_meminfo_available();
+  const auto cgroup = read_cgroup_headroom();
+  if (meminfo && cgroup) return std::min(*meminfo, *cgroup);
+  return meminfo ? meminfo : cgroup;
+}
+
+std::uint64_t peak_rss_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+  auto value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
+    value /= 1024.0;
+    ++unit;
+  }
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), unit == 0 ? "%.0f %s" : "%.2f %s", value, kUnits[unit]);
+  return text.data();
+}
+
+}  // namespace zbfs

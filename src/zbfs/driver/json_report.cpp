@@ -1,0 +1,103 @@
+#include "zbfs/driver/json_report.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <fstream>
+
+#include "zbfs/core/error.hpp"
+#include "zbfs/version.hpp"
+
+namespace zbfs {
+namespace {
+
+nlohmann::json to_json(const SummaryStatistics& s) {
+  return {{"min", s.min}, {"firstquartile", s.first_quartile}, {"median", s.median}, {"thirdquartile", s.third_quartile},
+          {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}};
+}
+
+nlohmann::json to_json(const SearchResult& s) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const BfsStep& step : s.stats.steps) {
+    steps.push_back({{"direction", step.kind == StepKind::kTopDown ? "top-down" : "bottom-up"},
+                     {"frontier_vertices", step.frontier_vertices},
+                     {"discovered_vertices", step.discovered_vertices},
+                     {"time_s", step.time_s}});
+  }
+  nlohmann::json j = {{"root", s.root},
+                      {"time_s", s.time_s},
+                      {"traversed_edges", s.traversed_edges},
+                      {"teps", s.teps},
+                      {"levels", s.stats.levels()},
+                      {"reached_vertices", s.reached_vertices},
+                      {"phases_s",
+                       {{"init", s.stats.init_time_s},
+                        {"top_down", s.stats.top_down_time_s},
+                        {"bottom_up", s.stats.bottom_up_time_s},
+                        {"conversion", s.stats.conversion_time_s}}},
+                      {"steps", steps}};
+  if (s.validated) j["validate_time_s"] = s.validate_time_s;
+  return j;
+}
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+}  // namespace
+
+nlohmann::json to_json(const RunResult& r) {
+  const RunConfig& c = r.config;
+  nlohmann::json searches = nlohmann::json::array();
+  for (const SearchResult& s : r.searches) searches.push_back(to_json(s));
+  const ResultBlock& b = r.result_block;
+  return {
+      {"schema", "zbfs.run"},
+      {"schema_version", kRunSchemaVersion},
+      {"software", {{"name", "zbfs"}, {"version", kVersion}}},
+      {"host", host_name()},
+      {"threads", r.threads},
+      {"num_mpi_processes", 1},
+      {"config",
+       {{"scale", c.scale},
+        {"edgefactor", c.edgefactor},
+        {"seed", c.seed},
+        {"roots", c.num_roots},
+        {"direction", std::string(to_string(c.bfs.direction))},
+        {"alpha", c.bfs.alpha},
+        {"beta", c.bfs.beta},
+        {"validate", c.validate}}},
+      {"graph",
+       {{"num_vertices", r.num_vertices},
+        {"num_input_edges", r.num_input_edges},
+        {"num_graph_edges", r.num_graph_edges},
+        {"vertex_id_bits", r.vertex_id_bits}}},
+      {"memory", {{"estimated_peak_bytes", r.estimated_peak_bytes}, {"peak_rss_bytes", r.peak_rss_bytes}}},
+      {"generation_time_s", r.generation_time_s},
+      {"construction_time_s", r.construction_time_s},
+      {"searches", searches},
+      {"summary",
+       {{"bfs_time_s", to_json(b.bfs_time_s)},
+        {"nedge", to_json(b.nedge)},
+        {"teps",
+         {{"min", b.teps.min},
+          {"firstquartile", b.teps.first_quartile},
+          {"median", b.teps.median},
+          {"thirdquartile", b.teps.third_quartile},
+          {"max", b.teps.max},
+          {"harmonic_mean", b.teps.harmonic_mean},
+          {"harmonic_stddev", b.teps.harmonic_stddev}}},
+        {"validate_time_s", b.validated ? to_json(b.validate_time_s) : nlohmann::json(nullptr)}}},
+  };
+}
+
+void write_json_report(const RunResult& result, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw Error(ExitCode::kFailure, "cannot write JSON report to '" + path + "'");
+  out << to_json(result).dump(2) << '\n';
+  if (!out) throw Error(ExitCode::kFailure, "failed while writing JSON report to '" + path + "'");
+}
+
+}  // namespace zbfs

@@ -1,0 +1,139 @@
+#include "zbfs/driver/runner.hpp"
+
+#include <omp.h>
+
+#include <string>
+
+#include "zbfs/bfs/direction_optimizing_bfs.hpp"
+#include "zbfs/core/error.hpp"
+#include "zbfs/core/large_array.hpp"
+#include "zbfs/core/memory.hpp"
+#include "zbfs/core/timer.hpp"
+#include "zbfs/driver/progress.hpp"
+#include "zbfs/generator/kronecker.hpp"
+#include "zbfs/generator/packed_edge_list.hpp"
+#include "zbfs/generator/search_roots.hpp"
+#include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/validate/traversed_edges.hpp"
+#include "zbfs/validate/validator.hpp"
+
+namespace zbfs {
+namespace {
+
+void check_memory(const RunConfig& config, RunResult& result) {
+  result.estimated_peak_bytes = estimate_peak_memory_bytes(config);
+  const auto available = available_memory_bytes();
+  if (available && result.estimated_peak_bytes > *available && !config.force) {
+    throw_usage_error("scale " + std::to_string(config.scale) + " needs about " + format_bytes(result.estimated_peak_bytes) +
+                      " but only " + format_bytes(*available) + " is available (use --force to try anyway)");
+  }
+}
+
+template <class V>
+void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Progress& progress, RunResult& result) {
+  progress.phase("kernel 1: building the graph");
+  Stopwatch clock;
+  const Csr<V> graph = build_csr<V>(edges);
+  result.construction_time_s = clock.elapsed_s();
+  result.num_graph_edges = graph.num_directed_edges() / 2;
+
+  std::uint64_t eligible = 0;
+  const auto n = static_cast<std::int64_t>(graph.num_vertices());
+#pragma omp parallel for reduction(+ : eligible)
+  for (std::int64_t v = 0; v < n; ++v) eligible += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
+  const std::vector<std::uint64_t> roots = sample_search_roots(
+      graph.num_vertices(), eligible, config.num_roots, config.seed, [&](std::uint64_t v) { return graph.degree(v) > 0; });
+
+  DirectionOptimizingBfs<V> bfs(graph);
+  LargeArray<std::int64_t> parent(graph.num_vertices());
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    SearchResult search;
+    search.root = roots[i];
+    clock.restart();
+    search.stats = bfs.run(search.root, parent.span(), config.bfs);
+    search.time_s = clock.elapsed_s();
+    search.traversed_edges = count_traversed_edges(graph, parent.span());
+    search.teps = static_cast<double>(search.traversed_edges) / search.time_s;
+    if (config.validate) {
+      clock.restart();
+      const ValidationReport report = validate_bfs_tree(edges, search.root, parent.span());
+      search.validate_time_s = clock.elapsed_s();
+      search.validated = true;
+      search.reached_vertices = report.reached_vertices;
+      if (!report.ok()) {
+        throw Error(ExitCode::kValidationFailed, "validation failed for search key " + std::to_string(search.root) + " (" +
+                                                     std::to_string(report.error_count) + " errors): " + report.messages.front());
+      }
+      if (report.traversed_edges != search.traversed_edges) {
+        throw Error(ExitCode::kValidationFailed, "validation failed for search key " + std::to_string(search.root) +
+                                                     ": the BFS counted " + std::to_string(search.traversed_edges) +
+                                                     " traversed edges, the edge list has " + std::to_string(report.traversed_edges));
+      }
+    } else {
+      std::uint64_t reached = 0;
+#pragma omp parallel for reduction(+ : reached)
+      for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
+      search.reached_vertices = reached;
+    }
+    result.searches.push_back(std::move(search));
+    progress.count("BFS", i + 1, roots.size());
+  }
+}
+
+ResultBlock make_result_block(const RunResult& r) {
+  ResultBlock b;
+  b.scale = r.config.scale;
+  b.edgefactor = r.config.edgefactor;
+  b.num_searches = r.searches.size();
+  b.generation_time_s = r.generation_time_s;
+  b.num_processes = 1;
+  b.construction_time_s = r.construction_time_s;
+  std::vector<double> times;
+  std::vector<double> edges;
+  std::vector<double> validate_times;
+  for (const SearchResult& s : r.searches) {
+    times.push_back(s.time_s);
+    edges.push_back(static_cast<double>(s.traversed_edges));
+    validate_times.push_back(s.validate_time_s);
+  }
+  b.bfs_time_s = summarize(times);
+  b.nedge = summarize(edges);
+  b.teps = summarize_teps(edges, times);
+  b.validated = r.config.validate;
+  b.validate_time_s = summarize(validate_times);
+  return b;
+}
+
+}  // namespace
+
+RunResult run_benchmark(const RunConfig& config) {
+  validate_config(config);
+  if (config.threads > 0) omp_set_num_threads(config.threads);
+  RunResult result;
+  result.config = config;
+  result.threads = omp_get_max_threads();
+  check_memory(config, result);
+
+  const Progress progress(!config.quiet);
+  progress.phase("generating the Kronecker edge list (scale " + std::to_string(config.scale) + ", edgefactor " +
+                 std::to_string(config.edgefactor) + ", " + std::to_string(result.threads) + " threads)");
+  const KroneckerGenerator generator(KroneckerParams{config.scale, config.edgefactor, config.seed});
+  Stopwatch clock;
+  const PackedEdgeList edges = generate_edge_list(generator);
+  result.generation_time_s = clock.elapsed_s();
+  result.num_vertices = generator.num_vertices();
+  result.num_input_edges = generator.num_edges();
+
+  if (config.scale <= 32) {
+    result.vertex_id_bits = 32;
+    run_searches<std::uint32_t>(config, edges, progress, result);
+  } else {
+    result.vertex_id_bits = 64;
+    run_searches<std::uint64_t>(config, edges, progress, result);
+  }
+  result.peak_rss_bytes = peak_rss_bytes();
+  result.result_block = make_result_block(result);
+  return result;
+}
+
+}  // namespace zbfs

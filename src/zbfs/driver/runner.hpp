@@ -1,0 +1,46 @@
+// The Graph500 benchmark on one process: generate the edge list, kernel 1 (timed), then
+// for each search key kernel 2 (timed) and validation (timed separately), and finally the
+// statistics of the official result block. Returns everything the JSON record holds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/driver/result_block.hpp"
+#include "zbfs/driver/run_config.hpp"
+
+namespace zbfs {
+
+struct SearchResult {
+  std::uint64_t root = 0;
+  double time_s = 0;
+  std::uint64_t traversed_edges = 0;
+  double teps = 0;
+  std::uint64_t reached_vertices = 0;
+  BfsStats stats;
+  bool validated = false;
+  double validate_time_s = 0;
+};
+
+struct RunResult {
+  RunConfig config;
+  int threads = 1;
+  int vertex_id_bits = 32;  // width of kernel 1's local ids
+  std::uint64_t num_vertices = 0;
+  std::uint64_t num_input_edges = 0;
+  std::uint64_t num_graph_edges = 0;  // distinct undirected edges after kernel 1
+  std::uint64_t estimated_peak_bytes = 0;
+  std::uint64_t peak_rss_bytes = 0;
+  double generation_time_s = 0;
+  double construction_time_s = 0;
+  std::vector<SearchResult> searches;
+  ResultBlock result_block;
+};
+
+// Throws Error (exit 2 for bad configuration or too little memory, 3 when a search
+// fails validation).
+RunResult run_benchmark(const RunConfig& config);
+
+}  // namespace zbfs

@@ -1,0 +1,45 @@
+#include "zbfs/generator/packed_edge_list.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "zbfs/core/error.hpp"
+#include "zbfs/generator/kronecker.hpp"
+
+namespace zbfs {
+namespace {
+
+unsigned record_bytes_for(int vertex_bits) { return static_cast<unsigned>((2 * vertex_bits + 7) / 8); }
+
+}  // namespace
+
+std::uint64_t PackedEdgeList::bytes_needed(int vertex_bits, std::uint64_t num_edges) {
+  return num_edges * record_bytes_for(vertex_bits) + kPaddingBytes;
+}
+
+PackedEdgeList::PackedEdgeList(int vertex_bits, std::uint64_t num_edges)
+    : vertex_bits_(vertex_bits),
+      record_bytes_(record_bytes_for(vertex_bits)),
+      vertex_mask_(vertex_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << vertex_bits) - 1),
+      num_edges_(num_edges) {
+  if (vertex_bits < 1 || vertex_bits > 62) {
+    throw Error(ExitCode::kFailure, "edge list vertex id width must be 1..62 bits, got " + std::to_string(vertex_bits));
+  }
+  bytes_ = LargeArray<unsigned char>(bytes_needed(vertex_bits, num_edges));
+}
+
+PackedEdgeList generate_edge_list(const KroneckerGenerator& generator) {
+  PackedEdgeList list(generator.params().scale, generator.num_edges());
+  constexpr std::uint64_t kBlock = 1 << 14;
+  const std::uint64_t num_edges = generator.num_edges();
+  const auto num_blocks = static_cast<std::int64_t>((num_edges + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::int64_t block = 0; block < num_blocks; ++block) {
+    const std::uint64_t first = static_cast<std::uint64_t>(block) * kBlock;
+    const std::uint64_t last = std::min(num_edges, first + kBlock);
+    for (std::uint64_t i = first; i < last; ++i) list.set(i, generator.edge(i));
+  }
+  return list;
+}
+
+}  // namespace zbfs

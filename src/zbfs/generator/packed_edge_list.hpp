@@ -1,0 +1,63 @@
+// PackedEdgeList: the generated edge list held in memory at 2 * vertex_bits bits per
+// edge, rounded up to whole bytes (5 bytes at scale 20, 6 at scale 24, 8 at scale 32)
+// instead of the 16 bytes of two 64-bit ids. Kernel 1 and the validator stream over it.
+// Records are byte-aligned so that threads can write distinct edges without atomics.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "zbfs/core/large_array.hpp"
+#include "zbfs/generator/edge.hpp"
+
+namespace zbfs {
+
+class KroneckerGenerator;
+
+class PackedEdgeList {
+ public:
+  PackedEdgeList() = default;
+  PackedEdgeList(int vertex_bits, std::uint64_t num_edges);
+
+  // Bytes a list of this shape occupies (for memory estimates before allocating).
+  static std::uint64_t bytes_needed(int vertex_bits, std::uint64_t num_edges);
+
+  [[nodiscard]] std::uint64_t size() const { return num_edges_; }
+  [[nodiscard]] int vertex_bits() const { return vertex_bits_; }
+  [[nodiscard]] std::uint64_t num_vertices() const { return std::uint64_t{1} << vertex_bits_; }
+  [[nodiscard]] unsigned record_bytes() const { return record_bytes_; }
+
+  [[nodiscard]] Edge get(std::uint64_t i) const {
+    const unsigned char* p = bytes_.data() + i * record_bytes_;
+    if (record_bytes_ <= 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, p, sizeof(word));  // the buffer is padded, so 8 bytes are readable
+      return {word & vertex_mask_, (word >> vertex_bits_) & vertex_mask_};
+    }
+    unsigned __int128 word = 0;
+    std::memcpy(&word, p, sizeof(word));
+    return {static_cast<std::uint64_t>(word) & vertex_mask_,
+            static_cast<std::uint64_t>(word >> vertex_bits_) & vertex_mask_};
+  }
+
+  // Writes exactly record_bytes() bytes, so concurrent writes of distinct edges are safe.
+  void set(std::uint64_t i, Edge e) {
+    unsigned char* p = bytes_.data() + i * record_bytes_;
+    const unsigned __int128 word = static_cast<unsigned __int128>(e.u) | (static_cast<unsigned __int128>(e.v) << vertex_bits_);
+    std::memcpy(p, &word, record_bytes_);  // little-endian: the low bytes hold the record
+  }
+
+ private:
+  static constexpr std::uint64_t kPaddingBytes = 16;
+
+  int vertex_bits_ = 1;
+  unsigned record_bytes_ = 1;
+  std::uint64_t vertex_mask_ = 1;
+  std::uint64_t num_edges_ = 0;
+  LargeArray<unsigned char> bytes_;
+};
+
+// Generates the whole edge list of `generator` in parallel (OpenMP), block by block.
+PackedEdgeList generate_edge_list(const KroneckerGenerator& generator);
+
+}  // namespace zbfs

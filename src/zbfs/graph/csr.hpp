@@ -1,0 +1,52 @@
+// Csr<V>: the undirected graph of kernel 1 in compressed sparse rows, with local vertex
+// ids of type V (32-bit whenever the vertex count fits). Adjacency lists are sorted and
+// free of duplicates and self-loops; input_tuple_degree keeps how many input tuples
+// (duplicates included, self-loops excluded) touch each vertex, which is what Graph500
+// counts as traversed edges.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "zbfs/core/large_array.hpp"
+
+namespace zbfs {
+
+template <class V>
+class Csr {
+ public:
+  using Vertex = V;
+
+  Csr() = default;
+  Csr(std::uint64_t num_vertices, LargeArray<std::uint64_t> offsets, LargeArray<V> neighbors,
+      LargeArray<V> input_tuple_degree)
+      : num_vertices_(num_vertices),
+        offsets_(std::move(offsets)),
+        neighbors_(std::move(neighbors)),
+        input_tuple_degree_(std::move(input_tuple_degree)) {}
+
+  [[nodiscard]] std::uint64_t num_vertices() const { return num_vertices_; }
+  // Each undirected edge counts twice (once per direction).
+  [[nodiscard]] std::uint64_t num_directed_edges() const { return offsets_[num_vertices_]; }
+  [[nodiscard]] std::uint64_t degree(std::uint64_t v) const { return offsets_[v + 1] - offsets_[v]; }
+  [[nodiscard]] std::span<const V> neighbors(std::uint64_t v) const {
+    return {neighbors_.data() + offsets_[v], static_cast<std::size_t>(degree(v))};
+  }
+  [[nodiscard]] std::uint64_t input_tuple_degree(std::uint64_t v) const { return input_tuple_degree_[v]; }
+
+  [[nodiscard]] const std::uint64_t* offsets() const { return offsets_.data(); }
+  [[nodiscard]] const V* neighbor_data() const { return neighbors_.data(); }
+
+  // Bytes held by this graph.
+  [[nodiscard]] std::uint64_t bytes() const {
+    return offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V) + input_tuple_degree_.size() * sizeof(V);
+  }
+
+ private:
+  std::uint64_t num_vertices_ = 0;
+  LargeArray<std::uint64_t> offsets_;
+  LargeArray<V> neighbors_;
+  LargeArray<V> input_tuple_degree_;
+};
+
+}  // namespace zbfs

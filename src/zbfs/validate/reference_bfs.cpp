@@ -1,0 +1,46 @@
+#include "zbfs/validate/reference_bfs.hpp"
+
+#include <deque>
+
+namespace zbfs {
+
+std::vector<std::int64_t> reference_bfs_levels(std::uint64_t num_vertices, std::span<const Edge> edges, std::uint64_t root) {
+  std::vector<std::vector<std::uint64_t>> adjacency(num_vertices);
+  for (const Edge& e : edges) {
+    adjacency[e.u].push_back(e.v);
+    adjacency[e.v].push_back(e.u);
+  }
+  std::vector<std::int64_t> level(num_vertices, -1);
+  std::deque<std::uint64_t> queue{root};
+  level[root] = 0;
+  while (!queue.empty()) {
+    const std::uint64_t u = queue.front();
+    queue.pop_front();
+    for (const std::uint64_t v : adjacency[u]) {
+      if (level[v] == -1) {
+        level[v] = level[u] + 1;
+        queue.push_back(v);
+      }
+    }
+  }
+  return level;
+}
+
+std::vector<std::int64_t> levels_from_parents(std::span<const std::int64_t> parent, std::uint64_t root) {
+  std::vector<std::int64_t> level(parent.size(), -1);
+  level[root] = 0;
+  for (std::uint64_t v = 0; v < parent.size(); ++v) {
+    if (parent[v] < 0 || level[v] >= 0) continue;
+    std::vector<std::uint64_t> path;
+    std::uint64_t x = v;
+    while (level[x] < 0) {
+      path.push_back(x);
+      x = static_cast<std::uint64_t>(parent[x]);
+    }
+    std::int64_t depth = level[x];
+    for (auto it = path.rbegin(); it != path.rend(); ++it) level[*it] = ++depth;
+  }
+  return level;
+}
+
+}  // namespace zbfs

@@ -1,0 +1,145 @@
+#include "zbfs/validate/validator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <mutex>
+
+#include "zbfs/core/bitmap.hpp"
+#include "zbfs/core/large_array.hpp"
+
+namespace zbfs {
+namespace {
+
+constexpr std::int32_t kUnreached = -1;
+constexpr std::int32_t kUnknown = -2;  // reached, level not yet computed
+constexpr std::int32_t kOnPath = -3;   // on the parent chain being walked
+constexpr std::int32_t kBroken = -4;   // its chain never reaches the root
+constexpr std::size_t kMaxMessages = 8;
+
+// Collects errors from many threads; keeps counts exact and messages few.
+class ErrorLog {
+ public:
+  explicit ErrorLog(ValidationReport& report) : report_(report) {}
+  void add(ValidationRule rule, const std::string& message) {
+    const std::lock_guard lock(mutex_);
+    ++report_.error_count;
+    if (std::find(report_.violated.begin(), report_.violated.end(), rule) == report_.violated.end()) {
+      report_.violated.push_back(rule);
+    }
+    if (report_.messages.size() < kMaxMessages) {
+      report_.messages.push_back("rule " + std::to_string(static_cast<int>(rule)) + ": " + message);
+    }
+  }
+
+ private:
+  ValidationReport& report_;
+  std::mutex mutex_;
+};
+
+// Levels as depths in the parent tree, walking each chain once (O(n) in total). Chains
+// that loop or end anywhere but the root break rule 1 and get kBroken.
+void compute_tree_levels(std::uint64_t root, std::span<const std::int64_t> parent, LargeArray<std::int32_t>& level,
+                         ErrorLog& log) {
+  const std::uint64_t n = parent.size();
+  for (std::uint64_t v = 0; v < n; ++v) level[v] = parent[v] == -1 ? kUnreached : kUnknown;
+  level[root] = 0;
+  std::vector<std::uint64_t> path;
+  for (std::uint64_t start = 0; start < n; ++start) {
+    if (level[start] != kUnknown) continue;
+    path.clear();
+    std::uint64_t x = start;
+    while (level[x] == kUnknown) {
+      level[x] = kOnPath;
+      path.push_back(x);
+      x = static_cast<std::uint64_t>(parent[x]);
+    }
+    std::int32_t base = level[x];
+    if (base < 0) {
+      const char* why = base == kOnPath ? "lies on a parent cycle" : base == kUnreached ? "has an unreached ancestor" : "has a broken parent chain";
+      log.add(ValidationRule::kTreeRootedAtKey, "vertex " + std::to_string(start) + " " + why);
+      for (const std::uint64_t p : path) level[p] = kBroken;
+      continue;
+    }
+    if (path.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() - base)) {
+      log.add(ValidationRule::kTreeRootedAtKey, "BFS tree deeper than 2^31 levels");
+      for (const std::uint64_t p : path) level[p] = kBroken;
+      continue;
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) level[*it] = ++base;
+  }
+}
+
+}  // namespace
+
+bool ValidationReport::violates(ValidationRule rule) const {
+  return std::find(violated.begin(), violated.end(), rule) != violated.end();
+}
+
+ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t root, std::span<const std::int64_t> parent) {
+  ValidationReport report;
+  ErrorLog log(report);
+  const std::uint64_t n = parent.size();
+  if (root >= n) {
+    log.add(ValidationRule::kTreeRootedAtKey, "search key " + std::to_string(root) + " is not a vertex");
+    return report;
+  }
+  // Rule 1 preconditions: the root is its own parent; every parent is -1 or a vertex.
+  if (parent[root] != static_cast<std::int64_t>(root)) {
+    log.add(ValidationRule::kTreeRootedAtKey, "the parent of the root " + std::to_string(root) + " is " + std::to_string(parent[root]));
+    return report;
+  }
+  bool in_range = true;
+  for (std::uint64_t v = 0; v < n; ++v) {
+    if (parent[v] < -1 || parent[v] >= static_cast<std::int64_t>(n)) {
+      log.add(ValidationRule::kTreeRootedAtKey, "parent " + std::to_string(parent[v]) + " of vertex " + std::to_string(v) + " is out of range");
+      in_range = false;
+    }
+  }
+  if (!in_range) return report;
+
+  LargeArray<std::int32_t> level(n);
+  compute_tree_levels(root, parent, level, log);
+
+  // Rules 3-5 in one pass over the input edges (rule 2: see validator.hpp).
+  Bitmap confirmed(n);
+  confirmed.set(root);
+  const std::int32_t* lvl = level.data();
+  const auto m = static_cast<std::int64_t>(edges.size());
+  std::uint64_t traversed = 0;
+#pragma omp parallel for schedule(static) reduction(+ : traversed)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const Edge e = edges.get(static_cast<std::uint64_t>(i));
+    if (e.u == e.v || e.u >= n || e.v >= n) continue;
+    const std::int32_t lu = lvl[e.u];
+    const std::int32_t lv = lvl[e.v];
+    const bool reached_u = lu != kUnreached;
+    const bool reached_v = lv != kUnreached;
+    if (!reached_u && !reached_v) continue;
+    ++traversed;
+    if (reached_u != reached_v) {
+      log.add(ValidationRule::kSpansComponent, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) + ") joins a reached and an unreached vertex");
+      continue;
+    }
+    if (lu < 0 || lv < 0) continue;  // a broken chain, reported under rule 1
+    if (lu - lv > 1 || lv - lu > 1) {
+      log.add(ValidationRule::kInputEdgeLevels, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) + ") joins levels " + std::to_string(lu) + " and " + std::to_string(lv));
+    }
+    if (lv == lu + 1 && parent[e.v] == static_cast<std::int64_t>(e.u)) confirmed.set_atomic(e.v);
+    if (lu == lv + 1 && parent[e.u] == static_cast<std::int64_t>(e.v)) confirmed.set_atomic(e.u);
+  }
+  report.traversed_edges = traversed;
+
+  std::uint64_t reached = 0;
+  for (std::uint64_t v = 0; v < n; ++v) {
+    if (lvl[v] == kUnreached) continue;
+    ++reached;
+    if (lvl[v] >= 0 && !confirmed.test(v)) {
+      log.add(ValidationRule::kParentIsInputEdge, "parent link (" + std::to_string(parent[v]) + ", " + std::to_string(v) + ") is not an input edge between adjacent levels");
+    }
+  }
+  report.reached_vertices = reached;
+  return report;
+}
+
+}  // namespace zbfs
