@@ -60,6 +60,9 @@ int run_cli(int argc, char** argv) {
   bool no_validate = false;
   CLI::App* run = app.add_subcommand("run", "run the Graph500 BFS benchmark and print the official result block");
   add_run_options(*run, config, direction, no_validate);
+  if (argc > 1 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
+    throw_usage_error(std::string("unknown command '") + argv[1] + "' (commands: run; see 'zbfs --help')");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -34,9 +34,12 @@ class KroneckerGenerator {
 
   // Edge at position `position` of the final (relabelled, shuffled) edge list.
   [[nodiscard]] Edge edge(std::uint64_t position) const {
-    const Edge raw = kronecker_sample(edge_shuffle_(position));
-    return {vertex_relabel_(raw.u), vertex_relabel_(raw.v)};
+    const Edge raw = kronecker_sample(draw_at(position));
+    return {relabel(raw.u), relabel(raw.v)};
   }
+  // Which Kronecker draw the shuffle puts at `position`, and the label vertex v gets.
+  [[nodiscard]] std::uint64_t draw_at(std::uint64_t position) const { return edge_shuffle_(position); }
+  [[nodiscard]] std::uint64_t relabel(std::uint64_t v) const { return vertex_relabel_(v); }
   // Positions [first, first + out.size()).
   void generate(std::uint64_t first, std::span<Edge> out) const;
 

@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <tuple>
+#include <vector>
+
+#include "test_graphs.hpp"
+#include "zbfs/bfs/direction_optimizing_bfs.hpp"
+#include "zbfs/validate/reference_bfs.hpp"
+#include "zbfs/validate/traversed_edges.hpp"
+#include "zbfs/validate/validator.hpp"
+
+namespace zbfs {
+namespace {
+
+// Runs kernel 2 from each root and checks it against the sequential reference BFS
+// (levels, not parents: any valid parent is accepted) and the Graph500 validator.
+template <class V>
+void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
+                        const BfsOptions& options) {
+  const PackedEdgeList packed = testing::pack(vertex_bits, edges);
+  const Csr<V> graph = build_csr<V>(packed);
+  DirectionOptimizingBfs<V> bfs(graph);
+  std::vector<std::int64_t> parent(graph.num_vertices());
+  for (const std::uint64_t root : roots) {
+    const BfsStats stats = bfs.run(root, parent, options);
+    const std::vector<std::int64_t> expected = reference_bfs_levels(graph.num_vertices(), edges, root);
+    ASSERT_EQ(levels_from_parents(parent, root), expected) << "root " << root;
+    const ValidationReport report = validate_bfs_tree(packed, root, parent);
+    ASSERT_TRUE(report.ok()) << "root " << root << ": " << report.messages.front();
+    EXPECT_EQ(report.traversed_edges, count_traversed_edges(graph, parent)) << "root " << root;
+    std::int64_t depth = 0;
+    for (const std::int64_t l : expected) depth = std::max(depth, l);
+    EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(depth) + 1) << "root " << root;
+  }
+}
+
+using Case = std::tuple<Direction, int>;  // direction, threads
+
+class BfsVariants : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    saved_threads_ = omp_get_max_threads();
+    omp_set_num_threads(std::get<1>(GetParam()));
+    options_.direction = std::get<0>(GetParam());
+  }
+  void TearDown() override { omp_set_num_threads(saved_threads_); }
+  BfsOptions options_;
+  int saved_threads_ = 1;
+};
+
+TEST_P(BfsVariants, DrawnGraph) {
+  expect_correct_bfs<std::uint32_t>(testing::kDrawnGraphBits, testing::drawn_graph(), {0, 3, 5, 6, 8, 9}, options_);
+}
+
+TEST_P(BfsVariants, PathLongerThanAWord) {
+  // A path of 200 vertices crosses bitmap words and needs 200 levels.
+  std::vector<Edge> path;
+  for (std::uint64_t v = 0; v + 1 < 200; ++v) path.push_back({v, v + 1});
+  expect_correct_bfs<std::uint32_t>(8, path, {0, 99, 199}, options_);
+}
+
+TEST_P(BfsVariants, StarAndHub) {
+  std::vector<Edge> star;
+  for (std::uint64_t v = 1; v < 300; ++v) star.push_back({0, v});
+  star.push_back({5, 6});
+  expect_correct_bfs<std::uint32_t>(9, star, {0, 5, 299}, options_);
+}
+
+TEST_P(BfsVariants, KroneckerGraph32BitIds) {
+  const std::vector<Edge> edges = testing::kronecker_edges(12, 16, 2);
+  std::vector<std::uint64_t> roots;
+  for (const Edge& e : edges) {
+    if (e.u != e.v) roots.push_back(e.u);
+    if (roots.size() == 6) break;
+  }
+  expect_correct_bfs<std::uint32_t>(12, edges, roots, options_);
+}
+
+TEST_P(BfsVariants, KroneckerGraph64BitIds) {
+  const std::vector<Edge> edges = testing::kronecker_edges(10, 8, 3);
+  expect_correct_bfs<std::uint64_t>(10, edges, {edges[0].u, edges[1].v, edges[2].u}, options_);
+}
+
+INSTANTIATE_TEST_SUITE_P(DirectionsAndThreads, BfsVariants,
+                         ::testing::Combine(::testing::Values(Direction::kAuto, Direction::kTopDown, Direction::kBottomUp),
+                                            ::testing::Values(1, 2, 3)),
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           std::string name(to_string(std::get<0>(param_info.param)));
+                           std::erase(name, '-');
+                           return name + "_" + std::to_string(std::get<1>(param_info.param)) + "threads";
+                         });
+
+TEST(Bfs, DirectionOptimizingSwitchesBothWaysOnKronecker) {
+  const std::vector<Edge> edges = testing::kronecker_edges(14, 16, 6);
+  const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(testing::pack(14, edges));
+  DirectionOptimizingBfs<std::uint32_t> bfs(graph);
+  std::vector<std::int64_t> parent(graph.num_vertices());
+  std::uint64_t root = 0;
+  while (graph.degree(root) == 0) ++root;
+  const BfsStats stats = bfs.run(root, parent, BfsOptions{});
+  ASSERT_FALSE(stats.steps.empty());
+  EXPECT_EQ(stats.steps.front().kind, StepKind::kTopDown);
+  bool saw_bottom_up = false;
+  for (const BfsStep& s : stats.steps) saw_bottom_up |= s.kind == StepKind::kBottomUp;
+  EXPECT_TRUE(saw_bottom_up);
+  EXPECT_EQ(stats.steps.back().kind, StepKind::kTopDown);
+}
+
+TEST(Bfs, ExtremeSwitchParametersStillGiveCorrectTrees) {
+  const std::vector<Edge> edges = testing::kronecker_edges(11, 16, 8);
+  for (const auto& [alpha, beta] : {std::pair{1e-9, 1e-9}, std::pair{1e9, 1e9}, std::pair{1.0, 1.0}}) {
+    expect_correct_bfs<std::uint32_t>(11, edges, {edges[5].u, edges[6].v}, BfsOptions{Direction::kAuto, alpha, beta});
+  }
+}
+
+TEST(Bfs, IsolatedRootReachesOnlyItself) {
+  const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(testing::pack(testing::kDrawnGraphBits, testing::drawn_graph()));
+  DirectionOptimizingBfs<std::uint32_t> bfs(graph);
+  std::vector<std::int64_t> parent(graph.num_vertices());
+  for (const Direction d : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {
+    bfs.run(9, parent, BfsOptions{d});
+    for (std::uint64_t v = 0; v < parent.size(); ++v) EXPECT_EQ(parent[v], v == 9 ? 9 : -1) << "vertex " << v;
+  }
+}
+
+}  // namespace
+}  // namespace zbfs

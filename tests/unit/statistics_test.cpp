@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "zbfs/driver/result_block.hpp"
+#include "zbfs/driver/statistics.hpp"
+
+namespace zbfs {
+namespace {
+
+TEST(Statistics, OrderStatisticsFollowTheReference) {
+  // Five values: quartiles average x[(n-1)/4] and x[n/4], i.e. x[1] and x[1].
+  const std::vector<double> v = {5, 1, 4, 2, 3};
+  const SummaryStatistics s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.first_quartile, 2);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.third_quartile, 4);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));  // sample variance: 10 / 4
+}
+
+TEST(Statistics, EvenCountAveragesTheMiddlePair) {
+  const std::vector<double> v = {1, 2, 3, 4};
+  const SummaryStatistics s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.first_quartile, 1.5);  // (x[0] + x[1]) / 2
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.third_quartile, 3.5);
+}
+
+TEST(Statistics, TepsUseTheHarmonicMeanAndNorrisError) {
+  // Two searches of 100 edges in 1 s and 4 s: 100 and 25 TEPS.
+  const std::vector<double> edges = {100, 100};
+  const std::vector<double> times = {1, 4};
+  const TepsStatistics t = summarize_teps(edges, times);
+  EXPECT_DOUBLE_EQ(t.min, 25);
+  EXPECT_DOUBLE_EQ(t.max, 100);
+  EXPECT_DOUBLE_EQ(t.median, 40);  // 1 / mean(0.01, 0.04)
+  EXPECT_DOUBLE_EQ(t.harmonic_mean, 40);
+  // stddev of seconds-per-edge {0.01, 0.04} is 0.0212132; / (0.025^2 * sqrt(1))
+  EXPECT_NEAR(t.harmonic_stddev, std::sqrt(0.00045) / (0.025 * 0.025), 1e-9);
+}
+
+ResultBlock sample_block() {
+  ResultBlock b;
+  b.scale = 16;
+  b.edgefactor = 16;
+  b.num_searches = 64;
+  b.generation_time_s = 0.348317;
+  b.construction_time_s = 0.0818638;
+  b.bfs_time_s = {0.011379, 0.0139655, 0.015635, 0.0180487, 0.0238177, 0.0162357, 0.00298008};
+  b.nedge = {1048079, 1048079, 1048079, 1048079, 1048079, 1048079, 0};
+  b.teps = {4.40042e+07, 5.80696e+07, 6.70343e+07, 7.50479e+07, 9.21067e+07, 6.45541e+07, 1.49283e+06};
+  b.validated = true;
+  b.validate_time_s = {0.0296526, 0.0336922, 0.0364761, 0.0424962, 0.0503994, 0.0380145, 0.00575617};
+  return b;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(ResultBlock, ReproducesTheReferenceOutputByteForByte) {
+  // The values of ../shared/graph500-reference-output.txt printed through our formatter
+  // must give back that file's lines exactly: keys, order, spacing and number format.
+  const std::filesystem::path reference = ZBFS_REFERENCE_OUTPUT;
+  if (!std::filesystem::exists(reference)) GTEST_SKIP() << "no reference output at " << reference;
+  std::ifstream in(reference);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(lines_of(format_result_block(sample_block())), lines_of(text.str()));
+}
+
+TEST(ResultBlock, KeysAndSpacingMatchTheReference) {
+  const std::vector<std::string> lines = lines_of(format_result_block(sample_block()));
+  ASSERT_EQ(lines.size(), 34U);
+  EXPECT_EQ(lines[0], "SCALE:                          16");
+  EXPECT_EQ(lines[13], "min_nedge:                      1048079");
+  EXPECT_EQ(lines[25], "bfs  harmonic_mean_TEPS:     !  6.45541e+07");
+  EXPECT_EQ(lines[33], "bfs  stddev_validate:           0.00575617");
+  for (const std::string& line : lines) EXPECT_EQ(line.find_first_not_of(' ', 32), 32U) << line;
+}
+
+TEST(ResultBlock, WithoutValidationPrintsMinusOne) {
+  ResultBlock b = sample_block();
+  b.validated = false;
+  const std::vector<std::string> lines = lines_of(format_result_block(b));
+  EXPECT_EQ(lines[27], "bfs  min_validate:              -1");
+  EXPECT_EQ(lines[33], "bfs  stddev_validate:           0");
+}
+
+}  // namespace
+}  // namespace zbfs
