@@ -23,7 +23,8 @@ void add_run_options(CLI::App& run, RunConfig& config, std::string& direction, b
   run.add_option("-d,--direction", direction, "traversal: auto (direction-optimizing), top-down or bottom-up")
       ->check(CLI::IsMember({"auto", "top-down", "bottom-up"}))
       ->capture_default_str();
-  run.add_option("--alpha", config.bfs.alpha, "go bottom-up when frontier edges > unexplored edges / alpha")->capture_default_str();
+  run.add_option("--alpha", config.bfs.alpha, "go bottom-up when frontier edges > unexplored edges / alpha")
+      ->capture_default_str();
   run.add_option("--beta", config.bfs.beta, "go top-down when the frontier < vertices / beta")->capture_default_str();
   run.add_option("-t,--threads", config.threads, "OpenMP threads (0: the OpenMP default)")->capture_default_str();
   run.add_flag("--no-validate", no_validate, "skip Graph500 validation of the BFS trees");
@@ -60,7 +61,8 @@ int run_cli(int argc, char** argv) {
   bool no_validate = false;
   CLI::App* run = app.add_subcommand("run", "run the Graph500 BFS benchmark and print the official result block");
   add_run_options(*run, config, direction, no_validate);
-  if (argc > 1 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
+  if (argc > 1 && argv[1][0] != '-' &&
+      app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
     throw_usage_error(std::string("unknown command '") + argv[1] + "' (commands: run; see 'zbfs --help')");
   }
   try {

@@ -33,7 +33,8 @@ Outcome run_zbfs(const std::string& args) {
                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const auto out_path = dir / ("zbfs_cli_" + tag + ".out");
   const auto err_path = dir / ("zbfs_cli_" + tag + ".err");
-  const std::string command = std::string(ZBFS_BINARY) + " " + args + " >" + out_path.string() + " 2>" + err_path.string() + " </dev/null";
+  const std::string command =
+      std::string(ZBFS_BINARY) + " " + args + " >" + out_path.string() + " 2>" + err_path.string() + " </dev/null";
   const int raw = std::system(command.c_str());
   Outcome o;
   o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -67,12 +68,16 @@ TEST(CliErrors, NegativeScale) { expect_usage_error("run --scale -3", "--scale")
 TEST(CliErrors, EdgefactorZero) { expect_usage_error("run --edgefactor 0", "--edgefactor"); }
 TEST(CliErrors, RootsZero) { expect_usage_error("run --roots 0", "--roots"); }
 TEST(CliErrors, RootsMoreThanVertices) { expect_usage_error("run --scale 3 --roots 9", "--roots"); }
-TEST(CliErrors, RootsMoreThanConnectedVertices) { expect_usage_error("run --scale 5 --edgefactor 1 --roots 32 -q", "vertices with edges"); }
+TEST(CliErrors, RootsMoreThanConnectedVertices) {
+  expect_usage_error("run --scale 5 --edgefactor 1 --roots 32 -q", "vertices with edges");
+}
 TEST(CliErrors, UnknownDirection) { expect_usage_error("run --direction sideways", "sideways"); }
 TEST(CliErrors, NegativeAlpha) { expect_usage_error("run --alpha -1", "--alpha"); }
 TEST(CliErrors, MissingCommand) { expect_usage_error("", "subcommand"); }
 TEST(CliErrors, UnknownCommand) { expect_usage_error("fly", "fly"); }
-TEST(CliErrors, UnwritableJson) { expect_usage_error("run --scale 6 --roots 4 --json /nonexistent-dir/x.json", "/nonexistent-dir/x.json"); }
+TEST(CliErrors, UnwritableJson) {
+  expect_usage_error("run --scale 6 --roots 4 --json /nonexistent-dir/x.json", "/nonexistent-dir/x.json");
+}
 
 TEST(CliErrors, ImpossibleSizeIsRefusedWithBothNumbers) {
   const Outcome o = run_zbfs("run --scale 42");

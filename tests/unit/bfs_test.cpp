@@ -83,7 +83,8 @@ TEST_P(BfsVariants, KroneckerGraph64BitIds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DirectionsAndThreads, BfsVariants,
-                         ::testing::Combine(::testing::Values(Direction::kAuto, Direction::kTopDown, Direction::kBottomUp),
+                         ::testing::Combine(::testing::Values(Direction::kAuto, Direction::kTopDown,
+                                                              Direction::kBottomUp),
                                             ::testing::Values(1, 2, 3)),
                          [](const ::testing::TestParamInfo<Case>& param_info) {
                            std::string name(to_string(std::get<0>(param_info.param)));
@@ -115,7 +116,8 @@ TEST(Bfs, ExtremeSwitchParametersStillGiveCorrectTrees) {
 }
 
 TEST(Bfs, IsolatedRootReachesOnlyItself) {
-  const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(testing::pack(testing::kDrawnGraphBits, testing::drawn_graph()));
+  const Csr<std::uint32_t> graph =
+      build_csr<std::uint32_t>(testing::pack(testing::kDrawnGraphBits, testing::drawn_graph()));
   DirectionOptimizingBfs<std::uint32_t> bfs(graph);
   std::vector<std::int64_t> parent(graph.num_vertices());
   for (const Direction d : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {

@@ -19,7 +19,8 @@ TYPED_TEST(CsrBuild, DrawnGraphHasSortedUniqueListsWithoutSelfLoops) {
   const Csr<TypeParam> g = build_csr<TypeParam>(testing::pack(testing::kDrawnGraphBits, testing::drawn_graph()));
   ASSERT_EQ(g.num_vertices(), 16U);
   const std::map<std::uint64_t, std::vector<std::uint64_t>> expected = {
-      {0, {1, 4}}, {1, {0, 2, 5}}, {2, {1, 3}}, {3, {2}}, {4, {0, 5}}, {5, {1, 4}}, {6, {7, 8}}, {7, {6, 8}}, {8, {6, 7}}, {9, {}}};
+      {0, {1, 4}}, {1, {0, 2, 5}}, {2, {1, 3}}, {3, {2}},    {4, {0, 5}},
+      {5, {1, 4}}, {6, {7, 8}},    {7, {6, 8}}, {8, {6, 7}}, {9, {}}};
   for (const auto& [v, neighbours] : expected) {
     const auto list = g.neighbors(v);
     EXPECT_EQ(std::vector<std::uint64_t>(list.begin(), list.end()), neighbours) << "vertex " << v;
@@ -47,7 +48,8 @@ TYPED_TEST(CsrBuild, KroneckerGraphMatchesANaiveBuild) {
   std::uint64_t directed = 0;
   for (std::uint64_t v = 0; v < 1024; ++v) {
     const auto list = g.neighbors(v);
-    ASSERT_EQ(std::vector<std::uint64_t>(list.begin(), list.end()), std::vector<std::uint64_t>(naive[v].begin(), naive[v].end()))
+    ASSERT_EQ(std::vector<std::uint64_t>(list.begin(), list.end()),
+              std::vector<std::uint64_t>(naive[v].begin(), naive[v].end()))
         << "vertex " << v;
     ASSERT_EQ(g.input_tuple_degree(v), tuples[v]);
     directed += naive[v].size();

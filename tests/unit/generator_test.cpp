@@ -57,7 +57,8 @@ TEST_P(FeistelDomain, IsABijectionOnItsDomain) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, FeistelDomain, ::testing::Values(1, 2, 3, 5, 16, 17, 64, 1000, 4096, 8192, 65536, 100003));
+INSTANTIATE_TEST_SUITE_P(Sizes, FeistelDomain,
+                         ::testing::Values(1, 2, 3, 5, 16, 17, 64, 1000, 4096, 8192, 65536, 100003));
 
 TEST(FeistelPermutation, KeysGiveDifferentPermutations) {
   const FeistelPermutation a(1024, 1);

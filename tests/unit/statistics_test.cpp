@@ -1,3 +1,5 @@
+#include "zbfs/driver/statistics.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "zbfs/driver/result_block.hpp"
-#include "zbfs/driver/statistics.hpp"
 
 namespace zbfs {
 namespace {

@@ -1,10 +1,11 @@
+#include "zbfs/validate/validator.hpp"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "test_graphs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
-#include "zbfs/validate/validator.hpp"
 
 namespace zbfs {
 namespace {

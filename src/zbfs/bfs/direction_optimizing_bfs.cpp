@@ -141,7 +141,8 @@ void DirectionOptimizingBfs<V>::front_bitmap_to_queue() {
 }
 
 template <class V>
-BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64_t> parent_out, const BfsOptions& options) {
+BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64_t> parent_out,
+                                        const BfsOptions& options) {
   const std::uint64_t n = graph_.num_vertices();
   if (parent_out.size() != n) throw Error(ExitCode::kFailure, "parent array size does not match the graph");
   if (root >= n) throw Error(ExitCode::kFailure, "BFS root out of range");
@@ -164,10 +165,9 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   const auto wake_limit = static_cast<double>(n) / options.beta;
 
   while (queue_size_ > 0) {
-    const bool go_bottom_up =
-        options.direction == Direction::kBottomUp ||
-        (options.direction == Direction::kAuto &&
-         static_cast<double>(scout_count) > static_cast<double>(edges_to_check) / options.alpha);
+    const bool go_bottom_up = options.direction == Direction::kBottomUp ||
+                              (options.direction == Direction::kAuto &&
+                               static_cast<double>(scout_count) > static_cast<double>(edges_to_check) / options.alpha);
     if (go_bottom_up) {
       clock.restart();
       queue_to_front_bitmap();

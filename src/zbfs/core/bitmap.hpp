@@ -24,9 +24,7 @@ class Bitmap {
   [[nodiscard]] std::size_t size() const noexcept { return num_bits_; }
   [[nodiscard]] std::size_t num_words() const noexcept { return words_.size(); }
 
-  [[nodiscard]] bool test(std::uint64_t bit) const {
-    return (load_word(word_of(bit)) & mask_of(bit)) != 0;
-  }
+  [[nodiscard]] bool test(std::uint64_t bit) const { return (load_word(word_of(bit)) & mask_of(bit)) != 0; }
   void set(std::uint64_t bit) { words_[word_of(bit)] |= mask_of(bit); }
   // Returns true when this call changed the bit from 0 to 1.
   bool set_atomic(std::uint64_t bit) {
@@ -60,7 +58,8 @@ class Bitmap {
     std::uint64_t total = 0;
     const auto n = static_cast<std::int64_t>(words_.size());
 #pragma omp parallel for reduction(+ : total) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) total += static_cast<std::uint64_t>(std::popcount(words_[static_cast<std::size_t>(i)]));
+    for (std::int64_t i = 0; i < n; ++i)
+      total += static_cast<std::uint64_t>(std::popcount(words_[static_cast<std::size_t>(i)]));
     return total;
   }
 

@@ -23,8 +23,6 @@ class Error : public std::runtime_error {
   ExitCode code_;
 };
 
-[[noreturn]] inline void throw_usage_error(const std::string& message) {
-  throw Error(ExitCode::kUsage, message);
-}
+[[noreturn]] inline void throw_usage_error(const std::string& message) { throw Error(ExitCode::kUsage, message); }
 
 }  // namespace zbfs

@@ -12,8 +12,10 @@ namespace zbfs {
 namespace {
 
 nlohmann::json to_json(const SummaryStatistics& s) {
-  return {{"min", s.min}, {"firstquartile", s.first_quartile}, {"median", s.median}, {"thirdquartile", s.third_quartile},
-          {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}};
+  return {{"min", s.min},       {"firstquartile", s.first_quartile},
+          {"median", s.median}, {"thirdquartile", s.third_quartile},
+          {"max", s.max},       {"mean", s.mean},
+          {"stddev", s.stddev}};
 }
 
 nlohmann::json to_json(const SearchResult& s) {

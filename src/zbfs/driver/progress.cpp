@@ -15,13 +15,15 @@ void Progress::phase(const std::string& text) const {
 void Progress::count(const char* what, std::uint64_t done, std::uint64_t total) const {
   if (!enabled_) return;
   if (terminal_) {
-    std::fprintf(stderr, "\rzbfs: %s %llu/%llu", what, static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+    std::fprintf(stderr, "\rzbfs: %s %llu/%llu", what, static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total));
     if (done == total) std::fputc('\n', stderr);
     return;
   }
   const std::uint64_t step = total >= 10 ? total / 10 : 1;
   if (done % step == 0 || done == total) {
-    std::fprintf(stderr, "zbfs: %s %llu/%llu\n", what, static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+    std::fprintf(stderr, "zbfs: %s %llu/%llu\n", what, static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total));
   }
 }
 

@@ -24,8 +24,9 @@ void check_memory(const RunConfig& config, RunResult& result) {
   result.estimated_peak_bytes = estimate_peak_memory_bytes(config);
   const auto available = available_memory_bytes();
   if (available && result.estimated_peak_bytes > *available && !config.force) {
-    throw_usage_error("scale " + std::to_string(config.scale) + " needs about " + format_bytes(result.estimated_peak_bytes) +
-                      " but only " + format_bytes(*available) + " is available (use --force to try anyway)");
+    throw_usage_error("scale " + std::to_string(config.scale) + " needs about " +
+                      format_bytes(result.estimated_peak_bytes) + " but only " + format_bytes(*available) +
+                      " is available (use --force to try anyway)");
   }
 }
 
@@ -41,8 +42,9 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   const auto n = static_cast<std::int64_t>(graph.num_vertices());
 #pragma omp parallel for reduction(+ : eligible)
   for (std::int64_t v = 0; v < n; ++v) eligible += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
-  const std::vector<std::uint64_t> roots = sample_search_roots(
-      graph.num_vertices(), eligible, config.num_roots, config.seed, [&](std::uint64_t v) { return graph.degree(v) > 0; });
+  const std::vector<std::uint64_t> roots =
+      sample_search_roots(graph.num_vertices(), eligible, config.num_roots, config.seed,
+                          [&](std::uint64_t v) { return graph.degree(v) > 0; });
 
   DirectionOptimizingBfs<V> bfs(graph);
   LargeArray<std::int64_t> parent(graph.num_vertices());
@@ -61,13 +63,15 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
       search.validated = true;
       search.reached_vertices = report.reached_vertices;
       if (!report.ok()) {
-        throw Error(ExitCode::kValidationFailed, "validation failed for search key " + std::to_string(search.root) + " (" +
-                                                     std::to_string(report.error_count) + " errors): " + report.messages.front());
+        throw Error(ExitCode::kValidationFailed, "validation failed for search key " + std::to_string(search.root) +
+                                                     " (" + std::to_string(report.error_count) +
+                                                     " errors): " + report.messages.front());
       }
       if (report.traversed_edges != search.traversed_edges) {
         throw Error(ExitCode::kValidationFailed, "validation failed for search key " + std::to_string(search.root) +
                                                      ": the BFS counted " + std::to_string(search.traversed_edges) +
-                                                     " traversed edges, the edge list has " + std::to_string(report.traversed_edges));
+                                                     " traversed edges, the edge list has " +
+                                                     std::to_string(report.traversed_edges));
       }
     } else {
       std::uint64_t reached = 0;

@@ -17,7 +17,8 @@ std::uint32_t probability_threshold(double p) {
 
 // Checked before any member is derived from the parameters (shifts by scale).
 const KroneckerParams& validated(const KroneckerParams& params) {
-  if (params.scale < 1 || params.scale > 42) throw_usage_error("scale must be in [1, 42], got " + std::to_string(params.scale));
+  if (params.scale < 1 || params.scale > 42)
+    throw_usage_error("scale must be in [1, 42], got " + std::to_string(params.scale));
   if (params.edgefactor < 1 || params.edgefactor > 1024) {
     throw_usage_error("edgefactor must be in [1, 1024], got " + std::to_string(params.edgefactor));
   }
@@ -34,7 +35,8 @@ KroneckerGenerator::KroneckerGenerator(const KroneckerParams& params)
     : params_(validated(params)),
       num_edges_(params_.edgefactor << params_.scale),
       bits_(params_.seed, RandomStream::kKroneckerBits),
-      vertex_relabel_(std::uint64_t{1} << params_.scale, CounterRng(params_.seed, RandomStream::kVertexPermutation).key()),
+      vertex_relabel_(std::uint64_t{1} << params_.scale,
+                      CounterRng(params_.seed, RandomStream::kVertexPermutation).key()),
       edge_shuffle_(num_edges_, CounterRng(params_.seed, RandomStream::kEdgePermutation).key()) {
   const double ab = params.a + params.b;
   threshold_ab_ = probability_threshold(ab);

@@ -43,7 +43,8 @@ class PackedEdgeList {
   // Writes exactly record_bytes() bytes, so concurrent writes of distinct edges are safe.
   void set(std::uint64_t i, Edge e) {
     unsigned char* p = bytes_.data() + i * record_bytes_;
-    const unsigned __int128 word = static_cast<unsigned __int128>(e.u) | (static_cast<unsigned __int128>(e.v) << vertex_bits_);
+    const unsigned __int128 word =
+        static_cast<unsigned __int128>(e.u) | (static_cast<unsigned __int128>(e.v) << vertex_bits_);
     std::memcpy(p, &word, record_bytes_);  // little-endian: the low bytes hold the record
   }
 

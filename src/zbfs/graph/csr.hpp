@@ -39,7 +39,8 @@ class Csr {
 
   // Bytes held by this graph.
   [[nodiscard]] std::uint64_t bytes() const {
-    return offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V) + input_tuple_degree_.size() * sizeof(V);
+    return offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V) +
+           input_tuple_degree_.size() * sizeof(V);
   }
 
  private:

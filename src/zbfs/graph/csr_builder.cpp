@@ -34,7 +34,8 @@ std::uint64_t exclusive_prefix_sum(std::uint64_t* counts, std::uint64_t n) {
     block_sums[static_cast<std::size_t>(t) + 1] = sum;
 #pragma omp barrier
 #pragma omp single
-    for (int i = 0; i < threads; ++i) block_sums[static_cast<std::size_t>(i) + 1] += block_sums[static_cast<std::size_t>(i)];
+    for (int i = 0; i < threads; ++i)
+      block_sums[static_cast<std::size_t>(i) + 1] += block_sums[static_cast<std::size_t>(i)];
     std::uint64_t running = block_sums[static_cast<std::size_t>(t)];
     for (std::uint64_t i = begin; i < end; ++i) {
       const std::uint64_t c = counts[i];

@@ -4,7 +4,8 @@
 
 namespace zbfs {
 
-std::vector<std::int64_t> reference_bfs_levels(std::uint64_t num_vertices, std::span<const Edge> edges, std::uint64_t root) {
+std::vector<std::int64_t> reference_bfs_levels(std::uint64_t num_vertices, std::span<const Edge> edges,
+                                               std::uint64_t root) {
   std::vector<std::vector<std::uint64_t>> adjacency(num_vertices);
   for (const Edge& e : edges) {
     adjacency[e.u].push_back(e.v);

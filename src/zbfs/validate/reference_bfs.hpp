@@ -11,7 +11,8 @@
 namespace zbfs {
 
 // BFS levels from root (-1 = unreached) of the undirected graph with these edges.
-std::vector<std::int64_t> reference_bfs_levels(std::uint64_t num_vertices, std::span<const Edge> edges, std::uint64_t root);
+std::vector<std::int64_t> reference_bfs_levels(std::uint64_t num_vertices, std::span<const Edge> edges,
+                                               std::uint64_t root);
 
 // Levels implied by a parent array (-1 = unreached); assumes a valid tree.
 std::vector<std::int64_t> levels_from_parents(std::span<const std::int64_t> parent, std::uint64_t root);

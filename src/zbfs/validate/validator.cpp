@@ -56,7 +56,9 @@ void compute_tree_levels(std::uint64_t root, std::span<const std::int64_t> paren
     }
     std::int32_t base = level[x];
     if (base < 0) {
-      const char* why = base == kOnPath ? "lies on a parent cycle" : base == kUnreached ? "has an unreached ancestor" : "has a broken parent chain";
+      const char* why = base == kOnPath      ? "lies on a parent cycle"
+                        : base == kUnreached ? "has an unreached ancestor"
+                                             : "has a broken parent chain";
       log.add(ValidationRule::kTreeRootedAtKey, "vertex " + std::to_string(start) + " " + why);
       for (const std::uint64_t p : path) level[p] = kBroken;
       continue;
@@ -76,7 +78,8 @@ bool ValidationReport::violates(ValidationRule rule) const {
   return std::find(violated.begin(), violated.end(), rule) != violated.end();
 }
 
-ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t root, std::span<const std::int64_t> parent) {
+ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t root,
+                                   std::span<const std::int64_t> parent) {
   ValidationReport report;
   ErrorLog log(report);
   const std::uint64_t n = parent.size();
@@ -86,13 +89,15 @@ ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t ro
   }
   // Rule 1 preconditions: the root is its own parent; every parent is -1 or a vertex.
   if (parent[root] != static_cast<std::int64_t>(root)) {
-    log.add(ValidationRule::kTreeRootedAtKey, "the parent of the root " + std::to_string(root) + " is " + std::to_string(parent[root]));
+    log.add(ValidationRule::kTreeRootedAtKey,
+            "the parent of the root " + std::to_string(root) + " is " + std::to_string(parent[root]));
     return report;
   }
   bool in_range = true;
   for (std::uint64_t v = 0; v < n; ++v) {
     if (parent[v] < -1 || parent[v] >= static_cast<std::int64_t>(n)) {
-      log.add(ValidationRule::kTreeRootedAtKey, "parent " + std::to_string(parent[v]) + " of vertex " + std::to_string(v) + " is out of range");
+      log.add(ValidationRule::kTreeRootedAtKey,
+              "parent " + std::to_string(parent[v]) + " of vertex " + std::to_string(v) + " is out of range");
       in_range = false;
     }
   }
@@ -118,12 +123,15 @@ ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t ro
     if (!reached_u && !reached_v) continue;
     ++traversed;
     if (reached_u != reached_v) {
-      log.add(ValidationRule::kSpansComponent, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) + ") joins a reached and an unreached vertex");
+      log.add(ValidationRule::kSpansComponent, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
+                                                   ") joins a reached and an unreached vertex");
       continue;
     }
     if (lu < 0 || lv < 0) continue;  // a broken chain, reported under rule 1
     if (lu - lv > 1 || lv - lu > 1) {
-      log.add(ValidationRule::kInputEdgeLevels, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) + ") joins levels " + std::to_string(lu) + " and " + std::to_string(lv));
+      log.add(ValidationRule::kInputEdgeLevels, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
+                                                    ") joins levels " + std::to_string(lu) + " and " +
+                                                    std::to_string(lv));
     }
     if (lv == lu + 1 && parent[e.v] == static_cast<std::int64_t>(e.u)) confirmed.set_atomic(e.v);
     if (lu == lv + 1 && parent[e.u] == static_cast<std::int64_t>(e.v)) confirmed.set_atomic(e.u);
@@ -135,7 +143,9 @@ ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t ro
     if (lvl[v] == kUnreached) continue;
     ++reached;
     if (lvl[v] >= 0 && !confirmed.test(v)) {
-      log.add(ValidationRule::kParentIsInputEdge, "parent link (" + std::to_string(parent[v]) + ", " + std::to_string(v) + ") is not an input edge between adjacent levels");
+      log.add(ValidationRule::kParentIsInputEdge, "parent link (" + std::to_string(parent[v]) + ", " +
+                                                      std::to_string(v) +
+                                                      ") is not an input edge between adjacent levels");
     }
   }
   report.reached_vertices = reached;

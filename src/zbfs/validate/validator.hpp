@@ -28,16 +28,17 @@ enum class ValidationRule : int {
 };
 
 struct ValidationReport {
-  std::uint64_t traversed_edges = 0;       // non-self-loop input tuples inside the component
+  std::uint64_t traversed_edges = 0;  // non-self-loop input tuples inside the component
   std::uint64_t reached_vertices = 0;
   std::uint64_t error_count = 0;
-  std::vector<ValidationRule> violated;    // each rule once, in first-seen order
-  std::vector<std::string> messages;       // the first few errors, for humans
+  std::vector<ValidationRule> violated;  // each rule once, in first-seen order
+  std::vector<std::string> messages;     // the first few errors, for humans
 
   [[nodiscard]] bool ok() const { return error_count == 0; }
   [[nodiscard]] bool violates(ValidationRule rule) const;
 };
 
-ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t root, std::span<const std::int64_t> parent);
+ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t root,
+                                   std::span<const std::int64_t> parent);
 
 }  // namespace zbfs

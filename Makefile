@@ -1,0 +1,36 @@
+# Entry points for people: `make run` sets up and runs a scale-16 benchmark, `make test`
+# sets up and runs every test. Both start with scripts/bootstrap (Debian packages).
+BUILD_DIR ?= build
+SCALE ?= 16
+JOBS ?= $(shell nproc)
+
+.PHONY: all bootstrap configure build run test format format-check bench clean
+
+all: build
+
+bootstrap:
+	scripts/bootstrap
+
+configure: bootstrap
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DZBFS_WERROR=ON
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	$(BUILD_DIR)/bin/zbfs run --scale $(SCALE)
+
+test: build format-check
+	cd $(BUILD_DIR) && ctest -j $(JOBS) --output-on-failure
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
+
+bench: build
+	python3 bench/scale_sweep.py --binary $(BUILD_DIR)/bin/zbfs
+
+clean:
+	rm -rf $(BUILD_DIR)

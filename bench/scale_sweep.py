@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Runs `zbfs run` over a range of scales and prints one line per scale: harmonic-mean
+TEPS (median over repetitions, with the spread), construction and generation time, and
+peak resident memory. Numbers come from each run's JSON record.
+
+    python3 bench/scale_sweep.py --scales 16 24 --repeats 3 --threads 2
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run_once(binary, scale, threads, roots, validate, extra):
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "run.json")
+        cmd = [binary, "run", "--scale", str(scale), "--roots", str(roots), "--quiet", "--json", record]
+        if threads:
+            cmd += ["--threads", str(threads)]
+        if not validate:
+            cmd.append("--no-validate")
+        cmd += extra
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        with open(record) as f:
+            return json.load(f)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default="build/bin/zbfs")
+    parser.add_argument("--scales", type=int, nargs=2, default=[16, 24], metavar=("FIRST", "LAST"))
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=0, help="OpenMP threads (0: default)")
+    parser.add_argument("--roots", type=int, default=64)
+    parser.add_argument("--validate", action="store_true", help="also validate (slower)")
+    parser.add_argument("extra", nargs="*", help="further zbfs run flags, after --")
+    args = parser.parse_args()
+
+    print(f"{'scale':>5} {'hmean GTEPS':>12} {'min..max GTEPS':>16} {'construct s':>12} "
+          f"{'generate s':>11} {'peak RSS GiB':>13}")
+    for scale in range(args.scales[0], args.scales[1] + 1):
+        runs = [run_once(args.binary, scale, args.threads, args.roots, args.validate, args.extra)
+                for _ in range(args.repeats)]
+        teps = [r["summary"]["teps"]["harmonic_mean"] / 1e9 for r in runs]
+        construct = statistics.median(r["construction_time_s"] for r in runs)
+        generate = statistics.median(r["generation_time_s"] for r in runs)
+        rss = max(r["memory"]["peak_rss_bytes"] for r in runs) / 2**30
+        print(f"{scale:>5} {statistics.median(teps):>12.3f} {min(teps):>7.3f}..{max(teps):<7.3f} "
+              f"{construct:>12.3f} {generate:>11.3f} {rss:>13.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
