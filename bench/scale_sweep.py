@@ -57,7 +57,7 @@ def main():
         median_teps = statistics.median(r["summary"]["teps"]["median"] / 1e9 for r in runs)
         small = sum(1 for r in runs for s in r["searches"]
                     if s["traversed_edges"] < r["summary"]["nedge"]["max"] / 2)
-        print(f"{scale:>5} {statistics.median(teps):>12.3f} {min(teps):>7.3f}..{max(teps):<7.3f} "
+        print(f"{scale:>5} {statistics.median(teps):>12.3g} {min(teps):>7.3g}..{max(teps):<7.3g} "
               f"{median_teps:>13.3f} {small:>5} {construct:>12.3f} {generate:>11.3f} {rss:>13.2f}", flush=True)
     return 0
 
