@@ -6,6 +6,7 @@
 
 #include "test_graphs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
+#include "zbfs/core/error.hpp"
 
 namespace zbfs {
 namespace {
@@ -112,6 +113,11 @@ TEST_F(Validator, CatchesOutOfRangeParents) {
   EXPECT_TRUE(check().violates(ValidationRule::kTreeRootedAtKey));
   parent_[2] = -7;
   EXPECT_TRUE(check().violates(ValidationRule::kTreeRootedAtKey));
+}
+
+TEST_F(Validator, RefusesAParentArrayOfTheWrongSize) {
+  parent_.resize(10);
+  EXPECT_THROW((void)check(), Error);
 }
 
 TEST(ValidatorOnKronecker, EverySingleCorruptionOfARealTreeIsCaught) {

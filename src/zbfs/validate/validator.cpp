@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "zbfs/core/bitmap.hpp"
+#include "zbfs/core/error.hpp"
 #include "zbfs/core/large_array.hpp"
 
 namespace zbfs {
@@ -83,6 +84,10 @@ ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t ro
   ValidationReport report;
   ErrorLog log(report);
   const std::uint64_t n = parent.size();
+  if (n != edges.num_vertices()) {
+    throw Error(ExitCode::kFailure, "the parent array has " + std::to_string(n) + " entries but the edge list has " +
+                                        std::to_string(edges.num_vertices()) + " vertices");
+  }
   if (root >= n) {
     log.add(ValidationRule::kTreeRootedAtKey, "search key " + std::to_string(root) + " is not a vertex");
     return report;
@@ -115,7 +120,7 @@ ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t ro
 #pragma omp parallel for schedule(static) reduction(+ : traversed)
   for (std::int64_t i = 0; i < m; ++i) {
     const Edge e = edges.get(static_cast<std::uint64_t>(i));
-    if (e.u == e.v || e.u >= n || e.v >= n) continue;
+    if (e.u == e.v) continue;  // ids are below 2^vertex_bits = n, checked above
     const std::int32_t lu = lvl[e.u];
     const std::int32_t lv = lvl[e.v];
     const bool reached_u = lu != kUnreached;
