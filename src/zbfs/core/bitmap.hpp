@@ -4,7 +4,6 @@
 #pragma once
 
 #include <atomic>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -52,15 +51,6 @@ class Bitmap {
     const auto n = static_cast<std::int64_t>(words_.size());
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) p[i] = 0;
-  }
-
-  [[nodiscard]] std::uint64_t count() const {
-    std::uint64_t total = 0;
-    const auto n = static_cast<std::int64_t>(words_.size());
-#pragma omp parallel for reduction(+ : total) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i)
-      total += static_cast<std::uint64_t>(std::popcount(words_[static_cast<std::size_t>(i)]));
-    return total;
   }
 
   void swap(Bitmap& other) noexcept {

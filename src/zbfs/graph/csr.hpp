@@ -37,12 +37,6 @@ class Csr {
   [[nodiscard]] const std::uint64_t* offsets() const { return offsets_.data(); }
   [[nodiscard]] const V* neighbor_data() const { return neighbors_.data(); }
 
-  // Bytes held by this graph.
-  [[nodiscard]] std::uint64_t bytes() const {
-    return offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V) +
-           input_tuple_degree_.size() * sizeof(V);
-  }
-
  private:
   std::uint64_t num_vertices_ = 0;
   LargeArray<std::uint64_t> offsets_;
