@@ -18,6 +18,22 @@ nlohmann::json to_json(const SummaryStatistics& s) {
           {"stddev", s.stddev}};
 }
 
+nlohmann::json to_json(const Spread& s) { return {{"min", s.min}, {"max", s.max}, {"sum", s.sum}}; }
+
+// Phases with any time or traffic, each with min / max / sum over ranks.
+nlohmann::json to_json(const PhaseBreakdown& b) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    const PhaseSummary& p = b.phases[i];
+    if (p.time_s.max == 0 && p.messages.sum == 0) continue;
+    j[std::string(to_string(static_cast<Phase>(i)))] = {{"time_s", to_json(p.time_s)},
+                                                        {"messages", to_json(p.messages)},
+                                                        {"raw_bytes", to_json(p.raw_bytes)},
+                                                        {"wire_bytes", to_json(p.wire_bytes)}};
+  }
+  return j;
+}
+
 nlohmann::json to_json(const SearchResult& s) {
   nlohmann::json steps = nlohmann::json::array();
   for (const BfsStep& step : s.stats.steps) {
@@ -37,7 +53,8 @@ nlohmann::json to_json(const SearchResult& s) {
                         {"top_down", s.stats.top_down_time_s},
                         {"bottom_up", s.stats.bottom_up_time_s},
                         {"conversion", s.stats.conversion_time_s}}},
-                      {"steps", steps}};
+                      {"steps", steps},
+                      {"phases", to_json(s.phases)}};
   if (s.validated) j["validate_time_s"] = s.validate_time_s;
   return j;
 }
@@ -61,7 +78,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"software", {{"name", "zbfs"}, {"version", kVersion}}},
       {"host", host_name()},
       {"threads", r.threads},
-      {"num_mpi_processes", 1},
+      {"num_mpi_processes", r.num_processes},
       {"config",
        {{"scale", c.scale},
         {"edgefactor", c.edgefactor},
@@ -70,7 +87,10 @@ nlohmann::json to_json(const RunResult& r) {
         {"direction", std::string(to_string(c.bfs.direction))},
         {"alpha", c.bfs.alpha},
         {"beta", c.bfs.beta},
-        {"validate", c.validate}}},
+        {"validate", c.validate},
+        {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
+        {"grid", r.grid.to_string()},
+        {"column_gather", std::string(to_string(c.column_gather))}}},
       {"graph",
        {{"num_vertices", r.num_vertices},
         {"num_input_edges", r.num_input_edges},
@@ -80,6 +100,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"generation_time_s", r.generation_time_s},
       {"construction_time_s", r.construction_time_s},
       {"searches", searches},
+      {"phases", to_json(r.phases)},
       {"summary",
        {{"bfs_time_s", to_json(b.bfs_time_s)},
         {"nedge", to_json(b.nedge)},

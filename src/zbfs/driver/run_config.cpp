@@ -1,5 +1,6 @@
 #include "zbfs/driver/run_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -10,7 +11,7 @@
 
 namespace zbfs {
 
-void validate_config(const RunConfig& c) {
+void validate_config(const RunConfig& c, int ranks) {
   if (c.scale < 1 || c.scale > 42) throw_usage_error("--scale must be in [1, 42], got " + std::to_string(c.scale));
   if (c.edgefactor < 1 || c.edgefactor > 1024)
     throw_usage_error("--edgefactor must be in [1, 1024], got " + std::to_string(c.edgefactor));
@@ -22,6 +23,21 @@ void validate_config(const RunConfig& c) {
   if (!(c.bfs.alpha > 0) || !std::isfinite(c.bfs.alpha)) throw_usage_error("--alpha must be a positive number");
   if (!(c.bfs.beta > 0) || !std::isfinite(c.bfs.beta)) throw_usage_error("--beta must be a positive number");
   if (c.threads < 0 || c.threads > 4096) throw_usage_error("--threads must be in [0, 4096]");
+  if (c.shared_memory && ranks != 1) {
+    throw_usage_error("--partition shared runs on one process, but the job has " + std::to_string(ranks) +
+                      " ranks (use 1d or 2d)");
+  }
+  if (c.grid && c.partition != Partition::k2D) throw_usage_error("--grid needs --partition 2d");
+  if (c.grid && c.grid->size() != ranks) {
+    throw_usage_error("--grid " + c.grid->to_string() + " has " + std::to_string(c.grid->size()) +
+                      " ranks but the job has " + std::to_string(ranks));
+  }
+  if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
+}
+
+GridShape grid_for(const RunConfig& c, int ranks) {
+  if (c.partition == Partition::k1D) return {1, ranks};
+  return c.grid ? *c.grid : most_square_grid(ranks);
 }
 
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
@@ -37,6 +53,35 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
   return edges + graph + bfs + validation + kBaseline;
+}
+
+}  // namespace zbfs
+
+namespace zbfs {
+
+std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks) {
+  const std::uint64_t n = std::uint64_t{1} << c.scale;
+  const std::uint64_t m = c.edgefactor << c.scale;
+  const GridShape shape = grid_for(c, ranks);
+  const auto p = static_cast<std::uint64_t>(ranks);
+  const std::uint64_t row_group = n / static_cast<std::uint64_t>(shape.rows) + 64 * p;
+  const std::uint64_t col_group = n / static_cast<std::uint64_t>(shape.cols) + 64 * p;
+  const unsigned id_bytes = std::max(row_group, col_group) <= (std::uint64_t{1} << 32) ? 4 : 8;
+  // Kernel 1: the received (row, neighbour) pairs and the CSRs built from them (two in
+  // 2D); Kronecker graphs spread edges evenly enough that 25% headroom covers the busiest
+  // rank; plus the generation round buffers.
+  const std::uint64_t directed = 2 * m / p * 5 / 4;
+  const std::uint64_t offsets = (col_group + (c.partition == Partition::k2D ? row_group : 0)) * 8 * 2;
+  const std::uint64_t csr_copies = c.partition == Partition::k2D ? 2 : 1;
+  const std::uint64_t rounds = (std::uint64_t{1} << 20) * 64;
+  const std::uint64_t graph = directed * 2 * id_bytes + csr_copies * directed * id_bytes + offsets + rounds;
+  const std::uint64_t block = n / p + 64;
+  // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
+  // row-group vertex; bottom-up copies of the gathered bitmaps.
+  const std::uint64_t bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + (row_group + col_group) / 8;
+  const std::uint64_t validation = c.validate ? block * 9 + (std::uint64_t{1} << 20) * 80 : 0;
+  constexpr std::uint64_t kBaseline = 64ULL << 20;
+  return graph + bfs + validation + kBaseline;
 }
 
 }  // namespace zbfs

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/exchange/column_gather.hpp"
+#include "zbfs/topology/grid_shape.hpp"
 
 namespace zbfs {
 
@@ -21,12 +24,24 @@ struct RunConfig {
   bool force = false;  // run even when the memory estimate exceeds available memory
   bool quiet = false;  // no progress on stderr
   std::string json_path;
+  // Distribution over MPI ranks. shared_memory selects the single-process kernel of
+  // DirectionOptimizingBfs instead (one rank only).
+  bool shared_memory = false;
+  Partition partition = Partition::k1D;
+  std::optional<GridShape> grid;  // 2D: R x C; default the most square factorisation
+  ColumnGather column_gather = ColumnGather::kAllgatherv;
+  int fail_on_rank = -1;  // testing aid: this rank throws at the first search
 };
 
-// Throws a usage error (exit status 2) for values out of range.
-void validate_config(const RunConfig& config);
+// Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.
+void validate_config(const RunConfig& config, int ranks = 1);
+
+// The grid a 2D run uses on `ranks` ranks (1D: 1 x ranks).
+GridShape grid_for(const RunConfig& config, int ranks);
 
 // Bytes the run needs at its peak, estimated before anything is allocated.
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& config);
+// The same for one rank of a distributed run on `ranks` ranks.
+std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks);
 
 }  // namespace zbfs

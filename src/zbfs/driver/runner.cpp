@@ -79,10 +79,17 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
       for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
       search.reached_vertices = reached;
     }
+    // One process: the whole search is local work, and nothing travels.
+    PhaseMetrics metrics;
+    metrics.add_time(Phase::kLocalExpansion, search.time_s);
+    metrics.add_time(Phase::kValidation, search.validate_time_s);
+    search.phases = PhaseBreakdown::of_one_rank(metrics);
     result.searches.push_back(std::move(search));
     progress.count("BFS", i + 1, roots.size());
   }
 }
+
+}  // namespace
 
 ResultBlock make_result_block(const RunResult& r) {
   ResultBlock b;
@@ -90,7 +97,7 @@ ResultBlock make_result_block(const RunResult& r) {
   b.edgefactor = r.config.edgefactor;
   b.num_searches = r.searches.size();
   b.generation_time_s = r.generation_time_s;
-  b.num_processes = 1;
+  b.num_processes = r.num_processes;
   b.construction_time_s = r.construction_time_s;
   std::vector<double> times;
   std::vector<double> edges;
@@ -107,8 +114,6 @@ ResultBlock make_result_block(const RunResult& r) {
   b.validate_time_s = summarize(validate_times);
   return b;
 }
-
-}  // namespace
 
 RunResult run_benchmark(const RunConfig& config) {
   validate_config(config);
@@ -136,6 +141,14 @@ RunResult run_benchmark(const RunConfig& config) {
     run_searches<std::uint64_t>(config, edges, progress, result);
   }
   result.peak_rss_bytes = peak_rss_bytes();
+  PhaseMetrics totals;
+  totals.add_time(Phase::kGeneration, result.generation_time_s);
+  totals.add_time(Phase::kConstruction, result.construction_time_s);
+  for (const SearchResult& s : result.searches) {
+    totals.add_time(Phase::kLocalExpansion, s.time_s);
+    totals.add_time(Phase::kValidation, s.validate_time_s);
+  }
+  result.phases = PhaseBreakdown::of_one_rank(totals);
   result.result_block = make_result_block(result);
   return result;
 }

@@ -10,6 +10,7 @@
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/run_config.hpp"
+#include "zbfs/metrics/phase_breakdown.hpp"
 
 namespace zbfs {
 
@@ -22,12 +23,15 @@ struct SearchResult {
   BfsStats stats;
   bool validated = false;
   double validate_time_s = 0;
+  PhaseBreakdown phases;  // the search and its validation, over ranks
 };
 
 struct RunResult {
   RunConfig config;
   int threads = 1;
   int vertex_id_bits = 32;  // width of kernel 1's local ids
+  int num_processes = 1;
+  GridShape grid;  // the process grid (1 x P for 1D)
   std::uint64_t num_vertices = 0;
   std::uint64_t num_input_edges = 0;
   std::uint64_t num_graph_edges = 0;  // distinct undirected edges after kernel 1
@@ -36,11 +40,15 @@ struct RunResult {
   double generation_time_s = 0;
   double construction_time_s = 0;
   std::vector<SearchResult> searches;
+  PhaseBreakdown phases;  // the whole run, over ranks
   ResultBlock result_block;
 };
 
 // Throws Error (exit 2 for bad configuration or too little memory, 3 when a search
 // fails validation).
 RunResult run_benchmark(const RunConfig& config);
+
+// The official result block's statistics over a run's searches.
+ResultBlock make_result_block(const RunResult& result);
 
 }  // namespace zbfs

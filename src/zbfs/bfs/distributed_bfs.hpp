@@ -1,0 +1,72 @@
+// DistributedBfs<V>: kernel 2 over MPI, direction-optimizing, for 1D and 2D layouts.
+// run() is collective over the grid's world communicator.
+//
+// Top-down step: gather the frontier of the column group as a sorted id list (column
+// exchange), expand it through the local forward graph, claim owned targets directly and
+// send the others' ids, each at most once per search, to their owners (row exchange).
+// Bottom-up step: gather the source group's frontier and the target group's visited set
+// as bitmaps, look for a frontier parent of every unvisited target, and send the ids of
+// those found elsewhere to their owners. Only ids travel during the search: a sender
+// remembers the parent it used, and the predecessor reduction after the search fetches
+// it for every vertex whose discovery came from another rank. The direction switch is
+// Beamer's heuristic on global counts, exactly as the single-process kernel applies it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/core/bitmap.hpp"
+#include "zbfs/core/large_array.hpp"
+#include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/metrics/phase_metrics.hpp"
+#include "zbfs/topology/process_grid.hpp"
+
+namespace zbfs {
+
+template <class V>
+class DistributedBfs {
+ public:
+  DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
+                 PhaseMetrics& metrics);
+
+  // `parent` has one entry per vertex of this rank's piece (blocks().block() entries):
+  // the parent's global id, the root for the root, -1 when unreached.
+  BfsStats run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options);
+
+ private:
+  struct LevelCounts {
+    std::uint64_t frontier = 0;        // vertices in the new frontier, all ranks
+    std::uint64_t frontier_edges = 0;  // their degrees summed, all ranks
+  };
+
+  LevelCounts top_down_step(std::span<std::int64_t> parent);
+  LevelCounts bottom_up_step(std::span<std::int64_t> parent);
+  // Owners claim the ids that arrived; `source` ranks are remembered for the reduction.
+  void claim_incoming(const IncomingIds& incoming);
+  LevelCounts finish_level();
+  void reduce_predecessors(std::span<std::int64_t> parent);
+
+  const ProcessGrid& grid_;
+  const DistributedGraph<V>& graph_;
+  Exchanger& exchanger_;
+  PhaseMetrics& metrics_;
+  std::uint64_t block_;
+  std::uint64_t first_vertex_;
+
+  Bitmap visited_;   // owned vertices reached so far
+  Bitmap frontier_;  // owned vertices of the current level
+  Bitmap next_;      // owned vertices of the next level
+  LargeArray<std::int32_t> winner_;  // row rank whose report discovered the vertex, or -1
+  Bitmap sent_;                      // row-group vertices this rank has reported to their owner
+  LargeArray<V> sent_parent_;        // the column-group-local parent it reported them with
+  Bitmap source_frontier_;           // bottom-up: frontier of the source group
+  Bitmap target_visited_;            // bottom-up: visited set of the target group
+};
+
+extern template class DistributedBfs<std::uint32_t>;
+extern template class DistributedBfs<std::uint64_t>;
+
+}  // namespace zbfs

@@ -1,0 +1,66 @@
+// Vertex-id messages of a sparse all-to-all: outgoing ids grouped by destination rank,
+// incoming ids grouped by source rank, and a builder that lets OpenMP threads fill
+// per-destination buckets without locks. No MPI here.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace zbfs {
+
+struct OutgoingIds {
+  std::vector<std::uint64_t> ids;     // grouped by destination, in rank order
+  std::vector<std::uint64_t> counts;  // counts[d]: ids for rank d
+};
+
+struct IncomingIds {
+  std::vector<std::uint64_t> ids;      // grouped by source, in rank order
+  std::vector<std::uint64_t> offsets;  // ids from rank s: [offsets[s], offsets[s + 1])
+
+  [[nodiscard]] int num_sources() const { return static_cast<int>(offsets.size()) - 1; }
+  [[nodiscard]] std::span<const std::uint64_t> from(int source) const {
+    const auto s = static_cast<std::size_t>(source);
+    return {ids.data() + offsets[s], static_cast<std::size_t>(offsets[s + 1] - offsets[s])};
+  }
+};
+
+// One bucket per (thread, destination); finish() concatenates them by destination.
+class OutgoingBuilder {
+ public:
+  OutgoingBuilder(int destinations, int threads)
+      : destinations_(static_cast<std::size_t>(destinations)),
+        buckets_(static_cast<std::size_t>(destinations) * static_cast<std::size_t>(threads)) {}
+
+  std::vector<std::uint64_t>& bucket(int thread, int destination) {
+    return buckets_[static_cast<std::size_t>(thread) * destinations_ + static_cast<std::size_t>(destination)];
+  }
+
+  [[nodiscard]] OutgoingIds finish() {
+    OutgoingIds out;
+    out.counts.assign(destinations_, 0);
+    const std::size_t threads = destinations_ == 0 ? 0 : buckets_.size() / destinations_;
+    std::uint64_t total = 0;
+    for (std::size_t t = 0; t < threads; ++t) {
+      for (std::size_t d = 0; d < destinations_; ++d) {
+        out.counts[d] += buckets_[t * destinations_ + d].size();
+        total += buckets_[t * destinations_ + d].size();
+      }
+    }
+    out.ids.reserve(total);
+    for (std::size_t d = 0; d < destinations_; ++d) {
+      for (std::size_t t = 0; t < threads; ++t) {
+        auto& b = buckets_[t * destinations_ + d];
+        out.ids.insert(out.ids.end(), b.begin(), b.end());
+        b.clear();
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::size_t destinations_;
+  std::vector<std::vector<std::uint64_t>> buckets_;
+};
+
+}  // namespace zbfs

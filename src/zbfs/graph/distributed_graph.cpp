@@ -1,0 +1,139 @@
+#include "zbfs/graph/distributed_graph.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "zbfs/core/timer.hpp"
+
+namespace zbfs {
+namespace {
+
+// Packs the directed edges of `edges` as (source, target) id pairs grouped by the rank
+// that stores them; counts[d] is the number of ids (twice the pairs) for rank d.
+void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vector<std::uint64_t>& packed,
+                 std::vector<std::uint64_t>& counts) {
+  const int ranks = grid.size();
+  const int threads = omp_get_max_threads();
+  const auto p = static_cast<std::size_t>(ranks);
+  std::vector<std::uint64_t> per_thread(static_cast<std::size_t>(threads) * p, 0);
+  const auto m = static_cast<std::int64_t>(edges.size());
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    std::uint64_t* mine = per_thread.data() + t * p;
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i) {
+      const Edge e = edges[static_cast<std::size_t>(i)];
+      if (e.u == e.v) continue;
+      mine[grid.holder_of_edge(e.u, e.v)] += 2;
+      mine[grid.holder_of_edge(e.v, e.u)] += 2;
+    }
+  }
+  // Exclusive offsets per (destination, thread), so the layout is grouped by destination.
+  counts.assign(p, 0);
+  std::uint64_t total = 0;
+  for (std::size_t d = 0; d < p; ++d) {
+    for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
+      const std::uint64_t c = per_thread[t * p + d];
+      per_thread[t * p + d] = total;
+      total += c;
+      counts[d] += c;
+    }
+  }
+  packed.resize(total);
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    std::uint64_t* cursor = per_thread.data() + t * p;
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i) {
+      const Edge e = edges[static_cast<std::size_t>(i)];
+      if (e.u == e.v) continue;
+      std::uint64_t& a = cursor[grid.holder_of_edge(e.u, e.v)];
+      packed[a] = e.u;
+      packed[a + 1] = e.v;
+      a += 2;
+      std::uint64_t& b = cursor[grid.holder_of_edge(e.v, e.u)];
+      packed[b] = e.v;
+      packed[b + 1] = e.u;
+      b += 2;
+    }
+  }
+}
+
+}  // namespace
+
+template <class V>
+DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const KroneckerGenerator& generator,
+                                      std::uint64_t edges_per_round) {
+  const std::uint64_t m = generator.num_edges();
+  const auto ranks = static_cast<std::uint64_t>(grid.size());
+  const auto rank = static_cast<std::uint64_t>(grid.rank());
+  const std::uint64_t first = m * rank / ranks;
+  const std::uint64_t last = m * (rank + 1) / ranks;
+  const std::uint64_t largest_slice = (m + ranks - 1) / ranks;
+  const std::uint64_t rounds = std::max<std::uint64_t>(1, (largest_slice + edges_per_round - 1) / edges_per_round);
+
+  const PieceGroup& cols = grid.col_group();
+  const PieceGroup& rows = grid.row_group();
+  std::vector<V> row_of;  // forward rows: column-group local index of the source
+  std::vector<V> col_of;  // forward neighbours: row-group local index of the target
+  row_of.reserve(static_cast<std::size_t>(2 * (last - first) * 11 / 10));
+  col_of.reserve(row_of.capacity());
+
+  std::vector<Edge> chunk;
+  std::vector<std::uint64_t> packed;
+  std::vector<std::uint64_t> counts;
+  std::vector<std::uint64_t> recv_counts;
+  for (std::uint64_t round = 0; round < rounds; ++round) {
+    // Every rank takes part in every round, with an empty chunk once its slice is done.
+    const std::uint64_t begin = std::min(last, first + round * edges_per_round);
+    const std::uint64_t end = std::min(last, begin + edges_per_round);
+    chunk.resize(static_cast<std::size_t>(end - begin));
+    const Stopwatch generation;
+    generator.generate(begin, chunk);
+    generation_time_s_ += generation.elapsed_s();
+    route_edges(grid, chunk, packed, counts);
+    const std::vector<std::uint64_t> received = grid.world().alltoallv(
+        std::span<const std::uint64_t>(packed), std::span<const std::uint64_t>(counts), recv_counts);
+    const std::size_t base = row_of.size();
+    row_of.resize(base + received.size() / 2);
+    col_of.resize(base + received.size() / 2);
+    const auto pairs = static_cast<std::int64_t>(received.size() / 2);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < pairs; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      row_of[base + k] = static_cast<V>(cols.to_local(received[2 * k]));
+      col_of[base + k] = static_cast<V>(rows.to_local(received[2 * k + 1]));
+    }
+  }
+  std::vector<Edge>().swap(chunk);
+  std::vector<std::uint64_t>().swap(packed);
+
+  std::vector<std::uint64_t> tuples_per_row;
+  forward_ = build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of),
+                                &tuples_per_row);
+  if (grid.partition() == Partition::k2D) {
+    transposed_ = build_local_csr<V>(rows.local_size(), std::span<const V>(col_of), std::span<const V>(row_of));
+  }
+  std::vector<V>().swap(row_of);
+  std::vector<V>().swap(col_of);
+
+  // Owners' degrees: each rank of a processor column holds a part of every column-group
+  // vertex's adjacency (the part inside its row group); the column sums them up.
+  const std::uint64_t block = grid.blocks().block();
+  std::vector<std::uint64_t> partial_degree(cols.local_size());
+  for (std::uint64_t r = 0; r < cols.local_size(); ++r) partial_degree[r] = forward_.degree(r);
+  owned_degree_ = LargeArray<std::uint64_t>(block);
+  owned_tuple_degree_ = LargeArray<std::uint64_t>(block);
+  grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_degree), owned_degree_.span());
+  grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(tuples_per_row), owned_tuple_degree_.span());
+  global_directed_edges_ = grid.world().allreduce(forward_.num_entries(), ReduceOp::kSum);
+}
+
+template class DistributedGraph<std::uint32_t>;
+template class DistributedGraph<std::uint64_t>;
+
+}  // namespace zbfs

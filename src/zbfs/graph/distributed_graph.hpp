@@ -1,0 +1,51 @@
+// DistributedGraph<V>: kernel 1 over MPI. Every rank generates its own slice of the
+// Kronecker edge list (the union of the slices is the single-process edge list), sends
+// both directions of each tuple to the rank that stores it (ProcessGrid::holder_of_edge)
+// in bounded rounds, and builds its local block: the forward CSR (rows: column group,
+// neighbours: row group) and, for 2D, its transpose for bottom-up steps. Owners also get
+// the full degree and input-tuple degree of their vertices. Construction is collective.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "zbfs/core/large_array.hpp"
+#include "zbfs/generator/kronecker.hpp"
+#include "zbfs/graph/local_csr.hpp"
+#include "zbfs/topology/process_grid.hpp"
+
+namespace zbfs {
+
+template <class V>
+class DistributedGraph {
+ public:
+  DistributedGraph(const ProcessGrid& grid, const KroneckerGenerator& generator,
+                   std::uint64_t edges_per_round = std::uint64_t{1} << 20);
+
+  [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
+  // The graph a traversal layout reads (ProcessGrid::top_down / bottom_up).
+  [[nodiscard]] const LocalCsr<V>& for_layout(const TraversalLayout& layout) const {
+    return layout.transposed_graph ? transposed_ : forward_;
+  }
+  // Per owned vertex (index: offset in this rank's piece): distinct neighbours, and
+  // input tuples other than self-loops that touch it (Graph500's count for TEPS).
+  [[nodiscard]] std::span<const std::uint64_t> owned_degree() const { return owned_degree_.span(); }
+  [[nodiscard]] std::span<const std::uint64_t> owned_tuple_degree() const { return owned_tuple_degree_.span(); }
+  // Over all ranks: directed edges of the deduplicated graph (each undirected edge twice).
+  [[nodiscard]] std::uint64_t global_directed_edges() const { return global_directed_edges_; }
+  // This rank's time spent generating its slice of the edge list (part of construction).
+  [[nodiscard]] double generation_time_s() const { return generation_time_s_; }
+
+ private:
+  LocalCsr<V> forward_;
+  LocalCsr<V> transposed_;
+  LargeArray<std::uint64_t> owned_degree_;
+  LargeArray<std::uint64_t> owned_tuple_degree_;
+  std::uint64_t global_directed_edges_ = 0;
+  double generation_time_s_ = 0;
+};
+
+extern template class DistributedGraph<std::uint32_t>;
+extern template class DistributedGraph<std::uint64_t>;
+
+}  // namespace zbfs

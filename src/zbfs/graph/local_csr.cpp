@@ -1,0 +1,67 @@
+#include "zbfs/graph/local_csr.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+namespace zbfs {
+
+template <class V>
+LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols,
+                            std::vector<std::uint64_t>* pairs_per_row) {
+  const auto m = static_cast<std::int64_t>(rows.size());
+  LargeArray<std::uint64_t> offsets(num_rows + 1);
+  std::uint64_t* off = offsets.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::atomic_ref<std::uint64_t>(off[rows[static_cast<std::size_t>(i)] + 1]).fetch_add(1, std::memory_order_relaxed);
+  }
+  for (std::uint64_t r = 0; r < num_rows; ++r) off[r + 1] += off[r];
+  if (pairs_per_row != nullptr) {
+    pairs_per_row->resize(num_rows);
+    for (std::uint64_t r = 0; r < num_rows; ++r) (*pairs_per_row)[r] = off[r + 1] - off[r];
+  }
+
+  // Place: a per-row cursor starting at the row's offset.
+  LargeArray<std::uint64_t> cursor(num_rows + 1);
+  std::copy(off, off + num_rows + 1, cursor.data());
+  LargeArray<V> adjacency(static_cast<std::size_t>(m));
+  V* adj = adjacency.data();
+  std::uint64_t* cur = cursor.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const std::uint64_t slot = std::atomic_ref<std::uint64_t>(cur[rows[k]]).fetch_add(1, std::memory_order_relaxed);
+    adj[slot] = cols[k];
+  }
+
+  // Sort and deduplicate each row; cursor[r] takes the deduplicated length.
+  const auto n = static_cast<std::int64_t>(num_rows);
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (std::int64_t r = 0; r < n; ++r) {
+    V* first = adj + off[r];
+    V* last = adj + off[r + 1];
+    std::sort(first, last);
+    cur[r] = static_cast<std::uint64_t>(std::unique(first, last) - first);
+  }
+  // Compact in row order: lists only move towards the front.
+  std::uint64_t write = 0;
+  for (std::uint64_t r = 0; r < num_rows; ++r) {
+    const std::uint64_t start = off[r];
+    const std::uint64_t length = cur[r];
+    if (write != start && length != 0) std::copy(adj + start, adj + start + length, adj + write);
+    off[r] = write;
+    write += length;
+  }
+  off[num_rows] = write;
+  adjacency.shrink(write);
+  return LocalCsr<V>(num_rows, std::move(offsets), std::move(adjacency));
+}
+
+template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
+                                                                std::span<const std::uint32_t>,
+                                                                std::vector<std::uint64_t>*);
+template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::span<const std::uint64_t>,
+                                                                std::span<const std::uint64_t>,
+                                                                std::vector<std::uint64_t>*);
+
+}  // namespace zbfs

@@ -1,0 +1,49 @@
+// LocalCsr<V>: one rank's block of the adjacency matrix in compressed sparse rows. Rows
+// and neighbours are local indices of two piece groups (topology/vertex_partition.hpp),
+// stored as V (32-bit whenever the groups fit). Lists are sorted and duplicate-free.
+// build_local_csr sorts a list of directed (row, neighbour) pairs into one; OpenMP
+// parallel, not collective.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "zbfs/core/large_array.hpp"
+
+namespace zbfs {
+
+template <class V>
+class LocalCsr {
+ public:
+  LocalCsr() = default;
+  LocalCsr(std::uint64_t num_rows, LargeArray<std::uint64_t> offsets, LargeArray<V> neighbors)
+      : num_rows_(num_rows), offsets_(std::move(offsets)), neighbors_(std::move(neighbors)) {}
+
+  [[nodiscard]] std::uint64_t num_rows() const { return num_rows_; }
+  [[nodiscard]] std::uint64_t num_entries() const { return num_rows_ == 0 ? 0 : offsets_[num_rows_]; }
+  [[nodiscard]] std::uint64_t degree(std::uint64_t row) const { return offsets_[row + 1] - offsets_[row]; }
+  [[nodiscard]] std::span<const V> neighbors(std::uint64_t row) const {
+    return {neighbors_.data() + offsets_[row], static_cast<std::size_t>(degree(row))};
+  }
+
+ private:
+  std::uint64_t num_rows_ = 0;
+  LargeArray<std::uint64_t> offsets_;
+  LargeArray<V> neighbors_;
+};
+
+// Builds the CSR of the pairs (rows[i], cols[i]); rows[i] < num_rows. When
+// `pairs_per_row` is given it receives how many pairs each row had before deduplication.
+template <class V>
+LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols,
+                            std::vector<std::uint64_t>* pairs_per_row = nullptr);
+
+extern template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
+                                                                       std::span<const std::uint32_t>,
+                                                                       std::vector<std::uint64_t>*);
+extern template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::span<const std::uint64_t>,
+                                                                       std::span<const std::uint64_t>,
+                                                                       std::vector<std::uint64_t>*);
+
+}  // namespace zbfs

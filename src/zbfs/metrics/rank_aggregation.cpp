@@ -1,0 +1,33 @@
+#include "zbfs/metrics/rank_aggregation.hpp"
+
+#include <vector>
+
+namespace zbfs {
+
+PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
+  constexpr std::size_t kFields = 4;
+  std::vector<double> values(kPhaseCount * kFields);
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    const PhaseCounters& c = metrics.all()[i];
+    values[i * kFields + 0] = c.time_s;
+    values[i * kFields + 1] = static_cast<double>(c.messages);
+    values[i * kFields + 2] = static_cast<double>(c.raw_bytes);
+    values[i * kFields + 3] = static_cast<double>(c.wire_bytes);
+  }
+  std::vector<double> min = values;
+  std::vector<double> max = values;
+  std::vector<double> sum = values;
+  // The aggregation's own traffic is not part of any phase being measured.
+  world.allreduce(std::span<double>(min), ReduceOp::kMin);
+  world.allreduce(std::span<double>(max), ReduceOp::kMax);
+  world.allreduce(std::span<double>(sum), ReduceOp::kSum);
+  PhaseBreakdown b;
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    Spread* fields[kFields] = {&b.phases[i].time_s, &b.phases[i].messages, &b.phases[i].raw_bytes,
+                               &b.phases[i].wire_bytes};
+    for (std::size_t f = 0; f < kFields; ++f) *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
+  }
+  return b;
+}
+
+}  // namespace zbfs

@@ -1,0 +1,190 @@
+// Communicator: an owned MPI communicator (RAII; freed on destruction) with the typed
+// collectives zbfs uses. Every member that communicates is collective over the
+// communicator. A failing MPI call throws Error; main() then aborts the whole job, so no
+// rank is left waiting. Traffic is added to the attached PhaseMetrics, counted as this
+// rank's sends in the textbook algorithm of each collective: direct exchange for
+// all-to-all and all-gather ((P-1) messages of this rank's data), recursive doubling
+// for allreduce (ceil(log2 P) messages of the whole buffer).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zbfs/metrics/phase_metrics.hpp"
+#include "zbfs/mpi/datatype.hpp"
+
+namespace zbfs {
+
+enum class ReduceOp { kSum, kMin, kMax, kBitOr };
+
+// Throws Error naming `what` and MPI's message when rc is not MPI_SUCCESS.
+void check_mpi(int rc, const char* what);
+// An MPI count from a size; throws when it does not fit in int.
+int mpi_count(std::uint64_t count, const char* what);
+
+class Communicator {
+ public:
+  Communicator() = default;
+  // Duplicates `comm` (the new communicator is owned, errors return instead of aborting).
+  static Communicator duplicate(MPI_Comm comm);
+  ~Communicator();
+  Communicator(Communicator&& other) noexcept;
+  Communicator& operator=(Communicator&& other) noexcept;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+  [[nodiscard]] MPI_Comm handle() const { return comm_; }
+  void attach(PhaseMetrics* metrics) { metrics_ = metrics; }
+
+  // Collective: ranks with equal color form a new communicator, ordered by key.
+  [[nodiscard]] Communicator split(int color, int key) const;
+
+  void barrier() const;
+
+  template <class T>
+  void allreduce(std::span<T> values, ReduceOp op) const {
+    if (values.empty()) return;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), mpi_count(values.size(), "allreduce"), mpi_datatype<T>(),
+                            to_mpi(op), comm_),
+              "MPI_Allreduce");
+    count_rounds(values.size_bytes());
+  }
+  template <class T>
+  [[nodiscard]] T allreduce(T value, ReduceOp op) const {
+    allreduce(std::span<T>(&value, 1), op);
+    return value;
+  }
+
+  // Every rank contributes mine.size() elements (the same count everywhere); `all`
+  // receives size() * mine.size() elements in rank order.
+  template <class T>
+  void allgather(std::span<const T> mine, std::span<T> all) const {
+    check_mpi(MPI_Allgather(mine.data(), mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), all.data(),
+                            mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), comm_),
+              "MPI_Allgather");
+    count_direct(mine.size_bytes());
+  }
+
+  // Variable contributions, concatenated in rank order; `counts` gets each rank's count.
+  template <class T>
+  std::vector<T> allgatherv(std::span<const T> mine, std::vector<std::uint64_t>& counts) const {
+    const std::uint64_t my_count = mine.size();
+    counts.assign(static_cast<std::size_t>(size_), 0);
+    check_mpi(MPI_Allgather(&my_count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm_), "MPI_Allgather");
+    count_direct(sizeof(std::uint64_t));
+    std::vector<int> recv_counts(counts.size());
+    std::vector<int> displs(counts.size());
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      recv_counts[i] = mpi_count(counts[i], "allgatherv");
+      displs[i] = mpi_count(total, "allgatherv displacement");
+      total += counts[i];
+    }
+    std::vector<T> all(total);
+    check_mpi(MPI_Allgatherv(mine.data(), mpi_count(my_count, "allgatherv"), mpi_datatype<T>(), all.data(),
+                             recv_counts.data(), displs.data(), mpi_datatype<T>(), comm_),
+              "MPI_Allgatherv");
+    count_direct(mine.size_bytes());
+    return all;
+  }
+
+  // Personalised exchange: send_counts[d] elements of `send` (grouped by destination, in
+  // rank order) go to rank d. Returns what arrived, grouped by source; recv_counts[s] is
+  // how many came from s.
+  template <class T>
+  std::vector<T> alltoallv(std::span<const T> send, std::span<const std::uint64_t> send_counts,
+                           std::vector<std::uint64_t>& recv_counts) const {
+    recv_counts.assign(static_cast<std::size_t>(size_), 0);
+    check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, comm_),
+              "MPI_Alltoall");
+    count_direct(sizeof(std::uint64_t));
+    std::vector<int> sc(recv_counts.size());
+    std::vector<int> sd(recv_counts.size());
+    std::vector<int> rc(recv_counts.size());
+    std::vector<int> rd(recv_counts.size());
+    std::uint64_t send_total = 0;
+    std::uint64_t recv_total = 0;
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < recv_counts.size(); ++i) {
+      sc[i] = mpi_count(send_counts[i], "alltoallv");
+      sd[i] = mpi_count(send_total, "alltoallv displacement");
+      rc[i] = mpi_count(recv_counts[i], "alltoallv");
+      rd[i] = mpi_count(recv_total, "alltoallv displacement");
+      send_total += send_counts[i];
+      recv_total += recv_counts[i];
+      if (static_cast<int>(i) != rank_ && send_counts[i] > 0) {
+        ++messages;
+        bytes += send_counts[i] * sizeof(T);
+      }
+    }
+    std::vector<T> recv(recv_total);
+    check_mpi(MPI_Alltoallv(send.data(), sc.data(), sd.data(), mpi_datatype<T>(), recv.data(), rc.data(), rd.data(),
+                            mpi_datatype<T>(), comm_),
+              "MPI_Alltoallv");
+    if (metrics_ != nullptr) metrics_->add_traffic(messages, bytes, bytes);
+    return recv;
+  }
+
+  // Element-wise sum over ranks of `send` (size() * recv.size() elements); rank r keeps
+  // block r of the result in `recv`.
+  template <class T>
+  void reduce_scatter_block_sum(std::span<const T> send, std::span<T> recv) const {
+    check_mpi(MPI_Reduce_scatter_block(send.data(), recv.data(), mpi_count(recv.size(), "reduce_scatter"),
+                                       mpi_datatype<T>(), MPI_SUM, comm_),
+              "MPI_Reduce_scatter_block");
+    count_direct(recv.size_bytes());
+  }
+
+  template <class T>
+  void broadcast(std::span<T> values, int root) const {
+    check_mpi(MPI_Bcast(values.data(), mpi_count(values.size(), "broadcast"), mpi_datatype<T>(), root, comm_),
+              "MPI_Bcast");
+    if (rank_ == root) count_direct(values.size_bytes());
+  }
+
+  // Point to point: swaps variable-length arrays with `partner` (which calls this too).
+  template <class T>
+  std::vector<T> sendrecv(std::span<const T> send, int partner) const {
+    std::uint64_t send_count = send.size();
+    std::uint64_t recv_count = 0;
+    check_mpi(MPI_Sendrecv(&send_count, 1, MPI_UINT64_T, partner, kSizeTag, &recv_count, 1, MPI_UINT64_T, partner,
+                           kSizeTag, comm_, MPI_STATUS_IGNORE),
+              "MPI_Sendrecv");
+    std::vector<T> recv(recv_count);
+    check_mpi(MPI_Sendrecv(send.data(), mpi_count(send_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag,
+                           recv.data(), mpi_count(recv_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, comm_,
+                           MPI_STATUS_IGNORE),
+              "MPI_Sendrecv");
+    if (metrics_ != nullptr) {
+      metrics_->add_traffic(send_count > 0 ? 2 : 1, sizeof(std::uint64_t) + send.size_bytes(),
+                            sizeof(std::uint64_t) + send.size_bytes());
+    }
+    return recv;
+  }
+
+  // Collective: each rank's string, in rank order, on every rank.
+  [[nodiscard]] std::vector<std::string> allgather_strings(const std::string& mine) const;
+
+ private:
+  explicit Communicator(MPI_Comm comm);
+  static MPI_Op to_mpi(ReduceOp op);
+  void count_direct(std::uint64_t bytes_per_peer) const;
+  void count_rounds(std::uint64_t bytes) const;
+
+  static constexpr int kSizeTag = 1;
+  static constexpr int kDataTag = 2;
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  PhaseMetrics* metrics_ = nullptr;
+};
+
+}  // namespace zbfs

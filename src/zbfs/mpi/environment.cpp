@@ -1,0 +1,39 @@
+#include "zbfs/mpi/environment.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+
+#include "zbfs/core/error.hpp"
+
+namespace zbfs {
+
+MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    throw Error(ExitCode::kFailure, "MPI_Init_thread failed");
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
+  if (provided < MPI_THREAD_FUNNELED) {
+    throw Error(ExitCode::kFailure, "the MPI library does not support MPI_THREAD_FUNNELED");
+  }
+}
+
+MpiEnvironment::~MpiEnvironment() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void abort_job(int exit_code) {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);
+}
+
+}  // namespace zbfs

@@ -1,0 +1,29 @@
+// MpiEnvironment: MPI_Init_thread (funneled: OpenMP threads never call MPI) in its
+// constructor and MPI_Finalize in its destructor; one per process, owned by main().
+// Errors of MPI calls are returned, not fatal, so that zbfs reports them in one line and
+// then aborts the job itself (abort_job) rather than letting a rank hang.
+#pragma once
+
+#include <string>
+
+namespace zbfs {
+
+class MpiEnvironment {
+ public:
+  MpiEnvironment(int& argc, char**& argv);
+  ~MpiEnvironment();
+  MpiEnvironment(const MpiEnvironment&) = delete;
+  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
+
+  [[nodiscard]] int world_rank() const { return world_rank_; }
+  [[nodiscard]] int world_size() const { return world_size_; }
+
+ private:
+  int world_rank_ = 0;
+  int world_size_ = 1;
+};
+
+// Ends every rank of the job with `exit_code`; never returns. Use after printing the error.
+[[noreturn]] void abort_job(int exit_code);
+
+}  // namespace zbfs

@@ -1,0 +1,35 @@
+#include "zbfs/topology/process_grid.hpp"
+
+#include <string>
+
+#include "zbfs/core/error.hpp"
+
+namespace zbfs {
+
+ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num_vertices, PhaseMetrics* metrics)
+    : partition_(partition), world_(Communicator::duplicate(MPI_COMM_WORLD)) {
+  world_.attach(metrics);
+  if (partition == Partition::k1D) shape = GridShape{1, world_.size()};
+  if (shape.size() != world_.size()) {
+    throw_usage_error("grid " + shape.to_string() + " has " + std::to_string(shape.size()) + " ranks but the job has " +
+                      std::to_string(world_.size()));
+  }
+  shape_ = shape;
+  blocks_ = VertexBlocks(num_vertices, world_.size());
+  row_ = world_.split(my_row(), my_col());
+  col_ = world_.split(my_col(), my_row());
+  col_group_ = PieceGroup(blocks_, my_col() * shape_.rows, 1, shape_.rows);
+  row_group_ = PieceGroup(blocks_, my_row(), shape_.rows, shape_.cols);
+}
+
+TraversalLayout ProcessGrid::top_down() const { return {&col_, col_group_, &row_, row_group_, false}; }
+
+TraversalLayout ProcessGrid::bottom_up() const {
+  // 2D: the same communicators, the transposed local graph. 1D: the frontier of every
+  // rank is gathered (along the row, i.e. the job) and each rank checks its own vertices,
+  // whose full adjacency its rows already hold.
+  if (partition_ == Partition::k2D) return {&col_, col_group_, &row_, row_group_, true};
+  return {&row_, row_group_, &col_, col_group_, false};
+}
+
+}  // namespace zbfs
