@@ -128,3 +128,16 @@ TEST(Bfs, IsolatedRootReachesOnlyItself) {
 
 }  // namespace
 }  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+TEST(LevelsFromParents, MarksLoopsAndBrokenChains) {
+  // 0 is the root; 1 -> 0; 2 -> 1; 3 <-> 4 loop; 5 -> 6 whose parent is -1; 7 unreached.
+  const std::vector<std::int64_t> parent{0, 0, 1, 4, 3, 6, -1, -1};
+  const std::vector<std::int64_t> expected{0, 1, 2, kBrokenLevel, kBrokenLevel, kBrokenLevel, -1, -1};
+  EXPECT_EQ(levels_from_parents(parent, 0), expected);
+}
+
+}  // namespace
+}  // namespace zbfs

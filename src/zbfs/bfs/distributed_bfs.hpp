@@ -56,9 +56,9 @@ class DistributedBfs {
   std::uint64_t block_;
   std::uint64_t first_vertex_;
 
-  Bitmap visited_;   // owned vertices reached so far
-  Bitmap frontier_;  // owned vertices of the current level
-  Bitmap next_;      // owned vertices of the next level
+  Bitmap visited_;                   // owned vertices reached so far
+  Bitmap frontier_;                  // owned vertices of the current level
+  Bitmap next_;                      // owned vertices of the next level
   LargeArray<std::int32_t> winner_;  // row rank whose report discovered the vertex, or -1
   Bitmap sent_;                      // row-group vertices this rank has reported to their owner
   LargeArray<V> sent_parent_;        // the column-group-local parent it reported them with

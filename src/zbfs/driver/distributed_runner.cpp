@@ -89,16 +89,17 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
   std::uint64_t eligible = 0;
   for (const std::uint64_t d : degree) eligible += d > 0 ? 1 : 0;
   eligible = world.allreduce(eligible, ReduceOp::kSum);
-  const std::vector<std::uint64_t> roots = sample_search_roots_batched(
-      generator.num_vertices(), eligible, config.num_roots, config.seed,
-      [&](std::span<const std::uint64_t> candidates, std::span<std::uint8_t> flags) {
-        std::vector<std::uint64_t> mine(candidates.size(), 0);
-        for (std::size_t i = 0; i < candidates.size(); ++i) {
-          if (grid.owns(candidates[i])) mine[i] = degree[candidates[i] - grid.my_first_vertex()] > 0 ? 1 : 0;
-        }
-        world.allreduce(std::span<std::uint64_t>(mine), ReduceOp::kMax);
-        for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
-      });
+  const std::vector<std::uint64_t> roots =
+      sample_search_roots_batched(generator.num_vertices(), eligible, config.num_roots, config.seed,
+                                  [&](std::span<const std::uint64_t> candidates, std::span<std::uint8_t> flags) {
+                                    std::vector<std::uint64_t> mine(candidates.size(), 0);
+                                    for (std::size_t i = 0; i < candidates.size(); ++i) {
+                                      if (grid.owns(candidates[i]))
+                                        mine[i] = degree[candidates[i] - grid.my_first_vertex()] > 0 ? 1 : 0;
+                                    }
+                                    world.allreduce(std::span<std::uint64_t>(mine), ReduceOp::kMax);
+                                    for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
+                                  });
 
   DirectExchanger exchanger(config.column_gather);
   DistributedBfs<V> bfs(grid, graph, exchanger, metrics);

@@ -40,12 +40,11 @@ std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<c
       const std::uint64_t mid = lo + (hi - lo) / 2;
       const auto split = std::lower_bound(held.begin(), held.end(), mid);
       const bool keep_lower = (rank & mask) == 0;
-      std::vector<std::uint64_t> kept = keep_lower ? std::vector<std::uint64_t>(held.begin(), split)
-                                                   : std::vector<std::uint64_t>(split, held.end());
+      std::vector<std::uint64_t> kept =
+          keep_lower ? std::vector<std::uint64_t>(held.begin(), split) : std::vector<std::uint64_t>(split, held.end());
       const auto split_at = static_cast<std::size_t>(split - held.begin());
-      const std::span<const std::uint64_t> given = keep_lower
-                                                       ? std::span<const std::uint64_t>(held).subspan(split_at)
-                                                       : std::span<const std::uint64_t>(held).first(split_at);
+      const std::span<const std::uint64_t> given = keep_lower ? std::span<const std::uint64_t>(held).subspan(split_at)
+                                                              : std::span<const std::uint64_t>(held).first(split_at);
       const std::vector<std::uint64_t> received = comm.sendrecv(given, rank ^ mask);
       held = merge_union(kept, received);
       (keep_lower ? hi : lo) = mid;

@@ -113,8 +113,8 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const KroneckerGe
   std::vector<std::uint64_t>().swap(packed);
 
   std::vector<std::uint64_t> tuples_per_row;
-  forward_ = build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of),
-                                &tuples_per_row);
+  forward_ =
+      build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of), &tuples_per_row);
   if (grid.partition() == Partition::k2D) {
     transposed_ = build_local_csr<V>(rows.local_size(), std::span<const V>(col_of), std::span<const V>(row_of));
   }

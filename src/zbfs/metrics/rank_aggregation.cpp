@@ -25,7 +25,8 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     Spread* fields[kFields] = {&b.phases[i].time_s, &b.phases[i].messages, &b.phases[i].raw_bytes,
                                &b.phases[i].wire_bytes};
-    for (std::size_t f = 0; f < kFields; ++f) *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
+    for (std::size_t f = 0; f < kFields; ++f)
+      *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
   }
   return b;
 }

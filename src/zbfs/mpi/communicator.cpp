@@ -12,7 +12,8 @@ void check_mpi(int rc, const char* what) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   MPI_Error_string(rc, text, &length);
-  throw Error(ExitCode::kFailure, std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+  throw Error(ExitCode::kFailure,
+              std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
 }
 
 int mpi_count(std::uint64_t count, const char* what) {

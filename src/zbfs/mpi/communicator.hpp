@@ -158,10 +158,10 @@ class Communicator {
                            kSizeTag, comm_, MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
     std::vector<T> recv(recv_count);
-    check_mpi(MPI_Sendrecv(send.data(), mpi_count(send_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag,
-                           recv.data(), mpi_count(recv_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, comm_,
-                           MPI_STATUS_IGNORE),
-              "MPI_Sendrecv");
+    check_mpi(
+        MPI_Sendrecv(send.data(), mpi_count(send_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, recv.data(),
+                     mpi_count(recv_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, comm_, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv");
     if (metrics_ != nullptr) {
       metrics_->add_traffic(send_count > 0 ? 2 : 1, sizeof(std::uint64_t) + send.size_bytes(),
                             sizeof(std::uint64_t) + send.size_bytes());

@@ -20,7 +20,8 @@ class LocalErrors {
   void add(ValidationRule rule, const std::string& message) {
     ++count_;
     rules_ |= 1U << static_cast<unsigned>(rule);
-    if (messages_.size() < kMaxMessages) messages_.push_back("rule " + std::to_string(static_cast<int>(rule)) + ": " + message);
+    if (messages_.size() < kMaxMessages)
+      messages_.push_back("rule " + std::to_string(static_cast<int>(rule)) + ": " + message);
   }
   [[nodiscard]] std::uint64_t count() const { return count_; }
   // Collective: the errors of all ranks, in rank order.
@@ -58,7 +59,8 @@ IncomingIds ask_owners(const ProcessGrid& grid, Exchanger& exchanger, const Outg
   OutgoingIds replies;
   replies.ids.resize(asked.ids.size() * width);
   replies.counts.resize(static_cast<std::size_t>(asked.num_sources()));
-  for (int s = 0; s < asked.num_sources(); ++s) replies.counts[static_cast<std::size_t>(s)] = asked.from(s).size() * width;
+  for (int s = 0; s < asked.num_sources(); ++s)
+    replies.counts[static_cast<std::size_t>(s)] = asked.from(s).size() * width;
   const auto count = static_cast<std::int64_t>(asked.ids.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
@@ -137,7 +139,8 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Kr
   LocalErrors errors;
 
   // Rule 1 preconditions: the root is its own parent; every parent is -1 or a vertex.
-  if (root >= n) errors.add(ValidationRule::kTreeRootedAtKey, "search key " + std::to_string(root) + " is not a vertex");
+  if (root >= n)
+    errors.add(ValidationRule::kTreeRootedAtKey, "search key " + std::to_string(root) + " is not a vertex");
   if (root < n && grid.owns(root) && parent[root - first] != static_cast<std::int64_t>(root)) {
     errors.add(ValidationRule::kTreeRootedAtKey,
                "the parent of the root " + std::to_string(root) + " is " + std::to_string(parent[root - first]));
@@ -164,7 +167,8 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Kr
   const auto rank = static_cast<std::uint64_t>(grid.rank());
   const std::uint64_t slice_first = m * rank / ranks;
   const std::uint64_t slice_last = m * (rank + 1) / ranks;
-  const std::uint64_t rounds = std::max<std::uint64_t>(1, ((m + ranks - 1) / ranks + edges_per_round - 1) / edges_per_round);
+  const std::uint64_t rounds =
+      std::max<std::uint64_t>(1, ((m + ranks - 1) / ranks + edges_per_round - 1) / edges_per_round);
   std::uint64_t traversed = 0;
   std::vector<Edge> chunk;
   for (std::uint64_t round = 0; round < rounds; ++round) {
@@ -216,8 +220,10 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Kr
                                                          ") joins levels " + std::to_string(lu) + " and " +
                                                          std::to_string(lv));
       }
-      if (lv == lu + 1 && pv == static_cast<std::int64_t>(e.u)) confirmations.bucket(0, grid.owner_of(e.v)).push_back(e.v);
-      if (lu == lv + 1 && pu == static_cast<std::int64_t>(e.v)) confirmations.bucket(0, grid.owner_of(e.u)).push_back(e.u);
+      if (lv == lu + 1 && pv == static_cast<std::int64_t>(e.u))
+        confirmations.bucket(0, grid.owner_of(e.v)).push_back(e.v);
+      if (lu == lv + 1 && pu == static_cast<std::int64_t>(e.v))
+        confirmations.bucket(0, grid.owner_of(e.u)).push_back(e.u);
     }
     const IncomingIds confirmed_here = exchanger.all_to_all(world, confirmations.finish());
     for (const std::uint64_t v : confirmed_here.ids) confirmed.set(v - first);

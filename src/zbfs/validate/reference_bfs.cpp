@@ -30,16 +30,26 @@ std::vector<std::int64_t> reference_bfs_levels(std::uint64_t num_vertices, std::
 std::vector<std::int64_t> levels_from_parents(std::span<const std::int64_t> parent, std::uint64_t root) {
   std::vector<std::int64_t> level(parent.size(), -1);
   level[root] = 0;
+  std::vector<std::uint64_t> path;
   for (std::uint64_t v = 0; v < parent.size(); ++v) {
-    if (parent[v] < 0 || level[v] >= 0) continue;
-    std::vector<std::uint64_t> path;
+    if (parent[v] < 0 || level[v] != -1) continue;
+    path.clear();
     std::uint64_t x = v;
-    while (level[x] < 0) {
+    // A chain longer than the vertex count loops; one ending at -1 or out of range is
+    // broken. Either way its vertices get kBrokenLevel instead of a level.
+    bool broken = false;
+    while (level[x] == -1) {
+      if (parent[x] < 0 || static_cast<std::uint64_t>(parent[x]) >= parent.size() || path.size() > parent.size()) {
+        broken = true;  // x itself is unreached (or its parent is not a vertex)
+        if (parent[x] >= 0) path.push_back(x);
+        break;
+      }
       path.push_back(x);
       x = static_cast<std::uint64_t>(parent[x]);
     }
-    std::int64_t depth = level[x];
-    for (auto it = path.rbegin(); it != path.rend(); ++it) level[*it] = ++depth;
+    broken = broken || level[x] == kBrokenLevel;
+    std::int64_t depth = broken ? 0 : level[x];
+    for (auto it = path.rbegin(); it != path.rend(); ++it) level[*it] = broken ? kBrokenLevel : ++depth;
   }
   return level;
 }

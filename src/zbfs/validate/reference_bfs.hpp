@@ -14,7 +14,10 @@ namespace zbfs {
 std::vector<std::int64_t> reference_bfs_levels(std::uint64_t num_vertices, std::span<const Edge> edges,
                                                std::uint64_t root);
 
-// Levels implied by a parent array (-1 = unreached); assumes a valid tree.
+// Levels implied by a parent array (-1 = unreached).
+// Vertices whose parent chain loops or breaks off get this level.
+inline constexpr std::int64_t kBrokenLevel = -2;
+
 std::vector<std::int64_t> levels_from_parents(std::span<const std::int64_t> parent, std::uint64_t root);
 
 }  // namespace zbfs

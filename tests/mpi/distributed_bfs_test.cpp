@@ -1,0 +1,143 @@
+// Distributed kernel 1 and kernel 2 against independent truth: BFS levels equal to a
+// plain sequential BFS for every partitioning, grid shape, direction mode and column
+// gather at this rank count, trees that pass both the single-process and the
+// distributed validator, and degrees equal to the single-process graph's.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "../unit/test_graphs.hpp"
+#include "mpi_test_support.hpp"
+#include "zbfs/bfs/distributed_bfs.hpp"
+#include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/validate/distributed_validator.hpp"
+#include "zbfs/validate/reference_bfs.hpp"
+#include "zbfs/validate/validator.hpp"
+
+namespace zbfs {
+namespace {
+
+using testing::Layout;
+
+struct GraphCase {
+  int scale;
+  std::uint64_t edgefactor;
+  std::uint64_t seed;
+};
+
+std::string describe(const Layout& layout, const GraphCase& g, Direction direction) {
+  return std::string(to_string(layout.partition)) + " grid " + layout.shape.to_string() + " scale " +
+         std::to_string(g.scale) + " edgefactor " + std::to_string(g.edgefactor) + " seed " + std::to_string(g.seed) +
+         " direction " + std::string(to_string(direction));
+}
+
+// Search keys: ends of the first non-self-loop tuples, so small components appear too.
+std::vector<std::uint64_t> some_roots(const std::vector<Edge>& edges, std::size_t count) {
+  std::vector<std::uint64_t> roots;
+  for (std::size_t i = 0; i < edges.size() && roots.size() < count; i += 97) {
+    if (edges[i].u != edges[i].v) roots.push_back(edges[i].u);
+  }
+  return roots;
+}
+
+template <class V>
+void check_searches(const Layout& layout, const GraphCase& g, Direction direction, ColumnGather gather,
+                    std::size_t num_roots) {
+  SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)));
+  PhaseMetrics metrics;
+  const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
+  const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
+  // Small rounds, so that construction takes several of them.
+  const DistributedGraph<V> graph(grid, generator, 1000);
+  DirectExchanger exchanger(gather);
+  DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
+
+  const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
+  const PackedEdgeList packed = testing::pack(g.scale, edges);
+  std::vector<std::int64_t> owned(grid.blocks().block());
+  BfsOptions options;
+  options.direction = direction;
+  for (const std::uint64_t root : some_roots(edges, num_roots)) {
+    SCOPED_TRACE("root " + std::to_string(root));
+    bfs.run(root, owned, options);
+    const std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
+    EXPECT_EQ(levels_from_parents(parent, root), reference_bfs_levels(generator.num_vertices(), edges, root));
+    const ValidationReport sequential = validate_bfs_tree(packed, root, parent);
+    EXPECT_TRUE(sequential.ok()) << (sequential.messages.empty() ? "" : sequential.messages.front());
+    const ValidationReport distributed =
+        validate_distributed_bfs_tree(grid, generator, exchanger, root, owned, metrics, 500);
+    EXPECT_TRUE(distributed.ok()) << (distributed.messages.empty() ? "" : distributed.messages.front());
+    EXPECT_EQ(distributed.traversed_edges, sequential.traversed_edges);
+    EXPECT_EQ(distributed.reached_vertices, sequential.reached_vertices);
+  }
+}
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+TEST(DistributedBfs, LevelsMatchSequentialBfsOnEveryLayout) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    check_searches<std::uint32_t>(layout, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 3);
+  }
+}
+
+TEST(DistributedBfs, SparseGraphWithManyComponentsAndLevels) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    check_searches<std::uint32_t>(layout, {10, 2, 5}, Direction::kAuto, ColumnGather::kAllgatherv, 4);
+  }
+}
+
+TEST(DistributedBfs, FixedDirections) {
+  const int p = world_size();
+  for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)}}) {
+    for (const Direction direction : {Direction::kTopDown, Direction::kBottomUp}) {
+      check_searches<std::uint32_t>(layout, {8, 8, 3}, direction, ColumnGather::kAllgatherv, 3);
+    }
+  }
+}
+
+TEST(DistributedBfs, SetUnionColumnGather) {
+  const int p = world_size();
+  for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)},
+                               Layout{Partition::k2D, {p, 1}}}) {
+    check_searches<std::uint32_t>(layout, {9, 16, 2}, Direction::kTopDown, ColumnGather::kUnion, 2);
+  }
+}
+
+TEST(DistributedBfs, SixtyFourBitLocalIds) {
+  check_searches<std::uint64_t>({Partition::k2D, most_square_grid(world_size())}, {8, 16, 4}, Direction::kAuto,
+                                ColumnGather::kAllgatherv, 2);
+}
+
+TEST(DistributedGraph, OwnersHoldTheSingleProcessDegrees) {
+  const GraphCase g{9, 16, 7};
+  const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
+  const Csr<std::uint32_t> csr = build_csr<std::uint32_t>(generate_edge_list(generator));
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    SCOPED_TRACE(describe(layout, g, Direction::kAuto));
+    PhaseMetrics metrics;
+    const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
+    const DistributedGraph<std::uint32_t> graph(grid, generator, 4096);
+    EXPECT_EQ(graph.global_directed_edges(), csr.num_directed_edges());
+    const std::uint64_t first = grid.my_first_vertex();
+    for (std::uint64_t o = 0; o < grid.blocks().block(); ++o) {
+      const std::uint64_t v = first + o;
+      const std::uint64_t degree = v < csr.num_vertices() ? csr.degree(v) : 0;
+      const std::uint64_t tuples = v < csr.num_vertices() ? csr.input_tuple_degree(v) : 0;
+      ASSERT_EQ(graph.owned_degree()[o], degree) << "vertex " << v;
+      ASSERT_EQ(graph.owned_tuple_degree()[o], tuples) << "vertex " << v;
+    }
+    // Construction traffic was counted.
+    if (grid.size() > 1) {
+      EXPECT_GT(grid.world().allreduce(metrics[Phase::kOther].raw_bytes, ReduceOp::kSum), 0U);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zbfs

@@ -1,0 +1,93 @@
+// Partition arithmetic without MPI: grid factorisation and parsing, vertex blocks and the
+// local numbering of piece groups.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "zbfs/exchange/id_messages.hpp"
+#include "zbfs/topology/grid_shape.hpp"
+#include "zbfs/topology/vertex_partition.hpp"
+
+namespace zbfs {
+namespace {
+
+TEST(GridShape, MostSquareFactorisation) {
+  EXPECT_EQ(most_square_grid(1), (GridShape{1, 1}));
+  EXPECT_EQ(most_square_grid(4), (GridShape{2, 2}));
+  EXPECT_EQ(most_square_grid(6), (GridShape{2, 3}));
+  EXPECT_EQ(most_square_grid(7), (GridShape{1, 7}));
+  EXPECT_EQ(most_square_grid(8), (GridShape{2, 4}));
+  EXPECT_EQ(most_square_grid(36), (GridShape{6, 6}));
+}
+
+TEST(GridShape, ParsesRowsByColumns) {
+  EXPECT_EQ(parse_grid_shape("2x3"), (GridShape{2, 3}));
+  EXPECT_EQ(parse_grid_shape("4X1"), (GridShape{4, 1}));
+  for (const char* bad : {"", "x", "2x", "x3", "0x4", "2x-1", "2*3", "2x3x4", "a x b"}) {
+    EXPECT_FALSE(parse_grid_shape(bad)) << bad;
+  }
+}
+
+TEST(GridShape, RanksAndPiecesAreABijection) {
+  const GridShape g{3, 4};
+  std::set<int> pieces;
+  for (int rank = 0; rank < g.size(); ++rank) {
+    const int piece = g.piece_of_rank(rank);
+    EXPECT_EQ(g.rank_of_piece(piece), rank);
+    EXPECT_EQ(piece / g.rows, g.col_of(rank));  // a column owns consecutive pieces
+    pieces.insert(piece);
+  }
+  EXPECT_EQ(pieces.size(), 12U);
+}
+
+TEST(VertexBlocks, WordAlignedBlocksCoverEveryVertex) {
+  for (const std::uint64_t n : {std::uint64_t{16}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
+    for (const int p : {1, 3, 7, 8}) {
+      const VertexBlocks blocks(n, p);
+      EXPECT_EQ(blocks.block() % 64, 0U);
+      std::uint64_t total = 0;
+      for (int k = 0; k < p; ++k) total += blocks.piece_vertices(k);
+      EXPECT_EQ(total, n) << n << " " << p;
+      EXPECT_EQ(blocks.piece_of(n - 1), static_cast<int>((n - 1) / blocks.block()));
+    }
+  }
+}
+
+TEST(PieceGroup, LocalNumberingRoundTrips) {
+  const VertexBlocks blocks(6400, 6);  // block 1088
+  const GridShape g{2, 3};
+  for (int rank = 0; rank < g.size(); ++rank) {
+    const PieceGroup column(blocks, g.col_of(rank) * g.rows, 1, g.rows);
+    const PieceGroup row(blocks, g.row_of(rank), g.rows, g.cols);
+    for (const PieceGroup* group : {&column, &row}) {
+      std::uint64_t members = 0;
+      for (std::uint64_t v = 0; v < 6400; ++v) {
+        if (!group->contains(v)) continue;
+        ++members;
+        const std::uint64_t local = group->to_local(v);
+        ASSERT_LT(local, group->local_size());
+        ASSERT_EQ(group->to_global(local), v);
+        ASSERT_EQ(group->member_of_local(local), group->member_of(v));
+      }
+      EXPECT_GT(members, 0U);
+    }
+    // The own piece is in both groups, at the member index of the rank's position.
+    const std::uint64_t mine = blocks.first_vertex(g.piece_of_rank(rank));
+    EXPECT_EQ(column.member_of(mine), g.row_of(rank));
+    EXPECT_EQ(row.member_of(mine), g.col_of(rank));
+  }
+}
+
+TEST(OutgoingBuilder, ConcatenatesBucketsByDestination) {
+  OutgoingBuilder builder(3, 2);
+  builder.bucket(1, 2).push_back(21);
+  builder.bucket(0, 2).push_back(20);
+  builder.bucket(0, 0).push_back(0);
+  builder.bucket(1, 0).push_back(1);
+  const OutgoingIds out = builder.finish();
+  EXPECT_EQ(out.counts, (std::vector<std::uint64_t>{2, 0, 2}));
+  EXPECT_EQ(out.ids, (std::vector<std::uint64_t>{0, 1, 20, 21}));
+}
+
+}  // namespace
+}  // namespace zbfs
