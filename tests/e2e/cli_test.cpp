@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -27,14 +28,14 @@ std::string slurp(const std::filesystem::path& path) {
   return text.str();
 }
 
-Outcome run_zbfs(const std::string& args) {
+Outcome run_command(const std::string& command_prefix, const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path();
   const std::string tag = std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const auto out_path = dir / ("zbfs_cli_" + tag + ".out");
   const auto err_path = dir / ("zbfs_cli_" + tag + ".err");
   const std::string command =
-      std::string(ZBFS_BINARY) + " " + args + " >" + out_path.string() + " 2>" + err_path.string() + " </dev/null";
+      command_prefix + " " + args + " >" + out_path.string() + " 2>" + err_path.string() + " </dev/null";
   const int raw = std::system(command.c_str());
   Outcome o;
   o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -43,6 +44,14 @@ Outcome run_zbfs(const std::string& args) {
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return o;
+}
+
+Outcome run_zbfs(const std::string& args) { return run_command(ZBFS_BINARY, args); }
+
+// The binary under mpirun; `timeout` guarantees the test ends even if the job would hang.
+Outcome run_mpi(int ranks, const std::string& args) {
+  return run_command(std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np " + std::to_string(ranks) + " " + ZBFS_BINARY,
+                     args);
 }
 
 int count_lines(const std::string& text) {
@@ -146,6 +155,88 @@ TEST(Cli, NoValidatePrintsMinusOneAndEveryDirectionRuns) {
     ASSERT_EQ(o.status, 0) << direction << ": " << o.err;
     EXPECT_NE(o.out.find("bfs  min_validate:              -1"), std::string::npos) << o.out;
   }
+}
+
+TEST(CliErrors, PartitionOptions) {
+  expect_usage_error("run --partition 3d", "3d");
+  expect_usage_error("run --partition 2d --grid 2x", "--grid");
+  expect_usage_error("run --partition 2d --grid 2x2", "job has 1");
+  expect_usage_error("run --grid 1x1", "--partition 2d");
+  expect_usage_error("run --column-gather tree", "tree");
+  expect_usage_error("run --fail-on-rank 3", "--fail-on-rank");
+}
+
+TEST(CliMpi, EveryRankCountPrintsOneResultBlock) {
+  const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_mpi.json";
+  std::filesystem::remove(json_path);
+  const Outcome o = run_mpi(3, "run --scale 9 --roots 4 --partition 2d --json " + json_path.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(count_lines(o.out), 34) << o.out;
+  EXPECT_NE(o.out.find("NBFS:                           4\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("phase breakdown over 3 ranks"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("row_exchange"), std::string::npos) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+  EXPECT_EQ(j["num_mpi_processes"], 3);
+  EXPECT_EQ(j["config"]["partition"], "2d");
+  EXPECT_EQ(j["config"]["grid"], "1x3");
+  EXPECT_GT(j["phases"]["row_exchange"]["raw_bytes"]["sum"].get<double>(), 0.0);
+  EXPECT_GE(j["phases"]["local_expansion"]["time_s"]["max"].get<double>(),
+            j["phases"]["local_expansion"]["time_s"]["min"].get<double>());
+  for (const auto& s : j["searches"]) EXPECT_TRUE(s["phases"].contains("termination_check"));
+  std::filesystem::remove(json_path);
+}
+
+TEST(CliMpi, TraversedEdgesAreTheSameForEveryLayout) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
+  ASSERT_EQ(single.status, 0) << single.err;
+  for (const char* layout :
+       {"--partition 1d", "--partition 2d", "--partition 2d --grid 4x1", "--partition 2d --column-gather union"}) {
+    const Outcome o = run_mpi(4, std::string("run --scale 10 --roots 6 -q ") + layout);
+    ASSERT_EQ(o.status, 0) << layout << ": " << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << layout;
+  }
+}
+
+int count_occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// mpirun adds its own banner about the exit status; zbfs's line appears once.
+TEST(CliMpi, ConfigurationErrorsArePrintedOnce) {
+  const Outcome o = run_mpi(2, "run --partition 2d --grid 3x3");
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_EQ(count_occurrences(o.err, "zbfs: error:"), 1) << o.err;
+  EXPECT_NE(o.err.find("job has 2"), std::string::npos) << o.err;
+  const Outcome shared = run_mpi(2, "run --partition shared");
+  EXPECT_EQ(shared.status, 2) << shared.err;
+  EXPECT_NE(shared.err.find("one process"), std::string::npos) << shared.err;
+}
+
+TEST(CliMpi, AFailingRankEndsTheWholeJob) {
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = run_mpi(3, "run --scale 12 --roots 64 -q --fail-on-rank 1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(o.status, 0);
+  EXPECT_NE(o.status, 124) << "the job hung until timeout killed it";
+  EXPECT_NE(o.err.find("zbfs: error: rank 1: injected failure"), std::string::npos) << o.err;
+  EXPECT_LT(seconds, 60.0);
+}
+
+TEST(CliMpi, AKilledRankEndsTheWholeJob) {
+  // Start a run long enough to be mid-flight, then kill one of mpirun's ranks.
+  const std::string script = std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np 3 " + ZBFS_BINARY +
+                             " run --scale 16 --roots 64 -q >/dev/null 2>&1 & job=$!; sleep 3; "
+                             "pkill -9 -n -P $job; wait $job; echo $? ";
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = run_command("bash -c", "'" + script + "'");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int job_status = std::stoi(o.out);
+  EXPECT_NE(job_status, 0);
+  EXPECT_NE(job_status, 124) << "the job hung until timeout killed it";
+  EXPECT_LT(seconds, 60.0);
 }
 
 }  // namespace

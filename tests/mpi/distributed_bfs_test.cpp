@@ -2,6 +2,8 @@
 // plain sequential BFS for every partitioning, grid shape, direction mode and column
 // gather at this rank count, trees that pass both the single-process and the
 // distributed validator, and degrees equal to the single-process graph's.
+#include "zbfs/bfs/distributed_bfs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,7 +11,6 @@
 
 #include "../unit/test_graphs.hpp"
 #include "mpi_test_support.hpp"
-#include "zbfs/bfs/distributed_bfs.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
@@ -103,8 +104,8 @@ TEST(DistributedBfs, FixedDirections) {
 
 TEST(DistributedBfs, SetUnionColumnGather) {
   const int p = world_size();
-  for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)},
-                               Layout{Partition::k2D, {p, 1}}}) {
+  for (const Layout& layout :
+       {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)}, Layout{Partition::k2D, {p, 1}}}) {
     check_searches<std::uint32_t>(layout, {9, 16, 2}, Direction::kTopDown, ColumnGather::kUnion, 2);
   }
 }

@@ -1,8 +1,8 @@
 // The whole distributed benchmark against the single-process one: the same search keys,
 // the same traversed-edge counts, every search validated, phases accounted.
-#include <gtest/gtest.h>
-
 #include "zbfs/driver/distributed_runner.hpp"
+
+#include <gtest/gtest.h>
 
 namespace zbfs {
 namespace {

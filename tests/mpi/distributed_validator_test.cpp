@@ -1,6 +1,8 @@
 // The distributed validator must reject what the single-process validator rejects, for
 // the same rules: parent cycles, links that are not input edges, trees that stop short
 // of the component, out-of-range parents, a wrong root.
+#include "zbfs/validate/distributed_validator.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include "mpi_test_support.hpp"
 #include "zbfs/bfs/distributed_bfs.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
-#include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 
 namespace zbfs {

@@ -1,9 +1,9 @@
 // build_local_csr: rows sorted and free of duplicates, pair counts before deduplication.
+#include "zbfs/graph/local_csr.hpp"
+
 #include <gtest/gtest.h>
 
 #include <vector>
-
-#include "zbfs/graph/local_csr.hpp"
 
 namespace zbfs {
 namespace {
