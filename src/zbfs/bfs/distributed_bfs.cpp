@@ -10,6 +10,32 @@
 
 namespace zbfs {
 
+namespace {
+
+// The bottom-up search of one bitmap word: for each vertex in `unvisited` (bits of the
+// word starting at local index `first`), the first neighbour in `frontier`, reported
+// as on_found(bit, neighbour). Returns the mask of vertices found.
+template <class V, class OnFound>
+inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first, const std::uint64_t* offsets,
+                                    const V* adjacency, const std::uint64_t* frontier, OnFound on_found) {
+  std::uint64_t found = 0;
+  for (; unvisited != 0; unvisited &= unvisited - 1) {
+    const int bit = std::countr_zero(unvisited);
+    const std::uint64_t vertex = first + static_cast<std::uint64_t>(bit);
+    for (std::uint64_t e = offsets[vertex], end = offsets[vertex + 1]; e < end; ++e) {
+      const V neighbour = adjacency[e];
+      if ((frontier[neighbour >> 6] >> (neighbour & 63)) & 1) {
+        found |= std::uint64_t{1} << bit;
+        on_found(bit, neighbour);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 template <class V>
 DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
                                   PhaseMetrics& metrics)
@@ -22,7 +48,6 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       visited_(block_),
       frontier_(block_),
       next_(block_),
-      winner_(block_),
       sent_(grid.row_group().local_size()),
       sent_parent_(grid.row_group().local_size()),
       source_frontier_(grid.bottom_up().source.local_size()),
@@ -38,12 +63,8 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
     frontier_.clear();
     sent_.clear();
     const auto n = static_cast<std::int64_t>(block_);
-    std::int32_t* winner = winner_.data();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) {
-      parent[static_cast<std::size_t>(i)] = -1;
-      winner[i] = -1;
-    }
+    for (std::int64_t i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = -1;
     if (grid_.owns(root)) {
       const std::uint64_t offset = root - first_vertex_;
       visited_.set(offset);
@@ -118,6 +139,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     const LocalCsr<V>& graph = graph_.for_layout(layout);
     const int my_member = layout.fold->rank();
     const std::uint64_t block = block_;
+    const std::uint64_t my_first_local = static_cast<std::uint64_t>(my_member) * block;
     const int threads = omp_get_max_threads();
     OutgoingBuilder builder(layout.fold->size(), threads);
     const auto count = static_cast<std::int64_t>(sources.size());
@@ -130,16 +152,17 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
         const std::uint64_t u = sources[static_cast<std::size_t>(i)];
         const std::uint64_t source_local = layout.source.to_local(u);
         for (const V target_local : graph.neighbors(source_local)) {
-          const auto member = static_cast<int>(target_local / block);
-          if (member == my_member) {
-            const std::uint64_t offset = target_local - static_cast<std::uint64_t>(member) * block;
+          // Owned targets by one unsigned comparison: a division per edge would cost more
+          // than the rest of the loop.
+          const std::uint64_t offset = target_local - my_first_local;
+          if (offset < block) {
             if (!visited_.test(offset) && visited_.set_atomic(offset)) {
               parent[offset] = static_cast<std::int64_t>(u);
               next_.set_atomic(offset);
             }
           } else if (!sent_.test(target_local) && sent_.set_atomic(target_local)) {
             sent_parent[target_local] = static_cast<V>(source_local);
-            builder.bucket(t, member).push_back(layout.target.to_global(target_local));
+            builder.bucket(t, static_cast<int>(target_local / block)).push_back(layout.target.to_global(target_local));
           }
         }
       }
@@ -151,61 +174,82 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
     incoming = exchanger_.all_to_all(*layout.fold, outgoing);
   }
-  claim_incoming(incoming);
-  return finish_level();
+  claim_incoming(incoming, parent);
+  return finish_level(true);
 }
 
 template <class V>
 typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::span<std::int64_t> parent) {
   const TraversalLayout layout = grid_.bottom_up();
   const std::size_t words_per_block = static_cast<std::size_t>(grid_.blocks().words_per_block());
-  {
+  // Gathering along a communicator of one rank would only copy this rank's own bitmap:
+  // then the step reads it in place (the visited words it updates are its own, read
+  // before they are written, by the same thread).
+  const std::uint64_t* frontier = frontier_.data();
+  const std::uint64_t* target_visited = visited_.data();
+  if (layout.expand->size() > 1) {
     const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-    exchanger_.gather_bitmap(*layout.expand, std::span<const std::uint64_t>(&frontier_.word(0), words_per_block),
-                             std::span<std::uint64_t>(&source_frontier_.word(0), source_frontier_.num_words()));
+    exchanger_.gather_bitmap(*layout.expand, std::span<const std::uint64_t>(frontier_.data(), words_per_block),
+                             std::span<std::uint64_t>(source_frontier_.data(), source_frontier_.num_words()));
+    frontier = source_frontier_.data();
   }
-  {
+  if (layout.fold->size() > 1) {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    exchanger_.gather_bitmap(*layout.fold, std::span<const std::uint64_t>(&visited_.word(0), words_per_block),
-                             std::span<std::uint64_t>(&target_visited_.word(0), target_visited_.num_words()));
+    exchanger_.gather_bitmap(*layout.fold, std::span<const std::uint64_t>(visited_.data(), words_per_block),
+                             std::span<std::uint64_t>(target_visited_.data(), target_visited_.num_words()));
+    target_visited = target_visited_.data();
   }
 
   OutgoingIds outgoing;
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    next_.clear();
     const LocalCsr<V>& graph = graph_.for_layout(layout);
     const auto my_member = static_cast<std::size_t>(layout.fold->rank());
     const int threads = omp_get_max_threads();
     OutgoingBuilder builder(layout.fold->size(), threads);
     V* sent_parent = sent_parent_.data();
-    const auto words = static_cast<std::int64_t>(target_visited_.num_words());
+    const auto words = static_cast<std::size_t>(layout.target.words());
+    const std::size_t my_first_word = my_member * words_per_block;
+    // Raw pointers: parent stores (int64) may alias any uint64 member, which would make
+    // the compiler reload every member after each store.
+    const std::uint64_t* offsets = graph.offsets();
+    const V* adjacency = graph.neighbor_data();
+    std::uint64_t* next = next_.data();
+    std::uint64_t* visited = visited_.data();
+    std::int64_t* parent_of = parent.data();
+    const PieceGroup target = layout.target;
+    // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
+    // becomes global by one addition.
+    const std::uint64_t source_base = layout.source.to_global(0);
+    const std::size_t owned_end = my_first_word + words_per_block;
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
       // Each thread owns whole words of the target group, and the owned piece is
-      // word-aligned inside it, so the plain bit writes below never share a word.
-#pragma omp for schedule(dynamic, 256)
-      for (std::int64_t w = 0; w < words; ++w) {
-        const auto word = static_cast<std::size_t>(w);
-        const std::size_t member = word / words_per_block;
-        for (std::uint64_t unvisited = ~target_visited_.word(word); unvisited != 0; unvisited &= unvisited - 1) {
-          const std::uint64_t target_local = word * 64 + static_cast<std::uint64_t>(std::countr_zero(unvisited));
-          for (const V source_local : graph.neighbors(target_local)) {
-            if (!source_frontier_.test(source_local)) continue;
-            if (member == my_member) {
-              const std::uint64_t offset = target_local - member * block_;
-              visited_.set(offset);
-              next_.set(offset);
-              parent[offset] = static_cast<std::int64_t>(layout.source.to_global(source_local));
-            } else {
-              sent_.set(target_local);
-              sent_parent[target_local] = source_local;
-              builder.bucket(t, static_cast<int>(member)).push_back(layout.target.to_global(target_local));
-            }
-            break;
-          }
-        }
+      // word-aligned inside it, so no two threads write the same word below. Owned words
+      // come first, in a loop of their own: it is the whole step in 1D.
+#pragma omp for schedule(dynamic, 64) nowait
+      for (std::size_t word = my_first_word; word < owned_end; ++word) {
+        const std::size_t owned_word = word - my_first_word;
+        const std::uint64_t found = scan_unvisited(~target_visited[word], word * 64, offsets, adjacency, frontier,
+                                                   [&](int bit, V source_local) {
+                                                     parent_of[owned_word * 64 + static_cast<std::size_t>(bit)] =
+                                                         static_cast<std::int64_t>(source_base + source_local);
+                                                   });
+        // Every owned word is written here, so next_ needs no clearing first.
+        next[owned_word] = found;
+        visited[owned_word] |= found;
+      }
+#pragma omp for schedule(dynamic, 64)
+      for (std::size_t word = 0; word < words; ++word) {
+        if (word >= my_first_word && word < owned_end) continue;
+        const auto member = static_cast<int>(word / words_per_block);
+        scan_unvisited(~target_visited[word], word * 64, offsets, adjacency, frontier, [&](int bit, V source_local) {
+          const std::uint64_t target_local = word * 64 + static_cast<std::uint64_t>(bit);
+          sent_.set(target_local);
+          sent_parent[target_local] = source_local;
+          builder.bucket(t, member).push_back(target.to_global(target_local));
+        });
       }
     }
     outgoing = builder.finish();
@@ -215,22 +259,22 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
     incoming = exchanger_.all_to_all(*layout.fold, outgoing);
   }
-  claim_incoming(incoming);
-  return finish_level();
+  claim_incoming(incoming, parent);
+  return finish_level(false);
 }
 
 template <class V>
-void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming) {
+void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming, std::span<std::int64_t> parent) {
   const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-  std::int32_t* winner = winner_.data();
   for (int s = 0; s < incoming.num_sources(); ++s) {
     const std::span<const std::uint64_t> ids = incoming.from(s);
     const auto count = static_cast<std::int64_t>(ids.size());
-#pragma omp parallel for schedule(static)
+    // Forking threads costs more than claiming a few thousand ids.
+#pragma omp parallel for schedule(static) if (count > 4096)
     for (std::int64_t i = 0; i < count; ++i) {
       const std::uint64_t offset = ids[static_cast<std::size_t>(i)] - first_vertex_;
       if (!visited_.test(offset) && visited_.set_atomic(offset)) {
-        winner[offset] = s;
+        parent[offset] = -2 - s;
         next_.set_atomic(offset);
       }
     }
@@ -238,7 +282,7 @@ void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming) {
 }
 
 template <class V>
-typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level() {
+typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool with_edges) {
   frontier_.swap(next_);
   std::uint64_t counts[2] = {0, 0};
   {
@@ -247,10 +291,12 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level() {
     std::uint64_t vertices = 0;
     std::uint64_t edges = 0;
     const auto words = static_cast<std::int64_t>(frontier_.num_words());
-#pragma omp parallel for schedule(static) reduction(+ : vertices, edges)
+    // Waking the other threads costs more than counting a few hundred KiB alone.
+#pragma omp parallel for schedule(static) reduction(+ : vertices, edges) if (words > (1 << 16))
     for (std::int64_t w = 0; w < words; ++w) {
       const std::uint64_t bits_in_word = frontier_.word(static_cast<std::size_t>(w));
       vertices += static_cast<std::uint64_t>(std::popcount(bits_in_word));
+      if (!with_edges) continue;
       for (std::uint64_t bits = bits_in_word; bits != 0; bits &= bits - 1) {
         edges += degree[static_cast<std::size_t>(w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
       }
@@ -267,11 +313,21 @@ template <class V>
 void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
   const ScopedPhase phase(metrics_, Phase::kPredecessorReduction);
   const Communicator& row = grid_.row();
+  // Alone in its row a rank discovered every vertex it owns itself (the same on all ranks).
+  if (row.size() == 1) return;
   // Ask each reporting rank for the parent it used.
-  OutgoingBuilder builder(row.size(), 1);
-  for (std::uint64_t offset = 0; offset < block_; ++offset) {
-    const std::int32_t s = winner_[offset];
-    if (s >= 0) builder.bucket(0, s).push_back(first_vertex_ + offset);
+  const int threads = omp_get_max_threads();
+  OutgoingBuilder builder(row.size(), threads);
+  const auto n = static_cast<std::int64_t>(block_);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    // Static schedule: thread t takes the t-th range, so buckets concatenate in vertex order.
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t p = parent[static_cast<std::size_t>(i)];
+      if (p <= -2) builder.bucket(t, static_cast<int>(-2 - p)).push_back(first_vertex_ + static_cast<std::uint64_t>(i));
+    }
   }
   const OutgoingIds requests = builder.finish();
   const IncomingIds asked = exchanger_.all_to_all(row, requests);

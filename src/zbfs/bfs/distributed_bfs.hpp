@@ -44,9 +44,12 @@ class DistributedBfs {
 
   LevelCounts top_down_step(std::span<std::int64_t> parent);
   LevelCounts bottom_up_step(std::span<std::int64_t> parent);
-  // Owners claim the ids that arrived; `source` ranks are remembered for the reduction.
-  void claim_incoming(const IncomingIds& incoming);
-  LevelCounts finish_level();
+  // Owners claim the ids that arrived. Until the predecessor reduction, the parent of a
+  // vertex claimed so holds -2 - s, s being the row rank whose report won.
+  void claim_incoming(const IncomingIds& incoming, std::span<std::int64_t> parent);
+  // Swaps in the new frontier and counts it over all ranks; its edges only when asked
+  // (the direction switch needs them after top-down steps only).
+  LevelCounts finish_level(bool with_edges);
   void reduce_predecessors(std::span<std::int64_t> parent);
 
   const ProcessGrid& grid_;
@@ -56,14 +59,13 @@ class DistributedBfs {
   std::uint64_t block_;
   std::uint64_t first_vertex_;
 
-  Bitmap visited_;                   // owned vertices reached so far
-  Bitmap frontier_;                  // owned vertices of the current level
-  Bitmap next_;                      // owned vertices of the next level
-  LargeArray<std::int32_t> winner_;  // row rank whose report discovered the vertex, or -1
-  Bitmap sent_;                      // row-group vertices this rank has reported to their owner
-  LargeArray<V> sent_parent_;        // the column-group-local parent it reported them with
-  Bitmap source_frontier_;           // bottom-up: frontier of the source group
-  Bitmap target_visited_;            // bottom-up: visited set of the target group
+  Bitmap visited_;             // owned vertices reached so far
+  Bitmap frontier_;            // owned vertices of the current level
+  Bitmap next_;                // owned vertices of the next level
+  Bitmap sent_;                // row-group vertices this rank has reported to their owner
+  LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with
+  Bitmap source_frontier_;     // bottom-up: frontier of the source group (when gathered)
+  Bitmap target_visited_;      // bottom-up: visited set of the target group (when gathered)
 };
 
 extern template class DistributedBfs<std::uint32_t>;

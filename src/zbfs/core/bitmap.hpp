@@ -38,6 +38,8 @@ class Bitmap {
     return std::atomic_ref<std::uint64_t>(word).load(std::memory_order_relaxed);
   }
   std::uint64_t& word(std::size_t w) { return words_[w]; }
+  [[nodiscard]] const std::uint64_t* data() const { return words_.data(); }
+  std::uint64_t* data() { return words_.data(); }
   [[nodiscard]] std::uint64_t word(std::size_t w) const { return words_[w]; }
 
   // Mask of the bits of word w that belong to the bitmap (the last word may be partial).
@@ -49,7 +51,8 @@ class Bitmap {
   void clear() {
     std::uint64_t* p = words_.data();
     const auto n = static_cast<std::int64_t>(words_.size());
-#pragma omp parallel for schedule(static)
+    // Up to 512 KiB, clearing alone is faster than waking other threads.
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
     for (std::int64_t i = 0; i < n; ++i) p[i] = 0;
   }
 

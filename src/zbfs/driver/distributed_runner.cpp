@@ -117,12 +117,16 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
     search.stats = bfs.run(search.root, parent.span(), config.bfs);
     search.time_s = slowest(world, clock.elapsed_s());
 
-    std::uint64_t counts[2] = {0, 0};  // tuple endpoints in the tree, reached vertices
-    for (std::uint64_t o = 0; o < parent.size(); ++o) {
-      if (parent[o] < 0) continue;
-      counts[0] += tuple_degree[o];
-      ++counts[1];
+    std::uint64_t endpoints = 0;
+    std::uint64_t reached = 0;
+    const auto owned = static_cast<std::int64_t>(parent.size());
+#pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
+    for (std::int64_t o = 0; o < owned; ++o) {
+      if (parent[static_cast<std::size_t>(o)] < 0) continue;
+      endpoints += tuple_degree[static_cast<std::size_t>(o)];
+      ++reached;
     }
+    std::uint64_t counts[2] = {endpoints, reached};  // tuple endpoints in the tree, reached vertices
     world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
     search.traversed_edges = counts[0] / 2;
     search.reached_vertices = counts[1];

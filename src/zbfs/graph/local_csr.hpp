@@ -26,6 +26,9 @@ class LocalCsr {
   [[nodiscard]] std::span<const V> neighbors(std::uint64_t row) const {
     return {neighbors_.data() + offsets_[row], static_cast<std::size_t>(degree(row))};
   }
+  // Raw arrays for hot loops, where member accesses would be reloaded after every store.
+  [[nodiscard]] const std::uint64_t* offsets() const { return offsets_.data(); }
+  [[nodiscard]] const V* neighbor_data() const { return neighbors_.data(); }
 
  private:
   std::uint64_t num_rows_ = 0;

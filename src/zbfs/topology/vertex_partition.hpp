@@ -62,10 +62,14 @@ class PieceGroup {
     return static_cast<int>((static_cast<std::int64_t>(v / block_) - first_) / stride_);
   }
   [[nodiscard]] int member_of_local(std::uint64_t local) const { return static_cast<int>(local / block_); }
+  // Contiguous groups (every column group, and all of 1D) map by an offset; strided ones
+  // (2D row groups) need a division, so the common case skips it.
   [[nodiscard]] std::uint64_t to_local(std::uint64_t v) const {
+    if (stride_ == 1) return v - static_cast<std::uint64_t>(first_) * block_;
     return static_cast<std::uint64_t>(member_of(v)) * block_ + v % block_;
   }
   [[nodiscard]] std::uint64_t to_global(std::uint64_t local) const {
+    if (stride_ == 1) return local + static_cast<std::uint64_t>(first_) * block_;
     const std::uint64_t member = local / block_;
     return (static_cast<std::uint64_t>(first_) + member * static_cast<std::uint64_t>(stride_)) * block_ +
            local % block_;
