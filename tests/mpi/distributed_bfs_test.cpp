@@ -51,7 +51,8 @@ void check_searches(const Layout& layout, const GraphCase& g, Direction directio
   const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
   // Small rounds, so that construction takes several of them.
-  const DistributedGraph<V> graph(grid, generator, 1000);
+  const PackedEdgeList slice = testing::my_slice(generator, grid);
+  const DistributedGraph<V> graph(grid, slice, 1000);
   DirectExchanger exchanger(gather);
   DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
 
@@ -68,7 +69,7 @@ void check_searches(const Layout& layout, const GraphCase& g, Direction directio
     const ValidationReport sequential = validate_bfs_tree(packed, root, parent);
     EXPECT_TRUE(sequential.ok()) << (sequential.messages.empty() ? "" : sequential.messages.front());
     const ValidationReport distributed =
-        validate_distributed_bfs_tree(grid, generator, exchanger, root, owned, metrics, 500);
+        validate_distributed_bfs_tree(grid, slice, exchanger, root, owned, metrics, 500);
     EXPECT_TRUE(distributed.ok()) << (distributed.messages.empty() ? "" : distributed.messages.front());
     EXPECT_EQ(distributed.traversed_edges, sequential.traversed_edges);
     EXPECT_EQ(distributed.reached_vertices, sequential.reached_vertices);
@@ -123,7 +124,7 @@ TEST(DistributedGraph, OwnersHoldTheSingleProcessDegrees) {
     SCOPED_TRACE(describe(layout, g, Direction::kAuto));
     PhaseMetrics metrics;
     const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
-    const DistributedGraph<std::uint32_t> graph(grid, generator, 4096);
+    const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid), 4096);
     EXPECT_EQ(graph.global_directed_edges(), csr.num_directed_edges());
     const std::uint64_t first = grid.my_first_vertex();
     for (std::uint64_t o = 0; o < grid.blocks().block(); ++o) {

@@ -30,7 +30,8 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     grid_.emplace(GetParam(), most_square_grid(ranks), generator_.num_vertices(), &metrics_);
-    graph_.emplace(*grid_, generator_);
+    slice_ = testing::my_slice(generator_, *grid_);
+    graph_.emplace(*grid_, slice_);
     DistributedBfs<std::uint32_t> bfs(*grid_, *graph_, exchanger_, metrics_);
     owned_.resize(grid_->blocks().block());
     bfs.run(root_, owned_, BfsOptions{});
@@ -47,7 +48,7 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     const std::uint64_t first = grid_->my_first_vertex();
     for (std::uint64_t o = 0; o < mine.size() && first + o < bad.size(); ++o) mine[o] = bad[first + o];
     const ValidationReport distributed =
-        validate_distributed_bfs_tree(*grid_, generator_, exchanger_, root_, mine, metrics_, 700);
+        validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_, 700);
     EXPECT_FALSE(sequential.ok());
     EXPECT_FALSE(distributed.ok());
     EXPECT_TRUE(distributed.violates(expected)) << (distributed.messages.empty() ? "" : distributed.messages.front());
@@ -68,6 +69,7 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
   KroneckerGenerator generator_{KroneckerParams{9, 16, 11}};
   PackedEdgeList edges_ = generate_edge_list(generator_);
   std::optional<ProcessGrid> grid_;
+  PackedEdgeList slice_;
   std::optional<DistributedGraph<std::uint32_t>> graph_;
   DirectExchanger exchanger_{ColumnGather::kAllgatherv};
   std::uint64_t root_ = edges_.get(0).u;
@@ -78,7 +80,7 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
 
 TEST_P(DistributedValidatorTest, AcceptsTheBfsTree) {
   std::vector<std::int64_t> mine = owned_;
-  const ValidationReport report = validate_distributed_bfs_tree(*grid_, generator_, exchanger_, root_, mine, metrics_);
+  const ValidationReport report = validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_);
   EXPECT_TRUE(report.ok());
   EXPECT_EQ(report.traversed_edges, validate_bfs_tree(edges_, root_, parent_).traversed_edges);
 }

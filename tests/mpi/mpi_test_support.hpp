@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "zbfs/generator/kronecker.hpp"
+#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
 namespace zbfs::testing {
@@ -22,6 +24,12 @@ inline std::vector<Layout> all_layouts(int ranks) {
     if (ranks % r == 0) layouts.push_back({Partition::k2D, {r, ranks / r}});
   }
   return layouts;
+}
+
+// This rank's slice of the generator's edge list.
+inline PackedEdgeList my_slice(const KroneckerGenerator& generator, const ProcessGrid& grid) {
+  const EdgeSliceRange range = edge_slice_of(generator.num_edges(), grid.rank(), grid.size());
+  return generate_edge_slice(generator, range.first, range.count);
 }
 
 // Collective: the whole parent array (num_vertices entries) on every rank.

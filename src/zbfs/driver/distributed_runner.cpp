@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/generator/kronecker.hpp"
+#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/rank_aggregation.hpp"
@@ -71,18 +73,32 @@ template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, const KroneckerGenerator& generator,
                   PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
   const Communicator& world = grid.world();
-  progress.phase("kernel 1: generating and distributing the graph over " + std::to_string(world.size()) + " ranks (" +
-                 std::string(to_string(config.partition)) + ", grid " + grid.shape().to_string() + ")");
+  progress.phase("generating the Kronecker edge list (scale " + std::to_string(config.scale) + ", edgefactor " +
+                 std::to_string(config.edgefactor) + ") on " + std::to_string(world.size()) + " ranks, " +
+                 std::to_string(result.threads) + " threads each");
   world.barrier();
   Stopwatch clock;
-  metrics.set_current(Phase::kConstruction);
-  const DistributedGraph<V> graph(grid, generator);
-  metrics.set_current(Phase::kOther);
-  const double kernel1_s = clock.elapsed_s();
-  metrics.add_time(Phase::kGeneration, graph.generation_time_s());
-  metrics.add_time(Phase::kConstruction, kernel1_s - graph.generation_time_s());
-  result.generation_time_s = slowest(world, graph.generation_time_s());
-  result.construction_time_s = slowest(world, kernel1_s - graph.generation_time_s());
+  // Each rank keeps its slice: kernel 1 is built from it and validation reads it again.
+  const EdgeSliceRange range = edge_slice_of(generator.num_edges(), grid.rank(), grid.size());
+  PackedEdgeList slice;
+  {
+    const ScopedPhase phase(metrics, Phase::kGeneration);
+    slice = generate_edge_slice(generator, range.first, range.count);
+  }
+  result.generation_time_s = slowest(world, clock.elapsed_s());
+
+  progress.phase("kernel 1: distributing the graph (" + std::string(to_string(config.partition)) + ", grid " +
+                 grid.shape().to_string() + ")");
+  world.barrier();
+  clock.restart();
+  std::optional<DistributedGraph<V>> built;
+  {
+    const ScopedPhase phase(metrics, Phase::kConstruction);
+    built.emplace(grid, slice);
+  }
+  const DistributedGraph<V>& graph = *built;
+  result.construction_time_s = slowest(world, clock.elapsed_s());
+  if (!config.validate) slice = PackedEdgeList();
   result.num_graph_edges = graph.global_directed_edges() / 2;
 
   const std::span<const std::uint64_t> degree = graph.owned_degree();
@@ -136,7 +152,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
       world.barrier();
       clock.restart();
       const ValidationReport report =
-          validate_distributed_bfs_tree(grid, generator, exchanger, search.root, parent.span(), metrics);
+          validate_distributed_bfs_tree(grid, slice, exchanger, search.root, parent.span(), metrics);
       search.validate_time_s = slowest(world, clock.elapsed_s());
       search.validated = true;
       const std::string key = "validation failed for search key " + std::to_string(search.root);

@@ -79,9 +79,11 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks) {
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps.
   const std::uint64_t bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + (row_group + col_group) / 8;
+  // The rank's slice of the packed edge list, kept for validation.
+  const std::uint64_t slice = PackedEdgeList::bytes_needed(c.scale, m / p + 1);
   const std::uint64_t validation = c.validate ? block * 9 + (std::uint64_t{1} << 20) * 80 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;
-  return graph + bfs + validation + kBaseline;
+  return slice + graph + bfs + validation + kBaseline;
 }
 
 }  // namespace zbfs

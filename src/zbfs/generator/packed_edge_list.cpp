@@ -29,15 +29,19 @@ PackedEdgeList::PackedEdgeList(int vertex_bits, std::uint64_t num_edges)
 }
 
 PackedEdgeList generate_edge_list(const KroneckerGenerator& generator) {
-  PackedEdgeList list(generator.params().scale, generator.num_edges());
+  return generate_edge_slice(generator, 0, generator.num_edges());
+}
+
+PackedEdgeList generate_edge_slice(const KroneckerGenerator& generator, std::uint64_t first_edge,
+                                   std::uint64_t num_edges) {
+  PackedEdgeList list(generator.params().scale, num_edges);
   constexpr std::uint64_t kBlock = 1 << 14;
-  const std::uint64_t num_edges = generator.num_edges();
   const auto num_blocks = static_cast<std::int64_t>((num_edges + kBlock - 1) / kBlock);
 #pragma omp parallel for schedule(dynamic, 4)
   for (std::int64_t block = 0; block < num_blocks; ++block) {
     const std::uint64_t first = static_cast<std::uint64_t>(block) * kBlock;
     const std::uint64_t last = std::min(num_edges, first + kBlock);
-    for (std::uint64_t i = first; i < last; ++i) list.set(i, generator.edge(i));
+    for (std::uint64_t i = first; i < last; ++i) list.set(i, generator.edge(first_edge + i));
   }
   return list;
 }

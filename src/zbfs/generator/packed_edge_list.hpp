@@ -61,4 +61,21 @@ class PackedEdgeList {
 // Generates the whole edge list of `generator` in parallel (OpenMP), block by block.
 PackedEdgeList generate_edge_list(const KroneckerGenerator& generator);
 
+// Edges [first_edge, first_edge + num_edges) of the same list: one rank's slice.
+PackedEdgeList generate_edge_slice(const KroneckerGenerator& generator, std::uint64_t first_edge,
+                                   std::uint64_t num_edges);
+
+// The slice of the edge list that rank `rank` of `ranks` generates and validates against.
+struct EdgeSliceRange {
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+};
+inline EdgeSliceRange edge_slice_of(std::uint64_t num_edges, int rank, int ranks) {
+  const auto r = static_cast<std::uint64_t>(rank);
+  const auto p = static_cast<std::uint64_t>(ranks);
+  const std::uint64_t first = static_cast<std::uint64_t>((static_cast<unsigned __int128>(num_edges) * r) / p);
+  const std::uint64_t last = static_cast<std::uint64_t>((static_cast<unsigned __int128>(num_edges) * (r + 1)) / p);
+  return {first, last - first};
+}
+
 }  // namespace zbfs

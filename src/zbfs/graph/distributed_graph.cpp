@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "zbfs/core/timer.hpp"
-
 namespace zbfs {
 namespace {
 
@@ -66,14 +64,11 @@ void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vect
 }  // namespace
 
 template <class V>
-DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const KroneckerGenerator& generator,
+DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice,
                                       std::uint64_t edges_per_round) {
-  const std::uint64_t m = generator.num_edges();
-  const auto ranks = static_cast<std::uint64_t>(grid.size());
-  const auto rank = static_cast<std::uint64_t>(grid.rank());
-  const std::uint64_t first = m * rank / ranks;
-  const std::uint64_t last = m * (rank + 1) / ranks;
-  const std::uint64_t largest_slice = (m + ranks - 1) / ranks;
+  const std::uint64_t first = 0;
+  const std::uint64_t last = slice.size();
+  const std::uint64_t largest_slice = grid.world().allreduce(slice.size(), ReduceOp::kMax);
   const std::uint64_t rounds = std::max<std::uint64_t>(1, (largest_slice + edges_per_round - 1) / edges_per_round);
 
   const PieceGroup& cols = grid.col_group();
@@ -92,9 +87,11 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const KroneckerGe
     const std::uint64_t begin = std::min(last, first + round * edges_per_round);
     const std::uint64_t end = std::min(last, begin + edges_per_round);
     chunk.resize(static_cast<std::size_t>(end - begin));
-    const Stopwatch generation;
-    generator.generate(begin, chunk);
-    generation_time_s_ += generation.elapsed_s();
+    const auto count = static_cast<std::int64_t>(chunk.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      chunk[static_cast<std::size_t>(i)] = slice.get(begin + static_cast<std::uint64_t>(i));
+    }
     route_edges(grid, chunk, packed, counts);
     const std::vector<std::uint64_t> received = grid.world().alltoallv(
         std::span<const std::uint64_t>(packed), std::span<const std::uint64_t>(counts), recv_counts);

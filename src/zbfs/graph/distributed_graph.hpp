@@ -1,7 +1,7 @@
-// DistributedGraph<V>: kernel 1 over MPI. Every rank generates its own slice of the
-// Kronecker edge list (the union of the slices is the single-process edge list), sends
-// both directions of each tuple to the rank that stores it (ProcessGrid::holder_of_edge)
-// in bounded rounds, and builds its local block: the forward CSR (rows: column group,
+// DistributedGraph<V>: kernel 1 over MPI. Every rank holds its own slice of the
+// Kronecker edge list (generate_edge_slice; the union of the slices is the
+// single-process edge list), sends both directions of each tuple to the rank that stores
+// it (ProcessGrid::holder_of_edge) in bounded rounds, and builds its local block: the forward CSR (rows: column group,
 // neighbours: row group) and, for 2D, its transpose for bottom-up steps. Owners also get
 // the full degree and input-tuple degree of their vertices. Construction is collective.
 #pragma once
@@ -10,7 +10,7 @@
 #include <span>
 
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/generator/kronecker.hpp"
+#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/graph/local_csr.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
@@ -19,7 +19,7 @@ namespace zbfs {
 template <class V>
 class DistributedGraph {
  public:
-  DistributedGraph(const ProcessGrid& grid, const KroneckerGenerator& generator,
+  DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice,
                    std::uint64_t edges_per_round = std::uint64_t{1} << 20);
 
   [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
@@ -33,8 +33,6 @@ class DistributedGraph {
   [[nodiscard]] std::span<const std::uint64_t> owned_tuple_degree() const { return owned_tuple_degree_.span(); }
   // Over all ranks: directed edges of the deduplicated graph (each undirected edge twice).
   [[nodiscard]] std::uint64_t global_directed_edges() const { return global_directed_edges_; }
-  // This rank's time spent generating its slice of the edge list (part of construction).
-  [[nodiscard]] double generation_time_s() const { return generation_time_s_; }
 
  private:
   LocalCsr<V> forward_;
@@ -42,7 +40,6 @@ class DistributedGraph {
   LargeArray<std::uint64_t> owned_degree_;
   LargeArray<std::uint64_t> owned_tuple_degree_;
   std::uint64_t global_directed_edges_ = 0;
-  double generation_time_s_ = 0;
 };
 
 extern template class DistributedGraph<std::uint32_t>;

@@ -127,13 +127,13 @@ void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t
 
 }  // namespace
 
-ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const KroneckerGenerator& generator,
+ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
                                                std::uint64_t edges_per_round) {
   const ScopedPhase phase(metrics, Phase::kValidation);
   const Communicator& world = grid.world();
-  const std::uint64_t n = generator.num_vertices();
+  const std::uint64_t n = slice.num_vertices();
   const std::uint64_t first = grid.my_first_vertex();
   const std::uint64_t block = grid.blocks().block();
   LocalErrors errors;
@@ -162,20 +162,17 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Kr
   // Rules 3-5 over this rank's slice of the input edges (rule 2: see validator.hpp).
   Bitmap confirmed(block);
   if (grid.owns(root)) confirmed.set(root - first);
-  const std::uint64_t m = generator.num_edges();
-  const auto ranks = static_cast<std::uint64_t>(grid.size());
-  const auto rank = static_cast<std::uint64_t>(grid.rank());
-  const std::uint64_t slice_first = m * rank / ranks;
-  const std::uint64_t slice_last = m * (rank + 1) / ranks;
-  const std::uint64_t rounds =
-      std::max<std::uint64_t>(1, ((m + ranks - 1) / ranks + edges_per_round - 1) / edges_per_round);
+  const std::uint64_t slice_first = 0;
+  const std::uint64_t slice_last = slice.size();
+  const std::uint64_t largest_slice = world.allreduce(slice.size(), ReduceOp::kMax);
+  const std::uint64_t rounds = std::max<std::uint64_t>(1, (largest_slice + edges_per_round - 1) / edges_per_round);
   std::uint64_t traversed = 0;
   std::vector<Edge> chunk;
   for (std::uint64_t round = 0; round < rounds; ++round) {
     const std::uint64_t begin = std::min(slice_last, slice_first + round * edges_per_round);
     const std::uint64_t end = std::min(slice_last, begin + edges_per_round);
     chunk.resize(static_cast<std::size_t>(end - begin));
-    generator.generate(begin, chunk);
+    for (std::size_t i = 0; i < chunk.size(); ++i) chunk[i] = slice.get(begin + i);
 
     OutgoingBuilder builder(grid.size(), 1);
     std::vector<std::uint64_t> slot(2 * chunk.size());

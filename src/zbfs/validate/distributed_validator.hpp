@@ -1,8 +1,9 @@
 // The Graph500 validator over MPI, checking the same five rules as validate_bfs_tree
 // (validator.hpp) without any rank holding the whole graph or parent array: tree levels
 // come from rounds in which every vertex asks its parent's owner for the parent's level;
-// every rank then regenerates its slice of the input edge list and fetches the level and
-// parent of both ends of each tuple from their owners, in batches; confirmations of
+// every rank then goes through its slice of the input edge list (the one kernel 1 was
+// built from) and fetches the level and parent of both ends of each tuple from their
+// owners, in batches; confirmations of
 // parent links go back to the owners. Collective; every rank gets the same report.
 #pragma once
 
@@ -10,7 +11,7 @@
 #include <span>
 
 #include "zbfs/exchange/exchanger.hpp"
-#include "zbfs/generator/kronecker.hpp"
+#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/validator.hpp"
@@ -18,7 +19,7 @@
 namespace zbfs {
 
 // `parent`: this rank's piece of the parent array, as DistributedBfs::run fills it.
-ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const KroneckerGenerator& generator,
+ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
                                                std::uint64_t edges_per_round = std::uint64_t{1} << 20);
