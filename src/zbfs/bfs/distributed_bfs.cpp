@@ -169,13 +169,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     }
     outgoing = builder.finish();
   }
-  IncomingIds incoming;
-  {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    incoming = exchanger_.all_to_all(*layout.fold, outgoing);
-  }
-  claim_incoming(incoming, parent);
-  return finish_level(true);
+  return fold(*layout.fold, outgoing, parent, true);
 }
 
 template <class V>
@@ -254,13 +248,20 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
     }
     outgoing = builder.finish();
   }
+  return fold(*layout.fold, outgoing, parent, false);
+}
+
+template <class V>
+typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const Communicator& fold_comm,
+                                                                const OutgoingIds& outgoing,
+                                                                std::span<std::int64_t> parent, bool with_edges) {
   IncomingIds incoming;
   {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    incoming = exchanger_.all_to_all(*layout.fold, outgoing);
+    incoming = exchanger_.all_to_all(fold_comm, outgoing);
   }
   claim_incoming(incoming, parent);
-  return finish_level(false);
+  return finish_level(with_edges);
 }
 
 template <class V>

@@ -44,6 +44,10 @@ class DistributedBfs {
 
   LevelCounts top_down_step(std::span<std::int64_t> parent);
   LevelCounts bottom_up_step(std::span<std::int64_t> parent);
+  // Sends discovered ids to their owners along `fold_comm`, lets the owners claim them,
+  // and finishes the level.
+  LevelCounts fold(const Communicator& fold_comm, const OutgoingIds& outgoing, std::span<std::int64_t> parent,
+                   bool with_edges);
   // Owners claim the ids that arrived. Until the predecessor reduction, the parent of a
   // vertex claimed so holds -2 - s, s being the row rank whose report won.
   void claim_incoming(const IncomingIds& incoming, std::span<std::int64_t> parent);

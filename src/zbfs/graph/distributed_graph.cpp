@@ -8,27 +8,34 @@
 namespace zbfs {
 namespace {
 
-// Packs the directed edges of `edges` as (source, target) id pairs grouped by the rank
-// that stores them; counts[d] is the number of ids (twice the pairs) for rank d.
-void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vector<std::uint64_t>& packed,
-                 std::vector<std::uint64_t>& counts) {
-  const int ranks = grid.size();
-  const int threads = omp_get_max_threads();
-  const auto p = static_cast<std::size_t>(ranks);
-  std::vector<std::uint64_t> per_thread(static_cast<std::size_t>(threads) * p, 0);
+// Calls visit(holder, source, target) for both directions of every tuple in `edges` that
+// is not a self-loop, in parallel: each thread gets the same static share in every call.
+template <class Visit>
+void for_each_directed_edge(const ProcessGrid& grid, std::span<const Edge> edges, int threads, Visit visit) {
   const auto m = static_cast<std::int64_t>(edges.size());
 #pragma omp parallel num_threads(threads)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    std::uint64_t* mine = per_thread.data() + t * p;
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < m; ++i) {
       const Edge e = edges[static_cast<std::size_t>(i)];
       if (e.u == e.v) continue;
-      mine[grid.holder_of_edge(e.u, e.v)] += 2;
-      mine[grid.holder_of_edge(e.v, e.u)] += 2;
+      visit(t, grid.holder_of_edge(e.u, e.v), e.u, e.v);
+      visit(t, grid.holder_of_edge(e.v, e.u), e.v, e.u);
     }
   }
+}
+
+// Packs the directed edges of `edges` as (source, target) id pairs grouped by the rank
+// that stores them; counts[d] is the number of ids (twice the pairs) for rank d.
+void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vector<std::uint64_t>& packed,
+                 std::vector<std::uint64_t>& counts) {
+  const int threads = omp_get_max_threads();
+  const auto p = static_cast<std::size_t>(grid.size());
+  std::vector<std::uint64_t> per_thread(static_cast<std::size_t>(threads) * p, 0);
+  for_each_directed_edge(grid, edges, threads, [&](std::size_t t, int holder, std::uint64_t, std::uint64_t) {
+    per_thread[t * p + static_cast<std::size_t>(holder)] += 2;
+  });
   // Exclusive offsets per (destination, thread), so the layout is grouped by destination.
   counts.assign(p, 0);
   std::uint64_t total = 0;
@@ -41,24 +48,13 @@ void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vect
     }
   }
   packed.resize(total);
-#pragma omp parallel num_threads(threads)
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    std::uint64_t* cursor = per_thread.data() + t * p;
-#pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < m; ++i) {
-      const Edge e = edges[static_cast<std::size_t>(i)];
-      if (e.u == e.v) continue;
-      std::uint64_t& a = cursor[grid.holder_of_edge(e.u, e.v)];
-      packed[a] = e.u;
-      packed[a + 1] = e.v;
-      a += 2;
-      std::uint64_t& b = cursor[grid.holder_of_edge(e.v, e.u)];
-      packed[b] = e.v;
-      packed[b + 1] = e.u;
-      b += 2;
-    }
-  }
+  for_each_directed_edge(grid, edges, threads,
+                         [&](std::size_t t, int holder, std::uint64_t source, std::uint64_t target) {
+                           std::uint64_t& at = per_thread[t * p + static_cast<std::size_t>(holder)];
+                           packed[at] = source;
+                           packed[at + 1] = target;
+                           at += 2;
+                         });
 }
 
 }  // namespace
