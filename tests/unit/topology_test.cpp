@@ -2,8 +2,10 @@
 // local numbering of piece groups.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 
+#include "zbfs/core/fast_divider.hpp"
 #include "zbfs/exchange/id_messages.hpp"
 #include "zbfs/topology/grid_shape.hpp"
 #include "zbfs/topology/vertex_partition.hpp"
@@ -87,6 +89,28 @@ TEST(OutgoingBuilder, ConcatenatesBucketsByDestination) {
   const OutgoingIds out = builder.finish();
   EXPECT_EQ(out.counts, (std::vector<std::uint64_t>{2, 0, 2}));
   EXPECT_EQ(out.ids, (std::vector<std::uint64_t>{0, 1, 20, 21}));
+}
+
+}  // namespace
+}  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+TEST(FastDivider, AgreesWithDivisionEverywhere) {
+  std::mt19937_64 rng(12345);
+  for (const std::uint64_t d : {std::uint64_t{1}, std::uint64_t{3}, std::uint64_t{64}, std::uint64_t{1088},
+                                std::uint64_t{1} << 20, (std::uint64_t{1} << 40) + 64, ~std::uint64_t{0}}) {
+    const FastDivider by(d);
+    for (const std::uint64_t n :
+         {std::uint64_t{0}, std::uint64_t{1}, d - 1, d, d + 1, 2 * d - 1, ~std::uint64_t{0}, ~std::uint64_t{0} - 1}) {
+      ASSERT_EQ(by.divide(n), n / d) << n << " / " << d;
+    }
+    for (int i = 0; i < 100000; ++i) {
+      const std::uint64_t n = rng() >> (rng() % 64);
+      ASSERT_EQ(by.divide(n), n / d) << n << " / " << d;
+    }
+  }
 }
 
 }  // namespace

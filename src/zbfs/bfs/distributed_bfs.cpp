@@ -140,6 +140,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     const int my_member = layout.fold->rank();
     const std::uint64_t block = block_;
     const std::uint64_t my_first_local = static_cast<std::uint64_t>(my_member) * block;
+    const FastDivider by_block = grid_.blocks().by_block();
     const int threads = omp_get_max_threads();
     OutgoingBuilder builder(layout.fold->size(), threads);
     const auto count = static_cast<std::int64_t>(sources.size());
@@ -162,7 +163,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
             }
           } else if (!sent_.test(target_local) && sent_.set_atomic(target_local)) {
             sent_parent[target_local] = static_cast<V>(source_local);
-            builder.bucket(t, static_cast<int>(target_local / block)).push_back(layout.target.to_global(target_local));
+            builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
+                .push_back(layout.target.to_global(target_local));
           }
         }
       }

@@ -20,6 +20,11 @@ ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num
   col_ = world_.split(my_col(), my_row());
   col_group_ = PieceGroup(blocks_, my_col() * shape_.rows, 1, shape_.rows);
   row_group_ = PieceGroup(blocks_, my_row(), shape_.rows, shape_.cols);
+  for (int piece = 0; piece < shape_.size(); ++piece) {
+    rank_of_piece_.push_back(shape_.rank_of_piece(piece));
+    row_of_piece_.push_back(piece % shape_.rows);
+    col_of_piece_.push_back(piece / shape_.rows);
+  }
 }
 
 TraversalLayout ProcessGrid::top_down() const { return {&col_, col_group_, &row_, row_group_, false}; }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/topology/grid_shape.hpp"
@@ -49,11 +50,14 @@ class ProcessGrid {
   [[nodiscard]] const PieceGroup& col_group() const { return col_group_; }
   [[nodiscard]] const PieceGroup& row_group() const { return row_group_; }
 
-  [[nodiscard]] int owner_of(std::uint64_t v) const { return shape_.rank_of_piece(blocks_.piece_of(v)); }
+  [[nodiscard]] int owner_of(std::uint64_t v) const {
+    return rank_of_piece_[static_cast<std::size_t>(blocks_.piece_of(v))];
+  }
   [[nodiscard]] bool owns(std::uint64_t v) const { return blocks_.piece_of(v) == my_piece(); }
   // World rank that stores directed edge u -> v.
   [[nodiscard]] int holder_of_edge(std::uint64_t u, std::uint64_t v) const {
-    return shape_.rank_at(blocks_.piece_of(v) % shape_.rows, blocks_.piece_of(u) / shape_.rows);
+    return row_of_piece_[static_cast<std::size_t>(blocks_.piece_of(v))] * shape_.cols +
+           col_of_piece_[static_cast<std::size_t>(blocks_.piece_of(u))];
   }
 
   [[nodiscard]] TraversalLayout top_down() const;
@@ -68,6 +72,10 @@ class ProcessGrid {
   Communicator col_;
   PieceGroup col_group_;
   PieceGroup row_group_;
+  // Per piece: its owner's world rank, grid row and grid column (lookups, not divisions).
+  std::vector<int> rank_of_piece_;
+  std::vector<int> row_of_piece_;
+  std::vector<int> col_of_piece_;
 };
 
 }  // namespace zbfs

@@ -1,6 +1,9 @@
 #include "zbfs/validate/distributed_validator.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,9 +18,11 @@ constexpr std::int64_t kUnknown = -2;  // reached, level not yet known
 constexpr std::int64_t kBroken = -3;   // its parent chain does not lead to the root
 constexpr std::size_t kMaxMessages = 8;
 
+// Thread-safe: the edge checks run in parallel (errors are rare, so a lock is cheap).
 class LocalErrors {
  public:
   void add(ValidationRule rule, const std::string& message) {
+    const std::lock_guard lock(mutex_);
     ++count_;
     rules_ |= 1U << static_cast<unsigned>(rule);
     if (messages_.size() < kMaxMessages)
@@ -46,6 +51,7 @@ class LocalErrors {
   }
 
  private:
+  std::mutex mutex_;
   std::uint64_t count_ = 0;
   unsigned rules_ = 0;
   std::vector<std::string> messages_;
@@ -167,24 +173,48 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
   const std::uint64_t largest_slice = world.allreduce(slice.size(), ReduceOp::kMax);
   const std::uint64_t rounds = std::max<std::uint64_t>(1, (largest_slice + edges_per_round - 1) / edges_per_round);
   std::uint64_t traversed = 0;
-  std::vector<Edge> chunk;
+  const int threads = omp_get_max_threads();
+  const auto ranks = static_cast<std::size_t>(grid.size());
+  OutgoingBuilder requests_builder(grid.size(), threads);
+  OutgoingBuilder confirmations(grid.size(), threads);
+  std::vector<std::uint64_t> slot;  // per endpoint: where its answer is, among its owner's
+  std::vector<std::uint64_t> bucket_base(static_cast<std::size_t>(threads) * ranks);
   for (std::uint64_t round = 0; round < rounds; ++round) {
     const std::uint64_t begin = std::min(slice_last, slice_first + round * edges_per_round);
-    const std::uint64_t end = std::min(slice_last, begin + edges_per_round);
-    chunk.resize(static_cast<std::size_t>(end - begin));
-    for (std::size_t i = 0; i < chunk.size(); ++i) chunk[i] = slice.get(begin + i);
-
-    OutgoingBuilder builder(grid.size(), 1);
-    std::vector<std::uint64_t> slot(2 * chunk.size());
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      for (std::size_t side = 0; side < 2; ++side) {
-        const std::uint64_t x = side == 0 ? chunk[i].u : chunk[i].v;
-        auto& bucket = builder.bucket(0, grid.owner_of(x));
-        slot[2 * i + side] = bucket.size();
-        bucket.push_back(x);
+    const auto count = static_cast<std::int64_t>(std::min(slice_last, begin + edges_per_round) - begin);
+    slot.resize(2 * static_cast<std::size_t>(count));
+    // Both loops below use the same static schedule in one parallel region, so each
+    // thread revisits exactly the endpoints it queued.
+#pragma omp parallel num_threads(threads)
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
+        for (std::size_t side = 0; side < 2; ++side) {
+          const std::uint64_t x = side == 0 ? e.u : e.v;
+          auto& bucket = requests_builder.bucket(static_cast<int>(t), grid.owner_of(x));
+          slot[2 * static_cast<std::size_t>(i) + side] = bucket.size();
+          bucket.push_back(x);
+        }
+      }
+#pragma omp single
+      for (std::size_t o = 0; o < ranks; ++o) {
+        std::uint64_t run = 0;
+        for (std::size_t u = 0; u < static_cast<std::size_t>(threads); ++u) {
+          bucket_base[u * ranks + o] = run;
+          run += requests_builder.bucket(static_cast<int>(u), static_cast<int>(o)).size();
+        }
+      }
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
+        slot[2 * static_cast<std::size_t>(i)] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))];
+        slot[2 * static_cast<std::size_t>(i) + 1] +=
+            bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))];
       }
     }
-    const OutgoingIds requests = builder.finish();
+    const OutgoingIds requests = requests_builder.finish();
     const IncomingIds answers = ask_owners(grid, exchanger, requests, 2, [&](std::uint64_t v, std::uint64_t* out) {
       out[0] = static_cast<std::uint64_t>(level[v - first]);
       out[1] = static_cast<std::uint64_t>(parent[v - first]);
@@ -195,13 +225,15 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
       par = static_cast<std::int64_t>(answers.ids[at + 1]);
     };
 
-    OutgoingBuilder confirmations(grid.size(), 1);
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      const Edge e = chunk[i];
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const int t = omp_get_thread_num();
+      const auto k = static_cast<std::size_t>(i);
+      const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
       if (e.u == e.v) continue;
       std::int64_t lu = 0, pu = 0, lv = 0, pv = 0;
-      fetch(e.u, slot[2 * i], lu, pu);
-      fetch(e.v, slot[2 * i + 1], lv, pv);
+      fetch(e.u, slot[2 * k], lu, pu);
+      fetch(e.v, slot[2 * k + 1], lv, pv);
       const bool reached_u = lu != kUnreached;
       const bool reached_v = lv != kUnreached;
       if (!reached_u && !reached_v) continue;
@@ -217,10 +249,12 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
                                                          ") joins levels " + std::to_string(lu) + " and " +
                                                          std::to_string(lv));
       }
-      if (lv == lu + 1 && pv == static_cast<std::int64_t>(e.u))
-        confirmations.bucket(0, grid.owner_of(e.v)).push_back(e.v);
-      if (lu == lv + 1 && pu == static_cast<std::int64_t>(e.v))
-        confirmations.bucket(0, grid.owner_of(e.u)).push_back(e.u);
+      if (lv == lu + 1 && pv == static_cast<std::int64_t>(e.u)) {
+        confirmations.bucket(t, grid.owner_of(e.v)).push_back(e.v);
+      }
+      if (lu == lv + 1 && pu == static_cast<std::int64_t>(e.v)) {
+        confirmations.bucket(t, grid.owner_of(e.u)).push_back(e.u);
+      }
     }
     const IncomingIds confirmed_here = exchanger.all_to_all(world, confirmations.finish());
     for (const std::uint64_t v : confirmed_here.ids) confirmed.set(v - first);
