@@ -228,7 +228,7 @@ TEST(CliMpi, AFailingRankEndsTheWholeJob) {
 TEST(CliMpi, AKilledRankEndsTheWholeJob) {
   // Start a run long enough to be mid-flight, then kill one of mpirun's ranks.
   const std::string script = std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np 3 " + ZBFS_BINARY +
-                             " run --scale 16 --roots 64 -q >/dev/null 2>&1 & job=$!; sleep 3; "
+                             " run --scale 17 --roots 64 -q >/dev/null 2>&1 & job=$!; sleep 3; "
                              "pkill -9 -n -P $job; wait $job; echo $? ";
   const auto start = std::chrono::steady_clock::now();
   const Outcome o = run_command("bash -c", "'" + script + "'");

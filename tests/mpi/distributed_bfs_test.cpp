@@ -143,3 +143,24 @@ TEST(DistributedGraph, OwnersHoldTheSingleProcessDegrees) {
 
 }  // namespace
 }  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+TEST(DistributedBfs, RefusesABadKeyOrParentArrayOnEveryRank) {
+  PhaseMetrics metrics;
+  const KroneckerGenerator generator(KroneckerParams{8, 4, 1});
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const ProcessGrid grid(Partition::k1D, {1, ranks}, generator.num_vertices(), &metrics);
+  const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid));
+  DirectExchanger exchanger(ColumnGather::kAllgatherv);
+  DistributedBfs<std::uint32_t> bfs(grid, graph, exchanger, metrics);
+  std::vector<std::int64_t> parent(grid.blocks().block());
+  EXPECT_THROW(bfs.run(256, parent, BfsOptions{}), Error);
+  std::vector<std::int64_t> short_parent(grid.blocks().block() - 1);
+  EXPECT_THROW(bfs.run(0, short_parent, BfsOptions{}), Error);
+}
+
+}  // namespace
+}  // namespace zbfs

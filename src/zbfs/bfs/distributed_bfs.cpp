@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <string>
 #include <vector>
 
+#include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
 
 namespace zbfs {
@@ -55,6 +57,15 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
 
 template <class V>
 BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
+  // Both checks give the same answer on every rank.
+  if (root >= grid_.blocks().num_vertices()) {
+    throw Error(ExitCode::kUsage, "search key " + std::to_string(root) + " is not a vertex", ErrorScope::kAllRanks);
+  }
+  if (parent.size() != block_) {
+    throw Error(ExitCode::kFailure,
+                "the parent array has " + std::to_string(parent.size()) + " entries, not " + std::to_string(block_),
+                ErrorScope::kAllRanks);
+  }
   BfsStats stats;
   Stopwatch clock;
   {
