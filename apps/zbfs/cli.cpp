@@ -10,6 +10,7 @@
 #include "zbfs/driver/distributed_runner.hpp"
 #include "zbfs/driver/json_report.hpp"
 #include "zbfs/driver/phase_table.hpp"
+#include "zbfs/driver/recorded_run.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/runner.hpp"
 #include "zbfs/mpi/communicator.hpp"
@@ -24,7 +25,36 @@ struct TextOptions {
   std::string grid;
   std::string column_gather = "allgatherv";
   bool no_validate = false;
+  std::string network = "measure";
+  std::string network_latency;
+  std::string network_bandwidth;
+  int ranks_per_node = 0;
 };
+
+// Options shared by `run` and `model` that describe a network.
+void add_network_options(CLI::App& app, TextOptions& text, const std::string& default_help) {
+  app.add_option("--network", text.network,
+                 "network whose cost model prices the traffic: shm, 1gbe, 10gbe, ib-qdr, ib-hdr, nvlink" + default_help)
+      ->capture_default_str();
+  app.add_option("--network-latency", text.network_latency, "inter-node latency, e.g. 50us (overrides --network)");
+  app.add_option("--network-bandwidth", text.network_bandwidth,
+                 "inter-node bandwidth, e.g. 1gbit, 10Gbit/s, 3.2GB/s (overrides --network)");
+  app.add_option("--ranks-per-node", text.ranks_per_node,
+                 "consecutive ranks that share a node in the model (default: 1 for a preset, the real layout for "
+                 "measure)");
+}
+
+NetworkChoice network_choice_of(const TextOptions& text) {
+  NetworkChoice choice;
+  choice.name = text.network;
+  if (!text.network_latency.empty()) choice.latency_s = parse_duration_s(text.network_latency, "--network-latency");
+  if (!text.network_bandwidth.empty()) {
+    choice.bandwidth_bytes_per_s = parse_bandwidth_bytes_per_s(text.network_bandwidth, "--network-bandwidth");
+  }
+  if (text.ranks_per_node != 0) choice.ranks_per_node = text.ranks_per_node;
+  validate_network_choice(choice);
+  return choice;
+}
 
 void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("-s,--scale", config.scale, "log2 of the number of vertices (1..42)")->capture_default_str();
@@ -56,6 +86,7 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--fail-on-rank", config.fail_on_rank,
                  "testing aid: make this rank fail at the first search (the job must end with an error)")
       ->group("Testing");
+  add_network_options(run, text, ", or measure (a ping-pong at start-up)");
 }
 
 // Whether rank 0 can write the JSON report, agreed by every rank.
@@ -79,6 +110,7 @@ int run_command(RunConfig config, const TextOptions& text, int rank, int ranks) 
     config.grid = parse_grid_shape(text.grid);
     if (!config.grid) throw_usage_error("--grid must look like RxC with positive R and C, got '" + text.grid + "'");
   }
+  config.network = network_choice_of(text);
   validate_config(config, ranks);
   // Fail now rather than after a long run.
   if (!config.json_path.empty() && !json_path_writable(config.json_path, rank)) {
@@ -90,9 +122,54 @@ int run_command(RunConfig config, const TextOptions& text, int rank, int ranks) 
   std::fflush(stdout);
   if (!config.json_path.empty()) write_json_report(result, config.json_path);
   if (!config.quiet) {
-    std::fputs(format_phase_table(result.phases, result.num_processes).c_str(), stderr);
+    std::fputs(format_phase_table(result.phases, result.num_processes, result.network).c_str(), stderr);
     std::fprintf(stderr, "zbfs: peak memory %s per rank\n", format_bytes(result.peak_rss_bytes).c_str());
   }
+  return 0;
+}
+
+struct ModelOptions {
+  std::string record;
+  int ranks = 0;
+  std::string grid;
+  TextOptions text;
+};
+
+int model_command(ModelOptions options, int rank) {
+  const RecordedRun run = read_recorded_run(options.record);
+  if (options.ranks < 1) throw_usage_error("--ranks must be at least 1");
+  ProjectionTarget target;
+  target.ranks = options.ranks;
+  if (!options.grid.empty()) {
+    if (run.partition != Partition::k2D) throw_usage_error("--grid needs a recorded 2d run");
+    const auto grid = parse_grid_shape(options.grid);
+    if (!grid) throw_usage_error("--grid must look like RxC with positive R and C, got '" + options.grid + "'");
+    target.grid = *grid;
+    if (target.grid.size() != target.ranks) {
+      throw_usage_error("--grid " + options.grid + " has " + std::to_string(target.grid.size()) + " ranks, not " +
+                        std::to_string(target.ranks));
+    }
+  } else {
+    target.grid = run.partition == Partition::k1D ? GridShape{1, target.ranks} : most_square_grid(target.ranks);
+  }
+  if (options.text.network == "recorded") {
+    target.network = run.network;
+    if (!options.text.network_latency.empty())
+      target.network.inter_node.latency_s = parse_duration_s(options.text.network_latency, "--network-latency");
+    if (!options.text.network_bandwidth.empty()) {
+      target.network.inter_node.bandwidth_bytes_per_s =
+          parse_bandwidth_bytes_per_s(options.text.network_bandwidth, "--network-bandwidth");
+    }
+  } else {
+    if (options.text.network == "measure") {
+      throw_usage_error("zbfs model cannot measure a network; name a preset, 'recorded', or give figures");
+    }
+    target.network = model_of(network_choice_of(options.text));
+  }
+  if (options.text.ranks_per_node < 0) throw_usage_error("--ranks-per-node must be at least 1");
+  target.ranks_per_node = options.text.ranks_per_node > 0 ? options.text.ranks_per_node : 1;
+  const Projection projection = project_run(run, target);
+  if (rank == 0) std::fputs(format_projection(options.record, run, target, projection).c_str(), stdout);
   return 0;
 }
 
@@ -106,9 +183,19 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   TextOptions text;
   CLI::App* run = app.add_subcommand("run", "run the Graph500 BFS benchmark and print the official result block");
   add_run_options(*run, config, text);
+  ModelOptions model_options;
+  model_options.text.network = "recorded";
+  CLI::App* model = app.add_subcommand(
+      "model",
+      "project a recorded run's per-phase traffic to another rank count and network, and print the predicted "
+      "breakdown");
+  model->add_option("record", model_options.record, "a run's JSON record (zbfs run --json FILE)")->required();
+  model->add_option("-P,--ranks", model_options.ranks, "ranks to project to")->required();
+  model->add_option("--grid", model_options.grid, "2D grid RxC to project to (default: the most square)");
+  add_network_options(*model, model_options.text, ", or recorded (the model the run used)");
   if (argc > 1 && argv[1][0] != '-' &&
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
-    throw_usage_error(std::string("unknown command '") + argv[1] + "' (commands: run; see 'zbfs --help')");
+    throw_usage_error(std::string("unknown command '") + argv[1] + "' (commands: run, model; see 'zbfs --help')");
   }
   try {
     app.parse(argc, argv);
@@ -124,6 +211,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
     throw_usage_error(message);
   }
   if (run->parsed()) return run_command(config, text, rank, ranks);
+  if (model->parsed()) return model_command(model_options, rank);
   return 0;
 }
 

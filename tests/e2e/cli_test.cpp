@@ -121,7 +121,7 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
 
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
   EXPECT_EQ(j["schema"], "zbfs.run");
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["config"]["scale"], 10);
   EXPECT_EQ(j["threads"], 2);
   ASSERT_EQ(j["searches"].size(), 8U);
@@ -240,3 +240,45 @@ TEST(CliMpi, AKilledRankEndsTheWholeJob) {
 }
 
 }  // namespace
+
+TEST(CliErrors, NetworkOptions) {
+  expect_usage_error("run --network token-ring", "token-ring");
+  expect_usage_error("run --network 1gbe --network-latency fast", "--network-latency");
+  expect_usage_error("run --network 1gbe --network-bandwidth 0gbit", "--network-bandwidth");
+  expect_usage_error("run --ranks-per-node -1", "--ranks-per-node");
+  expect_usage_error("model", "record");
+  expect_usage_error("model /nonexistent/run.json --ranks 4", "/nonexistent/run.json");
+  expect_usage_error("model " + std::string(ZBFS_BINARY) + " --ranks 4", "not a JSON document");
+}
+
+TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
+  const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_model.json";
+  std::filesystem::remove(json_path);
+  const Outcome o = run_mpi(4, "run --scale 12 --roots 4 --partition 2d --network 1gbe --json " + json_path.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("model_s: network 1gbe, inter-node 50 us"), std::string::npos) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+  EXPECT_EQ(j["network"]["name"], "1gbe");
+  EXPECT_EQ(j["network"]["nodes"], 4);  // a preset gives every rank its own node
+  EXPECT_DOUBLE_EQ(j["network"]["inter_node"]["bandwidth_bytes_per_s"].get<double>(), 117.5e6);
+  // Row traffic at 1 Gbit/s: at least its bytes over the bandwidth, and 50 us per message.
+  const auto& row = j["phases"]["row_exchange"];
+  EXPECT_GE(row["modelled_time_s"]["max"].get<double>(),
+            row["raw_bytes"]["max"].get<double>() / 117.5e6 + row["messages"]["max"].get<double>() * 50e-6 - 1e-9);
+  bool row_traffic = false;
+  for (const auto& t : j["traffic"]) {
+    row_traffic = row_traffic || (t["phase"] == "row_exchange" && t["communicator"] == "row");
+  }
+  EXPECT_TRUE(row_traffic);
+
+  const Outcome same = run_zbfs("model " + json_path.string() + " --ranks 4");
+  ASSERT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.out.find("projected: 4 ranks, grid 2x2, network 1gbe"), std::string::npos) << same.out;
+  const Outcome big = run_zbfs("model " + json_path.string() + " -P 1024 --network ib-hdr --ranks-per-node 32");
+  ASSERT_EQ(big.status, 0) << big.err;
+  EXPECT_NE(big.out.find("grid 32x32, network ib-hdr"), std::string::npos) << big.out;
+  EXPECT_NE(big.out.find("predicted TEPS"), std::string::npos);
+  expect_usage_error("model " + json_path.string() + " --ranks 6 --grid 2x2", "--grid");
+  expect_usage_error("model " + json_path.string() + " --ranks 4 --network measure", "measure");
+  std::filesystem::remove(json_path);
+}

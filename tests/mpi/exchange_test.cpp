@@ -10,6 +10,7 @@
 
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/mpi/communicator.hpp"
+#include "zbfs/network/network_model.hpp"
 
 namespace zbfs {
 namespace {
@@ -54,6 +55,50 @@ TEST(SparseExchange, CountsTrafficIntoTheCurrentPhase) {
   EXPECT_EQ(metrics[Phase::kRowExchange].wire_bytes, metrics[Phase::kRowExchange].raw_bytes);
   EXPECT_EQ(metrics[Phase::kColumnExchange].messages, 0U);
   EXPECT_GE(metrics[Phase::kRowExchange].time_s, 0.0);
+}
+
+TEST(SparseExchange, PricesTrafficWithTheAttachedNetworkByLinkClass) {
+  Communicator comm = world();
+  comm.set_role(CommRole::kRow);
+  PhaseMetrics metrics;
+  comm.attach(&metrics);
+  NetworkModel model;
+  model.intra_node = {1e-6, 1e9};
+  model.inter_node = {1e-3, 1e6};
+  const int p = comm.size();
+  const int me = comm.rank();
+  std::vector<int> nodes(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) nodes[static_cast<std::size_t>(r)] = r / 2;  // two ranks per node
+  comm.attach_network(&model, nodes);
+  const int on_node = std::min(p, (me / 2) * 2 + 2) - (me / 2) * 2;
+  EXPECT_EQ(comm.members_on_my_node(), on_node);
+  OutgoingBuilder builder(p, 1);
+  for (int d = 0; d < p; ++d) builder.bucket(0, d).assign(100, static_cast<std::uint64_t>(d));
+  DirectExchanger exchanger(ColumnGather::kAllgatherv);
+  {
+    const ScopedPhase phase(metrics, Phase::kRowExchange);
+    exchanger.all_to_all(comm, builder.finish());
+  }
+  // Per peer: the count word, then 100 ids of 8 bytes.
+  const double intra = on_node - 1;
+  const double inter = p - on_node;
+  const double expected = intra * (2 * 1e-6 + 8 / 1e9 + 800 / 1e9) + inter * (2 * 1e-3 + 8 / 1e6 + 800 / 1e6);
+  EXPECT_NEAR(metrics[Phase::kRowExchange].model_s, expected, 1e-12);
+  const TrafficTally& tally = metrics.tally(Phase::kRowExchange, CommRole::kRow, CommPattern::kPersonalized);
+  EXPECT_EQ(tally.calls, p > 1 ? 2U : 0U);
+  EXPECT_EQ(tally.bytes, metrics[Phase::kRowExchange].raw_bytes);
+
+  // A ring gather of 10 ids from each rank: p - 1 steps at the slowest link of the ring.
+  const std::vector<std::uint64_t> mine(10, static_cast<std::uint64_t>(me));
+  {
+    const ScopedPhase phase(metrics, Phase::kColumnExchange);
+    exchanger.gather_ids(comm, mine);
+  }
+  const LinkCost& ring = p > 2 ? model.inter_node : model.intra_node;
+  const double steps = p - 1;
+  const double gathered = ring.time_s(steps, steps * 8) + ring.time_s(steps, steps * 80);
+  EXPECT_NEAR(metrics[Phase::kColumnExchange].model_s, gathered, 1e-12);
+  EXPECT_EQ(metrics.tally(Phase::kColumnExchange, CommRole::kRow, CommPattern::kGather).calls, p > 1 ? 2U : 0U);
 }
 
 std::vector<std::uint64_t> random_sorted_list(std::uint64_t seed, std::size_t count, std::uint64_t range) {

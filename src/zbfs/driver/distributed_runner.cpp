@@ -21,6 +21,7 @@
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/rank_aggregation.hpp"
+#include "zbfs/network/network_probe.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 
@@ -185,7 +186,7 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
 
   PhaseMetrics metrics;
   const KroneckerGenerator generator(KroneckerParams{config.scale, config.edgefactor, config.seed});
-  const ProcessGrid grid(config.partition, grid_for(config, ranks), generator.num_vertices(), &metrics);
+  ProcessGrid grid(config.partition, grid_for(config, ranks), generator.num_vertices(), &metrics);
   const int node_ranks = ranks_on_this_node(grid.world());
   choose_threads(config, node_ranks);
   RunResult result;
@@ -198,6 +199,18 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   check_memory(config, grid.world(), node_ranks, result);
 
   const Progress progress(!config.quiet && rank == 0);
+  // Presets price the job as if every rank had a node of its own unless told otherwise;
+  // a measurement follows the real layout.
+  const std::vector<int> nodes = node_of_world_ranks(
+      grid.world(), config.network.ranks_per_node ? config.network.ranks_per_node
+                                                  : (config.network.measure() ? std::nullopt : std::optional<int>(1)));
+  result.num_nodes = *std::max_element(nodes.begin(), nodes.end()) + 1;
+  if (config.network.measure() && ranks > 1) {
+    progress.phase("measuring the network (ping-pong)");
+    result.network_probe = measure_network(grid.world(), nodes);
+  }
+  result.network = network_model_for(config.network, result.network_probe ? &*result.network_probe : nullptr);
+  grid.attach_network(&result.network, nodes);
   const std::uint64_t largest_group = std::max(grid.row_group().local_size(), grid.col_group().local_size());
   if (largest_group <= (std::uint64_t{1} << 32)) {
     result.vertex_id_bits = 32;

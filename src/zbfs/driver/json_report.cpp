@@ -29,7 +29,49 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
     j[std::string(to_string(static_cast<Phase>(i)))] = {{"time_s", to_json(p.time_s)},
                                                         {"messages", to_json(p.messages)},
                                                         {"raw_bytes", to_json(p.raw_bytes)},
-                                                        {"wire_bytes", to_json(p.wire_bytes)}};
+                                                        {"wire_bytes", to_json(p.wire_bytes)},
+                                                        {"modelled_time_s", to_json(p.model_s)}};
+  }
+  return j;
+}
+
+// Calls, messages and bytes summed over ranks per phase, communicator and pattern: what
+// `zbfs model` projects to other rank counts.
+nlohmann::json traffic_json(const PhaseBreakdown& b) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const TrafficRecord& t : b.traffic) {
+    j.push_back({{"phase", std::string(to_string(t.phase))},
+                 {"communicator", std::string(to_string(t.role))},
+                 {"pattern", std::string(to_string(t.pattern))},
+                 {"calls", t.calls},
+                 {"messages", t.messages},
+                 {"bytes", t.bytes}});
+  }
+  return j;
+}
+
+nlohmann::json to_json(const LinkCost& l) {
+  return {{"latency_s", l.latency_s}, {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s}};
+}
+
+nlohmann::json to_json(const LinkMeasurement& m) {
+  nlohmann::json samples = nlohmann::json::array();
+  for (const PingPongSample& s : m.samples) samples.push_back({{"bytes", s.bytes}, {"one_way_s", s.one_way_s}});
+  return {{"measured", m.measured}, {"peer", m.peer}, {"fit", to_json(m.fit)}, {"samples", samples}};
+}
+
+nlohmann::json network_json(const RunResult& r) {
+  nlohmann::json j = {
+      {"name", r.network.name},
+      {"intra_node", to_json(r.network.intra_node)},
+      {"inter_node", to_json(r.network.inter_node)},
+      {"nodes", r.num_nodes},
+      {"ranks_per_node",
+       r.config.network.ranks_per_node ? nlohmann::json(*r.config.network.ranks_per_node) : nlohmann::json(nullptr)}};
+  if (r.network_probe) {
+    j["measurement"] = {{"intra_node", to_json(r.network_probe->intra_node)},
+                        {"inter_node", to_json(r.network_probe->inter_node)},
+                        {"elapsed_s", r.network_probe->elapsed_s}};
   }
   return j;
 }
@@ -101,6 +143,8 @@ nlohmann::json to_json(const RunResult& r) {
       {"construction_time_s", r.construction_time_s},
       {"searches", searches},
       {"phases", to_json(r.phases)},
+      {"traffic", traffic_json(r.phases)},
+      {"network", network_json(r)},
       {"summary",
        {{"bfs_time_s", to_json(b.bfs_time_s)},
         {"nedge", to_json(b.nedge)},

@@ -10,7 +10,7 @@
 
 namespace zbfs {
 
-inline constexpr int kRunSchemaVersion = 2;
+inline constexpr int kRunSchemaVersion = 3;
 
 nlohmann::json to_json(const RunResult& result);
 

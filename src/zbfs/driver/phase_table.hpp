@@ -1,14 +1,17 @@
 // The compact per-phase breakdown printed after the official result block: for each
 // phase with any time or traffic, the slowest and fastest rank's time, and messages and
-// bytes summed over ranks with the busiest rank's share.
+// bytes summed over ranks with the busiest rank's share, and the slowest rank's modelled
+// communication time under the run's network.
 #pragma once
 
 #include <string>
 
 #include "zbfs/metrics/phase_breakdown.hpp"
+#include "zbfs/network/network_model.hpp"
 
 namespace zbfs {
 
-std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processes);
+// `network` names the model behind the model_s column.
+std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processes, const NetworkModel& network);
 
 }  // namespace zbfs

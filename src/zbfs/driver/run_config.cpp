@@ -32,6 +32,7 @@ void validate_config(const RunConfig& c, int ranks) {
     throw_usage_error("--grid " + c.grid->to_string() + " has " + std::to_string(c.grid->size()) +
                       " ranks but the job has " + std::to_string(ranks));
   }
+  validate_network_choice(c.network);
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
 }
 

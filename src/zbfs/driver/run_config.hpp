@@ -9,6 +9,7 @@
 
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/exchange/column_gather.hpp"
+#include "zbfs/network/network_model.hpp"
 #include "zbfs/topology/grid_shape.hpp"
 
 namespace zbfs {
@@ -31,6 +32,8 @@ struct RunConfig {
   std::optional<GridShape> grid;  // 2D: R x C; default the most square factorisation
   ColumnGather column_gather = ColumnGather::kAllgatherv;
   int fail_on_rank = -1;  // testing aid: this rank throws at the first search
+  // The network whose cost model prices every exchange (reported next to measured time).
+  NetworkChoice network;
 };
 
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct RunResult {
   std::vector<SearchResult> searches;
   PhaseBreakdown phases;  // the whole run, over ranks
   ResultBlock result_block;
+  NetworkModel network;                             // the model that priced the traffic
+  std::optional<NetworkMeasurement> network_probe;  // --network measure
+  int num_nodes = 1;                                // nodes as the model sees them
 };
 
 // Throws Error (exit 2 for bad configuration or too little memory, 3 when a search

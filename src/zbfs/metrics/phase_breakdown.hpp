@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "zbfs/metrics/phase_metrics.hpp"
 
@@ -21,14 +22,29 @@ struct PhaseSummary {
   Spread messages;
   Spread raw_bytes;
   Spread wire_bytes;
+  Spread model_s;  // modelled communication time under the run's network
+};
+
+// Calls, messages and bytes of one (phase, communicator role, pattern), summed over ranks.
+struct TrafficRecord {
+  Phase phase = Phase::kOther;
+  CommRole role = CommRole::kOther;
+  CommPattern pattern = CommPattern::kReduce;
+  double calls = 0;
+  double messages = 0;
+  double bytes = 0;
 };
 
 struct PhaseBreakdown {
   std::array<PhaseSummary, kPhaseCount> phases{};
+  std::vector<TrafficRecord> traffic;  // the non-zero tallies, in phase, role, pattern order
 
   [[nodiscard]] const PhaseSummary& operator[](Phase phase) const { return phases[static_cast<std::size_t>(phase)]; }
   // The summary of one rank alone (a single-process run).
   static PhaseBreakdown of_one_rank(const PhaseMetrics& metrics);
+  // Every (phase, role, pattern) tally as a flat array of calls, messages, bytes, and back.
+  static std::vector<double> flatten_tallies(const PhaseMetrics& metrics);
+  static std::vector<TrafficRecord> records_of(const std::vector<double>& flat);
 };
 
 }  // namespace zbfs

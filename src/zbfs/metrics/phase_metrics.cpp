@@ -17,4 +17,24 @@ std::string_view to_string(Phase phase) {
   return "unknown";
 }
 
+std::string_view to_string(CommRole role) {
+  switch (role) {
+    case CommRole::kWorld: return "world";
+    case CommRole::kRow: return "row";
+    case CommRole::kColumn: return "column";
+    case CommRole::kOther: return "other";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(CommPattern pattern) {
+  switch (pattern) {
+    case CommPattern::kPersonalized: return "personalized";
+    case CommPattern::kGather: return "gather";
+    case CommPattern::kReduce: return "reduce";
+    case CommPattern::kPairwise: return "pairwise";
+  }
+  return "unknown";
+}
+
 }  // namespace zbfs

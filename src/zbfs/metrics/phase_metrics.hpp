@@ -1,7 +1,7 @@
 // Per-phase counters of one rank: time, messages and bytes (raw, and on the wire once
 // codecs exist) for each phase of the distributed benchmark. Communicators add their
 // traffic to whatever phase is current; ScopedPhase makes a phase current and times it.
-// Nothing here is collective; metrics/rank_summary.hpp aggregates over ranks.
+// Nothing here is collective; metrics/rank_aggregation.hpp aggregates over ranks.
 #pragma once
 
 #include <array>
@@ -28,14 +28,38 @@ constexpr std::size_t kPhaseCount = 9;
 
 std::string_view to_string(Phase phase);
 
+// Which communicator of the process grid carried traffic: the whole job, a processor row
+// (C ranks) or a processor column (R ranks). Projections to other rank counts scale
+// each one with its own group size.
+enum class CommRole : int { kWorld, kRow, kColumn, kOther };
+constexpr std::size_t kCommRoleCount = 4;
+std::string_view to_string(CommRole role);
+
+// The shape of a collective, which decides how its traffic grows with the group size:
+// personalised all-to-all (each rank's own data to its owners), gather (everyone gets
+// the group's data), reduction (a fixed-size buffer in log2 rounds) and pairwise
+// exchanges (the rounds of our set-union allreduce).
+enum class CommPattern : int { kPersonalized, kGather, kReduce, kPairwise };
+constexpr std::size_t kCommPatternCount = 4;
+std::string_view to_string(CommPattern pattern);
+
+// One rank's calls, messages and bytes of one (phase, role, pattern).
+struct TrafficTally {
+  std::uint64_t calls = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+};
+
 struct PhaseCounters {
   double time_s = 0;
   std::uint64_t messages = 0;
   std::uint64_t raw_bytes = 0;   // payload bytes this rank sent to other ranks
   std::uint64_t wire_bytes = 0;  // the same after encoding (equal to raw without a codec)
+  double model_s = 0;            // the same traffic's time under the run's network model
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
     time_s += o.time_s;
+    model_s += o.model_s;
     messages += o.messages;
     raw_bytes += o.raw_bytes;
     wire_bytes += o.wire_bytes;
@@ -43,6 +67,7 @@ struct PhaseCounters {
   }
   PhaseCounters& operator-=(const PhaseCounters& o) {
     time_s -= o.time_s;
+    model_s -= o.model_s;
     messages -= o.messages;
     raw_bytes -= o.raw_bytes;
     wire_bytes -= o.wire_bytes;
@@ -55,28 +80,49 @@ class PhaseMetrics {
   [[nodiscard]] Phase current() const { return current_; }
   void set_current(Phase phase) { current_ = phase; }
 
-  void add_traffic(std::uint64_t messages, std::uint64_t raw_bytes, std::uint64_t wire_bytes) {
+  // One call's traffic (this rank's sends) in the current phase.
+  void add_traffic(CommRole role, CommPattern pattern, std::uint64_t messages, std::uint64_t raw_bytes,
+                   std::uint64_t wire_bytes, double model_s) {
     PhaseCounters& c = counters_[index(current_)];
     c.messages += messages;
     c.raw_bytes += raw_bytes;
     c.wire_bytes += wire_bytes;
+    c.model_s += model_s;
+    TrafficTally& t = tally_[tally_index(current_, role, pattern)];
+    ++t.calls;
+    t.messages += messages;
+    t.bytes += raw_bytes;
   }
   void add_time(Phase phase, double seconds) { counters_[index(phase)].time_s += seconds; }
 
   [[nodiscard]] const PhaseCounters& operator[](Phase phase) const { return counters_[index(phase)]; }
   [[nodiscard]] const std::array<PhaseCounters, kPhaseCount>& all() const { return counters_; }
+  [[nodiscard]] const TrafficTally& tally(Phase phase, CommRole role, CommPattern pattern) const {
+    return tally_[tally_index(phase, role, pattern)];
+  }
 
   // Counters accumulated since `earlier` (a copy taken before).
   [[nodiscard]] PhaseMetrics since(const PhaseMetrics& earlier) const {
     PhaseMetrics d = *this;
     for (std::size_t i = 0; i < kPhaseCount; ++i) d.counters_[i] -= earlier.counters_[i];
+    for (std::size_t i = 0; i < kTallies; ++i) {
+      d.tally_[i].calls -= earlier.tally_[i].calls;
+      d.tally_[i].messages -= earlier.tally_[i].messages;
+      d.tally_[i].bytes -= earlier.tally_[i].bytes;
+    }
     return d;
   }
 
  private:
+  static constexpr std::size_t kTallies = kPhaseCount * kCommRoleCount * kCommPatternCount;
   static std::size_t index(Phase phase) { return static_cast<std::size_t>(phase); }
+  static std::size_t tally_index(Phase phase, CommRole role, CommPattern pattern) {
+    return (index(phase) * kCommRoleCount + static_cast<std::size_t>(role)) * kCommPatternCount +
+           static_cast<std::size_t>(pattern);
+  }
 
   std::array<PhaseCounters, kPhaseCount> counters_{};
+  std::array<TrafficTally, kTallies> tally_{};
   Phase current_ = Phase::kOther;
 };
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/network/collective_cost.hpp"
 
 namespace zbfs {
 
@@ -47,7 +48,12 @@ Communicator::Communicator(Communicator&& other) noexcept
     : comm_(std::exchange(other.comm_, MPI_COMM_NULL)),
       rank_(other.rank_),
       size_(other.size_),
-      metrics_(other.metrics_) {}
+      metrics_(other.metrics_),
+      role_(other.role_),
+      model_(other.model_),
+      node_of_member_(std::move(other.node_of_member_)),
+      on_node_(other.on_node_),
+      off_node_(other.off_node_) {}
 
 Communicator& Communicator::operator=(Communicator&& other) noexcept {
   if (this != &other) {
@@ -56,6 +62,11 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     rank_ = other.rank_;
     size_ = other.size_;
     metrics_ = other.metrics_;
+    role_ = other.role_;
+    model_ = other.model_;
+    node_of_member_ = std::move(other.node_of_member_);
+    on_node_ = other.on_node_;
+    off_node_ = other.off_node_;
   }
   return *this;
 }
@@ -64,8 +75,32 @@ Communicator Communicator::split(int color, int key) const {
   MPI_Comm part = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split(comm_, color, key, &part), "MPI_Comm_split");
   Communicator result(part);
-  result.metrics_ = metrics_;
+  result.metrics_ = metrics_;  // a network, if any, is attached to the new one by its owner
   return result;
+}
+
+void Communicator::attach_network(const NetworkModel* model, std::span<const int> node_of_world) {
+  model_ = model;
+  MPI_Group mine = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  check_mpi(MPI_Comm_group(comm_, &mine), "MPI_Comm_group");
+  check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+  std::vector<int> members(static_cast<std::size_t>(size_));
+  std::vector<int> world_ranks(members.size());
+  for (int i = 0; i < size_; ++i) members[static_cast<std::size_t>(i)] = i;
+  const int rc = MPI_Group_translate_ranks(mine, size_, members.data(), world, world_ranks.data());
+  MPI_Group_free(&mine);
+  MPI_Group_free(&world);
+  check_mpi(rc, "MPI_Group_translate_ranks");
+  node_of_member_.resize(members.size());
+  on_node_ = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const auto w = static_cast<std::size_t>(world_ranks[i]);
+    if (w >= node_of_world.size()) throw Error(ExitCode::kFailure, "attach_network: node map too short");
+    node_of_member_[i] = node_of_world[w];
+  }
+  for (const int node : node_of_member_) on_node_ += node == node_of_member_[static_cast<std::size_t>(rank_)] ? 1 : 0;
+  off_node_ = size_ - on_node_;
 }
 
 void Communicator::barrier() const {
@@ -95,17 +130,31 @@ MPI_Op Communicator::to_mpi(ReduceOp op) {
   return MPI_SUM;
 }
 
-void Communicator::count_direct(std::uint64_t bytes_per_peer) const {
+void Communicator::record(CommPattern pattern, std::uint64_t messages, std::uint64_t bytes,
+                          const ClassTraffic& priced) const {
   if (metrics_ == nullptr || size_ <= 1) return;
+  metrics_->add_traffic(role_, pattern, messages, bytes, bytes, model_ != nullptr ? model_->time_s(priced) : 0.0);
+}
+
+void Communicator::count_gather(std::uint64_t my_bytes, std::uint64_t total_bytes) const {
+  // Counted as this rank's sends of a direct exchange (its data to every peer); priced
+  // as the ring, whose time follows what each rank receives.
   const auto peers = static_cast<std::uint64_t>(size_ - 1);
-  metrics_->add_traffic(peers, peers * bytes_per_peer, peers * bytes_per_peer);
+  record(CommPattern::kGather, peers, peers * my_bytes,
+         ring_gather_traffic(size_, off_node_, static_cast<double>(total_bytes - my_bytes)));
+}
+
+void Communicator::count_personalized_uniform(std::uint64_t bytes_per_peer) const {
+  const auto peers = static_cast<std::uint64_t>(size_ - 1);
+  ClassTraffic priced;
+  priced.add(LinkClass::kIntraNode, on_node_ - 1, static_cast<double>((on_node_ - 1) * bytes_per_peer));
+  priced.add(LinkClass::kInterNode, off_node_, static_cast<double>(off_node_ * bytes_per_peer));
+  record(CommPattern::kPersonalized, peers, peers * bytes_per_peer, priced);
 }
 
 void Communicator::count_rounds(std::uint64_t bytes) const {
-  if (metrics_ == nullptr || size_ <= 1) return;
-  std::uint64_t rounds = 0;
-  while ((std::uint64_t{1} << rounds) < static_cast<std::uint64_t>(size_)) ++rounds;
-  metrics_->add_traffic(rounds, rounds * bytes, rounds * bytes);
+  const auto rounds = static_cast<std::uint64_t>(ceil_log2(static_cast<std::uint64_t>(size_)));
+  record(CommPattern::kReduce, rounds, rounds * bytes, doubling_traffic(size_, on_node_, static_cast<double>(bytes)));
 }
 
 }  // namespace zbfs

@@ -4,7 +4,9 @@
 // rank is left waiting. Traffic is added to the attached PhaseMetrics, counted as this
 // rank's sends in the textbook algorithm of each collective: direct exchange for
 // all-to-all and all-gather ((P-1) messages of this rank's data), recursive doubling
-// for allreduce (ceil(log2 P) messages of the whole buffer).
+// for allreduce (ceil(log2 P) messages of the whole buffer). With a network model
+// attached, each call also adds its modelled time (network/collective_cost.hpp) to the
+// phase, using which members share this rank's node.
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +18,7 @@
 
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/mpi/datatype.hpp"
+#include "zbfs/network/network_model.hpp"
 
 namespace zbfs {
 
@@ -41,6 +44,13 @@ class Communicator {
   [[nodiscard]] int size() const { return size_; }
   [[nodiscard]] MPI_Comm handle() const { return comm_; }
   void attach(PhaseMetrics* metrics) { metrics_ = metrics; }
+  [[nodiscard]] CommRole role() const { return role_; }
+  void set_role(CommRole role) { role_ = role; }
+  // Prices this communicator's traffic with `model` (kept by the caller); node_of_world[r]
+  // is the node of world rank r. Local: every rank calls it with the same arguments.
+  void attach_network(const NetworkModel* model, std::span<const int> node_of_world);
+  // The members on this rank's node (this rank included), 1 without a network attached.
+  [[nodiscard]] int members_on_my_node() const { return on_node_; }
 
   // Collective: ranks with equal color form a new communicator, ordered by key.
   [[nodiscard]] Communicator split(int color, int key) const;
@@ -68,7 +78,7 @@ class Communicator {
     check_mpi(MPI_Allgather(mine.data(), mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), all.data(),
                             mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), comm_),
               "MPI_Allgather");
-    count_direct(mine.size_bytes());
+    count_gather(mine.size_bytes(), mine.size_bytes() * static_cast<std::uint64_t>(size_));
   }
 
   // Variable contributions, concatenated in rank order; `counts` gets each rank's count.
@@ -77,7 +87,7 @@ class Communicator {
     const std::uint64_t my_count = mine.size();
     counts.assign(static_cast<std::size_t>(size_), 0);
     check_mpi(MPI_Allgather(&my_count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm_), "MPI_Allgather");
-    count_direct(sizeof(std::uint64_t));
+    count_gather(sizeof(std::uint64_t), sizeof(std::uint64_t) * static_cast<std::uint64_t>(size_));
     std::vector<int> recv_counts(counts.size());
     std::vector<int> displs(counts.size());
     std::uint64_t total = 0;
@@ -90,7 +100,7 @@ class Communicator {
     check_mpi(MPI_Allgatherv(mine.data(), mpi_count(my_count, "allgatherv"), mpi_datatype<T>(), all.data(),
                              recv_counts.data(), displs.data(), mpi_datatype<T>(), comm_),
               "MPI_Allgatherv");
-    count_direct(mine.size_bytes());
+    count_gather(mine.size_bytes(), total * sizeof(T));
     return all;
   }
 
@@ -103,7 +113,7 @@ class Communicator {
     recv_counts.assign(static_cast<std::size_t>(size_), 0);
     check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, comm_),
               "MPI_Alltoall");
-    count_direct(sizeof(std::uint64_t));
+    count_personalized_uniform(sizeof(std::uint64_t));
     std::vector<int> sc(recv_counts.size());
     std::vector<int> sd(recv_counts.size());
     std::vector<int> rc(recv_counts.size());
@@ -112,6 +122,7 @@ class Communicator {
     std::uint64_t recv_total = 0;
     std::uint64_t messages = 0;
     std::uint64_t bytes = 0;
+    ClassTraffic priced;
     for (std::size_t i = 0; i < recv_counts.size(); ++i) {
       sc[i] = mpi_count(send_counts[i], "alltoallv");
       sd[i] = mpi_count(send_total, "alltoallv displacement");
@@ -122,13 +133,14 @@ class Communicator {
       if (static_cast<int>(i) != rank_ && send_counts[i] > 0) {
         ++messages;
         bytes += send_counts[i] * sizeof(T);
+        priced.add(link_to(static_cast<int>(i)), 1, static_cast<double>(send_counts[i] * sizeof(T)));
       }
     }
     std::vector<T> recv(recv_total);
     check_mpi(MPI_Alltoallv(send.data(), sc.data(), sd.data(), mpi_datatype<T>(), recv.data(), rc.data(), rd.data(),
                             mpi_datatype<T>(), comm_),
               "MPI_Alltoallv");
-    if (metrics_ != nullptr) metrics_->add_traffic(messages, bytes, bytes);
+    record(CommPattern::kPersonalized, messages, bytes, priced);
     return recv;
   }
 
@@ -139,14 +151,14 @@ class Communicator {
     check_mpi(MPI_Reduce_scatter_block(send.data(), recv.data(), mpi_count(recv.size(), "reduce_scatter"),
                                        mpi_datatype<T>(), MPI_SUM, comm_),
               "MPI_Reduce_scatter_block");
-    count_direct(recv.size_bytes());
+    count_personalized_uniform(recv.size_bytes());
   }
 
   template <class T>
   void broadcast(std::span<T> values, int root) const {
     check_mpi(MPI_Bcast(values.data(), mpi_count(values.size(), "broadcast"), mpi_datatype<T>(), root, comm_),
               "MPI_Bcast");
-    if (rank_ == root) count_direct(values.size_bytes());
+    count_rounds(values.size_bytes());
   }
 
   // Point to point: swaps variable-length arrays with `partner` (which calls this too).
@@ -162,10 +174,11 @@ class Communicator {
         MPI_Sendrecv(send.data(), mpi_count(send_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, recv.data(),
                      mpi_count(recv_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, comm_, MPI_STATUS_IGNORE),
         "MPI_Sendrecv");
-    if (metrics_ != nullptr) {
-      metrics_->add_traffic(send_count > 0 ? 2 : 1, sizeof(std::uint64_t) + send.size_bytes(),
-                            sizeof(std::uint64_t) + send.size_bytes());
-    }
+    const std::uint64_t messages = send_count > 0 ? 2 : 1;
+    const std::uint64_t bytes = sizeof(std::uint64_t) + send.size_bytes();
+    ClassTraffic priced;
+    priced.add(link_to(partner), static_cast<double>(messages), static_cast<double>(bytes));
+    record(CommPattern::kPairwise, messages, bytes, priced);
     return recv;
   }
 
@@ -175,8 +188,17 @@ class Communicator {
  private:
   explicit Communicator(MPI_Comm comm);
   static MPI_Op to_mpi(ReduceOp op);
-  void count_direct(std::uint64_t bytes_per_peer) const;
+  // Accounting of one call (no-ops without metrics or in a group of one).
+  void count_gather(std::uint64_t my_bytes, std::uint64_t total_bytes) const;
+  void count_personalized_uniform(std::uint64_t bytes_per_peer) const;
   void count_rounds(std::uint64_t bytes) const;
+  void record(CommPattern pattern, std::uint64_t messages, std::uint64_t bytes, const ClassTraffic& priced) const;
+  [[nodiscard]] LinkClass link_to(int member) const {
+    return node_of_member_.empty() ||
+                   node_of_member_[static_cast<std::size_t>(member)] == node_of_member_[static_cast<std::size_t>(rank_)]
+               ? LinkClass::kIntraNode
+               : LinkClass::kInterNode;
+  }
 
   static constexpr int kSizeTag = 1;
   static constexpr int kDataTag = 2;
@@ -185,6 +207,11 @@ class Communicator {
   int rank_ = 0;
   int size_ = 1;
   PhaseMetrics* metrics_ = nullptr;
+  CommRole role_ = CommRole::kOther;
+  const NetworkModel* model_ = nullptr;
+  std::vector<int> node_of_member_;  // empty: no network attached
+  int on_node_ = 1;
+  int off_node_ = 0;
 };
 
 }  // namespace zbfs

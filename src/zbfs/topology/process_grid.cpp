@@ -18,6 +18,9 @@ ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num
   blocks_ = VertexBlocks(num_vertices, world_.size());
   row_ = world_.split(my_row(), my_col());
   col_ = world_.split(my_col(), my_row());
+  world_.set_role(CommRole::kWorld);
+  row_.set_role(CommRole::kRow);
+  col_.set_role(CommRole::kColumn);
   col_group_ = PieceGroup(blocks_, my_col() * shape_.rows, 1, shape_.rows);
   row_group_ = PieceGroup(blocks_, my_row(), shape_.rows, shape_.cols);
   for (int piece = 0; piece < shape_.size(); ++piece) {
@@ -25,6 +28,12 @@ ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num
     row_of_piece_.push_back(piece % shape_.rows);
     col_of_piece_.push_back(piece / shape_.rows);
   }
+}
+
+void ProcessGrid::attach_network(const NetworkModel* model, std::span<const int> node_of_world) {
+  world_.attach_network(model, node_of_world);
+  row_.attach_network(model, node_of_world);
+  col_.attach_network(model, node_of_world);
 }
 
 TraversalLayout ProcessGrid::top_down() const { return {&col_, col_group_, &row_, row_group_, false}; }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "zbfs/mpi/communicator.hpp"
@@ -32,6 +33,9 @@ class ProcessGrid {
  public:
   // Collective. `shape` must multiply to the world size (1D: any shape is replaced by 1 x P).
   ProcessGrid(Partition partition, GridShape shape, std::uint64_t num_vertices, PhaseMetrics* metrics);
+
+  // Prices the traffic of all three communicators with `model` (see Communicator).
+  void attach_network(const NetworkModel* model, std::span<const int> node_of_world);
 
   [[nodiscard]] Partition partition() const { return partition_; }
   [[nodiscard]] const GridShape& shape() const { return shape_; }

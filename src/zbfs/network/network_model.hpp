@@ -1,0 +1,110 @@
+// NetworkModel: the alpha-beta (latency-bandwidth) cost of sending messages, one link
+// class for pairs of ranks on the same node and one for pairs on different nodes. A
+// message of n bytes over a link costs latency + n / bandwidth; a rank's sends in one
+// call are serialised on its link (the one-port model), so k messages of b bytes in all
+// cost k * latency + b / bandwidth. Presets name common networks; where each figure
+// comes from is in docs/network-model.md. No MPI here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zbfs {
+
+enum class LinkClass : int { kIntraNode = 0, kInterNode = 1 };
+
+struct LinkCost {
+  double latency_s = 0;
+  double bandwidth_bytes_per_s = 1;
+
+  [[nodiscard]] double time_s(double messages, double bytes) const {
+    return messages * latency_s + bytes / bandwidth_bytes_per_s;
+  }
+};
+
+// Messages and bytes of one rank's part of a call, split by link class.
+struct ClassTraffic {
+  std::array<double, 2> messages{};
+  std::array<double, 2> bytes{};
+
+  void add(LinkClass link, double message_count, double byte_count) {
+    messages[static_cast<std::size_t>(link)] += message_count;
+    bytes[static_cast<std::size_t>(link)] += byte_count;
+  }
+};
+
+struct NetworkModel {
+  std::string name = "shm";
+  LinkCost intra_node;
+  LinkCost inter_node;
+
+  [[nodiscard]] const LinkCost& link(LinkClass c) const {
+    return c == LinkClass::kIntraNode ? intra_node : inter_node;
+  }
+  [[nodiscard]] double time_s(const ClassTraffic& t) const {
+    return intra_node.time_s(t.messages[0], t.bytes[0]) + inter_node.time_s(t.messages[1], t.bytes[1]);
+  }
+};
+
+// The preset called `name` (shm, 1gbe, 10gbe, ib-qdr, ib-hdr, nvlink), if there is one.
+std::optional<NetworkModel> network_preset(std::string_view name);
+const std::vector<std::string>& network_preset_names();
+
+// What the user asked for: a preset, "measure" (ping-pong at start-up), or explicit
+// inter-node figures on top of either; and how many consecutive ranks share a node.
+struct NetworkChoice {
+  std::string name = "measure";
+  std::optional<double> latency_s;           // --network-latency, overrides inter-node
+  std::optional<double> bandwidth_bytes_per_s;  // --network-bandwidth, overrides inter-node
+  std::optional<int> ranks_per_node;         // default: 1 for presets, the real layout for measure
+
+  [[nodiscard]] bool measure() const { return name == "measure"; }
+};
+
+// Throws a usage error for an unknown name or a non-positive figure.
+void validate_network_choice(const NetworkChoice& choice);
+// The model of a preset choice with its overrides applied (not for "measure").
+NetworkModel model_of(const NetworkChoice& choice);
+
+// Parses "1.5us", "50us", "2ms", "0.000002" (seconds) into seconds, and "1gbit",
+// "10Gbit/s", "125MB/s", "3.2GB/s", "1e9" (bytes/s) into bytes per second. Throws a
+// usage error naming `what` when the text is not a positive quantity.
+double parse_duration_s(std::string_view text, std::string_view what);
+double parse_bandwidth_bytes_per_s(std::string_view text, std::string_view what);
+
+// One-way time of one message size, the median over repetitions.
+struct PingPongSample {
+  std::uint64_t bytes = 0;
+  double one_way_s = 0;
+};
+
+struct LinkMeasurement {
+  bool measured = false;  // false: no pair of this class exists in the job
+  int peer = -1;          // the world rank rank 0 measured against
+  LinkCost fit;
+  std::vector<PingPongSample> samples;
+};
+
+struct NetworkMeasurement {
+  LinkMeasurement intra_node;
+  LinkMeasurement inter_node;
+  double elapsed_s = 0;
+};
+
+// The model a run uses for `choice`: the preset with overrides, or the measurement (a
+// class not measured takes the other's figures; with neither, the shm preset).
+NetworkModel network_model_for(const NetworkChoice& choice, const NetworkMeasurement* measured);
+
+// Fits latency (the smallest message's time) and bandwidth (least squares over the
+// messages of 64 KiB and more) to samples; pure, for tests.
+LinkCost fit_link(const std::vector<PingPongSample>& samples);
+
+// "50 us", "1.18 GB/s": short human forms for tables.
+std::string format_duration(double seconds);
+std::string format_bandwidth(double bytes_per_s);
+
+}  // namespace zbfs

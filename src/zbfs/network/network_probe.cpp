@@ -1,0 +1,107 @@
+#include "zbfs/network/network_probe.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "zbfs/core/error.hpp"
+#include "zbfs/core/timer.hpp"
+
+namespace zbfs {
+namespace {
+
+constexpr int kPingTag = 7331;
+constexpr std::array<std::uint64_t, 5> kSizes = {8, 4096, 65536, 1 << 20, 4 << 20};
+// Repetitions per size: more for small messages, whose time is noisier.
+constexpr std::array<int, 5> kRepeats = {51, 21, 11, 7, 5};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Rank 0's side (`leader`) or the peer's side of one ping-pong series.
+std::vector<PingPongSample> ping_pong(MPI_Comm comm, int partner, bool leader) {
+  std::vector<char> buffer(kSizes.back());
+  std::vector<PingPongSample> samples;
+  for (std::size_t s = 0; s < kSizes.size(); ++s) {
+    const int count = static_cast<int>(kSizes[s]);
+    std::vector<double> times;
+    for (int rep = 0; rep <= kRepeats[s]; ++rep) {  // the first is a warm-up
+      Stopwatch clock;
+      if (leader) {
+        check_mpi(MPI_Send(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm), "MPI_Send");
+        check_mpi(MPI_Recv(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      } else {
+        check_mpi(MPI_Recv(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        check_mpi(MPI_Send(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm), "MPI_Send");
+      }
+      if (rep > 0) times.push_back(clock.elapsed_s() / 2);
+    }
+    samples.push_back({kSizes[s], median(times)});
+  }
+  return samples;
+}
+
+LinkMeasurement measure_pair(const Communicator& world, int peer) {
+  LinkMeasurement m;
+  if (peer < 0) return m;
+  m.peer = peer;
+  m.measured = true;
+  if (world.rank() == 0) m.samples = ping_pong(world.handle(), peer, true);
+  if (world.rank() == peer) ping_pong(world.handle(), 0, false);
+  // Everyone learns rank 0's samples.
+  std::vector<double> times(kSizes.size());
+  if (world.rank() == 0) {
+    for (std::size_t i = 0; i < kSizes.size(); ++i) times[i] = m.samples[i].one_way_s;
+  }
+  check_mpi(MPI_Bcast(times.data(), static_cast<int>(times.size()), MPI_DOUBLE, 0, world.handle()), "MPI_Bcast");
+  m.samples.clear();
+  for (std::size_t i = 0; i < kSizes.size(); ++i) m.samples.push_back({kSizes[i], times[i]});
+  m.fit = fit_link(m.samples);
+  return m;
+}
+
+}  // namespace
+
+std::vector<int> node_of_world_ranks(const Communicator& world, std::optional<int> ranks_per_node) {
+  std::vector<int> nodes(static_cast<std::size_t>(world.size()));
+  if (ranks_per_node) {
+    for (int r = 0; r < world.size(); ++r) nodes[static_cast<std::size_t>(r)] = r / *ranks_per_node;
+    return nodes;
+  }
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(world.handle(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node_comm),
+            "MPI_Comm_split_type");
+  int leader = world.rank();
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node_comm);
+  MPI_Comm_free(&node_comm);
+  check_mpi(rc, "MPI_Allreduce");
+  std::vector<int> leaders(nodes.size());
+  check_mpi(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, world.handle()), "MPI_Allgather");
+  std::map<int, int> number_of_leader;
+  for (const int l : leaders) number_of_leader.emplace(l, 0);
+  int next = 0;
+  for (auto& [l, n] : number_of_leader) n = next++;
+  for (std::size_t r = 0; r < nodes.size(); ++r) nodes[r] = number_of_leader[leaders[r]];
+  return nodes;
+}
+
+NetworkMeasurement measure_network(const Communicator& world, const std::vector<int>& node_of_world) {
+  NetworkMeasurement result;
+  Stopwatch clock;
+  int intra_peer = -1;
+  int inter_peer = -1;
+  for (int r = 1; r < world.size(); ++r) {
+    const bool same = node_of_world[static_cast<std::size_t>(r)] == node_of_world[0];
+    if (same && intra_peer < 0) intra_peer = r;
+    if (!same && inter_peer < 0) inter_peer = r;
+  }
+  result.intra_node = measure_pair(world, intra_peer);
+  result.inter_node = measure_pair(world, inter_peer);
+  check_mpi(MPI_Barrier(world.handle()), "MPI_Barrier");
+  result.elapsed_s = clock.elapsed_s();
+  return result;
+}
+
+}  // namespace zbfs

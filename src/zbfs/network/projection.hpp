@@ -1,0 +1,89 @@
+// Projection of a recorded run's communication to another rank count and network: how
+// zbfs plans past the machine it ran on. Every (phase, communicator, pattern) tally of
+// the recording is scaled to the target grid by the law of its pattern, then priced with
+// the target network for the busiest of a sample of ranks. The laws, per rank and per
+// search, for a communicator of g ranks in a job of P (the graph stays the same):
+//   personalised (each rank's own data to owners): bytes ~ (1/P) (g-1)/g, messages ~ g-1
+//   gather (each rank receives the group's data): bytes ~ (g-1)/P,       messages = g-1 per call
+//   reduce (fixed-size buffer, recursive doubling): bytes ~ ceil(log2 g), messages = ceil(log2 g) per call
+//   pairwise (rounds of the set-union allreduce):   bytes like gather,    messages ~ ceil(log2 g)
+// The rest of the recorded search time (its BFS time less its own modelled communication)
+// is taken as work that divides perfectly over the ranks (time x P0 / P). docs/network-model.md has the
+// derivation and the limits. Pure arithmetic, no MPI.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "zbfs/metrics/phase_breakdown.hpp"
+#include "zbfs/network/network_model.hpp"
+#include "zbfs/topology/grid_shape.hpp"
+
+namespace zbfs {
+
+// What a run's JSON record holds that a projection needs.
+struct RecordedRun {
+  int ranks = 1;
+  Partition partition = Partition::k1D;
+  GridShape grid;
+  int scale = 0;
+  NetworkModel network;                // the model that priced it
+  double searches = 0;                 // BFS searches
+  double validations = 0;              // validated searches
+  double mean_traversed_edges = 0;     // per search
+  double mean_bfs_time_s = 0;          // per search
+  std::array<double, kPhaseCount> max_time_s{};   // whole run, slowest rank
+  std::array<double, kPhaseCount> max_model_s{};  // whole run, the run's own model
+  std::vector<TrafficRecord> traffic;  // summed over ranks, whole run
+};
+
+struct ProjectionTarget {
+  int ranks = 1;
+  GridShape grid;  // 1D: 1 x ranks
+  NetworkModel network;
+  int ranks_per_node = 1;
+};
+
+struct PhaseProjection {
+  Phase phase = Phase::kOther;
+  bool per_search = true;         // false: once per run (generation, construction)
+  double recorded_time_s = 0;     // the recording's slowest rank (per search or per run)
+  double recorded_model_s = 0;    // the recording's model
+  double bytes_per_rank = 0;      // projected, busiest sampled rank
+  double messages_per_rank = 0;
+  double model_s = 0;             // projected communication time, busiest sampled rank
+};
+
+struct Projection {
+  std::vector<PhaseProjection> phases;  // phases with traffic or time, in phase order
+  double communication_s = 0;           // per search, the BFS phases
+  double local_s = 0;                   // per search, the rest of the recorded time x P0 / P
+  double bfs_time_s = 0;                // communication + local
+  double teps = 0;                      // mean traversed edges / bfs_time_s
+  int sampled_ranks = 0;
+  std::vector<std::string> warnings;
+};
+
+// The size of the communicator `role` in `grid` (world: all ranks, row: cols, column: rows).
+int group_size(CommRole role, const GridShape& grid);
+// How many members of `rank`'s `role` communicator share its node when nodes hold
+// `ranks_per_node` consecutive ranks (rank = row * cols + col); this rank included.
+int members_on_node(CommRole role, const GridShape& grid, int rank, int ranks_per_node);
+
+// One tally's per-rank bytes and messages scaled from group g0 in P0 ranks to g in P.
+struct ScaledTraffic {
+  double bytes = 0;
+  double messages = 0;
+};
+ScaledTraffic scale_traffic(CommPattern pattern, double bytes, double messages, double calls, int g0, int p0, int g,
+                            int p);
+
+// Prices one rank's scaled traffic of one pattern in a group of g with `on_node` members
+// on its node.
+double price_traffic(const NetworkModel& network, CommPattern pattern, const ScaledTraffic& traffic, int g,
+                     int on_node);
+
+Projection project_run(const RecordedRun& run, const ProjectionTarget& target);
+
+}  // namespace zbfs
