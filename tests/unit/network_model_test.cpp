@@ -1,4 +1,6 @@
 // The cost model's arithmetic against hand-computed cases.
+#include "zbfs/network/network_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -7,7 +9,6 @@
 #include "zbfs/core/error.hpp"
 #include "zbfs/driver/recorded_run.hpp"
 #include "zbfs/network/collective_cost.hpp"
-#include "zbfs/network/network_model.hpp"
 #include "zbfs/network/projection.hpp"
 
 namespace zbfs {
@@ -125,8 +126,8 @@ TEST(Projection, GroupsAndNodeSharing) {
   EXPECT_EQ(members_on_node(CommRole::kRow, g, 1, 4), 4);     // node 0 holds ranks 0-3
   EXPECT_EQ(members_on_node(CommRole::kColumn, g, 1, 4), 1);  // rank 5 is on node 1
   EXPECT_EQ(members_on_node(CommRole::kColumn, g, 1, 8), 2);
-  EXPECT_EQ(members_on_node(CommRole::kWorld, g, 7, 3), 2);   // node 2 holds ranks 6-7
-  EXPECT_EQ(members_on_node(CommRole::kRow, g, 5, 2), 2);     // ranks 4-5
+  EXPECT_EQ(members_on_node(CommRole::kWorld, g, 7, 3), 2);  // node 2 holds ranks 6-7
+  EXPECT_EQ(members_on_node(CommRole::kRow, g, 5, 2), 2);    // ranks 4-5
 }
 
 TEST(Projection, ScalingLawsByHand) {

@@ -37,7 +37,8 @@ RecordedRun read_recorded_run(const std::string& path) {
     run.ranks = j.at("num_mpi_processes").get<int>();
     const auto& config = j.at("config");
     const std::string partition = config.at("partition").get<std::string>();
-    if (partition == "shared") throw_usage_error("'" + path + "' is a single-process run (--partition shared): no traffic to project");
+    if (partition == "shared")
+      throw_usage_error("'" + path + "' is a single-process run (--partition shared): no traffic to project");
     run.partition = parse_partition(partition).value();
     const auto grid = parse_grid_shape(config.at("grid").get<std::string>());
     if (!grid) throw_usage_error("'" + path + "' has a malformed grid");
@@ -45,7 +46,8 @@ RecordedRun read_recorded_run(const std::string& path) {
     run.scale = config.at("scale").get<int>();
     const auto& network = j.at("network");
     run.network.name = network.at("name").get<std::string>();
-    for (auto [link, key] : {std::pair{&run.network.intra_node, "intra_node"}, std::pair{&run.network.inter_node, "inter_node"}}) {
+    for (auto [link, key] :
+         {std::pair{&run.network.intra_node, "intra_node"}, std::pair{&run.network.inter_node, "inter_node"}}) {
       link->latency_s = network.at(key).at("latency_s").get<double>();
       link->bandwidth_bytes_per_s = network.at(key).at("bandwidth_bytes_per_s").get<double>();
       if (!(link->latency_s >= 0) || !(link->bandwidth_bytes_per_s > 0)) {
@@ -84,37 +86,38 @@ RecordedRun read_recorded_run(const std::string& path) {
   } catch (const std::bad_optional_access&) {
     throw_usage_error("'" + path + "' has a malformed partition");
   }
-  if (run.ranks < 1 || run.grid.size() != run.ranks) throw_usage_error("'" + path + "': the grid does not match the ranks");
+  if (run.ranks < 1 || run.grid.size() != run.ranks)
+    throw_usage_error("'" + path + "': the grid does not match the ranks");
   if (run.searches == 0) throw_usage_error("'" + path + "' records no searches");
   return run;
 }
 
 std::string format_projection(const std::string& path, const RecordedRun& run, const ProjectionTarget& target,
                               const Projection& p) {
-  std::string out = fmt::format(
-      "recorded: {} ({} rank{}, {} grid {}, scale {}, network {}, {} searches)\n", path, run.ranks,
-      run.ranks == 1 ? "" : "s", to_string(run.partition), run.grid.to_string(), run.scale, run.network.name,
-      static_cast<long long>(run.searches));
-  out += fmt::format("projected: {} ranks, grid {}, network {} (inter-node {} + bytes / {}, intra-node {} + bytes / {}), "
-                     "{} rank{} per node\n",
-                     target.ranks, target.grid.to_string(), target.network.name,
-                     format_duration(target.network.inter_node.latency_s),
-                     format_bandwidth(target.network.inter_node.bandwidth_bytes_per_s),
-                     format_duration(target.network.intra_node.latency_s),
-                     format_bandwidth(target.network.intra_node.bandwidth_bytes_per_s), target.ranks_per_node,
-                     target.ranks_per_node == 1 ? "" : "s");
+  std::string out = fmt::format("recorded: {} ({} rank{}, {} grid {}, scale {}, network {}, {} searches)\n", path,
+                                run.ranks, run.ranks == 1 ? "" : "s", to_string(run.partition), run.grid.to_string(),
+                                run.scale, run.network.name, static_cast<long long>(run.searches));
+  out += fmt::format(
+      "projected: {} ranks, grid {}, network {} (inter-node {} + bytes / {}, intra-node {} + bytes / {}), "
+      "{} rank{} per node\n",
+      target.ranks, target.grid.to_string(), target.network.name, format_duration(target.network.inter_node.latency_s),
+      format_bandwidth(target.network.inter_node.bandwidth_bytes_per_s),
+      format_duration(target.network.intra_node.latency_s),
+      format_bandwidth(target.network.intra_node.bandwidth_bytes_per_s), target.ranks_per_node,
+      target.ranks_per_node == 1 ? "" : "s");
   out += fmt::format("per search (construction and generation: per run); per rank: the busiest of {} sampled\n",
                      p.sampled_ranks);
-  out += fmt::format("{:<22} {:>12} {:>12} {:>14} {:>12} {:>12}\n", "phase", "recorded_s", "rec_model_s",
-                     "bytes/rank", "msgs/rank", "model_s");
+  out += fmt::format("{:<22} {:>12} {:>12} {:>14} {:>12} {:>12}\n", "phase", "recorded_s", "rec_model_s", "bytes/rank",
+                     "msgs/rank", "model_s");
   for (const PhaseProjection& ph : p.phases) {
     out += fmt::format("{:<22} {:>12.6f} {:>12.6f} {:>14.0f} {:>12.1f} {:>12.6f}\n",
                        std::string(to_string(ph.phase)) + (ph.per_search ? "" : " (once)"), ph.recorded_time_s,
                        ph.recorded_model_s, ph.bytes_per_rank, ph.messages_per_rank, ph.model_s);
   }
-  out += fmt::format("BFS per search: communication {:.6f} s + other work {:.6f} s (recorded time less its modelled "
-                     "communication, x {}/{}) = {:.6f} s\n",
-                     p.communication_s, p.local_s, run.ranks, target.ranks, p.bfs_time_s);
+  out += fmt::format(
+      "BFS per search: communication {:.6f} s + other work {:.6f} s (recorded time less its modelled "
+      "communication, x {}/{}) = {:.6f} s\n",
+      p.communication_s, p.local_s, run.ranks, target.ranks, p.bfs_time_s);
   out += fmt::format("predicted TEPS: {:.4g} (recorded: {:.4g} mean over searches)\n", p.teps,
                      run.mean_bfs_time_s > 0 ? run.mean_traversed_edges / run.mean_bfs_time_s : 0.0);
   for (const std::string& w : p.warnings) out += "note: " + w + "\n";

@@ -24,12 +24,9 @@ struct Preset {
 
 // Figures and their sources: docs/network-model.md.
 constexpr Preset kPresets[] = {
-    {"shm", kSharedMemory, kSharedMemory},
-    {"1gbe", kSharedMemory, {50.0e-6, 117.5e6}},
-    {"10gbe", kSharedMemory, {12.0e-6, 1.175e9}},
-    {"ib-qdr", kSharedMemory, {1.3e-6, 3.4e9}},
-    {"ib-hdr", kSharedMemory, {1.0e-6, 24.0e9}},
-    {"nvlink", {2.0e-6, 250.0e9}, {2.0e-6, 250.0e9}},
+    {"shm", kSharedMemory, kSharedMemory},        {"1gbe", kSharedMemory, {50.0e-6, 117.5e6}},
+    {"10gbe", kSharedMemory, {12.0e-6, 1.175e9}}, {"ib-qdr", kSharedMemory, {1.3e-6, 3.4e9}},
+    {"ib-hdr", kSharedMemory, {1.0e-6, 24.0e9}},  {"nvlink", {2.0e-6, 250.0e9}, {2.0e-6, 250.0e9}},
 };
 
 std::string lower(std::string_view text) {
@@ -77,7 +74,8 @@ void validate_network_choice(const NetworkChoice& choice) {
   if (choice.latency_s && !(*choice.latency_s >= 0 && std::isfinite(*choice.latency_s))) {
     throw_usage_error("--network-latency must be a non-negative time");
   }
-  if (choice.bandwidth_bytes_per_s && !(*choice.bandwidth_bytes_per_s > 0 && std::isfinite(*choice.bandwidth_bytes_per_s))) {
+  if (choice.bandwidth_bytes_per_s &&
+      !(*choice.bandwidth_bytes_per_s > 0 && std::isfinite(*choice.bandwidth_bytes_per_s))) {
     throw_usage_error("--network-bandwidth must be positive");
   }
   if (choice.ranks_per_node && *choice.ranks_per_node < 1) throw_usage_error("--ranks-per-node must be at least 1");
@@ -97,10 +95,14 @@ double parse_duration_s(std::string_view text, std::string_view what) {
   std::string unit;
   double scale = 0;
   if (split_quantity(text, value, unit)) {
-    if (unit.empty() || unit == "s") scale = 1;
-    else if (unit == "ms") scale = 1e-3;
-    else if (unit == "us" || unit == "usec") scale = 1e-6;
-    else if (unit == "ns") scale = 1e-9;
+    if (unit.empty() || unit == "s")
+      scale = 1;
+    else if (unit == "ms")
+      scale = 1e-3;
+    else if (unit == "us" || unit == "usec")
+      scale = 1e-6;
+    else if (unit == "ns")
+      scale = 1e-9;
   }
   if (scale == 0 || value < 0) {
     throw_usage_error(std::string(what) + ": '" + std::string(text) + "' is not a time (examples: 50us, 1.5us, 2ms)");
@@ -118,14 +120,22 @@ double parse_bandwidth_bytes_per_s(std::string_view text, std::string_view what)
       unit.resize(unit.size() - 3);
       unit += "bit";
     }
-    if (unit.empty() || unit == "b") scale = 1;  // bytes per second
-    else if (unit == "kb") scale = 1e3;
-    else if (unit == "mb") scale = 1e6;
-    else if (unit == "gb") scale = 1e9;
-    else if (unit == "bit") scale = 1.0 / 8;
-    else if (unit == "kbit") scale = 1e3 / 8;
-    else if (unit == "mbit") scale = 1e6 / 8;
-    else if (unit == "gbit") scale = 1e9 / 8;
+    if (unit.empty() || unit == "b")
+      scale = 1;  // bytes per second
+    else if (unit == "kb")
+      scale = 1e3;
+    else if (unit == "mb")
+      scale = 1e6;
+    else if (unit == "gb")
+      scale = 1e9;
+    else if (unit == "bit")
+      scale = 1.0 / 8;
+    else if (unit == "kbit")
+      scale = 1e3 / 8;
+    else if (unit == "mbit")
+      scale = 1e6 / 8;
+    else if (unit == "gbit")
+      scale = 1e9 / 8;
   }
   if (scale == 0 || value <= 0) {
     throw_usage_error(std::string(what) + ": '" + std::string(text) +

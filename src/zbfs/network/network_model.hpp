@@ -42,9 +42,7 @@ struct NetworkModel {
   LinkCost intra_node;
   LinkCost inter_node;
 
-  [[nodiscard]] const LinkCost& link(LinkClass c) const {
-    return c == LinkClass::kIntraNode ? intra_node : inter_node;
-  }
+  [[nodiscard]] const LinkCost& link(LinkClass c) const { return c == LinkClass::kIntraNode ? intra_node : inter_node; }
   [[nodiscard]] double time_s(const ClassTraffic& t) const {
     return intra_node.time_s(t.messages[0], t.bytes[0]) + inter_node.time_s(t.messages[1], t.bytes[1]);
   }
@@ -58,9 +56,9 @@ const std::vector<std::string>& network_preset_names();
 // inter-node figures on top of either; and how many consecutive ranks share a node.
 struct NetworkChoice {
   std::string name = "measure";
-  std::optional<double> latency_s;           // --network-latency, overrides inter-node
+  std::optional<double> latency_s;              // --network-latency, overrides inter-node
   std::optional<double> bandwidth_bytes_per_s;  // --network-bandwidth, overrides inter-node
-  std::optional<int> ranks_per_node;         // default: 1 for presets, the real layout for measure
+  std::optional<int> ranks_per_node;            // default: 1 for presets, the real layout for measure
 
   [[nodiscard]] bool measure() const { return name == "measure"; }
 };

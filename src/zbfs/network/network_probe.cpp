@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
@@ -43,6 +45,20 @@ std::vector<PingPongSample> ping_pong(MPI_Comm comm, int partner, bool leader) {
   return samples;
 }
 
+// Waits for every rank at a barrier while sleeping between checks: ranks outside the
+// measured pair must not spin, or on an oversubscribed machine they take the pair's cores
+// and the kernel's network work, and the ping-pong measures the scheduler instead.
+void quiet_barrier(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
+  int done = 0;
+  while (true) {
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 LinkMeasurement measure_pair(const Communicator& world, int peer) {
   LinkMeasurement m;
   if (peer < 0) return m;
@@ -50,6 +66,7 @@ LinkMeasurement measure_pair(const Communicator& world, int peer) {
   m.measured = true;
   if (world.rank() == 0) m.samples = ping_pong(world.handle(), peer, true);
   if (world.rank() == peer) ping_pong(world.handle(), 0, false);
+  quiet_barrier(world.handle());
   // Everyone learns rank 0's samples.
   std::vector<double> times(kSizes.size());
   if (world.rank() == 0) {

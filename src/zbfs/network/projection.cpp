@@ -115,7 +115,8 @@ double price_traffic(const NetworkModel& network, CommPattern pattern, const Sca
 }
 
 Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
-  if (run.ranks < 1 || run.grid.size() != run.ranks) throw_usage_error("the recorded run's grid does not match its ranks");
+  if (run.ranks < 1 || run.grid.size() != run.ranks)
+    throw_usage_error("the recorded run's grid does not match its ranks");
   if (target.ranks < 1 || target.grid.size() != target.ranks) throw_usage_error("--grid does not multiply to --ranks");
   if (target.ranks_per_node < 1) throw_usage_error("--ranks-per-node must be at least 1");
   if (run.searches <= 0) throw_usage_error("the recorded run has no searches");
@@ -148,9 +149,8 @@ Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
       const int g0 = group_size(t.role, run.grid);
       const int g = group_size(t.role, target.grid);
       const double per_rank_divisor = run.ranks * times;
-      const ScaledTraffic scaled =
-          scale_traffic(t.pattern, t.bytes / per_rank_divisor, t.messages / per_rank_divisor,
-                        t.calls / per_rank_divisor, g0, run.ranks, g, target.ranks);
+      const ScaledTraffic scaled = scale_traffic(t.pattern, t.bytes / per_rank_divisor, t.messages / per_rank_divisor,
+                                                 t.calls / per_rank_divisor, g0, run.ranks, g, target.ranks);
       for (std::size_t s = 0; s < sampled.size(); ++s) {
         const int on = members_on_node(t.role, target.grid, sampled[s], target.ranks_per_node);
         per_rank[s].bytes_per_rank += scaled.bytes;

@@ -28,14 +28,14 @@ struct RecordedRun {
   Partition partition = Partition::k1D;
   GridShape grid;
   int scale = 0;
-  NetworkModel network;                // the model that priced it
-  double searches = 0;                 // BFS searches
-  double validations = 0;              // validated searches
-  double mean_traversed_edges = 0;     // per search
-  double mean_bfs_time_s = 0;          // per search
+  NetworkModel network;                           // the model that priced it
+  double searches = 0;                            // BFS searches
+  double validations = 0;                         // validated searches
+  double mean_traversed_edges = 0;                // per search
+  double mean_bfs_time_s = 0;                     // per search
   std::array<double, kPhaseCount> max_time_s{};   // whole run, slowest rank
   std::array<double, kPhaseCount> max_model_s{};  // whole run, the run's own model
-  std::vector<TrafficRecord> traffic;  // summed over ranks, whole run
+  std::vector<TrafficRecord> traffic;             // summed over ranks, whole run
 };
 
 struct ProjectionTarget {
@@ -47,12 +47,12 @@ struct ProjectionTarget {
 
 struct PhaseProjection {
   Phase phase = Phase::kOther;
-  bool per_search = true;         // false: once per run (generation, construction)
-  double recorded_time_s = 0;     // the recording's slowest rank (per search or per run)
-  double recorded_model_s = 0;    // the recording's model
-  double bytes_per_rank = 0;      // projected, busiest sampled rank
+  bool per_search = true;       // false: once per run (generation, construction)
+  double recorded_time_s = 0;   // the recording's slowest rank (per search or per run)
+  double recorded_model_s = 0;  // the recording's model
+  double bytes_per_rank = 0;    // projected, busiest sampled rank
   double messages_per_rank = 0;
-  double model_s = 0;             // projected communication time, busiest sampled rank
+  double model_s = 0;  // projected communication time, busiest sampled rank
 };
 
 struct Projection {
