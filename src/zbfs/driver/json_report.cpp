@@ -26,11 +26,10 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseSummary& p = b.phases[i];
     if (p.time_s.max == 0 && p.messages.sum == 0) continue;
-    j[std::string(to_string(static_cast<Phase>(i)))] = {{"time_s", to_json(p.time_s)},
-                                                        {"messages", to_json(p.messages)},
-                                                        {"raw_bytes", to_json(p.raw_bytes)},
-                                                        {"wire_bytes", to_json(p.wire_bytes)},
-                                                        {"modelled_time_s", to_json(p.model_s)}};
+    j[std::string(to_string(static_cast<Phase>(i)))] = {
+        {"time_s", to_json(p.time_s)},           {"messages", to_json(p.messages)},
+        {"raw_bytes", to_json(p.raw_bytes)},     {"wire_bytes", to_json(p.wire_bytes)},
+        {"modelled_time_s", to_json(p.model_s)}, {"mpi_time_s", to_json(p.mpi_s)}};
   }
   return j;
 }

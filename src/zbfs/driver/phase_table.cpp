@@ -16,9 +16,9 @@ std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processe
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseSummary& p = breakdown.phases[i];
     if (p.time_s.max == 0 && p.messages.sum == 0) continue;
-    out += fmt::format("{:<22} {:>10.4f} {:>10.4f} {:>10.4f} {:>12.0f} {:>12.0f} {:>14.0f} {:>14.0f}\n",
-                       to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.model_s.max, p.messages.sum,
-                       p.messages.max, p.raw_bytes.sum, p.raw_bytes.max);
+    out += fmt::format("{:<22} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>12.0f} {:>12.0f} {:>14.0f} {:>14.0f}\n",
+                       to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.mpi_s.max, p.model_s.max,
+                       p.messages.sum, p.messages.max, p.raw_bytes.sum, p.raw_bytes.max);
   }
   return out;
 }

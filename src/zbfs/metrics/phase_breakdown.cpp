@@ -11,8 +11,12 @@ PhaseBreakdown PhaseBreakdown::of_one_rank(const PhaseMetrics& metrics) {
   PhaseBreakdown b;
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
-    b.phases[i] = {single(c.time_s), single(static_cast<double>(c.messages)), single(static_cast<double>(c.raw_bytes)),
-                   single(static_cast<double>(c.wire_bytes)), single(c.model_s)};
+    b.phases[i] = {single(c.time_s),
+                   single(static_cast<double>(c.messages)),
+                   single(static_cast<double>(c.raw_bytes)),
+                   single(static_cast<double>(c.wire_bytes)),
+                   single(c.model_s),
+                   single(c.mpi_s)};
   }
   b.traffic = records_of(flatten_tallies(metrics));
   return b;

@@ -23,6 +23,7 @@ struct PhaseSummary {
   Spread raw_bytes;
   Spread wire_bytes;
   Spread model_s;  // modelled communication time under the run's network
+  Spread mpi_s;    // time inside MPI calls
 };
 
 // Calls, messages and bytes of one (phase, communicator role, pattern), summed over ranks.

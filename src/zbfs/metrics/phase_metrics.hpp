@@ -56,10 +56,12 @@ struct PhaseCounters {
   std::uint64_t raw_bytes = 0;   // payload bytes this rank sent to other ranks
   std::uint64_t wire_bytes = 0;  // the same after encoding (equal to raw without a codec)
   double model_s = 0;            // the same traffic's time under the run's network model
+  double mpi_s = 0;              // time inside MPI calls (communication and waiting for peers)
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
     time_s += o.time_s;
     model_s += o.model_s;
+    mpi_s += o.mpi_s;
     messages += o.messages;
     raw_bytes += o.raw_bytes;
     wire_bytes += o.wire_bytes;
@@ -68,6 +70,7 @@ struct PhaseCounters {
   PhaseCounters& operator-=(const PhaseCounters& o) {
     time_s -= o.time_s;
     model_s -= o.model_s;
+    mpi_s -= o.mpi_s;
     messages -= o.messages;
     raw_bytes -= o.raw_bytes;
     wire_bytes -= o.wire_bytes;
@@ -82,12 +85,13 @@ class PhaseMetrics {
 
   // One call's traffic (this rank's sends) in the current phase.
   void add_traffic(CommRole role, CommPattern pattern, std::uint64_t messages, std::uint64_t raw_bytes,
-                   std::uint64_t wire_bytes, double model_s) {
+                   std::uint64_t wire_bytes, double model_s, double mpi_s = 0) {
     PhaseCounters& c = counters_[index(current_)];
     c.messages += messages;
     c.raw_bytes += raw_bytes;
     c.wire_bytes += wire_bytes;
     c.model_s += model_s;
+    c.mpi_s += mpi_s;
     TrafficTally& t = tally_[tally_index(current_, role, pattern)];
     ++t.calls;
     t.messages += messages;

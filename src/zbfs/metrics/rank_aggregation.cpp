@@ -5,7 +5,7 @@
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
-  constexpr std::size_t kFields = 5;
+  constexpr std::size_t kFields = 6;
   std::vector<double> values(kPhaseCount * kFields);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
@@ -14,6 +14,7 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
     values[i * kFields + 2] = static_cast<double>(c.raw_bytes);
     values[i * kFields + 3] = static_cast<double>(c.wire_bytes);
     values[i * kFields + 4] = c.model_s;
+    values[i * kFields + 5] = c.mpi_s;
   }
   std::vector<double> min = values;
   std::vector<double> max = values;
@@ -24,8 +25,8 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   world.allreduce(std::span<double>(sum), ReduceOp::kSum);
   PhaseBreakdown b;
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    Spread* fields[kFields] = {&b.phases[i].time_s, &b.phases[i].messages, &b.phases[i].raw_bytes,
-                               &b.phases[i].wire_bytes, &b.phases[i].model_s};
+    Spread* fields[kFields] = {&b.phases[i].time_s,     &b.phases[i].messages, &b.phases[i].raw_bytes,
+                               &b.phases[i].wire_bytes, &b.phases[i].model_s,  &b.phases[i].mpi_s};
     for (std::size_t f = 0; f < kFields; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
   }

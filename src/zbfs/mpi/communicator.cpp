@@ -104,6 +104,7 @@ void Communicator::attach_network(const NetworkModel* model, std::span<const int
 }
 
 void Communicator::barrier() const {
+  mark();
   check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
   count_rounds(0);
 }
@@ -133,7 +134,9 @@ MPI_Op Communicator::to_mpi(ReduceOp op) {
 void Communicator::record(CommPattern pattern, std::uint64_t messages, std::uint64_t bytes,
                           const ClassTraffic& priced) const {
   if (metrics_ == nullptr || size_ <= 1) return;
-  metrics_->add_traffic(role_, pattern, messages, bytes, bytes, model_ != nullptr ? model_->time_s(priced) : 0.0);
+  metrics_->add_traffic(role_, pattern, messages, bytes, bytes, model_ != nullptr ? model_->time_s(priced) : 0.0,
+                        since_mark_.elapsed_s());
+  since_mark_.restart();
 }
 
 void Communicator::count_gather(std::uint64_t my_bytes, std::uint64_t total_bytes) const {

@@ -6,7 +6,7 @@
 // all-to-all and all-gather ((P-1) messages of this rank's data), recursive doubling
 // for allreduce (ceil(log2 P) messages of the whole buffer). With a network model
 // attached, each call also adds its modelled time (network/collective_cost.hpp) to the
-// phase, using which members share this rank's node.
+// phase, using which members share this rank's node, and the time spent inside MPI.
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/core/timer.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/mpi/datatype.hpp"
 #include "zbfs/network/network_model.hpp"
@@ -60,6 +61,7 @@ class Communicator {
   template <class T>
   void allreduce(std::span<T> values, ReduceOp op) const {
     if (values.empty()) return;
+    mark();
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), mpi_count(values.size(), "allreduce"), mpi_datatype<T>(),
                             to_mpi(op), comm_),
               "MPI_Allreduce");
@@ -75,6 +77,7 @@ class Communicator {
   // receives size() * mine.size() elements in rank order.
   template <class T>
   void allgather(std::span<const T> mine, std::span<T> all) const {
+    mark();
     check_mpi(MPI_Allgather(mine.data(), mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), all.data(),
                             mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), comm_),
               "MPI_Allgather");
@@ -84,6 +87,7 @@ class Communicator {
   // Variable contributions, concatenated in rank order; `counts` gets each rank's count.
   template <class T>
   std::vector<T> allgatherv(std::span<const T> mine, std::vector<std::uint64_t>& counts) const {
+    mark();
     const std::uint64_t my_count = mine.size();
     counts.assign(static_cast<std::size_t>(size_), 0);
     check_mpi(MPI_Allgather(&my_count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm_), "MPI_Allgather");
@@ -110,6 +114,7 @@ class Communicator {
   template <class T>
   std::vector<T> alltoallv(std::span<const T> send, std::span<const std::uint64_t> send_counts,
                            std::vector<std::uint64_t>& recv_counts) const {
+    mark();
     recv_counts.assign(static_cast<std::size_t>(size_), 0);
     check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, comm_),
               "MPI_Alltoall");
@@ -148,6 +153,7 @@ class Communicator {
   // block r of the result in `recv`.
   template <class T>
   void reduce_scatter_block_sum(std::span<const T> send, std::span<T> recv) const {
+    mark();
     check_mpi(MPI_Reduce_scatter_block(send.data(), recv.data(), mpi_count(recv.size(), "reduce_scatter"),
                                        mpi_datatype<T>(), MPI_SUM, comm_),
               "MPI_Reduce_scatter_block");
@@ -156,6 +162,7 @@ class Communicator {
 
   template <class T>
   void broadcast(std::span<T> values, int root) const {
+    mark();
     check_mpi(MPI_Bcast(values.data(), mpi_count(values.size(), "broadcast"), mpi_datatype<T>(), root, comm_),
               "MPI_Bcast");
     count_rounds(values.size_bytes());
@@ -164,6 +171,7 @@ class Communicator {
   // Point to point: swaps variable-length arrays with `partner` (which calls this too).
   template <class T>
   std::vector<T> sendrecv(std::span<const T> send, int partner) const {
+    mark();
     std::uint64_t send_count = send.size();
     std::uint64_t recv_count = 0;
     check_mpi(MPI_Sendrecv(&send_count, 1, MPI_UINT64_T, partner, kSizeTag, &recv_count, 1, MPI_UINT64_T, partner,
@@ -192,7 +200,9 @@ class Communicator {
   void count_gather(std::uint64_t my_bytes, std::uint64_t total_bytes) const;
   void count_personalized_uniform(std::uint64_t bytes_per_peer) const;
   void count_rounds(std::uint64_t bytes) const;
+  // Also books the time since mark() (or the previous record()) as time inside MPI.
   void record(CommPattern pattern, std::uint64_t messages, std::uint64_t bytes, const ClassTraffic& priced) const;
+  void mark() const { since_mark_.restart(); }
   [[nodiscard]] LinkClass link_to(int member) const {
     return node_of_member_.empty() ||
                    node_of_member_[static_cast<std::size_t>(member)] == node_of_member_[static_cast<std::size_t>(rank_)]
@@ -212,6 +222,7 @@ class Communicator {
   std::vector<int> node_of_member_;  // empty: no network attached
   int on_node_ = 1;
   int off_node_ = 0;
+  mutable Stopwatch since_mark_;  // a call in progress: when its MPI part began
 };
 
 }  // namespace zbfs
