@@ -44,6 +44,8 @@ void add_network_options(CLI::App& app, TextOptions& text, const std::string& de
                  "measure)");
 }
 
+// The network flags as a choice; the name is checked later (validate_config, model_of),
+// because `zbfs model` also accepts "recorded".
 NetworkChoice network_choice_of(const TextOptions& text) {
   NetworkChoice choice;
   choice.name = text.network;
@@ -52,7 +54,6 @@ NetworkChoice network_choice_of(const TextOptions& text) {
     choice.bandwidth_bytes_per_s = parse_bandwidth_bytes_per_s(text.network_bandwidth, "--network-bandwidth");
   }
   if (text.ranks_per_node != 0) choice.ranks_per_node = text.ranks_per_node;
-  validate_network_choice(choice);
   return choice;
 }
 
@@ -152,22 +153,17 @@ int model_command(ModelOptions options, int rank) {
   } else {
     target.grid = run.partition == Partition::k1D ? GridShape{1, target.ranks} : most_square_grid(target.ranks);
   }
-  if (options.text.network == "recorded") {
+  const NetworkChoice choice = network_choice_of(options.text);
+  if (choice.name == "recorded") {
     target.network = run.network;
-    if (!options.text.network_latency.empty())
-      target.network.inter_node.latency_s = parse_duration_s(options.text.network_latency, "--network-latency");
-    if (!options.text.network_bandwidth.empty()) {
-      target.network.inter_node.bandwidth_bytes_per_s =
-          parse_bandwidth_bytes_per_s(options.text.network_bandwidth, "--network-bandwidth");
-    }
+    apply_inter_node_overrides(choice, target.network);
+  } else if (choice.measure()) {
+    throw_usage_error("zbfs model cannot measure a network; name a preset, 'recorded', or give figures");
   } else {
-    if (options.text.network == "measure") {
-      throw_usage_error("zbfs model cannot measure a network; name a preset, 'recorded', or give figures");
-    }
-    target.network = model_of(network_choice_of(options.text));
+    target.network = model_of(choice);
   }
-  if (options.text.ranks_per_node < 0) throw_usage_error("--ranks-per-node must be at least 1");
-  target.ranks_per_node = options.text.ranks_per_node > 0 ? options.text.ranks_per_node : 1;
+  if (choice.ranks_per_node && *choice.ranks_per_node < 1) throw_usage_error("--ranks-per-node must be at least 1");
+  target.ranks_per_node = choice.ranks_per_node.value_or(1);
   const Projection projection = project_run(run, target);
   if (rank == 0) std::fputs(format_projection(options.record, run, target, projection).c_str(), stdout);
   return 0;

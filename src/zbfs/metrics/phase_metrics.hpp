@@ -85,7 +85,7 @@ class PhaseMetrics {
 
   // One call's traffic (this rank's sends) in the current phase.
   void add_traffic(CommRole role, CommPattern pattern, std::uint64_t messages, std::uint64_t raw_bytes,
-                   std::uint64_t wire_bytes, double model_s, double mpi_s = 0) {
+                   std::uint64_t wire_bytes, double model_s, double mpi_s) {
     PhaseCounters& c = counters_[index(current_)];
     c.messages += messages;
     c.raw_bytes += raw_bytes;

@@ -81,11 +81,15 @@ void validate_network_choice(const NetworkChoice& choice) {
   if (choice.ranks_per_node && *choice.ranks_per_node < 1) throw_usage_error("--ranks-per-node must be at least 1");
 }
 
+void apply_inter_node_overrides(const NetworkChoice& choice, NetworkModel& model) {
+  if (choice.latency_s) model.inter_node.latency_s = *choice.latency_s;
+  if (choice.bandwidth_bytes_per_s) model.inter_node.bandwidth_bytes_per_s = *choice.bandwidth_bytes_per_s;
+}
+
 NetworkModel model_of(const NetworkChoice& choice) {
   validate_network_choice(choice);
   NetworkModel model = network_preset(choice.measure() ? "shm" : choice.name).value();
-  if (choice.latency_s) model.inter_node.latency_s = *choice.latency_s;
-  if (choice.bandwidth_bytes_per_s) model.inter_node.bandwidth_bytes_per_s = *choice.bandwidth_bytes_per_s;
+  apply_inter_node_overrides(choice, model);
   if (choice.latency_s || choice.bandwidth_bytes_per_s) model.name += "+custom";
   return model;
 }
@@ -170,9 +174,7 @@ NetworkModel network_model_for(const NetworkChoice& choice, const NetworkMeasure
   if (inter.measured) model.inter_node = inter.fit;
   if (intra.measured && !inter.measured) model.inter_node = intra.fit;
   if (inter.measured && !intra.measured) model.intra_node = inter.fit;
-  // Explicit figures still win over the measurement.
-  if (choice.latency_s) model.inter_node.latency_s = *choice.latency_s;
-  if (choice.bandwidth_bytes_per_s) model.inter_node.bandwidth_bytes_per_s = *choice.bandwidth_bytes_per_s;
+  apply_inter_node_overrides(choice, model);  // explicit figures still win over the measurement
   model.name = "measure";
   return model;
 }

@@ -65,6 +65,8 @@ struct NetworkChoice {
 
 // Throws a usage error for an unknown name or a non-positive figure.
 void validate_network_choice(const NetworkChoice& choice);
+// Puts the choice's explicit inter-node figures, if any, into `model`.
+void apply_inter_node_overrides(const NetworkChoice& choice, NetworkModel& model);
 // The model of a preset choice with its overrides applied (not for "measure").
 NetworkModel model_of(const NetworkChoice& choice);
 

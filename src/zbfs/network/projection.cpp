@@ -124,7 +124,14 @@ Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
   Projection out;
   const std::vector<int> sampled = sample_ranks(target.ranks);
   out.sampled_ranks = static_cast<int>(sampled.size());
-  std::set<CommRole> warned;
+  for (const CommRole role : {CommRole::kRow, CommRole::kColumn}) {
+    if (group_size(role, run.grid) == 1 && group_size(role, target.grid) > 1) {
+      out.warnings.push_back(std::string("the recorded run's ") + std::string(to_string(role)) +
+                             " communicators had one rank each, so no traffic on them was recorded and the "
+                             "projection leaves it out; record on a grid with more than one " +
+                             std::string(to_string(role)) + " rank");
+    }
+  }
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const auto phase = static_cast<Phase>(i);
     if (phase == Phase::kOther) continue;
@@ -156,15 +163,6 @@ Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
         per_rank[s].bytes_per_rank += scaled.bytes;
         per_rank[s].messages_per_rank += scaled.messages;
         per_rank[s].model_s += price_traffic(target.network, t.pattern, scaled, g, on);
-      }
-    }
-    for (const CommRole role : {CommRole::kRow, CommRole::kColumn}) {
-      if (group_size(role, run.grid) == 1 && group_size(role, target.grid) > 1 && !warned.contains(role)) {
-        warned.insert(role);
-        out.warnings.push_back(std::string("the recorded run's ") + std::string(to_string(role)) +
-                               " communicators had one rank each, so no traffic on them was recorded and the "
-                               "projection leaves it out; record on a grid with more than one " +
-                               std::string(to_string(role)) + " rank");
       }
     }
     if (!any) continue;
