@@ -1,0 +1,185 @@
+#include "zbfs/codec/frame.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cstring>
+
+#include "zbfs/codec/checksum.hpp"
+#include "zbfs/codec/payload_codecs.hpp"
+
+namespace zbfs {
+namespace {
+
+using codec_detail::PayloadInput;
+using codec_detail::PayloadOutput;
+
+constexpr std::uint8_t kSequenceFlag = 1;
+
+// The codec that will actually encode this input.
+CodecId resolve(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order) {
+  if ((codec == CodecId::kRoaring || codec == CodecId::kBitmap) && order == IdOrder::kSequence) {
+    return CodecId::kBitpack;
+  }
+  if (codec == CodecId::kBitmap && !ids.empty()) {
+    // A bitmap larger than the ids themselves does not pay (and a sparse set over a wide
+    // range would not even fit in memory).
+    const std::uint64_t span_bits = ids.back() - ids.front();
+    if (span_bits / 64 > ids.size() + 8) return CodecId::kBitpack;
+  }
+  return codec;
+}
+
+std::uint64_t base_of(std::span<const std::uint64_t> ids, IdOrder order) {
+  if (ids.empty()) return 0;
+  if (order == IdOrder::kSortedSet) return ids.front();
+  return *std::min_element(ids.begin(), ids.end());
+}
+
+// Writes the header up to the payload length; returns where the length and checksum go.
+std::size_t begin_frame(CodecId codec, IdOrder order, std::uint64_t count, std::uint64_t base, ByteBuffer& out) {
+  out.put_u8(static_cast<std::uint8_t>(codec));
+  out.put_u8(order == IdOrder::kSequence ? kSequenceFlag : 0);
+  out.put_varint(count);
+  out.put_varint(base);
+  const std::size_t slot = out.size();
+  out.extend(8);  // payload bytes (u32) and checksum (u32), filled in by end_frame
+  return slot;
+}
+
+void end_frame(std::size_t frame_start, std::size_t slot, ByteBuffer& out) {
+  const std::size_t payload = out.size() - slot - 8;
+  if (payload > UINT32_MAX) throw Error(ExitCode::kFailure, "frame payload above 4 GiB; use more ranks");
+  const auto payload32 = static_cast<std::uint32_t>(payload);
+  std::memcpy(out.data() + slot, &payload32, 4);
+  std::uint32_t crc = crc32c({out.data() + frame_start, slot + 4 - frame_start});
+  crc = crc32c({out.data() + slot + 8, payload}, crc);
+  std::memcpy(out.data() + slot + 4, &crc, 4);
+}
+
+void encode_payload(CodecId codec, const PayloadInput& in, ByteBuffer& out) {
+  switch (codec) {
+    case CodecId::kNone: codec_detail::encode_none(in, out); return;
+    case CodecId::kVarint: codec_detail::encode_varint(in, out); return;
+    case CodecId::kBitpack: codec_detail::encode_blocks(in, false, out); return;
+    case CodecId::kPfor: codec_detail::encode_blocks(in, true, out); return;
+    case CodecId::kStreamVByte: break;  // handled by the caller (it may fall back)
+    case CodecId::kRoaring: codec_detail::encode_roaring(in, out); return;
+    case CodecId::kZstd: codec_detail::encode_zstd(in, out); return;
+    case CodecId::kBitmap: codec_detail::encode_bitmap(in, out); return;
+  }
+}
+
+}  // namespace
+
+CodecId encode_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order, ByteBuffer& out) {
+  codec = resolve(codec, ids, order);
+  const PayloadInput in{ids, order, base_of(ids, order)};
+  const std::size_t start = out.size();
+  std::size_t slot = begin_frame(codec, order, ids.size(), in.base, out);
+  if (codec == CodecId::kStreamVByte && !codec_detail::encode_streamvbyte(in, out)) {
+    // A residual of 2^32 or more: start the frame again as bitpack.
+    out.shrink_to(start);
+    codec = CodecId::kBitpack;
+    slot = begin_frame(codec, order, ids.size(), in.base, out);
+  }
+  if (codec != CodecId::kStreamVByte) encode_payload(codec, in, out);
+  end_frame(start, slot, out);
+  return codec;
+}
+
+CodecId encode_bitmap_frame(CodecId codec, std::span<const std::uint64_t> words, ByteBuffer& out) {
+  if (codec == CodecId::kBitmap) {
+    std::uint64_t count = 0;
+    for (const std::uint64_t w : words) count += static_cast<std::uint64_t>(std::popcount(w));
+    const std::size_t start = out.size();
+    const std::size_t slot = begin_frame(codec, IdOrder::kSortedSet, count, 0, out);
+    codec_detail::encode_bitmap_words(words, out);
+    end_frame(start, slot, out);
+    return codec;
+  }
+  std::vector<std::uint64_t> positions;
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      positions.push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
+    }
+  }
+  return encode_frame(codec, positions, IdOrder::kSortedSet, out);
+}
+
+FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t max_count) {
+  ByteReader reader(bytes);
+  FrameHeader h;
+  const std::uint8_t codec = reader.u8("frame codec");
+  const std::optional<CodecId> known = codec_from_wire(codec);
+  if (!known) throw DecodeError("unknown codec " + std::to_string(codec));
+  h.codec = *known;
+  const std::uint8_t flags = reader.u8("frame flags");
+  if ((flags & ~kSequenceFlag) != 0) throw DecodeError("unknown frame flags");
+  h.order = (flags & kSequenceFlag) != 0 ? IdOrder::kSequence : IdOrder::kSortedSet;
+  h.count = reader.varint("frame count");
+  if (h.count > max_count) {
+    throw DecodeError("frame of " + std::to_string(h.count) + " ids where at most " + std::to_string(max_count) +
+                      " can arrive");
+  }
+  h.base = reader.varint("frame base");
+  h.payload_bytes = reader.u32("frame payload length");
+  h.checksum = reader.u32("frame checksum");
+  h.header_bytes = reader.position();
+  if (h.payload_bytes > reader.remaining()) {
+    throw DecodeError("frame payload of " + std::to_string(h.payload_bytes) + " bytes, " +
+                      std::to_string(reader.remaining()) + " present");
+  }
+  return h;
+}
+
+void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out) {
+  if (header.frame_bytes() > bytes.size()) throw DecodeError("frame longer than its buffer");
+  const std::span<const std::uint8_t> payload = bytes.subspan(header.header_bytes, header.payload_bytes);
+  std::uint32_t crc = crc32c(bytes.first(header.header_bytes - 4));
+  crc = crc32c(payload, crc);
+  if (crc != header.checksum) throw DecodeError("frame checksum mismatch");
+  const PayloadOutput o{out, header.count, header.order, header.base};
+  switch (header.codec) {
+    case CodecId::kNone: codec_detail::decode_none(payload, o); return;
+    case CodecId::kVarint: codec_detail::decode_varint(payload, o); return;
+    case CodecId::kBitpack: codec_detail::decode_blocks(payload, false, o); return;
+    case CodecId::kPfor: codec_detail::decode_blocks(payload, true, o); return;
+    case CodecId::kStreamVByte: codec_detail::decode_streamvbyte(payload, o); return;
+    case CodecId::kRoaring: codec_detail::decode_roaring(payload, o); return;
+    case CodecId::kZstd: codec_detail::decode_zstd(payload, o); return;
+    case CodecId::kBitmap: codec_detail::decode_bitmap(payload, o); return;
+  }
+}
+
+std::vector<std::uint64_t> decode_frame(std::span<const std::uint8_t> bytes, std::uint64_t max_count) {
+  const FrameHeader header = read_frame_header(bytes, max_count);
+  if (header.frame_bytes() != bytes.size()) throw DecodeError("bytes left after the frame");
+  std::vector<std::uint64_t> ids(static_cast<std::size_t>(header.count));
+  decode_frame_into(bytes, header, ids.data());
+  return ids;
+}
+
+void decode_bitmap_frame(std::span<const std::uint8_t> bytes, std::span<std::uint64_t> words) {
+  const std::uint64_t positions = words.size() * 64;
+  const FrameHeader header = read_frame_header(bytes, positions);
+  if (header.frame_bytes() != bytes.size()) throw DecodeError("bytes left after the frame");
+  if (header.order != IdOrder::kSortedSet) throw DecodeError("bitmap frame of a sequence");
+  if (header.codec == CodecId::kBitmap && header.base == 0) {
+    const std::span<const std::uint8_t> payload = bytes.subspan(header.header_bytes, header.payload_bytes);
+    std::uint32_t crc = crc32c(bytes.first(header.header_bytes - 4));
+    if (crc32c(payload, crc) != header.checksum) throw DecodeError("frame checksum mismatch");
+    std::fill(words.begin(), words.end(), 0);
+    if (codec_detail::decode_bitmap_words(payload, words) != header.count) {
+      throw DecodeError("bitmap holds a different number of ids than declared");
+    }
+    return;
+  }
+  std::vector<std::uint64_t> ids(static_cast<std::size_t>(header.count));
+  decode_frame_into(bytes, header, ids.data());
+  std::fill(words.begin(), words.end(), 0);
+  if (!ids.empty() && ids.back() >= positions) throw DecodeError("bitmap position past the receiving bitmap");
+  for (const std::uint64_t p : ids) words[p / 64] |= std::uint64_t{1} << (p % 64);
+}
+
+}  // namespace zbfs

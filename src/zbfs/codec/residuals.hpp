@@ -1,0 +1,94 @@
+// Residuals: what the integer codecs actually store. A sorted set x_0 < x_1 < ... is
+// stored as r_0 = x_0 - base and r_k = x_k - x_{k-1} - 1 (gaps minus one, so dense runs
+// are zeros); any other sequence as r_k = x_k - base, with base its minimum. Encoders
+// compute residuals a chunk at a time into a small buffer that stays in L1, so there is
+// no conversion pass over the message; decoders rebuild ids from residual chunks and
+// report, rather than wrap, an id that would overflow 64 bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "zbfs/codec/frame.hpp"
+
+namespace zbfs::codec_detail {
+
+// Residuals of ids[begin, begin + n) into r[0, n).
+inline void compute_residuals(const std::uint64_t* ids, std::size_t begin, std::size_t n, IdOrder order,
+                              std::uint64_t base, std::uint64_t* r) {
+  if (n == 0) return;
+  if (order == IdOrder::kSequence) {
+    for (std::size_t k = 0; k < n; ++k) r[k] = ids[begin + k] - base;
+    return;
+  }
+  const std::uint64_t* x = ids + begin;
+  r[0] = begin == 0 ? x[0] - base : x[0] - x[-1] - 1;
+  for (std::size_t k = 1; k < n; ++k) r[k] = x[k] - x[k - 1] - 1;
+}
+
+// Bits needed for v (0 for 0).
+inline unsigned bit_width_of(std::uint64_t v) { return v == 0 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(v)); }
+
+// Rebuilds ids chunk by chunk; `failed()` tells whether any id overflowed 64 bits.
+class IdRebuilder {
+ public:
+  IdRebuilder(IdOrder order, std::uint64_t base) : order_(order), base_(base) {}
+
+  // `widest`: an upper bound on the residuals' bit width (64 when unknown). When the
+  // chunk's sum cannot reach 2^63, one check per chunk replaces one per id.
+  void apply(const std::uint64_t* r, std::size_t n, std::uint64_t* out, unsigned widest = 64) {
+    if (n == 0) return;
+    const bool small_sum = widest + bit_width_of(n) < 63;
+    bool bad = false;
+    if (order_ == IdOrder::kSequence) {
+      const std::uint64_t limit = ~std::uint64_t{0} - base_;
+      if (small_sum && widest < 64 && (std::uint64_t{1} << widest) - 1 <= limit) {
+        for (std::size_t k = 0; k < n; ++k) out[k] = base_ + r[k];
+      } else {
+        for (std::size_t k = 0; k < n; ++k) {
+          bad |= r[k] > limit;
+          out[k] = base_ + r[k];
+        }
+      }
+      failed_ |= bad;
+      return;
+    }
+    std::size_t k = 0;
+    std::uint64_t prev = prev_;
+    if (!started_) {
+      bad |= r[0] > ~std::uint64_t{0} - base_;
+      prev = base_ + r[0];
+      out[0] = prev;
+      k = 1;
+      started_ = true;
+    }
+    if (small_sum) {
+      // Sum below 2^63: it wrapped iff the end is below the start.
+      const std::uint64_t start = prev;
+      for (; k < n; ++k) {
+        prev += r[k] + 1;
+        out[k] = prev;
+      }
+      bad |= prev < start;
+    } else {
+      for (; k < n; ++k) {
+        const std::uint64_t x = prev + 1 + r[k];
+        bad |= x <= prev;  // wrapped past 2^64 - 1
+        out[k] = x;
+        prev = x;
+      }
+    }
+    prev_ = prev;
+    failed_ |= bad;
+  }
+  [[nodiscard]] bool failed() const { return failed_; }
+
+ private:
+  IdOrder order_;
+  std::uint64_t base_;
+  std::uint64_t prev_ = 0;
+  bool started_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace zbfs::codec_detail

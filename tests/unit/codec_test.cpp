@@ -1,0 +1,314 @@
+// Frames and codecs: round trips of every codec on the cases that break codecs (empty,
+// one id, the largest ids, huge gaps, all-equal gaps, random sets of many sizes, long
+// runs), fallbacks, and malformed buffers (every truncation, flipped bits, hostile
+// headers) that must give DecodeError and never a crash.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "zbfs/codec/checksum.hpp"
+#include "zbfs/codec/frame.hpp"
+
+namespace zbfs {
+namespace {
+
+constexpr std::uint64_t kMaxId = (std::uint64_t{1} << 63) - 1;
+
+std::vector<std::uint64_t> random_set(std::size_t n, std::uint64_t range, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::set<std::uint64_t> s;
+  while (s.size() < n) s.insert(range == 0 ? rng() : rng() % range);
+  return {s.begin(), s.end()};
+}
+
+std::vector<std::uint64_t> random_sequence(std::size_t n, std::uint64_t lo, std::uint64_t range, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> v(n);
+  for (auto& x : v) x = lo + rng() % range;
+  return v;
+}
+
+struct Case {
+  std::string name;
+  std::vector<std::uint64_t> ids;
+  IdOrder order;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  c.push_back({"empty", {}, IdOrder::kSortedSet});
+  c.push_back({"empty_sequence", {}, IdOrder::kSequence});
+  c.push_back({"one", {42}, IdOrder::kSortedSet});
+  c.push_back({"zero", {0}, IdOrder::kSortedSet});
+  c.push_back({"max_id", {kMaxId}, IdOrder::kSortedSet});
+  c.push_back({"max_u64", {~std::uint64_t{0}}, IdOrder::kSortedSet});
+  c.push_back({"extremes", {0, 1, kMaxId - 1, kMaxId, ~std::uint64_t{0}}, IdOrder::kSortedSet});
+  c.push_back({"huge_gaps", {3, std::uint64_t{1} << 40, (std::uint64_t{1} << 62) + 5, kMaxId}, IdOrder::kSortedSet});
+  std::vector<std::uint64_t> equal_gaps;
+  for (std::uint64_t k = 0; k < 1000; ++k) equal_gaps.push_back(17 + k * 1000);
+  c.push_back({"equal_gaps", equal_gaps, IdOrder::kSortedSet});
+  std::vector<std::uint64_t> run;
+  for (std::uint64_t k = 0; k < 70000; ++k) run.push_back((std::uint64_t{5} << 32) - 100 + k);
+  c.push_back({"run_across_2^32", run, IdOrder::kSortedSet});
+  for (const std::size_t n : {1, 2, 3, 4, 5, 127, 128, 129, 255, 256, 257, 1000, 4095, 4096, 4097, 20000}) {
+    c.push_back({"dense_" + std::to_string(n), random_set(n, n * 3, n), IdOrder::kSortedSet});
+    c.push_back({"sparse_" + std::to_string(n), random_set(n, std::uint64_t{1} << 40, n + 7), IdOrder::kSortedSet});
+    c.push_back({"wide_" + std::to_string(n), random_set(n, 0, n + 11), IdOrder::kSortedSet});
+    c.push_back({"sequence_" + std::to_string(n), random_sequence(n, 1000000, 1u << 19, n + 13), IdOrder::kSequence});
+  }
+  c.push_back({"sequence_wide", random_sequence(3000, 0, ~std::uint64_t{0}, 5), IdOrder::kSequence});
+  c.push_back({"sequence_max", {kMaxId, 0, ~std::uint64_t{0}, 7, 7, 7}, IdOrder::kSequence});
+  c.push_back({"sequence_equal", std::vector<std::uint64_t>(300, 123456789), IdOrder::kSequence});
+  return c;
+}
+
+TEST(Checksum, MatchesTheCrc32cCheckValue) {
+  const std::string text = "123456789";
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  EXPECT_EQ(crc32c(bytes), 0xE3069283u);
+  EXPECT_EQ(crc32c_portable(bytes), 0xE3069283u);
+  std::vector<std::uint8_t> long_input(1000);
+  for (std::size_t i = 0; i < long_input.size(); ++i) long_input[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  EXPECT_EQ(crc32c(long_input), crc32c_portable(long_input));
+  EXPECT_EQ(crc32c(std::span(long_input).subspan(100), crc32c(std::span(long_input).first(100))), crc32c(long_input));
+}
+
+TEST(Codec, ParsesEveryNameAndAuto) {
+  for (const CodecId codec : kAllCodecs) {
+    const auto choice = parse_codec_choice(to_string(codec));
+    ASSERT_TRUE(choice.has_value());
+    EXPECT_EQ(choice->fixed, codec);
+  }
+  EXPECT_TRUE(parse_codec_choice("auto")->is_auto());
+  EXPECT_FALSE(parse_codec_choice("lz4").has_value());
+}
+
+TEST(Codec, EveryCodecRoundTripsEveryCase) {
+  for (const CodecId codec : kAllCodecs) {
+    for (const Case& c : cases()) {
+      ByteBuffer buffer;
+      const CodecId used = encode_frame(codec, c.ids, c.order, buffer);
+      const std::vector<std::uint64_t> back = decode_frame(buffer.bytes(), c.ids.size());
+      EXPECT_EQ(back, c.ids) << to_string(codec) << " (" << to_string(used) << ") " << c.name;
+      const FrameHeader header = read_frame_header(buffer.bytes(), c.ids.size());
+      EXPECT_EQ(header.codec, used);
+      EXPECT_EQ(header.count, c.ids.size());
+      EXPECT_EQ(header.frame_bytes(), buffer.size());
+    }
+  }
+}
+
+TEST(Codec, FallsBackOnlyWhereTheCodecCannotCarryTheInput) {
+  ByteBuffer b;
+  EXPECT_EQ(encode_frame(CodecId::kRoaring, random_sequence(10, 0, 100, 1), IdOrder::kSequence, b), CodecId::kBitpack);
+  EXPECT_EQ(encode_frame(CodecId::kBitmap, random_sequence(10, 0, 100, 1), IdOrder::kSequence, b), CodecId::kBitpack);
+  EXPECT_EQ(
+      encode_frame(CodecId::kBitmap, std::vector<std::uint64_t>{1, std::uint64_t{1} << 50}, IdOrder::kSortedSet, b),
+      CodecId::kBitpack);
+  EXPECT_EQ(encode_frame(CodecId::kBitmap, random_set(1000, 3000, 2), IdOrder::kSortedSet, b), CodecId::kBitmap);
+  EXPECT_EQ(encode_frame(CodecId::kStreamVByte, std::vector<std::uint64_t>{1, std::uint64_t{1} << 40},
+                         IdOrder::kSortedSet, b),
+            CodecId::kBitpack);
+  EXPECT_EQ(encode_frame(CodecId::kStreamVByte, random_set(1000, 1u << 30, 3), IdOrder::kSortedSet, b),
+            CodecId::kStreamVByte);
+  for (const CodecId codec :
+       {CodecId::kNone, CodecId::kVarint, CodecId::kBitpack, CodecId::kPfor, CodecId::kZstd, CodecId::kRoaring}) {
+    EXPECT_EQ(encode_frame(codec, random_set(100, 0, 4), IdOrder::kSortedSet, b), codec);
+  }
+}
+
+TEST(Codec, CompressesDenseSetsToAFewBitsPerId) {
+  // 2^16 ids out of 2^18: gaps average 4 (entropy about 3.2 bits per id); bitpack pays
+  // for the largest gap of each block, pfor patches those.
+  const std::vector<std::uint64_t> ids = random_set(1 << 16, 1 << 18, 9);
+  const double raw = static_cast<double>(ids.size() * 8);
+  const std::pair<CodecId, double> limits[] = {
+      {CodecId::kBitpack, 0.08}, {CodecId::kPfor, 0.07}, {CodecId::kBitmap, 0.065}, {CodecId::kRoaring, 0.065}};
+  for (const auto& [codec, limit] : limits) {
+    ByteBuffer b;
+    encode_frame(codec, ids, IdOrder::kSortedSet, b);
+    EXPECT_LT(static_cast<double>(b.size()) / raw, limit) << to_string(codec);
+  }
+  ByteBuffer b;
+  encode_frame(CodecId::kVarint, ids, IdOrder::kSortedSet, b);
+  EXPECT_LE(b.size(), ids.size() + 64);  // one byte per small gap
+  const std::vector<std::uint64_t> equal(1000, 7);
+  ByteBuffer e;
+  encode_frame(CodecId::kBitpack, equal, IdOrder::kSequence, e);
+  EXPECT_LT(e.size(), 64u);  // width 0 blocks
+}
+
+TEST(Codec, PforKeepsOutliersOutOfTheBlockWidth) {
+  std::vector<std::uint64_t> ids;
+  std::uint64_t x = 0;
+  for (int k = 0; k < 4096; ++k) {
+    x += (k % 64 == 0) ? (std::uint64_t{1} << 30) : 3;
+    ids.push_back(x);
+  }
+  ByteBuffer pack;
+  ByteBuffer pfor;
+  encode_frame(CodecId::kBitpack, ids, IdOrder::kSortedSet, pack);
+  encode_frame(CodecId::kPfor, ids, IdOrder::kSortedSet, pfor);
+  EXPECT_LT(pfor.size() * 3, pack.size());
+  EXPECT_EQ(decode_frame(pfor.bytes(), ids.size()), ids);
+}
+
+TEST(Codec, SeveralFramesInOneBuffer) {
+  ByteBuffer b;
+  const auto a = random_set(300, 5000, 1);
+  const auto c = random_sequence(77, 10, 1000, 2);
+  encode_frame(CodecId::kBitpack, a, IdOrder::kSortedSet, b);
+  encode_frame(CodecId::kVarint, c, IdOrder::kSequence, b);
+  const FrameHeader first = read_frame_header(b.bytes(), 1000);
+  std::vector<std::uint64_t> out(first.count);
+  decode_frame_into(b.bytes(), first, out.data());
+  EXPECT_EQ(out, a);
+  const auto rest = b.bytes().subspan(first.frame_bytes());
+  EXPECT_EQ(decode_frame(rest, 1000), c);
+}
+
+TEST(Codec, BitmapFramesRoundTripThroughEveryCodec) {
+  std::vector<std::uint64_t> words(37);
+  std::mt19937_64 rng(4);
+  for (auto& w : words) w = rng() & rng() & rng();
+  words[5] = 0;
+  words[36] = std::uint64_t{1} << 63;
+  for (const CodecId codec : kAllCodecs) {
+    ByteBuffer b;
+    encode_bitmap_frame(codec, words, b);
+    std::vector<std::uint64_t> back(words.size(), ~std::uint64_t{0});
+    decode_bitmap_frame(b.bytes(), back);
+    EXPECT_EQ(back, words) << to_string(codec);
+  }
+  ByteBuffer b;
+  encode_bitmap_frame(CodecId::kBitmap, words, b);
+  std::vector<std::uint64_t> too_small(36);
+  EXPECT_THROW(decode_bitmap_frame(b.bytes(), too_small), DecodeError);
+  ByteBuffer list;
+  encode_bitmap_frame(CodecId::kVarint, words, list);
+  EXPECT_THROW(decode_bitmap_frame(list.bytes(), too_small), DecodeError);
+}
+
+// Every strict prefix of a frame, and every single flipped bit, must be refused.
+TEST(Codec, RefusesEveryTruncationAndEveryFlippedBit) {
+  for (const CodecId codec : kAllCodecs) {
+    for (const IdOrder order : {IdOrder::kSortedSet, IdOrder::kSequence}) {
+      const std::vector<std::uint64_t> ids =
+          order == IdOrder::kSortedSet ? random_set(300, 5000, 3) : random_sequence(300, 100, 70000, 3);
+      ByteBuffer b;
+      encode_frame(codec, ids, order, b);
+      const std::vector<std::uint8_t> bytes(b.data(), b.data() + b.size());
+      for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+        EXPECT_THROW(decode_frame(std::span(bytes).first(cut), ids.size()), DecodeError)
+            << to_string(codec) << " cut at " << cut;
+      }
+      for (std::size_t bit = 0; bit < bytes.size() * 8; bit += 3) {
+        std::vector<std::uint8_t> flipped = bytes;
+        flipped[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+        try {
+          const auto out = decode_frame(flipped, ids.size() + 8);
+          // A flip the checksum cannot see would have to leave the frame meaning the
+          // same ids (CRC-32C sees every single-bit error, so this must not happen).
+          ADD_FAILURE() << to_string(codec) << ": flipped bit " << bit << " decoded to " << out.size() << " ids";
+        } catch (const DecodeError&) {
+        }
+      }
+    }
+  }
+}
+
+// Hostile frames with a valid checksum: the decoders' own checks must hold.
+std::vector<std::uint8_t> forge(std::uint8_t codec, std::uint8_t flags, std::uint64_t count, std::uint64_t base,
+                                const std::vector<std::uint8_t>& payload) {
+  ByteBuffer b;
+  b.put_u8(codec);
+  b.put_u8(flags);
+  b.put_varint(count);
+  b.put_varint(base);
+  b.put_u32(static_cast<std::uint32_t>(payload.size()));
+  const std::uint32_t crc = crc32c(payload, crc32c(b.bytes()));
+  b.put_u32(crc);
+  b.append(payload.data(), payload.size());
+  return {b.data(), b.data() + b.size()};
+}
+
+TEST(Codec, RefusesHostileFramesWithValidChecksums) {
+  const auto codec = [](CodecId c) { return static_cast<std::uint8_t>(c); };
+  // Unknown codec, unknown flags, count above the bound, payload past the end.
+  EXPECT_THROW(decode_frame(forge(99, 0, 0, 0, {}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(0, 4, 0, 0, {}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(0, 0, 1000000000000, 0, {}), 10), DecodeError);
+  // none: wrong length, unsorted set.
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kNone), 0, 2, 0, std::vector<std::uint8_t>(15)), 10), DecodeError);
+  std::vector<std::uint8_t> unsorted(16, 0);
+  unsorted[0] = 5;
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kNone), 0, 2, 0, unsorted), 10), DecodeError);
+  // varint: an 11-byte varint, a value past 64 bits, ids that overflow.
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kVarint), 0, 1, 0, std::vector<std::uint8_t>(11, 0x80)), 10),
+               DecodeError);
+  std::vector<std::uint8_t> too_big(9, 0xff);
+  too_big.push_back(0x7f);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kVarint), 0, 1, 0, too_big), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kVarint), 0, 2, ~std::uint64_t{0}, {0, 0}), 10), DecodeError);
+  EXPECT_THROW(
+      decode_frame(
+          forge(codec(CodecId::kVarint), 1, 1, 5, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}), 10),
+      DecodeError);
+  // bitpack: width above 64, missing packed bytes, reference overflow; pfor: bad positions.
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 1, 3, 0, {65, 0}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 1, 3, 0, {8, 0, 1}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 1, 1, 10,
+                                  {0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}),
+                            10),
+               DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kPfor), 1, 2, 0, {0, 2, 0, 1, 1, 1, 1}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kPfor), 1, 2, 0, {0, 1, 0, 7, 1}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kPfor), 1, 2, 0, {0, 1, 0, 0, 0}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kPfor), 1, 2, 0, {64, 1, 0}), 10), DecodeError);
+  // streamvbyte: control bytes announce more data than is present.
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kStreamVByte), 0, 4, 0, {0xff, 1, 2, 3}), 10), DecodeError);
+  // roaring: garbage bitmap, ranges out of order, more ids than declared.
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kRoaring), 0, 1, 0, {0, 5, 1, 2, 3, 4, 5}), 10), DecodeError);
+  {
+    ByteBuffer two;
+    const std::vector<std::uint64_t> ids = {1, 2, 3};
+    encode_frame(CodecId::kRoaring, ids, IdOrder::kSortedSet, two);
+    const FrameHeader h = read_frame_header(two.bytes(), 3);
+    const std::vector<std::uint8_t> payload(two.data() + h.header_bytes, two.data() + two.size());
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kRoaring), 0, 2, 0, payload), 10), DecodeError);
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kRoaring), 1, 3, 0, payload), 10), DecodeError);
+    std::vector<std::uint8_t> twice = payload;
+    twice.insert(twice.end(), payload.begin(), payload.end());
+    twice[payload.size()] = 0;  // a second range with the same high bits
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kRoaring), 0, 6, 0, twice), 10), DecodeError);
+  }
+  // zstd: not a frame, wrong declared size.
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kZstd), 0, 1, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9}), 10), DecodeError);
+  {
+    ByteBuffer z;
+    const std::vector<std::uint64_t> ids = {1, 2, 3};
+    encode_frame(CodecId::kZstd, ids, IdOrder::kSortedSet, z);
+    const FrameHeader h = read_frame_header(z.bytes(), 3);
+    const std::vector<std::uint8_t> payload(z.data() + h.header_bytes, z.data() + z.size());
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kZstd), 0, 2, 1, payload), 10), DecodeError);
+  }
+  // bitmap: too few words for the span, bits past the span, wrong popcount, overflow.
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitmap), 0, 1, 0, {65, 1, 0, 0, 0, 0, 0, 0, 0}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitmap), 0, 1, 0, {3, 8, 0, 0, 0, 0, 0, 0, 0}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitmap), 0, 2, 0, {3, 1, 0, 0, 0, 0, 0, 0, 0}), 10), DecodeError);
+  EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitmap), 0, 1, ~std::uint64_t{0}, {3, 4, 0, 0, 0, 0, 0, 0, 0}), 10),
+               DecodeError);
+  // Bytes after the frame.
+  ByteBuffer ok;
+  encode_frame(CodecId::kVarint, std::vector<std::uint64_t>{1, 2}, IdOrder::kSortedSet, ok);
+  ok.put_u8(0);
+  EXPECT_THROW(decode_frame(ok.bytes(), 10), DecodeError);
+}
+
+}  // namespace
+}  // namespace zbfs
