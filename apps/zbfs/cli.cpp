@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -24,6 +25,7 @@ struct TextOptions {
   std::string partition = "1d";
   std::string grid;
   std::string column_gather = "allgatherv";
+  std::string codec = "none";
   bool no_validate = false;
   std::string network = "measure";
   std::string network_latency;
@@ -84,6 +86,14 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "(set-union allreduce)")
       ->check(CLI::IsMember({"allgatherv", "union"}))
       ->capture_default_str();
+  run.add_option("--codec", text.codec,
+                 "how exchanges are encoded: none, varint, bitpack, pfor, streamvbyte, roaring, zstd, bitmap, or auto "
+                 "(per message, by the cost model of this machine's codecs and the --network)")
+      ->check(CLI::IsMember({"none", "varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "auto"}))
+      ->capture_default_str();
+  run.add_option("--dump-frontiers", config.dump_frontiers,
+                 "write the messages of the first search (before encoding) to DIR/rank-R.zbfsdump, for "
+                 "bench/codec_bench");
   run.add_option("--fail-on-rank", config.fail_on_rank,
                  "testing aid: make this rank fail at the first search (the job must end with an error)")
       ->group("Testing");
@@ -101,12 +111,25 @@ bool json_path_writable(const std::string& path, int rank) {
   return writable != 0;
 }
 
+// Whether rank 0 can create (or use) the directory, agreed by every rank.
+bool directory_creatable(const std::string& path, int rank) {
+  int ok = 0;
+  if (rank == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    ok = std::filesystem::is_directory(path, ec) ? 1 : 0;
+  }
+  check_mpi(MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return ok != 0;
+}
+
 int run_command(RunConfig config, const TextOptions& text, int rank, int ranks) {
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
   config.shared_memory = text.partition == "shared";
   if (!config.shared_memory) config.partition = *parse_partition(text.partition);
   config.column_gather = *parse_column_gather(text.column_gather);
+  config.codec = *parse_codec_choice(text.codec);
   if (!text.grid.empty()) {
     config.grid = parse_grid_shape(text.grid);
     if (!config.grid) throw_usage_error("--grid must look like RxC with positive R and C, got '" + text.grid + "'");
@@ -117,13 +140,18 @@ int run_command(RunConfig config, const TextOptions& text, int rank, int ranks) 
   if (!config.json_path.empty() && !json_path_writable(config.json_path, rank)) {
     throw_usage_error("cannot write JSON report to '" + config.json_path + "'");
   }
+  if (!config.dump_frontiers.empty() && !directory_creatable(config.dump_frontiers, rank)) {
+    throw_usage_error("cannot create the frontier dump directory '" + config.dump_frontiers + "'");
+  }
   const RunResult result = config.shared_memory ? run_benchmark(config) : run_distributed_benchmark(config);
   if (rank != 0) return 0;
   std::fputs(format_result_block(result.result_block).c_str(), stdout);
   std::fflush(stdout);
   if (!config.json_path.empty()) write_json_report(result, config.json_path);
   if (!config.quiet) {
-    std::fputs(format_phase_table(result.phases, result.num_processes, result.network).c_str(), stderr);
+    std::fputs(
+        format_phase_table(result.phases, result.num_processes, result.network, result.config.codec.name()).c_str(),
+        stderr);
     std::fprintf(stderr, "zbfs: peak memory %s per rank\n", format_bytes(result.peak_rss_bytes).c_str());
   }
   return 0;

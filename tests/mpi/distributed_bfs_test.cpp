@@ -11,6 +11,7 @@
 
 #include "../unit/test_graphs.hpp"
 #include "mpi_test_support.hpp"
+#include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
@@ -45,15 +46,17 @@ std::vector<std::uint64_t> some_roots(const std::vector<Edge>& edges, std::size_
 
 template <class V>
 void check_searches(const Layout& layout, const GraphCase& g, Direction direction, ColumnGather gather,
-                    std::size_t num_roots) {
-  SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)));
+                    std::size_t num_roots, CodecChoice codec = CodecChoice{CodecId::kNone}) {
+  SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)) + " codec " +
+               std::string(codec.name()));
   PhaseMetrics metrics;
   const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
   // Small rounds, so that construction takes several of them.
   const PackedEdgeList slice = testing::my_slice(generator, grid);
   const DistributedGraph<V> graph(grid, slice, 1000);
-  DirectExchanger exchanger(gather);
+  static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
+  DirectExchanger exchanger(gather, MessageCodec(codec, costs));
   DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
 
   const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
@@ -108,6 +111,22 @@ TEST(DistributedBfs, SetUnionColumnGather) {
   for (const Layout& layout :
        {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)}, Layout{Partition::k2D, {p, 1}}}) {
     check_searches<std::uint32_t>(layout, {9, 16, 2}, Direction::kTopDown, ColumnGather::kUnion, 2);
+  }
+}
+
+// Every codec carries the column, row, predecessor and validation traffic: results must
+// not change, on both partitionings and both column gathers.
+TEST(DistributedBfs, EveryCodecGivesTheSameLevels) {
+  const int p = world_size();
+  for (const std::string_view name :
+       {"varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "auto"}) {
+    const CodecChoice codec = *parse_codec_choice(name);
+    check_searches<std::uint32_t>({Partition::k1D, {1, p}}, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 2,
+                                  codec);
+    check_searches<std::uint32_t>({Partition::k2D, most_square_grid(p)}, {9, 16, 1}, Direction::kAuto,
+                                  ColumnGather::kAllgatherv, 2, codec);
+    check_searches<std::uint32_t>({Partition::k2D, most_square_grid(p)}, {9, 16, 2}, Direction::kTopDown,
+                                  ColumnGather::kUnion, 1, codec);
   }
 }
 

@@ -271,7 +271,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const Communicat
   IncomingIds incoming;
   {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    incoming = exchanger_.all_to_all(fold_comm, outgoing);
+    incoming = exchanger_.all_to_all(fold_comm, outgoing, IdsAre::kSet);
   }
   claim_incoming(incoming, parent);
   return finish_level(with_edges);
@@ -344,7 +344,7 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
     }
   }
   const OutgoingIds requests = builder.finish();
-  const IncomingIds asked = exchanger_.all_to_all(row, requests);
+  const IncomingIds asked = exchanger_.all_to_all(row, requests, IdsAre::kSequence);
 
   OutgoingIds answers;
   answers.ids.resize(asked.ids.size());
@@ -358,7 +358,7 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
     const auto k = static_cast<std::size_t>(i);
     answers.ids[k] = sources.to_global(sent_parent_[targets.to_local(asked.ids[k])]);
   }
-  const IncomingIds answered = exchanger_.all_to_all(row, answers);
+  const IncomingIds answered = exchanger_.all_to_all(row, answers, IdsAre::kSequence);
   // Answers come back in the order of the requests, grouped by the same ranks.
   for (std::size_t k = 0; k < requests.ids.size(); ++k) {
     parent[requests.ids[k] - first_vertex_] = static_cast<std::int64_t>(answered.ids[k]);

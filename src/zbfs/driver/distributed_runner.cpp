@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "zbfs/bfs/distributed_bfs.hpp"
+#include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
@@ -72,7 +73,7 @@ double slowest(const Communicator& world, double seconds) { return world.allredu
 
 template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, const KroneckerGenerator& generator,
-                  PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
+                  MessageCodec message_codec, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
   const Communicator& world = grid.world();
   progress.phase("generating the Kronecker edge list (scale " + std::to_string(config.scale) + ", edgefactor " +
                  std::to_string(config.edgefactor) + ") on " + std::to_string(world.size()) + " ranks, " +
@@ -118,7 +119,14 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
                                     for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
                                   });
 
-  DirectExchanger exchanger(config.column_gather);
+  // No message carries more ids than there are edge endpoints and vertices.
+  const std::uint64_t max_ids = 2 * graph.global_directed_edges() + generator.num_vertices() + 1;
+  DirectExchanger exchanger(config.column_gather, std::move(message_codec), max_ids);
+  std::optional<MessageRecorder> recorder;
+  if (!config.dump_frontiers.empty()) {
+    recorder.emplace(config.dump_frontiers, grid.rank());
+    exchanger.set_recorder(&*recorder);
+  }
   DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
   LargeArray<std::int64_t> parent(grid.blocks().block());
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
@@ -129,6 +137,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
     const PhaseMetrics before = metrics;
     SearchResult search;
     search.root = roots[i];
+    // The dump holds the first search (validation included): representative and small.
+    if (recorder) recorder->set_enabled(i == 0);
     world.barrier();
     clock.restart();
     search.stats = bfs.run(search.root, parent.span(), config.bfs);
@@ -211,13 +221,19 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   }
   result.network = network_model_for(config.network, result.network_probe ? &*result.network_probe : nullptr);
   grid.attach_network(&result.network, nodes);
+  std::shared_ptr<const CodecCostModel> codec_costs;
+  if (config.codec.is_auto()) {
+    progress.phase("calibrating the codecs' speed and ratio on this machine");
+    codec_costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
+  }
+  MessageCodec message_codec(config.codec, codec_costs);
   const std::uint64_t largest_group = std::max(grid.row_group().local_size(), grid.col_group().local_size());
   if (largest_group <= (std::uint64_t{1} << 32)) {
     result.vertex_id_bits = 32;
-    run_searches<std::uint32_t>(config, grid, generator, metrics, progress, result);
+    run_searches<std::uint32_t>(config, grid, generator, std::move(message_codec), metrics, progress, result);
   } else {
     result.vertex_id_bits = 64;
-    run_searches<std::uint64_t>(config, grid, generator, metrics, progress, result);
+    run_searches<std::uint64_t>(config, grid, generator, std::move(message_codec), metrics, progress, result);
   }
   result.phases = summarize_over_ranks(grid.world(), metrics);
   result.peak_rss_bytes = grid.world().allreduce(peak_rss_bytes(), ReduceOp::kMax);

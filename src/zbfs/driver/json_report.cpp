@@ -29,7 +29,14 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
     j[std::string(to_string(static_cast<Phase>(i)))] = {
         {"time_s", to_json(p.time_s)},           {"messages", to_json(p.messages)},
         {"raw_bytes", to_json(p.raw_bytes)},     {"wire_bytes", to_json(p.wire_bytes)},
-        {"modelled_time_s", to_json(p.model_s)}, {"mpi_time_s", to_json(p.mpi_s)}};
+        {"modelled_time_s", to_json(p.model_s)}, {"mpi_time_s", to_json(p.mpi_s)},
+        {"encode_time_s", to_json(p.encode_s)},  {"decode_time_s", to_json(p.decode_s)}};
+    nlohmann::json frames = nlohmann::json::object();
+    for (const CodecId codec : kAllCodecs) {
+      const double n = p.frames[static_cast<std::size_t>(codec)];
+      if (n > 0) frames[std::string(to_string(codec))] = n;
+    }
+    j[std::string(to_string(static_cast<Phase>(i)))]["frames"] = frames;
   }
   return j;
 }
@@ -131,7 +138,8 @@ nlohmann::json to_json(const RunResult& r) {
         {"validate", c.validate},
         {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
         {"grid", r.grid.to_string()},
-        {"column_gather", std::string(to_string(c.column_gather))}}},
+        {"column_gather", std::string(to_string(c.column_gather))},
+        {"codec", std::string(c.codec.name())}}},
       {"graph",
        {{"num_vertices", r.num_vertices},
         {"num_input_edges", r.num_input_edges},

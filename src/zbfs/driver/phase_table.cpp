@@ -4,21 +4,25 @@
 
 namespace zbfs {
 
-std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processes, const NetworkModel& network) {
+std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processes, const NetworkModel& network,
+                               std::string_view codec) {
   std::string out = fmt::format(
-      "phase breakdown over {} rank{} (all searches and validations); model_s: network {}, inter-node {} + bytes / "
-      "{}, intra-node {} + bytes / {}\n",
-      num_processes, num_processes == 1 ? "" : "s", network.name, format_duration(network.inter_node.latency_s),
+      "phase breakdown over {} rank{} (all searches and validations); codec {}; model_s: network {}, inter-node {} + "
+      "bytes / {}, intra-node {} + bytes / {}\n",
+      num_processes, num_processes == 1 ? "" : "s", codec, network.name, format_duration(network.inter_node.latency_s),
       format_bandwidth(network.inter_node.bandwidth_bytes_per_s), format_duration(network.intra_node.latency_s),
       format_bandwidth(network.intra_node.bandwidth_bytes_per_s));
-  out += fmt::format("{:<22} {:>10} {:>10} {:>10} {:>12} {:>12} {:>14} {:>14}\n", "phase", "max_s", "min_s", "model_s",
-                     "messages", "max_msgs", "bytes", "max_bytes");
+  out +=
+      fmt::format("{:<22} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>14} {:>14} {:>7}\n", "phase", "max_s", "min_s",
+                  "mpi_s", "model_s", "encode_s", "decode_s", "messages", "raw_bytes", "wire_bytes", "wire%");
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseSummary& p = breakdown.phases[i];
     if (p.time_s.max == 0 && p.messages.sum == 0) continue;
-    out += fmt::format("{:<22} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>12.0f} {:>12.0f} {:>14.0f} {:>14.0f}\n",
-                       to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.mpi_s.max, p.model_s.max,
-                       p.messages.sum, p.messages.max, p.raw_bytes.sum, p.raw_bytes.max);
+    const double wire_percent = p.raw_bytes.sum > 0 ? 100.0 * p.wire_bytes.sum / p.raw_bytes.sum : 100.0;
+    out += fmt::format(
+        "{:<22} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.0f} {:>14.0f} {:>14.0f} {:>6.1f}%\n",
+        to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.mpi_s.max, p.model_s.max, p.encode_s.max,
+        p.decode_s.max, p.messages.sum, p.raw_bytes.sum, p.wire_bytes.sum, wire_percent);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "zbfs/metrics/phase_breakdown.hpp"
 #include "zbfs/network/network_model.hpp"
@@ -12,6 +13,7 @@
 namespace zbfs {
 
 // `network` names the model behind the model_s column.
-std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processes, const NetworkModel& network);
+std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processes, const NetworkModel& network,
+                               std::string_view codec);
 
 }  // namespace zbfs

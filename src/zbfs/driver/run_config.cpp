@@ -33,6 +33,13 @@ void validate_config(const RunConfig& c, int ranks) {
                       " ranks but the job has " + std::to_string(ranks));
   }
   validate_network_choice(c.network);
+  if (c.shared_memory && !c.dump_frontiers.empty()) {
+    throw_usage_error("--dump-frontiers records MPI exchanges; use --partition 1d or 2d");
+  }
+  if (c.shared_memory && c.codec.fixed != CodecId::kNone) {
+    // Nothing is exchanged by the single-process kernel; say so rather than ignore it.
+    throw_usage_error("--codec applies to MPI exchanges; use --partition 1d or 2d");
+  }
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
 }
 

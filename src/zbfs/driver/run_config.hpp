@@ -8,6 +8,7 @@
 #include <string>
 
 #include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/codec/codec_id.hpp"
 #include "zbfs/exchange/column_gather.hpp"
 #include "zbfs/network/network_model.hpp"
 #include "zbfs/topology/grid_shape.hpp"
@@ -31,6 +32,10 @@ struct RunConfig {
   Partition partition = Partition::k1D;
   std::optional<GridShape> grid;  // 2D: R x C; default the most square factorisation
   ColumnGather column_gather = ColumnGather::kAllgatherv;
+  // How every frontier, predecessor and validation exchange is encoded.
+  CodecChoice codec{CodecId::kNone};
+  // --dump-frontiers: each rank writes the first search's messages here (empty: none).
+  std::string dump_frontiers;
   int fail_on_rank = -1;  // testing aid: this rank throws at the first search
   // The network whose cost model prices every exchange (reported next to measured time).
   NetworkChoice network;

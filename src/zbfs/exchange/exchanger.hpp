@@ -2,7 +2,10 @@
 // the distributed BFS and validator passes, so that compression, relay routing and
 // aggregation can be plugged in without touching the kernels. All members are collective
 // over the communicator they are given. DirectExchanger maps each call onto one MPI
-// collective; its column gather is either an allgatherv or a set-union allreduce.
+// collective; its column gather is either an allgatherv or a set-union allreduce. With a
+// codec, each message travels as one frame (codec/frame.hpp), chosen per message under
+// `auto`; raw and wire bytes, encode and decode time and frames per codec go to the
+// current phase.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +15,8 @@
 
 #include "zbfs/exchange/column_gather.hpp"
 #include "zbfs/exchange/id_messages.hpp"
+#include "zbfs/exchange/message_codec.hpp"
+#include "zbfs/exchange/message_recorder.hpp"
 #include "zbfs/mpi/communicator.hpp"
 
 namespace zbfs {
@@ -19,8 +24,9 @@ namespace zbfs {
 class Exchanger {
  public:
   virtual ~Exchanger() = default;
-  // Sparse personalised all-to-all of vertex ids.
-  virtual IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing) = 0;
+  // Sparse personalised all-to-all of vertex ids. With IdsAre::kSet each message may
+  // arrive reordered and with duplicates merged.
+  virtual IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) = 0;
   // Union of every rank's sorted, duplicate-free id list, sorted, on every rank.
   virtual std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) = 0;
   // Concatenation of equal-sized bitmap slices (64-bit words) in rank order.
@@ -30,19 +36,33 @@ class Exchanger {
 
 class DirectExchanger final : public Exchanger {
  public:
-  explicit DirectExchanger(ColumnGather column_gather) : column_gather_(column_gather) {}
-  IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing) override;
+  // `max_ids_per_message`: a received frame announcing more ids is malformed.
+  explicit DirectExchanger(ColumnGather column_gather, MessageCodec codec = {},
+                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48)
+      : column_gather_(column_gather), codec_(std::move(codec)), max_ids_(max_ids_per_message) {}
+  IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override;
   std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override;
   void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
                      std::span<std::uint64_t> all) override;
+  // Every message sent from now on is also written to `recorder` (kept by the caller).
+  void set_recorder(MessageRecorder* recorder) { recorder_ = recorder; }
 
  private:
+  void record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
+              std::span<const std::uint64_t> values) const;
+
   ColumnGather column_gather_;
+  MessageRecorder* recorder_ = nullptr;
+  MessageCodec codec_;
+  std::uint64_t max_ids_;
 };
 
 // The set-union allreduce on its own (exposed for tests): recursive halving over the id
 // range with pairwise exchanges, each rank ending with the union of one id range, then
 // an allgatherv of the ranges. Non-power-of-two counts fold the extra ranks in first.
-std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine);
+// With a codec (not passthrough) every step's lists travel as frames.
+std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine,
+                                           MessageCodec* codec = nullptr,
+                                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48);
 
 }  // namespace zbfs

@@ -16,7 +16,11 @@ PhaseBreakdown PhaseBreakdown::of_one_rank(const PhaseMetrics& metrics) {
                    single(static_cast<double>(c.raw_bytes)),
                    single(static_cast<double>(c.wire_bytes)),
                    single(c.model_s),
-                   single(c.mpi_s)};
+                   single(c.mpi_s),
+                   single(c.encode_s),
+                   single(c.decode_s),
+                   {}};
+    for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = static_cast<double>(c.frames[k]);
   }
   b.traffic = records_of(flatten_tallies(metrics));
   return b;

@@ -24,6 +24,9 @@ struct PhaseSummary {
   Spread wire_bytes;
   Spread model_s;  // modelled communication time under the run's network
   Spread mpi_s;    // time inside MPI calls
+  Spread encode_s;
+  Spread decode_s;
+  std::array<double, kCodecCount> frames{};  // summed over ranks
 };
 
 // Calls, messages and bytes of one (phase, communicator role, pattern), summed over ranks.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "zbfs/codec/codec_id.hpp"
 #include "zbfs/core/timer.hpp"
 
 namespace zbfs {
@@ -53,15 +54,21 @@ struct TrafficTally {
 struct PhaseCounters {
   double time_s = 0;
   std::uint64_t messages = 0;
-  std::uint64_t raw_bytes = 0;   // payload bytes this rank sent to other ranks
-  std::uint64_t wire_bytes = 0;  // the same after encoding (equal to raw without a codec)
-  double model_s = 0;            // the same traffic's time under the run's network model
-  double mpi_s = 0;              // time inside MPI calls (communication and waiting for peers)
+  std::uint64_t raw_bytes = 0;                      // payload bytes this rank sent to other ranks
+  std::uint64_t wire_bytes = 0;                     // the same after encoding (equal to raw without a codec)
+  double model_s = 0;                               // the same traffic's time under the run's network model
+  double mpi_s = 0;                                 // time inside MPI calls (communication and waiting for peers)
+  double encode_s = 0;                              // encoding messages (sorting sets included)
+  double decode_s = 0;                              // decoding them
+  std::array<std::uint64_t, kCodecCount> frames{};  // frames sent, by the codec that encoded them
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
     time_s += o.time_s;
     model_s += o.model_s;
     mpi_s += o.mpi_s;
+    encode_s += o.encode_s;
+    decode_s += o.decode_s;
+    for (std::size_t c = 0; c < kCodecCount; ++c) frames[c] += o.frames[c];
     messages += o.messages;
     raw_bytes += o.raw_bytes;
     wire_bytes += o.wire_bytes;
@@ -71,6 +78,9 @@ struct PhaseCounters {
     time_s -= o.time_s;
     model_s -= o.model_s;
     mpi_s -= o.mpi_s;
+    encode_s -= o.encode_s;
+    decode_s -= o.decode_s;
+    for (std::size_t c = 0; c < kCodecCount; ++c) frames[c] -= o.frames[c];
     messages -= o.messages;
     raw_bytes -= o.raw_bytes;
     wire_bytes -= o.wire_bytes;
@@ -97,6 +107,16 @@ class PhaseMetrics {
     t.messages += messages;
     t.bytes += raw_bytes;
   }
+  // An exchange encoded what it sent: raw_bytes is what the plain exchange would have
+  // sent, wire_bytes what the communicator carried (already counted as both by it).
+  void add_codec_work(std::uint64_t raw_bytes, std::uint64_t wire_bytes, double encode_s, double decode_s) {
+    PhaseCounters& c = counters_[index(current_)];
+    c.raw_bytes += raw_bytes;
+    c.raw_bytes -= wire_bytes;
+    c.encode_s += encode_s;
+    c.decode_s += decode_s;
+  }
+  void add_frame(CodecId codec) { ++counters_[index(current_)].frames[static_cast<std::size_t>(codec)]; }
   void add_time(Phase phase, double seconds) { counters_[index(phase)].time_s += seconds; }
 
   [[nodiscard]] const PhaseCounters& operator[](Phase phase) const { return counters_[index(phase)]; }

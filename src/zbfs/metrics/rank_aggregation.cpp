@@ -5,7 +5,7 @@
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
-  constexpr std::size_t kFields = 6;
+  constexpr std::size_t kFields = 8;
   std::vector<double> values(kPhaseCount * kFields);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
@@ -15,6 +15,8 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
     values[i * kFields + 3] = static_cast<double>(c.wire_bytes);
     values[i * kFields + 4] = c.model_s;
     values[i * kFields + 5] = c.mpi_s;
+    values[i * kFields + 6] = c.encode_s;
+    values[i * kFields + 7] = c.decode_s;
   }
   std::vector<double> min = values;
   std::vector<double> max = values;
@@ -26,9 +28,19 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   PhaseBreakdown b;
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     Spread* fields[kFields] = {&b.phases[i].time_s,     &b.phases[i].messages, &b.phases[i].raw_bytes,
-                               &b.phases[i].wire_bytes, &b.phases[i].model_s,  &b.phases[i].mpi_s};
+                               &b.phases[i].wire_bytes, &b.phases[i].model_s,  &b.phases[i].mpi_s,
+                               &b.phases[i].encode_s,   &b.phases[i].decode_s};
     for (std::size_t f = 0; f < kFields; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
+  }
+  std::vector<double> frames(kPhaseCount * kCodecCount);
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    for (std::size_t k = 0; k < kCodecCount; ++k)
+      frames[i * kCodecCount + k] = static_cast<double>(metrics.all()[i].frames[k]);
+  }
+  world.allreduce(std::span<double>(frames), ReduceOp::kSum);
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = frames[i * kCodecCount + k];
   }
   std::vector<double> tallies = PhaseBreakdown::flatten_tallies(metrics);
   world.allreduce(std::span<double>(tallies), ReduceOp::kSum);

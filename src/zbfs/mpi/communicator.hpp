@@ -45,6 +45,7 @@ class Communicator {
   [[nodiscard]] int size() const { return size_; }
   [[nodiscard]] MPI_Comm handle() const { return comm_; }
   void attach(PhaseMetrics* metrics) { metrics_ = metrics; }
+  [[nodiscard]] PhaseMetrics* metrics() const { return metrics_; }
   [[nodiscard]] CommRole role() const { return role_; }
   void set_role(CommRole role) { role_ = role; }
   // Prices this communicator's traffic with `model` (kept by the caller); node_of_world[r]
@@ -52,6 +53,15 @@ class Communicator {
   void attach_network(const NetworkModel* model, std::span<const int> node_of_world);
   // The members on this rank's node (this rank included), 1 without a network attached.
   [[nodiscard]] int members_on_my_node() const { return on_node_; }
+  // The attached network's link to `member`, and the slowest link to any member (what a
+  // gather's data crosses); nullptr without a network.
+  [[nodiscard]] const LinkCost* link_cost_to(int member) const {
+    return model_ == nullptr ? nullptr : &model_->link(link_to(member));
+  }
+  [[nodiscard]] const LinkCost* slowest_link() const {
+    if (model_ == nullptr) return nullptr;
+    return &model_->link(off_node_ > 0 ? LinkClass::kInterNode : LinkClass::kIntraNode);
+  }
 
   // Collective: ranks with equal color form a new communicator, ordered by key.
   [[nodiscard]] Communicator split(int color, int key) const;

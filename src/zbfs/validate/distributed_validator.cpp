@@ -61,7 +61,7 @@ class LocalErrors {
 template <class Answer>
 IncomingIds ask_owners(const ProcessGrid& grid, Exchanger& exchanger, const OutgoingIds& requests, std::size_t width,
                        Answer answer) {
-  const IncomingIds asked = exchanger.all_to_all(grid.world(), requests);
+  const IncomingIds asked = exchanger.all_to_all(grid.world(), requests, IdsAre::kSequence);
   OutgoingIds replies;
   replies.ids.resize(asked.ids.size() * width);
   replies.counts.resize(static_cast<std::size_t>(asked.num_sources()));
@@ -73,7 +73,7 @@ IncomingIds ask_owners(const ProcessGrid& grid, Exchanger& exchanger, const Outg
     const auto k = static_cast<std::size_t>(i);
     answer(asked.ids[k], &replies.ids[k * width]);
   }
-  return exchanger.all_to_all(grid.world(), replies);
+  return exchanger.all_to_all(grid.world(), replies, IdsAre::kSequence);
 }
 
 // Levels as depths in the distributed parent tree, one level per round.
@@ -256,7 +256,7 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
         confirmations.bucket(t, grid.owner_of(e.u)).push_back(e.u);
       }
     }
-    const IncomingIds confirmed_here = exchanger.all_to_all(world, confirmations.finish());
+    const IncomingIds confirmed_here = exchanger.all_to_all(world, confirmations.finish(), IdsAre::kSet);
     for (const std::uint64_t v : confirmed_here.ids) confirmed.set(v - first);
   }
 

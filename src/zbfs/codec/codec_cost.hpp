@@ -1,0 +1,82 @@
+// CodecCostModel: what each codec would cost for a message, without encoding it: the
+// bytes it would produce and its encode and decode time, from ratios and speeds
+// calibrated on this machine (a short measurement on synthetic sets at start-up). With a
+// link's latency and bandwidth it makes `auto`'s choice: the codec with the least
+// encode + transfer + decode time, which is `none` (or a plain bitmap) whenever
+// compressing does not pay. No MPI; calibration is local to the process.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "zbfs/codec/codec_id.hpp"
+#include "zbfs/codec/frame.hpp"
+#include "zbfs/network/network_model.hpp"
+
+namespace zbfs {
+
+// What the chooser knows of a message: how many ids, how spread out (log2 of the mean
+// gap of a sorted set, or of the value range of a sequence), and whether it is a bitmap
+// of bitmap_words words (count then being its set bits).
+struct MessageShape {
+  std::uint64_t count = 0;
+  double spread_bits = 0;
+  IdOrder order = IdOrder::kSortedSet;
+  std::uint64_t bitmap_words = 0;
+
+  static MessageShape of_ids(std::span<const std::uint64_t> ids, IdOrder order);
+  static MessageShape of_bitmap(std::span<const std::uint64_t> words);
+};
+
+struct CodecEstimate {
+  double bytes = 0;
+  double encode_s = 0;
+  double decode_s = 0;
+  [[nodiscard]] double total_s(const LinkCost& link) const { return encode_s + link.time_s(1, bytes) + decode_s; }
+};
+
+// Per-id figures of one codec at one spread.
+struct CodecPoint {
+  double bits_per_id = 64;
+  double encode_s_per_id = 0;
+  double decode_s_per_id = 0;
+};
+
+class CodecCostModel {
+ public:
+  static constexpr int kSpreadPoints = 17;  // spreads 0, 2, ..., 32 bits
+  static constexpr int kSpreadStep = 2;
+
+  // Measures every codec on synthetic sets and sequences (tens of milliseconds).
+  static CodecCostModel calibrate();
+
+  // Figures set by hand (tests): every codec, order and spread gets `point`, and the
+  // bitmap paths cost `per_word_s` per word.
+  static CodecCostModel uniform(const CodecPoint& point, double per_word_s);
+
+  [[nodiscard]] CodecEstimate estimate(CodecId codec, const MessageShape& shape) const;
+  // The cheapest codec for this message over `link` (the first one among equals).
+  [[nodiscard]] CodecId choose(const MessageShape& shape, const LinkCost& link) const;
+
+  [[nodiscard]] const CodecPoint& point(CodecId codec, IdOrder order, int spread_index) const {
+    return table_[static_cast<std::size_t>(order)][static_cast<std::size_t>(spread_index)]
+                 [static_cast<std::size_t>(codec)];
+  }
+
+ private:
+  [[nodiscard]] CodecPoint interpolate(CodecId codec, IdOrder order, double spread_bits) const;
+
+  using Row = std::array<CodecPoint, kCodecCount>;
+  std::array<std::array<Row, kSpreadPoints>, 2> table_{};
+  // Bitmap messages: copying words (the bitmap codec), scanning words for set bits and
+  // clearing words (list codecs), per set bit extracted or set again.
+  double words_encode_s_ = 0;
+  double words_decode_s_ = 0;
+  double scan_s_per_word_ = 0;
+  double extract_s_per_id_ = 0;
+  double clear_s_per_word_ = 0;
+  double set_s_per_id_ = 0;
+};
+
+}  // namespace zbfs

@@ -1,0 +1,73 @@
+#include "zbfs/exchange/message_recorder.hpp"
+
+#include <filesystem>
+#include <iterator>
+
+#include "zbfs/core/byte_buffer.hpp"
+
+namespace zbfs {
+namespace {
+
+constexpr char kMagic[8] = {'Z', 'B', 'F', 'S', 'D', 'U', 'M', 'P'};
+constexpr std::uint32_t kVersion = 1;
+
+}  // namespace
+
+MessageRecorder::MessageRecorder(const std::string& directory, int rank) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  path_ = (std::filesystem::path(directory) / ("rank-" + std::to_string(rank) + ".zbfsdump")).string();
+  out_.open(path_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw Error(ExitCode::kUsage, "cannot write frontier dump '" + path_ + "'", ErrorScope::kThisRank);
+  ByteBuffer header;
+  header.append(kMagic, sizeof kMagic);
+  header.put_u32(kVersion);
+  header.put_u32(static_cast<std::uint32_t>(rank));
+  out_.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+}
+
+void MessageRecorder::record(Phase phase, RecordedKind kind, std::uint32_t destination,
+                             std::span<const std::uint64_t> values) {
+  if (!enabled_) return;
+  ByteBuffer head;
+  head.put_u8(static_cast<std::uint8_t>(phase));
+  head.put_u8(static_cast<std::uint8_t>(kind));
+  head.put_u8(0);
+  head.put_u8(0);
+  head.put_u32(destination);
+  head.put_u64(values.size());
+  out_.write(reinterpret_cast<const char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  out_.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size_bytes()));
+  if (!out_) throw Error(ExitCode::kFailure, "writing frontier dump '" + path_ + "' failed");
+}
+
+std::vector<RecordedMessage> read_recorded_messages(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ExitCode::kUsage, "cannot read frontier dump '" + path + "'");
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ByteReader reader(bytes);
+  const auto magic = reader.take(sizeof kMagic, "dump magic");
+  if (!std::equal(magic.begin(), magic.end(), kMagic)) throw DecodeError(path + ": not a zbfs frontier dump");
+  if (reader.u32("dump version") != kVersion) throw DecodeError(path + ": unknown dump version");
+  reader.u32("dump rank");
+  std::vector<RecordedMessage> messages;
+  while (reader.remaining() > 0) {
+    RecordedMessage m;
+    const std::uint8_t phase = reader.u8("record phase");
+    const std::uint8_t kind = reader.u8("record kind");
+    if (phase >= kPhaseCount || kind > 2) throw DecodeError(path + ": bad record");
+    m.phase = static_cast<Phase>(phase);
+    m.kind = static_cast<RecordedKind>(kind);
+    reader.skip(2, "record padding");
+    m.destination = reader.u32("record destination");
+    const std::uint64_t count = reader.u64("record count");
+    if (count > reader.remaining() / 8) throw DecodeError(path + ": truncated record");
+    m.values.resize(static_cast<std::size_t>(count));
+    const auto values = reader.take(static_cast<std::size_t>(count * 8), "record values");
+    std::memcpy(m.values.data(), values.data(), values.size());
+    messages.push_back(std::move(m));
+  }
+  return messages;
+}
+
+}  // namespace zbfs

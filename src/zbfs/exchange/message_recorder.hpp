@@ -1,0 +1,51 @@
+// MessageRecorder: writes the messages an exchanger sends, before encoding, to a file per
+// rank (`zbfs run --dump-frontiers DIR`), so that codecs can be measured on real BFS
+// traffic (bench/codec_bench). Format, little-endian:
+//
+//   file:   "ZBFSDUMP" | u32 version (1) | u32 rank | records...
+//   record: u8 phase (metrics/phase_metrics.hpp numbering) | u8 kind (0 set, 1 sequence,
+//           2 bitmap words) | u16 zero | u32 destination (0xffffffff: every member)
+//           | u64 count | count u64 values
+//
+// Local (each rank writes its own file); recording can be paused between searches.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zbfs/metrics/phase_metrics.hpp"
+
+namespace zbfs {
+
+enum class RecordedKind : std::uint8_t { kSet = 0, kSequence = 1, kBitmap = 2 };
+
+struct RecordedMessage {
+  Phase phase = Phase::kOther;
+  RecordedKind kind = RecordedKind::kSet;
+  std::uint32_t destination = 0;
+  std::vector<std::uint64_t> values;
+};
+
+class MessageRecorder {
+ public:
+  static constexpr std::uint32_t kEveryMember = 0xffffffffu;
+
+  // Creates (truncates) DIR/rank-R.zbfsdump; throws Error when it cannot.
+  MessageRecorder(const std::string& directory, int rank);
+  void set_enabled(bool enabled) { enabled_ = enabled; }
+  [[nodiscard]] bool enabled() const { return enabled_; }
+  void record(Phase phase, RecordedKind kind, std::uint32_t destination, std::span<const std::uint64_t> values);
+
+ private:
+  std::ofstream out_;
+  std::string path_;
+  bool enabled_ = true;
+};
+
+// Reads a whole dump file; throws DecodeError on a malformed one.
+std::vector<RecordedMessage> read_recorded_messages(const std::string& path);
+
+}  // namespace zbfs
