@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <set>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "zbfs/codec/checksum.hpp"
+#include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"
 
 namespace zbfs {
@@ -308,6 +310,74 @@ TEST(Codec, RefusesHostileFramesWithValidChecksums) {
   encode_frame(CodecId::kVarint, std::vector<std::uint64_t>{1, 2}, IdOrder::kSortedSet, ok);
   ok.put_u8(0);
   EXPECT_THROW(decode_frame(ok.bytes(), 10), DecodeError);
+}
+
+}  // namespace
+}  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+TEST(CodecCost, EstimatesFollowThePerIdFiguresByHand) {
+  const CodecCostModel model = CodecCostModel::uniform({4, 1e-9, 2e-9}, 0.5e-9, 3e-9);
+  MessageShape ids;
+  ids.count = 1000;
+  ids.spread_bits = 3;
+  const CodecEstimate e = model.estimate(CodecId::kBitpack, ids);
+  EXPECT_DOUBLE_EQ(e.bytes, 1000 * 4 / 8.0 + 14);
+  EXPECT_DOUBLE_EQ(e.encode_s, 1e-6);
+  EXPECT_DOUBLE_EQ(e.decode_s, 2e-6);
+  const LinkCost link{1e-6, 1e8};
+  EXPECT_DOUBLE_EQ(e.total_s(link), 1e-6 + 1e-6 + 514 / 1e8 + 2e-6);
+  // An unsorted set pays the sort, except with none (which sends it as it is).
+  ids.needs_sort = true;
+  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitpack, ids).encode_s, 1e-6 + 3e-6);
+  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kNone, ids).encode_s, 1e-6);
+  // A bitmap: its words as they are, or its set bits extracted (scan per word) and coded.
+  MessageShape bitmap;
+  bitmap.bitmap_words = 100;
+  bitmap.count = 640;
+  bitmap.spread_bits = 3.3219280948873622;
+  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).bytes, 800 + 14);
+  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).encode_s, 100 * 0.5e-9);
+  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kVarint, bitmap).encode_s, 640 * 1e-9 + 100 * 0.5e-9);
+  // Roaring and bitmap cannot carry sequences.
+  MessageShape sequence;
+  sequence.count = 10;
+  sequence.order = IdOrder::kSequence;
+  EXPECT_TRUE(std::isinf(model.estimate(CodecId::kRoaring, sequence).total_s(link)));
+}
+
+TEST(CodecCost, AutoCompressesOnSlowLinksAndNotOnFastOnes) {
+  const CodecCostModel model = CodecCostModel::calibrate();
+  for (const CodecId codec : {CodecId::kNone, CodecId::kBitpack, CodecId::kVarint}) {
+    const CodecPoint& dense = model.point(codec, IdOrder::kSortedSet, 1);
+    EXPECT_GT(dense.encode_s_per_id, 0.0) << to_string(codec);
+    EXPECT_GT(dense.decode_s_per_id, 0.0) << to_string(codec);
+  }
+  EXPECT_NEAR(model.point(CodecId::kNone, IdOrder::kSortedSet, 4).bits_per_id, 64, 0.1);
+  EXPECT_LT(model.point(CodecId::kBitpack, IdOrder::kSortedSet, 1).bits_per_id, 6);
+  const std::vector<std::uint64_t> dense = random_set(20000, 80000, 5);
+  const MessageShape shape = MessageShape::of_ids(dense, IdOrder::kSortedSet);
+  EXPECT_NEAR(shape.spread_bits, 2, 0.01);
+  const LinkCost gigabit{50e-6, 117.5e6};
+  const CodecId slow = model.choose(shape, gigabit);
+  EXPECT_NE(slow, CodecId::kNone);
+  EXPECT_LT(model.estimate(slow, shape).bytes * 8, model.estimate(CodecId::kNone, shape).bytes);
+  // On any link the choice is the codec of least predicted time; on a link faster than
+  // any codec that is the one of least CPU time.
+  const LinkCost instant{0, 1e15};
+  const std::vector<std::uint64_t> sparse = random_set(2000, std::uint64_t{1} << 40, 6);
+  const MessageShape sparse_shape = MessageShape::of_ids(sparse, IdOrder::kSortedSet);
+  for (const LinkCost& link : {gigabit, instant, LinkCost{1e-6, 3e9}}) {
+    for (const MessageShape& s : {shape, sparse_shape}) {
+      const double chosen = model.estimate(model.choose(s, link), s).total_s(link);
+      for (const CodecId codec : kAllCodecs) EXPECT_LE(chosen, model.estimate(codec, s).total_s(link));
+    }
+  }
+  // Bitmap messages: dense ones stay bitmaps on fast links.
+  std::vector<std::uint64_t> words(1000, 0x5555555555555555ULL);
+  EXPECT_EQ(model.choose(MessageShape::of_bitmap(words), instant), CodecId::kBitmap);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/core/timer.hpp"
 
 namespace zbfs {
@@ -62,6 +63,16 @@ std::vector<std::uint64_t> random_words(std::size_t n, int one_in, std::mt19937_
   return words;
 }
 
+std::vector<std::uint64_t> positions_of(std::span<const std::uint64_t> words) {
+  std::vector<std::uint64_t> ids;
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      ids.push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
+    }
+  }
+  return ids;
+}
+
 std::uint64_t popcount_of(std::span<const std::uint64_t> words) {
   std::uint64_t set = 0;
   for (const std::uint64_t w : words) set += static_cast<std::uint64_t>(std::popcount(w));
@@ -82,6 +93,17 @@ MessageShape MessageShape::of_ids(std::span<const std::uint64_t> ids, IdOrder or
     const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
     shape.spread_bits = std::log2(static_cast<double>(*hi - *lo) + 1);
   }
+  return shape;
+}
+
+MessageShape MessageShape::of_unsorted_set(std::span<const std::uint64_t> ids) {
+  MessageShape shape;
+  shape.count = ids.size();
+  shape.needs_sort = true;
+  if (ids.empty()) return shape;
+  const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+  const double span = static_cast<double>(*hi - *lo) + 1;
+  shape.spread_bits = std::max(0.0, std::log2(span / static_cast<double>(ids.size())));
   return shape;
 }
 
@@ -148,16 +170,22 @@ CodecCostModel CodecCostModel::calibrate() {
       std::max(0.0, (extract_s - words * model.scan_s_per_word_) / set_bits - none.encode_s_per_id);
   const double set_s = fastest_s([&] { decode_bitmap_frame(buffer.bytes(), back); });
   model.set_s_per_id_ = std::max(0.0, (set_s - words * model.clear_s_per_word_) / set_bits - none.decode_s_per_id);
+  // Sorting: a shuffled set one in four dense, the kind a top-down fold sends.
+  std::vector<std::uint64_t> shuffled = positions_of(quarter);
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  std::vector<std::uint64_t> sorted;
+  model.sort_s_per_id_ = fastest_s([&] { sort_set(shuffled, sorted); }) / static_cast<double>(shuffled.size());
   return model;
 }
 
-CodecCostModel CodecCostModel::uniform(const CodecPoint& point, double per_word_s) {
+CodecCostModel CodecCostModel::uniform(const CodecPoint& point, double per_word_s, double sort_s_per_id) {
   CodecCostModel model;
   for (auto& by_order : model.table_) {
     for (auto& row : by_order) row.fill(point);
   }
   model.words_encode_s_ = model.words_decode_s_ = per_word_s;
   model.scan_s_per_word_ = model.clear_s_per_word_ = per_word_s;
+  model.sort_s_per_id_ = sort_s_per_id;
   return model;
 }
 
@@ -177,6 +205,12 @@ CodecPoint CodecCostModel::interpolate(CodecId codec, IdOrder order, double spre
 }
 
 CodecEstimate CodecCostModel::estimate(CodecId codec, const MessageShape& shape) const {
+  CodecEstimate e = estimate_sorted(codec, shape);
+  if (shape.needs_sort && codec != CodecId::kNone) e.encode_s += static_cast<double>(shape.count) * sort_s_per_id_;
+  return e;
+}
+
+CodecEstimate CodecCostModel::estimate_sorted(CodecId codec, const MessageShape& shape) const {
   const auto count = static_cast<double>(shape.count);
   const auto words = static_cast<double>(shape.bitmap_words);
   CodecEstimate e;

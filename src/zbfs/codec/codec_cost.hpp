@@ -24,8 +24,10 @@ struct MessageShape {
   double spread_bits = 0;
   IdOrder order = IdOrder::kSortedSet;
   std::uint64_t bitmap_words = 0;
+  bool needs_sort = false;  // an unsorted set: codecs other than none sort it first
 
   static MessageShape of_ids(std::span<const std::uint64_t> ids, IdOrder order);
+  static MessageShape of_unsorted_set(std::span<const std::uint64_t> ids);
   static MessageShape of_bitmap(std::span<const std::uint64_t> words);
 };
 
@@ -51,9 +53,9 @@ class CodecCostModel {
   // Measures every codec on synthetic sets and sequences (tens of milliseconds).
   static CodecCostModel calibrate();
 
-  // Figures set by hand (tests): every codec, order and spread gets `point`, and the
-  // bitmap paths cost `per_word_s` per word.
-  static CodecCostModel uniform(const CodecPoint& point, double per_word_s);
+  // Figures set by hand (tests): every codec, order and spread gets `point`, the bitmap
+  // paths cost `per_word_s` per word and sorting `sort_s_per_id` per id.
+  static CodecCostModel uniform(const CodecPoint& point, double per_word_s, double sort_s_per_id = 0);
 
   [[nodiscard]] CodecEstimate estimate(CodecId codec, const MessageShape& shape) const;
   // The cheapest codec for this message over `link` (the first one among equals).
@@ -65,6 +67,7 @@ class CodecCostModel {
   }
 
  private:
+  [[nodiscard]] CodecEstimate estimate_sorted(CodecId codec, const MessageShape& shape) const;
   [[nodiscard]] CodecPoint interpolate(CodecId codec, IdOrder order, double spread_bits) const;
 
   using Row = std::array<CodecPoint, kCodecCount>;
@@ -77,6 +80,7 @@ class CodecCostModel {
   double extract_s_per_id_ = 0;
   double clear_s_per_word_ = 0;
   double set_s_per_id_ = 0;
+  double sort_s_per_id_ = 0;  // sorting an unsorted set (exchange/message_codec.hpp's sort_set)
 };
 
 }  // namespace zbfs

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/core/error.hpp"
 
 namespace zbfs {
@@ -32,48 +33,31 @@ CodecId MessageCodec::pick(const MessageShape& shape, const LinkCost* link) cons
 
 CodecId MessageCodec::encode_ids(std::span<const std::uint64_t> ids, IdsAre kind, const LinkCost* link,
                                  ByteBuffer& out) {
-  std::span<const std::uint64_t> message = ids;
-  IdOrder order = IdOrder::kSortedSet;
-  if (!strictly_increasing(ids)) {
-    if (kind == IdsAre::kSet) {
-      sort_set(ids, sorted_);
-      message = sorted_;
-    } else {
-      order = IdOrder::kSequence;
-    }
+  if (strictly_increasing(ids)) {
+    const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_ids(ids, IdOrder::kSortedSet), link);
+    return encode_frame(codec, ids, IdOrder::kSortedSet, out);
   }
-  const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_ids(message, order), link);
-  return encode_frame(codec, message, order, out);
+  if (kind == IdsAre::kSequence) {
+    const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_ids(ids, IdOrder::kSequence), link);
+    return encode_frame(codec, ids, IdOrder::kSequence, out);
+  }
+  // An unsorted set: sorting pays only for a codec other than none, so auto decides on
+  // the set's shape (its count and range, which sorting keeps) with the sort's cost added.
+  if (choice_.is_auto()) {
+    MessageShape shape = MessageShape::of_unsorted_set(ids);
+    const CodecId codec = model_->choose(shape, link != nullptr ? *link : kSharedMemory);
+    if (codec == CodecId::kNone) return encode_frame(CodecId::kNone, ids, IdOrder::kSequence, out);
+    sort_set(ids, sorted_);
+    return encode_frame(codec, sorted_, IdOrder::kSortedSet, out);
+  }
+  if (*choice_.fixed == CodecId::kNone) return encode_frame(CodecId::kNone, ids, IdOrder::kSequence, out);
+  sort_set(ids, sorted_);
+  return encode_frame(*choice_.fixed, sorted_, IdOrder::kSortedSet, out);
 }
 
 CodecId MessageCodec::encode_bitmap(std::span<const std::uint64_t> words, const LinkCost* link, ByteBuffer& out) {
   const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_bitmap(words), link);
   return encode_bitmap_frame(codec, words, out);
-}
-
-void sort_set(std::span<const std::uint64_t> ids, std::vector<std::uint64_t>& out) {
-  out.clear();
-  if (ids.empty()) return;
-  const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
-  const std::uint64_t range = *hi - *lo;
-  // A bitmap sort costs a pass over range / 64 words; a comparison sort about log2(n)
-  // passes over the ids.
-  const auto n = static_cast<std::uint64_t>(ids.size());
-  if (range / 64 <= n * static_cast<std::uint64_t>(std::bit_width(n))) {
-    std::vector<std::uint64_t> words(static_cast<std::size_t>(range / 64 + 1), 0);
-    const std::uint64_t base = *lo;
-    for (const std::uint64_t id : ids) words[(id - base) / 64] |= std::uint64_t{1} << ((id - base) % 64);
-    out.reserve(ids.size());
-    for (std::size_t w = 0; w < words.size(); ++w) {
-      for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-        out.push_back(base + w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
-      }
-    }
-    return;
-  }
-  out.assign(ids.begin(), ids.end());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
 }  // namespace zbfs

@@ -42,8 +42,4 @@ class MessageCodec {
   std::vector<std::uint64_t> sorted_;  // scratch for sets that arrive unsorted
 };
 
-// The sorted, duplicate-free form of `ids` into `out`: through a bitmap over their range
-// when that is dense enough to beat a comparison sort.
-void sort_set(std::span<const std::uint64_t> ids, std::vector<std::uint64_t>& out);
-
 }  // namespace zbfs
