@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "zbfs/codec/frame.hpp"
+#include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/exchange/message_recorder.hpp"
 
 namespace {
@@ -117,16 +118,6 @@ std::vector<Dataset> synthetic_sets() {
   return sets;
 }
 
-std::vector<std::uint64_t> positions_of(const std::vector<std::uint64_t>& words) {
-  std::vector<std::uint64_t> ids;
-  for (std::size_t w = 0; w < words.size(); ++w) {
-    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-      ids.push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
-    }
-  }
-  return ids;
-}
-
 // The dump's messages by (phase, kind); bitmaps become their sets of positions.
 std::vector<Dataset> recorded_sets(const std::string& directory) {
   std::map<std::string, Dataset> groups;
@@ -139,7 +130,12 @@ std::vector<Dataset> recorded_sets(const std::string& directory) {
       const std::string name = "recorded " + std::string(to_string(m.phase)) + " " + kind;
       Dataset& d = groups[name];
       d.name = name;
-      std::vector<std::uint64_t> ids = m.kind == RecordedKind::kBitmap ? positions_of(m.values) : std::move(m.values);
+      std::vector<std::uint64_t> ids;
+      if (m.kind == RecordedKind::kBitmap) {
+        append_set_bits(m.values, 0, ids);
+      } else {
+        ids = std::move(m.values);
+      }
       if (m.kind == RecordedKind::kSet) {
         std::sort(ids.begin(), ids.end());
         ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

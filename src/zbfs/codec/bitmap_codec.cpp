@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "zbfs/codec/payload_codecs.hpp"
+#include "zbfs/codec/sorted_set.hpp"
 
 namespace zbfs::codec_detail {
 namespace {
@@ -84,9 +85,7 @@ std::uint64_t decode_bitmap_words(std::span<const std::uint8_t> payload, std::sp
   const std::span<const std::uint8_t> bytes = read_words(reader, span);
   if (bytes.size() / 8 > words.size()) throw DecodeError("bitmap longer than the receiving bitmap");
   std::memcpy(words.data(), bytes.data(), bytes.size());
-  std::uint64_t set = 0;
-  for (std::size_t w = 0; w < bytes.size() / 8; ++w) set += static_cast<std::uint64_t>(std::popcount(words[w]));
-  return set;
+  return count_set_bits(words.first(bytes.size() / 8));
 }
 
 }  // namespace zbfs::codec_detail

@@ -63,20 +63,10 @@ std::vector<std::uint64_t> random_words(std::size_t n, int one_in, std::mt19937_
   return words;
 }
 
-std::vector<std::uint64_t> positions_of(std::span<const std::uint64_t> words) {
-  std::vector<std::uint64_t> ids;
-  for (std::size_t w = 0; w < words.size(); ++w) {
-    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-      ids.push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
-    }
-  }
-  return ids;
-}
-
-std::uint64_t popcount_of(std::span<const std::uint64_t> words) {
-  std::uint64_t set = 0;
-  for (const std::uint64_t w : words) set += static_cast<std::uint64_t>(std::popcount(w));
-  return set;
+// log2 of the mean gap of `count` distinct ids between lo and hi.
+double set_spread_bits(std::uint64_t count, std::uint64_t lo, std::uint64_t hi) {
+  const double span = static_cast<double>(hi - lo) + 1;
+  return std::max(0.0, std::log2(span / static_cast<double>(count)));
 }
 
 }  // namespace
@@ -87,8 +77,7 @@ MessageShape MessageShape::of_ids(std::span<const std::uint64_t> ids, IdOrder or
   shape.order = order;
   if (ids.empty()) return shape;
   if (order == IdOrder::kSortedSet) {
-    const double span = static_cast<double>(ids.back() - ids.front()) + 1;
-    shape.spread_bits = std::max(0.0, std::log2(span / static_cast<double>(ids.size())));
+    shape.spread_bits = set_spread_bits(ids.size(), ids.front(), ids.back());
   } else {
     const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
     shape.spread_bits = std::log2(static_cast<double>(*hi - *lo) + 1);
@@ -102,15 +91,14 @@ MessageShape MessageShape::of_unsorted_set(std::span<const std::uint64_t> ids) {
   shape.needs_sort = true;
   if (ids.empty()) return shape;
   const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
-  const double span = static_cast<double>(*hi - *lo) + 1;
-  shape.spread_bits = std::max(0.0, std::log2(span / static_cast<double>(ids.size())));
+  shape.spread_bits = set_spread_bits(ids.size(), *lo, *hi);
   return shape;
 }
 
 MessageShape MessageShape::of_bitmap(std::span<const std::uint64_t> words) {
   MessageShape shape;
   shape.bitmap_words = words.size();
-  shape.count = popcount_of(words);
+  shape.count = count_set_bits(words);
   shape.spread_bits =
       shape.count == 0 ? 0 : std::log2(static_cast<double>(words.size()) * 64 / static_cast<double>(shape.count));
   return shape;
@@ -160,7 +148,7 @@ CodecCostModel CodecCostModel::calibrate() {
                            words;
   model.clear_s_per_word_ = fastest_s([&] { decode_bitmap_frame(buffer.bytes(), back); }) / words;
   const std::vector<std::uint64_t> quarter = random_words(kCalibrationWords, 4, rng);
-  const auto set_bits = static_cast<double>(popcount_of(quarter));
+  const auto set_bits = static_cast<double>(count_set_bits(quarter));
   const CodecPoint& none = model.point(CodecId::kNone, IdOrder::kSortedSet, 1);  // spread 2: one in four
   const double extract_s = fastest_s([&] {
     buffer.clear();
@@ -171,7 +159,8 @@ CodecCostModel CodecCostModel::calibrate() {
   const double set_s = fastest_s([&] { decode_bitmap_frame(buffer.bytes(), back); });
   model.set_s_per_id_ = std::max(0.0, (set_s - words * model.clear_s_per_word_) / set_bits - none.decode_s_per_id);
   // Sorting: a shuffled set one in four dense, the kind a top-down fold sends.
-  std::vector<std::uint64_t> shuffled = positions_of(quarter);
+  std::vector<std::uint64_t> shuffled;
+  append_set_bits(quarter, 0, shuffled);
   std::shuffle(shuffled.begin(), shuffled.end(), rng);
   std::vector<std::uint64_t> sorted;
   model.sort_s_per_id_ = fastest_s([&] { sort_set(shuffled, sorted); }) / static_cast<double>(shuffled.size());

@@ -7,6 +7,7 @@
 
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/payload_codecs.hpp"
+#include "zbfs/codec/sorted_set.hpp"
 
 namespace zbfs {
 namespace {
@@ -57,6 +58,16 @@ void end_frame(std::size_t frame_start, std::size_t slot, ByteBuffer& out) {
   std::memcpy(out.data() + slot + 4, &crc, 4);
 }
 
+// The frame's payload, once its checksum is verified.
+std::span<const std::uint8_t> verified_payload(std::span<const std::uint8_t> bytes, const FrameHeader& header) {
+  if (header.frame_bytes() > bytes.size()) throw DecodeError("frame longer than its buffer");
+  const std::span<const std::uint8_t> payload = bytes.subspan(header.header_bytes, header.payload_bytes);
+  if (crc32c(payload, crc32c(bytes.first(header.header_bytes - 4))) != header.checksum) {
+    throw DecodeError("frame checksum mismatch");
+  }
+  return payload;
+}
+
 void encode_payload(CodecId codec, const PayloadInput& in, ByteBuffer& out) {
   switch (codec) {
     case CodecId::kNone: codec_detail::encode_none(in, out); return;
@@ -90,20 +101,14 @@ CodecId encode_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder 
 
 CodecId encode_bitmap_frame(CodecId codec, std::span<const std::uint64_t> words, ByteBuffer& out) {
   if (codec == CodecId::kBitmap) {
-    std::uint64_t count = 0;
-    for (const std::uint64_t w : words) count += static_cast<std::uint64_t>(std::popcount(w));
     const std::size_t start = out.size();
-    const std::size_t slot = begin_frame(codec, IdOrder::kSortedSet, count, 0, out);
+    const std::size_t slot = begin_frame(codec, IdOrder::kSortedSet, count_set_bits(words), 0, out);
     codec_detail::encode_bitmap_words(words, out);
     end_frame(start, slot, out);
     return codec;
   }
   std::vector<std::uint64_t> positions;
-  for (std::size_t w = 0; w < words.size(); ++w) {
-    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-      positions.push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
-    }
-  }
+  append_set_bits(words, 0, positions);
   return encode_frame(codec, positions, IdOrder::kSortedSet, out);
 }
 
@@ -134,11 +139,7 @@ FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t
 }
 
 void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out) {
-  if (header.frame_bytes() > bytes.size()) throw DecodeError("frame longer than its buffer");
-  const std::span<const std::uint8_t> payload = bytes.subspan(header.header_bytes, header.payload_bytes);
-  std::uint32_t crc = crc32c(bytes.first(header.header_bytes - 4));
-  crc = crc32c(payload, crc);
-  if (crc != header.checksum) throw DecodeError("frame checksum mismatch");
+  const std::span<const std::uint8_t> payload = verified_payload(bytes, header);
   const PayloadOutput o{out, header.count, header.order, header.base};
   switch (header.codec) {
     case CodecId::kNone: codec_detail::decode_none(payload, o); return;
@@ -166,9 +167,7 @@ void decode_bitmap_frame(std::span<const std::uint8_t> bytes, std::span<std::uin
   if (header.frame_bytes() != bytes.size()) throw DecodeError("bytes left after the frame");
   if (header.order != IdOrder::kSortedSet) throw DecodeError("bitmap frame of a sequence");
   if (header.codec == CodecId::kBitmap && header.base == 0) {
-    const std::span<const std::uint8_t> payload = bytes.subspan(header.header_bytes, header.payload_bytes);
-    std::uint32_t crc = crc32c(bytes.first(header.header_bytes - 4));
-    if (crc32c(payload, crc) != header.checksum) throw DecodeError("frame checksum mismatch");
+    const std::span<const std::uint8_t> payload = verified_payload(bytes, header);
     std::fill(words.begin(), words.end(), 0);
     if (codec_detail::decode_bitmap_words(payload, words) != header.count) {
       throw DecodeError("bitmap holds a different number of ids than declared");

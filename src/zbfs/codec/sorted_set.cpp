@@ -18,16 +18,26 @@ void sort_set(std::span<const std::uint64_t> ids, std::vector<std::uint64_t>& ou
     const std::uint64_t base = *lo;
     for (const std::uint64_t id : ids) words[(id - base) / 64] |= std::uint64_t{1} << ((id - base) % 64);
     out.reserve(ids.size());
-    for (std::size_t w = 0; w < words.size(); ++w) {
-      for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-        out.push_back(base + w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
-      }
-    }
+    append_set_bits(words, base, out);
     return;
   }
   out.assign(ids.begin(), ids.end());
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+void append_set_bits(std::span<const std::uint64_t> words, std::uint64_t base, std::vector<std::uint64_t>& out) {
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      out.push_back(base + w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
+    }
+  }
+}
+
+std::uint64_t count_set_bits(std::span<const std::uint64_t> words) {
+  std::uint64_t set = 0;
+  for (const std::uint64_t w : words) set += static_cast<std::uint64_t>(std::popcount(w));
+  return set;
 }
 
 }  // namespace zbfs

@@ -27,14 +27,8 @@ class ByteBuffer {
   ByteBuffer() = default;
   ByteBuffer(ByteBuffer&&) noexcept = default;
   ByteBuffer& operator=(ByteBuffer&&) noexcept = default;
-  ByteBuffer(const ByteBuffer& other) { append(other.data(), other.size()); }
-  ByteBuffer& operator=(const ByteBuffer& other) {
-    if (this != &other) {
-      clear();
-      append(other.data(), other.size());
-    }
-    return *this;
-  }
+  ByteBuffer(const ByteBuffer&) = delete;  // buffers are large: move them
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
 
   [[nodiscard]] std::uint8_t* data() { return bytes_.get(); }
   [[nodiscard]] const std::uint8_t* data() const { return bytes_.get(); }

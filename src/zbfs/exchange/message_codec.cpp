@@ -11,7 +11,10 @@ namespace {
 
 // Where no network is attached (a job of one node without a model), messages cross
 // shared memory.
-const LinkCost kSharedMemory{0.5e-6, 10e9};
+const LinkCost& shared_memory_link() {
+  static const LinkCost link = network_preset("shm")->intra_node;
+  return link;
+}
 
 bool strictly_increasing(std::span<const std::uint64_t> ids) {
   bool ok = true;
@@ -27,32 +30,23 @@ MessageCodec::MessageCodec(CodecChoice choice, std::shared_ptr<const CodecCostMo
 }
 
 CodecId MessageCodec::pick(const MessageShape& shape, const LinkCost* link) const {
-  if (choice_.fixed) return *choice_.fixed;
-  return model_->choose(shape, link != nullptr ? *link : kSharedMemory);
+  return model_->choose(shape, link != nullptr ? *link : shared_memory_link());
 }
 
 CodecId MessageCodec::encode_ids(std::span<const std::uint64_t> ids, IdsAre kind, const LinkCost* link,
                                  ByteBuffer& out) {
-  if (strictly_increasing(ids)) {
-    const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_ids(ids, IdOrder::kSortedSet), link);
-    return encode_frame(codec, ids, IdOrder::kSortedSet, out);
-  }
-  if (kind == IdsAre::kSequence) {
-    const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_ids(ids, IdOrder::kSequence), link);
-    return encode_frame(codec, ids, IdOrder::kSequence, out);
+  const bool sorted = strictly_increasing(ids);
+  if (sorted || kind == IdsAre::kSequence) {
+    const IdOrder order = sorted ? IdOrder::kSortedSet : IdOrder::kSequence;
+    const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_ids(ids, order), link);
+    return encode_frame(codec, ids, order, out);
   }
   // An unsorted set: sorting pays only for a codec other than none, so auto decides on
   // the set's shape (its count and range, which sorting keeps) with the sort's cost added.
-  if (choice_.is_auto()) {
-    MessageShape shape = MessageShape::of_unsorted_set(ids);
-    const CodecId codec = model_->choose(shape, link != nullptr ? *link : kSharedMemory);
-    if (codec == CodecId::kNone) return encode_frame(CodecId::kNone, ids, IdOrder::kSequence, out);
-    sort_set(ids, sorted_);
-    return encode_frame(codec, sorted_, IdOrder::kSortedSet, out);
-  }
-  if (*choice_.fixed == CodecId::kNone) return encode_frame(CodecId::kNone, ids, IdOrder::kSequence, out);
+  const CodecId codec = choice_.fixed ? *choice_.fixed : pick(MessageShape::of_unsorted_set(ids), link);
+  if (codec == CodecId::kNone) return encode_frame(CodecId::kNone, ids, IdOrder::kSequence, out);
   sort_set(ids, sorted_);
-  return encode_frame(*choice_.fixed, sorted_, IdOrder::kSortedSet, out);
+  return encode_frame(codec, sorted_, IdOrder::kSortedSet, out);
 }
 
 CodecId MessageCodec::encode_bitmap(std::span<const std::uint64_t> words, const LinkCost* link, ByteBuffer& out) {

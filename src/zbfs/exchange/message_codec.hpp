@@ -35,6 +35,7 @@ class MessageCodec {
   CodecId encode_bitmap(std::span<const std::uint64_t> words, const LinkCost* link, ByteBuffer& out);
 
  private:
+  // auto's choice for a message of this shape over `link`.
   CodecId pick(const MessageShape& shape, const LinkCost* link) const;
 
   CodecChoice choice_{CodecId::kNone};
