@@ -15,6 +15,7 @@
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"
+#include "zbfs/exchange/message_codec.hpp"
 
 namespace zbfs {
 namespace {
@@ -329,17 +330,21 @@ TEST(CodecCost, EstimatesFollowThePerIdFiguresByHand) {
   EXPECT_DOUBLE_EQ(e.decode_s, 2e-6);
   const LinkCost link{1e-6, 1e8};
   EXPECT_DOUBLE_EQ(e.total_s(link), 1e-6 + 1e-6 + 514 / 1e8 + 2e-6);
-  // An unsorted set pays the sort, except with none (which sends it as it is).
+  // An unsorted set pays the sort, except with none, which auto sends unframed: the ids
+  // as they are, no work at either end.
   ids.needs_sort = true;
   EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitpack, ids).encode_s, 1e-6 + 3e-6);
-  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kNone, ids).encode_s, 1e-6);
-  // A bitmap: its words as they are, or its set bits extracted (scan per word) and coded.
+  const CodecEstimate unframed = model.estimate(CodecId::kNone, ids);
+  EXPECT_DOUBLE_EQ(unframed.bytes, 8000);
+  EXPECT_DOUBLE_EQ(unframed.encode_s + unframed.decode_s, 0);
+  // A bitmap: its words as they are (unframed), or its set bits extracted (scan per
+  // word) and coded.
   MessageShape bitmap;
   bitmap.bitmap_words = 100;
   bitmap.count = 640;
   bitmap.spread_bits = 3.3219280948873622;
-  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).bytes, 800 + 14);
-  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).encode_s, 100 * 0.5e-9);
+  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).bytes, 800);
+  EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).encode_s, 0);
   EXPECT_DOUBLE_EQ(model.estimate(CodecId::kVarint, bitmap).encode_s, 640 * 1e-9 + 100 * 0.5e-9);
   // Roaring and bitmap cannot carry sequences.
   MessageShape sequence;
@@ -378,6 +383,45 @@ TEST(CodecCost, AutoCompressesOnSlowLinksAndNotOnFastOnes) {
   // Bitmap messages: dense ones stay bitmaps on fast links.
   std::vector<std::uint64_t> words(1000, 0x5555555555555555ULL);
   EXPECT_EQ(model.choose(MessageShape::of_bitmap(words), instant), CodecId::kBitmap);
+}
+
+}  // namespace
+}  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+// auto corrects its predicted codec times by what encoding costs in the run: here the
+// model predicts a microsecond per id at each end, far more than varint takes, so after a
+// millisecond of predicted work the scale drops to its floor (0.5), and a link on which
+// compression did not pay at the calibrated figures now gets compressed messages.
+TEST(MessageCodecAuto, LearnsWhatEncodingCostsInTheRun) {
+  auto model = std::make_shared<const CodecCostModel>(CodecCostModel::uniform({4, 1e-6, 1e-6}, 1e-9));
+  MessageCodec codec(*parse_codec_choice("auto"), model);
+  // Pays iff 7.5 bytes per id saved cost more than 2 us * scale: below 3.75 MB/s at scale
+  // 1, below 7.5 MB/s at scale 0.5.
+  const LinkCost slow{1e-6, 1e6};
+  const LinkCost middling{1e-6, 5e6};
+  std::vector<std::uint64_t> ids;
+  for (std::uint64_t v = 0; v < 200; ++v) ids.push_back(v * 1000);  // too sparse for a bitmap to pay
+  ByteBuffer out;
+  EXPECT_EQ(codec.cpu_scale(), 1.0);
+  EXPECT_FALSE(codec.encode_ids(ids, IdsAre::kSet, &middling, out).framed);
+  EXPECT_TRUE(out.empty());
+  for (int k = 0; k < 10; ++k) {
+    const MessageCodec::Encoding how = codec.encode_ids(ids, IdsAre::kSet, &slow, out);
+    EXPECT_TRUE(how.framed);
+    EXPECT_EQ(how.codec, CodecId::kVarint);  // the first among equals
+  }
+  EXPECT_EQ(codec.cpu_scale(), 0.5);
+  out.clear();
+  EXPECT_TRUE(codec.encode_ids(ids, IdsAre::kSet, &middling, out).framed);
+  EXPECT_EQ(decode_frame(out.bytes(), ids.size()), ids);
+  // A fixed codec frames whatever it is given, and learns nothing.
+  MessageCodec fixed(*parse_codec_choice("bitpack"), nullptr);
+  out.clear();
+  EXPECT_TRUE(fixed.encode_ids(ids, IdsAre::kSet, &middling, out).framed);
+  EXPECT_EQ(fixed.cpu_scale(), 1.0);
 }
 
 }  // namespace

@@ -205,15 +205,14 @@ CodecEstimate CodecCostModel::estimate_sorted(CodecId codec, const MessageShape&
   CodecEstimate e;
   if (codec == CodecId::kBitmap) {
     if (shape.order == IdOrder::kSequence) return {kInfinity, kInfinity, kInfinity};
-    if (shape.bitmap_words > 0) {
-      return {words * 8 + kHeaderBytes, words * words_encode_s_, words * words_decode_s_};
-    }
+    if (shape.bitmap_words > 0) return {words * 8, 0, 0};  // unframed
     // A sorted set as a bitmap over its span: 2^spread bits per id.
     const double span_words = count * std::exp2(shape.spread_bits) / 64;
     return {span_words * 8 + kHeaderBytes, span_words * words_encode_s_ + count * extract_s_per_id_,
             span_words * words_decode_s_};
   }
   if (codec == CodecId::kRoaring && shape.order == IdOrder::kSequence) return {kInfinity, kInfinity, kInfinity};
+  if (codec == CodecId::kNone && shape.bitmap_words == 0) return {count * 8, 0, 0};  // unframed
   const CodecPoint p = interpolate(codec, shape.order, shape.spread_bits);
   e.bytes = count * p.bits_per_id / 8 + kHeaderBytes;
   e.encode_s = count * p.encode_s_per_id;
@@ -225,11 +224,11 @@ CodecEstimate CodecCostModel::estimate_sorted(CodecId codec, const MessageShape&
   return e;
 }
 
-CodecId CodecCostModel::choose(const MessageShape& shape, const LinkCost& link) const {
+CodecId CodecCostModel::choose(const MessageShape& shape, const LinkCost& link, double cpu_scale) const {
   CodecId best = shape.bitmap_words > 0 ? CodecId::kBitmap : CodecId::kNone;
-  double best_s = estimate(best, shape).total_s(link);
+  double best_s = estimate(best, shape).total_s(link, cpu_scale);
   for (const CodecId codec : kAllCodecs) {
-    const double t = estimate(codec, shape).total_s(link);
+    const double t = estimate(codec, shape).total_s(link, cpu_scale);
     if (t < best_s) {
       best_s = t;
       best = codec;

@@ -3,7 +3,8 @@
 // calibrated on this machine (a short measurement on synthetic sets at start-up). With a
 // link's latency and bandwidth it makes `auto`'s choice: the codec with the least
 // encode + transfer + decode time, which is `none` (or a plain bitmap) whenever
-// compressing does not pay. No MPI; calibration is local to the process.
+// compressing does not pay. Those two are priced as auto sends them: unframed, the words
+// as they are, with no work at either end. No MPI; calibration is local to the process.
 #pragma once
 
 #include <array>
@@ -35,7 +36,11 @@ struct CodecEstimate {
   double bytes = 0;
   double encode_s = 0;
   double decode_s = 0;
-  [[nodiscard]] double total_s(const LinkCost& link) const { return encode_s + link.time_s(1, bytes) + decode_s; }
+  // `cpu_scale` multiplies the encode and decode time (what they cost in the run against
+  // the calibration: exchange/message_codec.hpp).
+  [[nodiscard]] double total_s(const LinkCost& link, double cpu_scale = 1.0) const {
+    return cpu_scale * (encode_s + decode_s) + link.time_s(1, bytes);
+  }
 };
 
 // Per-id figures of one codec at one spread.
@@ -58,8 +63,9 @@ class CodecCostModel {
   static CodecCostModel uniform(const CodecPoint& point, double per_word_s, double sort_s_per_id = 0);
 
   [[nodiscard]] CodecEstimate estimate(CodecId codec, const MessageShape& shape) const;
-  // The cheapest codec for this message over `link` (the first one among equals).
-  [[nodiscard]] CodecId choose(const MessageShape& shape, const LinkCost& link) const;
+  // The cheapest codec for this message over `link` (the first one among equals), with
+  // encode and decode times multiplied by `cpu_scale`.
+  [[nodiscard]] CodecId choose(const MessageShape& shape, const LinkCost& link, double cpu_scale = 1.0) const;
 
   [[nodiscard]] const CodecPoint& point(CodecId codec, IdOrder order, int spread_index) const {
     return table_[static_cast<std::size_t>(order)][static_cast<std::size_t>(spread_index)]

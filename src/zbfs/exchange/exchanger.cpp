@@ -24,8 +24,12 @@ void book_frame(const Communicator& comm, CodecId codec) {
   if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr) metrics->add_frame(codec);
 }
 
-// Refuses, before allocating, a total the machine cannot hold.
+// Refuses, before allocating, a total the machine cannot hold. Asking the system
+// (/proc/meminfo, the cgroup) costs tens of microseconds, far more than a small exchange,
+// so totals below 64 MiB, which any machine running zbfs holds, go unasked.
 void check_room_for(std::uint64_t ids) {
+  constexpr std::uint64_t kAlwaysRoomIds = (std::uint64_t{64} << 20) / sizeof(std::uint64_t);
+  if (ids <= kAlwaysRoomIds) return;
   const std::optional<std::uint64_t> available = available_memory_bytes();
   if (available && ids > *available / sizeof(std::uint64_t)) {
     throw Error(ExitCode::kFailure, "received frames announce " + std::to_string(ids) +
@@ -33,41 +37,82 @@ void check_room_for(std::uint64_t ids) {
   }
 }
 
-// One frame per non-empty piece of `bytes` (piece s is byte_counts[s] long); the ids of
-// each piece go to out in piece order, with piece `own` (if any) taken from own_ids
-// instead. Returns the offsets of each piece's ids.
+// Before its data, every message's descriptor travels: its length in bytes and whether
+// it is a frame or unframed 64-bit words (MessageCodec::Encoding). When nothing that
+// arrives is framed, the data lands straight where it belongs, as in passthrough.
+std::uint64_t describe(std::uint64_t bytes, bool framed) { return bytes << 1 | (framed ? 1U : 0U); }
+std::uint64_t described_bytes(std::uint64_t descriptor) { return descriptor >> 1; }
+bool described_framed(std::uint64_t descriptor) { return (descriptor & 1) != 0; }
+bool any_framed(std::span<const std::uint64_t> descriptors) {
+  return std::any_of(descriptors.begin(), descriptors.end(), described_framed);
+}
+std::vector<std::uint64_t> described_byte_counts(std::span<const std::uint64_t> descriptors) {
+  std::vector<std::uint64_t> bytes(descriptors.size());
+  std::transform(descriptors.begin(), descriptors.end(), bytes.begin(), described_bytes);
+  return bytes;
+}
+// Ids in an unframed piece of `bytes` bytes.
+std::uint64_t unframed_ids(std::uint64_t bytes, std::uint64_t max_ids) {
+  if (bytes % sizeof(std::uint64_t) != 0) throw DecodeError("unframed message of " + std::to_string(bytes) + " bytes");
+  if (bytes / sizeof(std::uint64_t) > max_ids) throw DecodeError("unframed message longer than any message can be");
+  return bytes / sizeof(std::uint64_t);
+}
+
+std::span<const std::uint8_t> byte_view(std::span<const std::uint64_t> words) {
+  return {reinterpret_cast<const std::uint8_t*>(words.data()), words.size_bytes()};
+}
+std::span<std::uint8_t> byte_view(std::span<std::uint64_t> words) {
+  return {reinterpret_cast<std::uint8_t*>(words.data()), words.size_bytes()};
+}
+
+// Room for `bytes` received bytes, checked against memory first.
+std::span<std::uint8_t> receive_room(ByteBuffer& buffer, std::uint64_t bytes) {
+  check_room_for((bytes + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t));
+  buffer.clear();
+  return {buffer.extend(static_cast<std::size_t>(bytes)), static_cast<std::size_t>(bytes)};
+}
+
+// The ids of every piece of `bytes` (described by `descriptors`, in source order) into
+// out, with piece `own` (if any) taken from own_ids instead. Returns the offsets of each
+// piece's ids.
 std::vector<std::uint64_t> decode_pieces(std::span<const std::uint8_t> bytes,
-                                         std::span<const std::uint64_t> byte_counts, int own,
+                                         std::span<const std::uint64_t> descriptors, int own,
                                          std::span<const std::uint64_t> own_ids, std::uint64_t max_ids,
                                          std::vector<std::uint64_t>& out) {
-  const std::size_t pieces = byte_counts.size();
+  const std::size_t pieces = descriptors.size();
   std::vector<FrameHeader> headers(pieces);
   std::vector<std::uint64_t> offsets(pieces + 1, 0);
   std::uint64_t at = 0;
   for (std::size_t s = 0; s < pieces; ++s) {
+    const std::uint64_t length = described_bytes(descriptors[s]);
     std::uint64_t count = 0;
     if (static_cast<int>(s) == own) {
       count = own_ids.size();
-    } else if (byte_counts[s] != 0) {
-      const std::span<const std::uint8_t> piece = bytes.subspan(at, byte_counts[s]);
+    } else if (described_framed(descriptors[s])) {
+      const std::span<const std::uint8_t> piece = bytes.subspan(at, length);
       headers[s] = read_frame_header(piece, max_ids);
       if (headers[s].frame_bytes() != piece.size()) throw DecodeError("message is not exactly one frame");
       count = headers[s].count;
+    } else {
+      count = unframed_ids(length, max_ids);
     }
-    at += byte_counts[s];
+    at += length;
     offsets[s + 1] = offsets[s] + count;
   }
   check_room_for(offsets[pieces]);
   out.resize(static_cast<std::size_t>(offsets[pieces]));
   at = 0;
   for (std::size_t s = 0; s < pieces; ++s) {
+    const std::uint64_t length = described_bytes(descriptors[s]);
     std::uint64_t* into = out.data() + offsets[s];
     if (static_cast<int>(s) == own) {
-      std::copy(own_ids.begin(), own_ids.end(), into);
-    } else if (byte_counts[s] != 0) {
-      decode_frame_into(bytes.subspan(at, byte_counts[s]), headers[s], into);
+      if (!own_ids.empty()) std::memcpy(into, own_ids.data(), own_ids.size_bytes());
+    } else if (described_framed(descriptors[s])) {
+      decode_frame_into(bytes.subspan(at, length), headers[s], into);
+    } else if (length != 0) {
+      std::memcpy(into, bytes.data() + at, length);
     }
-    at += byte_counts[s];
+    at += length;
   }
   return offsets;
 }
@@ -77,15 +122,36 @@ std::vector<std::uint64_t> allgather_encoded(const Communicator& comm, std::span
                                              MessageCodec& codec, std::uint64_t max_ids) {
   Stopwatch clock;
   ByteBuffer frame;
-  if (!mine.empty()) book_frame(comm, codec.encode_ids(mine, IdsAre::kSet, comm.slowest_link(), frame));
+  MessageCodec::Encoding how{CodecId::kNone, false};
+  if (!mine.empty()) {
+    how = codec.encode_ids(mine, IdsAre::kSet, comm.slowest_link(), frame);
+    book_frame(comm, how.codec);
+  }
+  const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
-  std::vector<std::uint64_t> byte_counts;
-  const std::vector<std::uint8_t> all = comm.allgatherv(frame.bytes(), byte_counts);
-  clock.restart();
+  std::vector<std::uint64_t> descriptors(static_cast<std::size_t>(comm.size()));
+  const std::uint64_t my_descriptor = describe(sent.size(), how.framed);
+  comm.allgather(std::span<const std::uint64_t>(&my_descriptor, 1), std::span<std::uint64_t>(descriptors));
+  const std::vector<std::uint64_t> byte_counts = described_byte_counts(descriptors);
   std::vector<std::uint64_t> ids;
-  decode_pieces(all, byte_counts, comm.rank(), mine, max_ids, ids);
+  double decode_s = 0;
+  if (!any_framed(descriptors)) {
+    std::uint64_t total = 0;
+    for (const std::uint64_t bytes : byte_counts) total += unframed_ids(bytes, max_ids);
+    check_room_for(total);
+    ids.resize(static_cast<std::size_t>(total));
+    comm.allgatherv_into(sent, byte_counts, byte_view(std::span<std::uint64_t>(ids)));
+  } else {
+    std::uint64_t total = 0;
+    for (const std::uint64_t bytes : byte_counts) total += bytes;
+    ByteBuffer received;
+    comm.allgatherv_into(sent, byte_counts, receive_room(received, total));
+    clock.restart();
+    decode_pieces(received.bytes(), descriptors, comm.rank(), mine, max_ids, ids);
+    decode_s = clock.elapsed_s();
+  }
   const auto peers = static_cast<std::uint64_t>(comm.size() - 1);
-  book_codec_work(comm, peers * mine.size_bytes(), peers * frame.size(), encode_s, clock.elapsed_s());
+  book_codec_work(comm, peers * mine.size_bytes(), peers * sent.size(), encode_s, decode_s);
   return ids;
 }
 
@@ -94,13 +160,30 @@ std::vector<std::uint64_t> sendrecv_encoded(const Communicator& comm, std::span<
                                             MessageCodec& codec, std::uint64_t max_ids) {
   Stopwatch clock;
   ByteBuffer frame;
-  if (!mine.empty()) book_frame(comm, codec.encode_ids(mine, IdsAre::kSet, comm.link_cost_to(partner), frame));
+  MessageCodec::Encoding how{CodecId::kNone, false};
+  if (!mine.empty()) {
+    how = codec.encode_ids(mine, IdsAre::kSet, comm.link_cost_to(partner), frame);
+    book_frame(comm, how.codec);
+  }
+  const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
-  const std::vector<std::uint8_t> received = comm.sendrecv(frame.bytes(), partner);
-  clock.restart();
+  const std::uint64_t descriptor = comm.sendrecv_value(describe(sent.size(), how.framed), partner);
+  const std::uint64_t length = described_bytes(descriptor);
   std::vector<std::uint64_t> ids;
-  if (!received.empty()) ids = decode_frame(received, max_ids);
-  book_codec_work(comm, mine.size_bytes(), frame.size(), encode_s, clock.elapsed_s());
+  double decode_s = 0;
+  if (!described_framed(descriptor)) {
+    const std::uint64_t count = unframed_ids(length, max_ids);
+    check_room_for(count);
+    ids.resize(static_cast<std::size_t>(count));
+    comm.sendrecv_into(sent, partner, byte_view(std::span<std::uint64_t>(ids)));
+  } else {
+    ByteBuffer received;
+    comm.sendrecv_into(sent, partner, receive_room(received, length));
+    clock.restart();
+    ids = decode_frame(received.bytes(), max_ids);
+    decode_s = clock.elapsed_s();
+  }
+  book_codec_work(comm, mine.size_bytes(), sent.size(), encode_s, decode_s);
   return ids;
 }
 
@@ -188,30 +271,72 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
   Stopwatch clock;
   const auto ranks = static_cast<std::size_t>(comm.size());
   const auto me = static_cast<std::size_t>(comm.rank());
+  // Frames for this rank's framed messages; unframed ones stay where they are.
   ByteBuffer frames;
-  std::vector<std::uint64_t> byte_counts(ranks, 0);
+  std::vector<MessageCodec::Encoding> how(ranks, {CodecId::kNone, false});
+  std::vector<std::uint64_t> frame_bytes(ranks, 0);
   std::uint64_t raw_bytes = 0;
   std::uint64_t first = 0;
-  std::span<const std::uint64_t> own;
+  const std::span<const std::uint64_t> all_ids(outgoing.ids);
   for (std::size_t d = 0; d < ranks; ++d) {
-    const std::span<const std::uint64_t> ids =
-        std::span<const std::uint64_t>(outgoing.ids).subspan(first, outgoing.counts[d]);
+    const std::span<const std::uint64_t> ids = all_ids.subspan(first, outgoing.counts[d]);
     first += outgoing.counts[d];
-    if (d == me) {
-      own = ids;
-    } else if (!ids.empty()) {
-      const std::size_t before = frames.size();
-      book_frame(comm, codec_.encode_ids(ids, kind, comm.link_cost_to(static_cast<int>(d)), frames));
-      byte_counts[d] = frames.size() - before;
-      raw_bytes += ids.size_bytes();
+    if (d == me || ids.empty()) continue;
+    const std::size_t before = frames.size();
+    how[d] = codec_.encode_ids(ids, kind, comm.link_cost_to(static_cast<int>(d)), frames);
+    book_frame(comm, how[d].codec);
+    frame_bytes[d] = frames.size() - before;
+    raw_bytes += ids.size_bytes();
+  }
+  // Own ids travel unframed through MPI like the rest (a local copy).
+  std::vector<std::uint64_t> descriptors(ranks);
+  std::vector<std::uint64_t> send_bytes(ranks);
+  bool framing = false;
+  for (std::size_t d = 0; d < ranks; ++d) {
+    send_bytes[d] = how[d].framed ? frame_bytes[d] : outgoing.counts[d] * sizeof(std::uint64_t);
+    descriptors[d] = describe(send_bytes[d], how[d].framed);
+    framing |= how[d].framed;
+  }
+  // With any frame, one buffer in destination order; else the ids as they are.
+  ByteBuffer mixed;
+  std::span<const std::uint8_t> sent = byte_view(all_ids.first(first));
+  if (framing) {
+    first = 0;
+    std::uint64_t framed_at = 0;
+    for (std::size_t d = 0; d < ranks; ++d) {
+      if (how[d].framed) {
+        mixed.append(frames.data() + framed_at, frame_bytes[d]);
+        framed_at += frame_bytes[d];
+      } else {
+        mixed.append(all_ids.data() + first, outgoing.counts[d] * sizeof(std::uint64_t));
+      }
+      first += outgoing.counts[d];
     }
+    sent = mixed.bytes();
   }
   const double encode_s = clock.elapsed_s();
-  std::vector<std::uint64_t> received_counts;
-  const std::vector<std::uint8_t> received = comm.alltoallv(frames.bytes(), byte_counts, received_counts);
-  clock.restart();
-  in.offsets = decode_pieces(received, received_counts, comm.rank(), own, max_ids_, in.ids);
-  book_codec_work(comm, raw_bytes, frames.size(), encode_s, clock.elapsed_s());
+  std::vector<std::uint64_t> arriving(ranks);
+  comm.alltoall(std::span<const std::uint64_t>(descriptors), std::span<std::uint64_t>(arriving));
+  const std::vector<std::uint64_t> received_bytes = described_byte_counts(arriving);
+  double decode_s = 0;
+  if (!any_framed(arriving)) {
+    in.offsets.assign(ranks + 1, 0);
+    for (std::size_t s = 0; s < ranks; ++s) in.offsets[s + 1] = in.offsets[s] + unframed_ids(received_bytes[s], max_ids_);
+    check_room_for(in.offsets[ranks]);
+    in.ids.resize(static_cast<std::size_t>(in.offsets[ranks]));
+    comm.alltoallv_into(sent, send_bytes, received_bytes, byte_view(std::span<std::uint64_t>(in.ids)));
+  } else {
+    std::uint64_t total = 0;
+    for (const std::uint64_t bytes : received_bytes) total += bytes;
+    ByteBuffer received;
+    comm.alltoallv_into(sent, send_bytes, received_bytes, receive_room(received, total));
+    clock.restart();
+    in.offsets = decode_pieces(received.bytes(), arriving, -1, {}, max_ids_, in.ids);
+    decode_s = clock.elapsed_s();
+  }
+  std::uint64_t wire_bytes = 0;
+  for (std::size_t d = 0; d < ranks; ++d) wire_bytes += d == me ? 0 : send_bytes[d];
+  book_codec_work(comm, raw_bytes, wire_bytes, encode_s, decode_s);
   return in;
 }
 
@@ -241,23 +366,45 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
   }
   Stopwatch clock;
   ByteBuffer frame;
-  book_frame(comm, codec_.encode_bitmap(mine, comm.slowest_link(), frame));
+  const MessageCodec::Encoding how = codec_.encode_bitmap(mine, comm.slowest_link(), frame);
+  book_frame(comm, how.codec);
+  const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
-  std::vector<std::uint64_t> byte_counts;
-  const std::vector<std::uint8_t> received = comm.allgatherv(frame.bytes(), byte_counts);
-  clock.restart();
-  std::uint64_t at = 0;
-  for (std::size_t s = 0; s < byte_counts.size(); ++s) {
-    const std::span<std::uint64_t> slice = all.subspan(s * mine.size(), mine.size());
-    if (static_cast<int>(s) == comm.rank()) {
-      for (std::size_t w = 0; w < mine.size(); ++w) slice[w] = mine[w];
-    } else {
-      decode_bitmap_frame(std::span<const std::uint8_t>(received).subspan(at, byte_counts[s]), slice);
+  std::vector<std::uint64_t> descriptors(static_cast<std::size_t>(comm.size()));
+  const std::uint64_t my_descriptor = describe(sent.size(), how.framed);
+  comm.allgather(std::span<const std::uint64_t>(&my_descriptor, 1), std::span<std::uint64_t>(descriptors));
+  for (const std::uint64_t d : descriptors) {
+    if (!described_framed(d) && described_bytes(d) != mine.size_bytes()) {
+      throw DecodeError("unframed bitmap slice of " + std::to_string(described_bytes(d)) + " bytes, expected " +
+                        std::to_string(mine.size_bytes()));
     }
-    at += byte_counts[s];
+  }
+  double decode_s = 0;
+  if (!any_framed(descriptors)) {
+    comm.allgather(mine, all);
+  } else {
+    const std::vector<std::uint64_t> byte_counts = described_byte_counts(descriptors);
+    std::uint64_t total = 0;
+    for (const std::uint64_t bytes : byte_counts) total += bytes;
+    ByteBuffer received;
+    comm.allgatherv_into(sent, byte_counts, receive_room(received, total));
+    clock.restart();
+    std::uint64_t at = 0;
+    for (std::size_t s = 0; s < byte_counts.size(); ++s) {
+      const std::span<std::uint64_t> slice = all.subspan(s * mine.size(), mine.size());
+      if (static_cast<int>(s) == comm.rank()) {
+        if (!mine.empty()) std::memcpy(slice.data(), mine.data(), slice.size_bytes());
+      } else if (described_framed(descriptors[s])) {
+        decode_bitmap_frame(received.bytes().subspan(at, byte_counts[s]), slice);
+      } else {
+        std::memcpy(slice.data(), received.data() + at, slice.size_bytes());
+      }
+      at += byte_counts[s];
+    }
+    decode_s = clock.elapsed_s();
   }
   const auto peers = static_cast<std::uint64_t>(comm.size() - 1);
-  book_codec_work(comm, peers * mine.size_bytes(), peers * frame.size(), encode_s, clock.elapsed_s());
+  book_codec_work(comm, peers * mine.size_bytes(), peers * sent.size(), encode_s, decode_s);
 }
 
 }  // namespace zbfs

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/mpi/datatype.hpp"
@@ -97,11 +98,21 @@ class Communicator {
   // Variable contributions, concatenated in rank order; `counts` gets each rank's count.
   template <class T>
   std::vector<T> allgatherv(std::span<const T> mine, std::vector<std::uint64_t>& counts) const {
-    mark();
-    const std::uint64_t my_count = mine.size();
     counts.assign(static_cast<std::size_t>(size_), 0);
-    check_mpi(MPI_Allgather(&my_count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm_), "MPI_Allgather");
-    count_gather(sizeof(std::uint64_t), sizeof(std::uint64_t) * static_cast<std::uint64_t>(size_));
+    const std::uint64_t my_count = mine.size();
+    allgather(std::span<const std::uint64_t>(&my_count, 1), std::span<std::uint64_t>(counts));
+    std::uint64_t total = 0;
+    for (const std::uint64_t c : counts) total += c;
+    std::vector<T> all(total);
+    allgatherv_into(mine, counts, std::span<T>(all));
+    return all;
+  }
+
+  // allgatherv with every rank's count already known (counts[rank()] == mine.size()):
+  // `all` (the sum of the counts long) receives the contributions in rank order.
+  template <class T>
+  void allgatherv_into(std::span<const T> mine, std::span<const std::uint64_t> counts, std::span<T> all) const {
+    mark();
     std::vector<int> recv_counts(counts.size());
     std::vector<int> displs(counts.size());
     std::uint64_t total = 0;
@@ -110,12 +121,20 @@ class Communicator {
       displs[i] = mpi_count(total, "allgatherv displacement");
       total += counts[i];
     }
-    std::vector<T> all(total);
-    check_mpi(MPI_Allgatherv(mine.data(), mpi_count(my_count, "allgatherv"), mpi_datatype<T>(), all.data(),
+    if (total != all.size()) throw Error(ExitCode::kFailure, "allgatherv: receive buffer does not match the counts");
+    check_mpi(MPI_Allgatherv(mine.data(), mpi_count(mine.size(), "allgatherv"), mpi_datatype<T>(), all.data(),
                              recv_counts.data(), displs.data(), mpi_datatype<T>(), comm_),
               "MPI_Allgatherv");
     count_gather(mine.size_bytes(), total * sizeof(T));
-    return all;
+  }
+
+  // One element to and from every rank: recv[s] is what rank s sent to this rank.
+  template <class T>
+  void alltoall(std::span<const T> send, std::span<T> recv) const {
+    mark();
+    check_mpi(MPI_Alltoall(send.data(), 1, mpi_datatype<T>(), recv.data(), 1, mpi_datatype<T>(), comm_),
+              "MPI_Alltoall");
+    count_personalized_uniform(sizeof(T));
   }
 
   // Personalised exchange: send_counts[d] elements of `send` (grouped by destination, in
@@ -124,11 +143,21 @@ class Communicator {
   template <class T>
   std::vector<T> alltoallv(std::span<const T> send, std::span<const std::uint64_t> send_counts,
                            std::vector<std::uint64_t>& recv_counts) const {
-    mark();
     recv_counts.assign(static_cast<std::size_t>(size_), 0);
-    check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, comm_),
-              "MPI_Alltoall");
-    count_personalized_uniform(sizeof(std::uint64_t));
+    alltoall(send_counts, std::span<std::uint64_t>(recv_counts));
+    std::uint64_t total = 0;
+    for (const std::uint64_t c : recv_counts) total += c;
+    std::vector<T> recv(total);
+    alltoallv_into(send, send_counts, recv_counts, std::span<T>(recv));
+    return recv;
+  }
+
+  // alltoallv with the counts from every source already known: `recv` (their sum long)
+  // receives the messages grouped by source.
+  template <class T>
+  void alltoallv_into(std::span<const T> send, std::span<const std::uint64_t> send_counts,
+                      std::span<const std::uint64_t> recv_counts, std::span<T> recv) const {
+    mark();
     std::vector<int> sc(recv_counts.size());
     std::vector<int> sd(recv_counts.size());
     std::vector<int> rc(recv_counts.size());
@@ -151,12 +180,13 @@ class Communicator {
         priced.add(link_to(static_cast<int>(i)), 1, static_cast<double>(send_counts[i] * sizeof(T)));
       }
     }
-    std::vector<T> recv(recv_total);
+    if (send_total > send.size() || recv_total != recv.size()) {
+      throw Error(ExitCode::kFailure, "alltoallv: buffers do not match the counts");
+    }
     check_mpi(MPI_Alltoallv(send.data(), sc.data(), sd.data(), mpi_datatype<T>(), recv.data(), rc.data(), rd.data(),
                             mpi_datatype<T>(), comm_),
               "MPI_Alltoallv");
     record(CommPattern::kPersonalized, messages, bytes, priced);
-    return recv;
   }
 
   // Element-wise sum over ranks of `send` (size() * recv.size() elements); rank r keeps
@@ -181,23 +211,39 @@ class Communicator {
   // Point to point: swaps variable-length arrays with `partner` (which calls this too).
   template <class T>
   std::vector<T> sendrecv(std::span<const T> send, int partner) const {
+    const std::uint64_t send_count = send.size();
+    const std::uint64_t recv_count = sendrecv_value(send_count, partner);
+    std::vector<T> recv(recv_count);
+    sendrecv_into(send, partner, std::span<T>(recv));
+    return recv;
+  }
+
+  // Point to point: one value each way with `partner` (sizes, descriptors).
+  template <class T>
+  T sendrecv_value(T send, int partner) const {
     mark();
-    std::uint64_t send_count = send.size();
-    std::uint64_t recv_count = 0;
-    check_mpi(MPI_Sendrecv(&send_count, 1, MPI_UINT64_T, partner, kSizeTag, &recv_count, 1, MPI_UINT64_T, partner,
+    T recv{};
+    check_mpi(MPI_Sendrecv(&send, 1, mpi_datatype<T>(), partner, kSizeTag, &recv, 1, mpi_datatype<T>(), partner,
                            kSizeTag, comm_, MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
-    std::vector<T> recv(recv_count);
-    check_mpi(
-        MPI_Sendrecv(send.data(), mpi_count(send_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, recv.data(),
-                     mpi_count(recv_count, "sendrecv"), mpi_datatype<T>(), partner, kDataTag, comm_, MPI_STATUS_IGNORE),
-        "MPI_Sendrecv");
-    const std::uint64_t messages = send_count > 0 ? 2 : 1;
-    const std::uint64_t bytes = sizeof(std::uint64_t) + send.size_bytes();
     ClassTraffic priced;
-    priced.add(link_to(partner), static_cast<double>(messages), static_cast<double>(bytes));
-    record(CommPattern::kPairwise, messages, bytes, priced);
+    priced.add(link_to(partner), 1, sizeof(T));
+    record(CommPattern::kPairwise, 1, sizeof(T), priced);
     return recv;
+  }
+
+  // Point to point with the partner's count already known (recv.size()).
+  template <class T>
+  void sendrecv_into(std::span<const T> send, int partner, std::span<T> recv) const {
+    mark();
+    check_mpi(MPI_Sendrecv(send.data(), mpi_count(send.size(), "sendrecv"), mpi_datatype<T>(), partner, kDataTag,
+                           recv.data(), mpi_count(recv.size(), "sendrecv"), mpi_datatype<T>(), partner, kDataTag,
+                           comm_, MPI_STATUS_IGNORE),
+              "MPI_Sendrecv");
+    const std::uint64_t messages = send.empty() ? 0 : 1;
+    ClassTraffic priced;
+    priced.add(link_to(partner), static_cast<double>(messages), static_cast<double>(send.size_bytes()));
+    record(CommPattern::kPairwise, messages, send.size_bytes(), priced);
   }
 
   // Collective: each rank's string, in rank order, on every rank.

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Interleaved A/B runs of `zbfs run` with different codecs on the same graph.
+
+Each round runs every codec once, in turn, so that slow spells of a noisy machine fall on
+all codecs alike. Per codec the script prints the median over rounds of the BFS time (the
+sum of the searches' times), the harmonic-mean TEPS, the row + column wire bytes against
+their raw volume, and the predecessor reduction's wire share; then each codec's median
+BFS time relative to the first codec's, and the median of the per-round ratios (paired:
+robust to slow spells that last a round). The question: does auto cost time where
+compression does not pay?
+
+    python3 bench/codec_ab.py --ranks 4 --scale 20 --rounds 5 --codecs none auto bitpack
+    python3 bench/codec_ab.py --ranks 4 --scale 18 -- --network 1gbe
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+EXCHANGES = ("row_exchange", "column_exchange")
+SEARCH_PHASES = ("local_expansion", "column_exchange", "row_exchange", "termination_check", "predecessor_reduction")
+
+
+def mpirun_prefix(ranks: int, mpirun: str) -> list[str]:
+    cmd = [mpirun, "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    return cmd
+
+
+def run_once(args: argparse.Namespace, codec: str, out: str) -> dict:
+    cmd = mpirun_prefix(args.ranks, args.mpirun) + [
+        args.binary, "run", "--scale", str(args.scale), "--partition", args.partition,
+        "--no-validate", "-q", "--codec", codec, "--json", out] + args.extra
+    done = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
+    if done.returncode != 0:
+        sys.exit(f"codec_ab: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
+    with open(out) as f:
+        return json.load(f)
+
+
+def phase_sum(record: dict, phases, key: str) -> float:
+    return sum(record["phases"].get(p, {}).get(key, {}).get("sum", 0.0) for p in phases)
+
+
+def summarise(record: dict) -> dict:
+    raw = phase_sum(record, EXCHANGES, "raw_bytes")
+    pred_raw = phase_sum(record, ["predecessor_reduction"], "raw_bytes")
+    return {
+        "bfs_s": sum(s["time_s"] for s in record["searches"]),
+        "teps": record["summary"]["teps"]["harmonic_mean"],
+        "rowcol_wire": phase_sum(record, EXCHANGES, "wire_bytes") / raw if raw else 1.0,
+        "pred_wire": phase_sum(record, ["predecessor_reduction"], "wire_bytes") / pred_raw if pred_raw else 1.0,
+        "phases": {p: record["phases"].get(p, {}).get("time_s", {}).get("max", 0.0) for p in SEARCH_PHASES},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin", "zbfs"))
+    parser.add_argument("--mpirun", default=shutil.which("mpirun") or "mpirun")
+    parser.add_argument("--ranks", type=int, default=4)
+    parser.add_argument("--scale", type=int, default=20)
+    parser.add_argument("--partition", default="2d")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--codecs", nargs="+", default=["none", "auto"])
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("extra", nargs="*", help="further `zbfs run` arguments, after --")
+    args = parser.parse_args()
+
+    results: dict[str, list[dict]] = {c: [] for c in args.codecs}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.rounds):
+            for codec in args.codecs:
+                row = summarise(run_once(args, codec, os.path.join(tmp, f"{codec}-{r}.json")))
+                results[codec].append(row)
+                print(f"round {r + 1}/{args.rounds} {codec:12s} bfs {row['bfs_s']:.3f} s  "
+                      f"TEPS {row['teps']:.4g}", file=sys.stderr, flush=True)
+
+    print(f"{args.ranks} ranks, scale {args.scale}, {args.partition}, {args.rounds} rounds "
+          f"{' '.join(args.extra)}".rstrip())
+    print(f"{'codec':12s} {'bfs_s(med)':>10s} {'min':>8s} {'max':>8s} {'TEPS(med)':>10s} "
+          f"{'row+col wire%':>13s} {'pred wire%':>10s} {'vs first':>9s} {'paired':>8s}")
+    base = None
+    for codec in args.codecs:
+        rows = results[codec]
+        times = [r["bfs_s"] for r in rows]
+        median = statistics.median(times)
+        base = base or median
+        print(f"{codec:12s} {median:10.3f} {min(times):8.3f} {max(times):8.3f} "
+              f"{statistics.median(r['teps'] for r in rows):10.4g} "
+              f"{100 * statistics.median(r['rowcol_wire'] for r in rows):12.1f}% "
+              f"{100 * statistics.median(r['pred_wire'] for r in rows):9.1f}% "
+              f"{100 * (median / base - 1):+8.1f}% "
+              f"{100 * (statistics.median(r['bfs_s'] / f['bfs_s'] for r, f in zip(rows, results[args.codecs[0]])) - 1):+7.1f}%")
+    print("\nslowest rank's time per phase, median over rounds (s):")
+    print(f"{'codec':12s} " + " ".join(f"{p[:18]:>18s}" for p in SEARCH_PHASES))
+    for codec in args.codecs:
+        rows = results[codec]
+        print(f"{codec:12s} " + " ".join(f"{statistics.median(r['phases'][p] for r in rows):18.3f}"
+                                         for p in SEARCH_PHASES))
+
+
+if __name__ == "__main__":
+    main()
