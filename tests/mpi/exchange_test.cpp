@@ -53,8 +53,22 @@ TEST(SparseExchange, CountsTrafficIntoTheCurrentPhase) {
   EXPECT_EQ(metrics[Phase::kRowExchange].messages, 2 * peers);
   EXPECT_EQ(metrics[Phase::kRowExchange].raw_bytes, peers * 8 + peers * 3 * 8);
   EXPECT_EQ(metrics[Phase::kRowExchange].wire_bytes, metrics[Phase::kRowExchange].raw_bytes);
+  EXPECT_EQ(metrics[Phase::kRowExchange].id_bytes, peers * 3 * 8);  // the ids, no control words
   EXPECT_EQ(metrics[Phase::kColumnExchange].messages, 0U);
   EXPECT_GE(metrics[Phase::kRowExchange].time_s, 0.0);
+
+  // A bitmap's ids are its set bits, with or without a codec.
+  const std::vector<std::uint64_t> words = {0b1011, 0, std::uint64_t{1} << 63};
+  std::vector<std::uint64_t> all(words.size() * static_cast<std::size_t>(p));
+  DirectExchanger coded(ColumnGather::kAllgatherv,
+                        MessageCodec(*parse_codec_choice("bitpack"),
+                                     std::make_shared<const CodecCostModel>(CodecCostModel::uniform({}, 0))));
+  {
+    const ScopedPhase phase(metrics, Phase::kColumnExchange);
+    exchanger.gather_bitmap(comm, words, all);
+    coded.gather_bitmap(comm, words, all);
+  }
+  EXPECT_EQ(metrics[Phase::kColumnExchange].id_bytes, 2 * peers * 4 * 8);
 }
 
 TEST(SparseExchange, PricesTrafficWithTheAttachedNetworkByLinkClass) {

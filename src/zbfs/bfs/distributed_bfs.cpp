@@ -53,7 +53,9 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       sent_(grid.row_group().local_size()),
       sent_parent_(grid.row_group().local_size()),
       source_frontier_(grid.bottom_up().source.local_size()),
-      target_visited_(grid.bottom_up().target.local_size()) {}
+      target_visited_(grid.bottom_up().target.local_size()),
+      visited_delta_(block_),
+      gathered_delta_(grid.bottom_up().target.local_size()) {}
 
 template <class V>
 BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
@@ -73,6 +75,7 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
     visited_.clear();
     frontier_.clear();
     sent_.clear();
+    target_visited_current_ = false;
     const auto n = static_cast<std::int64_t>(block_);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = -1;
@@ -202,8 +205,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
   }
   if (layout.fold->size() > 1) {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    exchanger_.gather_bitmap(*layout.fold, std::span<const std::uint64_t>(visited_.data(), words_per_block),
-                             std::span<std::uint64_t>(target_visited_.data(), target_visited_.num_words()));
+    gather_visited(*layout.fold, words_per_block);
     target_visited = target_visited_.data();
   }
 
@@ -321,6 +323,26 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
   const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
   grid_.world().allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
   return {counts[0], counts[1]};
+}
+
+template <class V>
+void DistributedBfs<V>::gather_visited(const Communicator& fold, std::size_t words_per_block) {
+  const std::span<std::uint64_t> all(target_visited_.data(), target_visited_.num_words());
+  const std::span<const std::uint64_t> mine(visited_.data(), words_per_block);
+  if (!target_visited_current_) {
+    exchanger_.gather_bitmap(fold, mine, all);
+    target_visited_current_ = true;
+    return;
+  }
+  const std::span<const std::uint64_t> last = all.subspan(static_cast<std::size_t>(fold.rank()) * words_per_block,
+                                                          words_per_block);
+  std::uint64_t* delta = visited_delta_.data();
+  for (std::size_t w = 0; w < words_per_block; ++w) delta[w] = mine[w] ^ last[w];
+  const std::span<std::uint64_t> gathered(gathered_delta_.data(), all.size());
+  exchanger_.gather_bitmap(fold, std::span<const std::uint64_t>(delta, words_per_block), gathered);
+  const auto words = static_cast<std::int64_t>(all.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) all[static_cast<std::size_t>(w)] |= gathered[static_cast<std::size_t>(w)];
 }
 
 template <class V>

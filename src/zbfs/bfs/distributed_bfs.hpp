@@ -55,6 +55,12 @@ class DistributedBfs {
   // (the direction switch needs them after top-down steps only).
   LevelCounts finish_level(bool with_edges);
   void reduce_predecessors(std::span<std::int64_t> parent);
+  // Bottom-up: the fold group's visited sets into target_visited_. The first gather of a
+  // search sends whole slices; later ones only the bits set since the previous gather
+  // (visited words XOR this rank's slice of the copy), which are ORed into the copy.
+  // Visited bits are never cleared within a search, so the copy stays exact, and the
+  // late bottom-up steps send sparse bitmaps that compress to almost nothing.
+  void gather_visited(const Communicator& fold, std::size_t words_per_block);
 
   const ProcessGrid& grid_;
   const DistributedGraph<V>& graph_;
@@ -70,6 +76,9 @@ class DistributedBfs {
   LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with
   Bitmap source_frontier_;     // bottom-up: frontier of the source group (when gathered)
   Bitmap target_visited_;      // bottom-up: visited set of the target group (when gathered)
+  bool target_visited_current_ = false;  // target_visited_ was gathered in this search
+  Bitmap visited_delta_;                 // gather_visited's scratch: this rank's new bits
+  Bitmap gathered_delta_;                // and the fold group's
 };
 
 extern template class DistributedBfs<std::uint32_t>;

@@ -1,6 +1,7 @@
 #include "zbfs/exchange/exchanger.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <iterator>
 
@@ -18,6 +19,17 @@ void book_codec_work(const Communicator& comm, std::uint64_t raw_bytes, std::uin
   if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr && comm.size() > 1) {
     metrics->add_codec_work(raw_bytes, wire_bytes, encode_s, decode_s);
   }
+}
+
+// Books `ids` vertex ids sent to other ranks (PhaseCounters::id_bytes).
+void book_ids(const Communicator& comm, std::uint64_t ids) {
+  if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr && comm.size() > 1) metrics->add_ids(ids);
+}
+
+std::uint64_t set_bits(std::span<const std::uint64_t> words) {
+  std::uint64_t n = 0;
+  for (const std::uint64_t w : words) n += static_cast<std::uint64_t>(std::popcount(w));
+  return n;
 }
 
 void book_frame(const Communicator& comm, CodecId codec) {
@@ -200,6 +212,7 @@ std::vector<std::uint64_t> merge_union(std::span<const std::uint64_t> a, std::sp
 std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine,
                                            MessageCodec* codec, std::uint64_t max_ids_per_message) {
   const auto swap_with = [&](std::span<const std::uint64_t> given, int partner) {
+    book_ids(comm, given.size());
     return encoding(codec) ? sendrecv_encoded(comm, given, partner, *codec, max_ids_per_message)
                            : comm.sendrecv(given, partner);
   };
@@ -237,6 +250,7 @@ std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<c
     }
   }
   // Rank order is range order: the first halving bit is the highest rank bit.
+  book_ids(comm, static_cast<std::uint64_t>(p - 1) * held.size());
   if (encoding(codec)) return allgather_encoded(comm, held, *codec, max_ids_per_message);
   std::vector<std::uint64_t> counts;
   return comm.allgatherv(std::span<const std::uint64_t>(held), counts);
@@ -260,6 +274,7 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
       first += outgoing.counts[d];
     }
   }
+  book_ids(comm, static_cast<std::uint64_t>(outgoing.ids.size()) - outgoing.counts[static_cast<std::size_t>(comm.rank())]);
   if (codec_.passthrough()) {
     std::vector<std::uint64_t> counts;
     in.ids = comm.alltoallv(std::span<const std::uint64_t>(outgoing.ids),
@@ -344,6 +359,7 @@ std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm,
   record(comm, RecordedKind::kSet, MessageRecorder::kEveryMember, mine);
   if (column_gather_ == ColumnGather::kUnion) return union_allreduce(comm, mine, &codec_, max_ids_);
   std::vector<std::uint64_t> all;
+  book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * mine.size());
   if (codec_.passthrough()) {
     std::vector<std::uint64_t> counts;
     all = comm.allgatherv(mine, counts);
@@ -360,6 +376,7 @@ std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm,
 void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
                                     std::span<std::uint64_t> all) {
   record(comm, RecordedKind::kBitmap, MessageRecorder::kEveryMember, mine);
+  book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * set_bits(mine));
   if (codec_.passthrough()) {
     comm.allgather(mine, all);
     return;

@@ -19,6 +19,7 @@ PhaseBreakdown PhaseBreakdown::of_one_rank(const PhaseMetrics& metrics) {
                    single(c.mpi_s),
                    single(c.encode_s),
                    single(c.decode_s),
+                   single(static_cast<double>(c.id_bytes)),
                    {}};
     for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = static_cast<double>(c.frames[k]);
   }

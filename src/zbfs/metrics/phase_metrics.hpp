@@ -60,6 +60,9 @@ struct PhaseCounters {
   double mpi_s = 0;                                 // time inside MPI calls (communication and waiting for peers)
   double encode_s = 0;                              // encoding messages (sorting sets included)
   double decode_s = 0;                              // decoding them
+  // The exchanged vertex ids as plain 64-bit ids (a bitmap's set bits times 8): the
+  // volume a 64-bit id exchange would send, control words aside.
+  std::uint64_t id_bytes = 0;
   std::array<std::uint64_t, kCodecCount> frames{};  // frames sent, by the codec that encoded them
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
@@ -68,6 +71,7 @@ struct PhaseCounters {
     mpi_s += o.mpi_s;
     encode_s += o.encode_s;
     decode_s += o.decode_s;
+    id_bytes += o.id_bytes;
     for (std::size_t c = 0; c < kCodecCount; ++c) frames[c] += o.frames[c];
     messages += o.messages;
     raw_bytes += o.raw_bytes;
@@ -80,6 +84,7 @@ struct PhaseCounters {
     mpi_s -= o.mpi_s;
     encode_s -= o.encode_s;
     decode_s -= o.decode_s;
+    id_bytes -= o.id_bytes;
     for (std::size_t c = 0; c < kCodecCount; ++c) frames[c] -= o.frames[c];
     messages -= o.messages;
     raw_bytes -= o.raw_bytes;
@@ -116,6 +121,8 @@ class PhaseMetrics {
     c.encode_s += encode_s;
     c.decode_s += decode_s;
   }
+  // Vertex ids exchanged in the current phase, as ids (see PhaseCounters::id_bytes).
+  void add_ids(std::uint64_t ids) { counters_[index(current_)].id_bytes += ids * sizeof(std::uint64_t); }
   void add_frame(CodecId codec) { ++counters_[index(current_)].frames[static_cast<std::size_t>(codec)]; }
   void add_time(Phase phase, double seconds) { counters_[index(phase)].time_s += seconds; }
 
