@@ -267,8 +267,8 @@ TEST(CodecExchange, AutoMixesFramedAndUnframedMessages) {
   for (int d = 0; d < p; ++d) {
     const int n = d % 2 == 1 ? 500 : 1;
     for (int k = 0; k < n; ++k) {
-      builder.bucket(0, d).push_back(static_cast<std::uint64_t>(me) * 10000000 + static_cast<std::uint64_t>(d) * 100000 +
-                                     static_cast<std::uint64_t>(k) * 97);
+      builder.bucket(0, d).push_back(static_cast<std::uint64_t>(me) * 10000000 +
+                                     static_cast<std::uint64_t>(d) * 100000 + static_cast<std::uint64_t>(k) * 97);
     }
   }
   const OutgoingIds outgoing = builder.finish();

@@ -334,8 +334,8 @@ void DistributedBfs<V>::gather_visited(const Communicator& fold, std::size_t wor
     target_visited_current_ = true;
     return;
   }
-  const std::span<const std::uint64_t> last = all.subspan(static_cast<std::size_t>(fold.rank()) * words_per_block,
-                                                          words_per_block);
+  const std::span<const std::uint64_t> last =
+      all.subspan(static_cast<std::size_t>(fold.rank()) * words_per_block, words_per_block);
   std::uint64_t* delta = visited_delta_.data();
   for (std::size_t w = 0; w < words_per_block; ++w) delta[w] = mine[w] ^ last[w];
   const std::span<std::uint64_t> gathered(gathered_delta_.data(), all.size());

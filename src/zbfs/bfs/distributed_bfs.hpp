@@ -69,13 +69,13 @@ class DistributedBfs {
   std::uint64_t block_;
   std::uint64_t first_vertex_;
 
-  Bitmap visited_;             // owned vertices reached so far
-  Bitmap frontier_;            // owned vertices of the current level
-  Bitmap next_;                // owned vertices of the next level
-  Bitmap sent_;                // row-group vertices this rank has reported to their owner
-  LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with
-  Bitmap source_frontier_;     // bottom-up: frontier of the source group (when gathered)
-  Bitmap target_visited_;      // bottom-up: visited set of the target group (when gathered)
+  Bitmap visited_;                       // owned vertices reached so far
+  Bitmap frontier_;                      // owned vertices of the current level
+  Bitmap next_;                          // owned vertices of the next level
+  Bitmap sent_;                          // row-group vertices this rank has reported to their owner
+  LargeArray<V> sent_parent_;            // the column-group-local parent it reported them with
+  Bitmap source_frontier_;               // bottom-up: frontier of the source group (when gathered)
+  Bitmap target_visited_;                // bottom-up: visited set of the target group (when gathered)
   bool target_visited_current_ = false;  // target_visited_ was gathered in this search
   Bitmap visited_delta_;                 // gather_visited's scratch: this rank's new bits
   Bitmap gathered_delta_;                // and the fold group's

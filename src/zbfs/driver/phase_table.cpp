@@ -12,10 +12,9 @@ std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processe
       num_processes, num_processes == 1 ? "" : "s", codec, network.name, format_duration(network.inter_node.latency_s),
       format_bandwidth(network.inter_node.bandwidth_bytes_per_s), format_duration(network.intra_node.latency_s),
       format_bandwidth(network.intra_node.bandwidth_bytes_per_s));
-  out +=
-      fmt::format("{:<22} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>14} {:>14} {:>7} {:>7}\n", "phase", "max_s",
-                  "min_s", "mpi_s", "model_s", "encode_s", "decode_s", "messages", "raw_bytes", "wire_bytes", "wire%",
-                  "ids%");
+  out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>14} {:>14} {:>7} {:>7}\n", "phase", "max_s",
+                     "min_s", "mpi_s", "model_s", "encode_s", "decode_s", "messages", "raw_bytes", "wire_bytes",
+                     "wire%", "ids%");
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseSummary& p = breakdown.phases[i];
     if (p.time_s.max == 0 && p.messages.sum == 0) continue;

@@ -274,7 +274,8 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
       first += outgoing.counts[d];
     }
   }
-  book_ids(comm, static_cast<std::uint64_t>(outgoing.ids.size()) - outgoing.counts[static_cast<std::size_t>(comm.rank())]);
+  book_ids(comm,
+           static_cast<std::uint64_t>(outgoing.ids.size()) - outgoing.counts[static_cast<std::size_t>(comm.rank())]);
   if (codec_.passthrough()) {
     std::vector<std::uint64_t> counts;
     in.ids = comm.alltoallv(std::span<const std::uint64_t>(outgoing.ids),
@@ -336,7 +337,8 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
   double decode_s = 0;
   if (!any_framed(arriving)) {
     in.offsets.assign(ranks + 1, 0);
-    for (std::size_t s = 0; s < ranks; ++s) in.offsets[s + 1] = in.offsets[s] + unframed_ids(received_bytes[s], max_ids_);
+    for (std::size_t s = 0; s < ranks; ++s)
+      in.offsets[s + 1] = in.offsets[s] + unframed_ids(received_bytes[s], max_ids_);
     check_room_for(in.offsets[ranks]);
     in.ids.resize(static_cast<std::size_t>(in.offsets[ranks]));
     comm.alltoallv_into(sent, send_bytes, received_bytes, byte_view(std::span<std::uint64_t>(in.ids)));

@@ -59,8 +59,8 @@ MessageCodec::Pick MessageCodec::pick(const MessageShape& shape, const LinkCost*
   return {codec, model_->estimate(codec, shape).encode_s};
 }
 
-MessageCodec::Encoding MessageCodec::encode_ids(std::span<const std::uint64_t> ids, IdsAre kind,
-                                                const LinkCost* link, ByteBuffer& out) {
+MessageCodec::Encoding MessageCodec::encode_ids(std::span<const std::uint64_t> ids, IdsAre kind, const LinkCost* link,
+                                                ByteBuffer& out) {
   const bool sorted = strictly_increasing(ids);
   if (sorted || kind == IdsAre::kSequence) {
     const IdOrder order = sorted ? IdOrder::kSortedSet : IdOrder::kSequence;

@@ -26,7 +26,7 @@ struct PhaseSummary {
   Spread mpi_s;    // time inside MPI calls
   Spread encode_s;
   Spread decode_s;
-  Spread id_bytes;  // the exchanged ids as plain 64-bit ids
+  Spread id_bytes;                           // the exchanged ids as plain 64-bit ids
   std::array<double, kCodecCount> frames{};  // summed over ranks
 };
 

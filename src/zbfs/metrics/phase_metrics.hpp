@@ -54,12 +54,12 @@ struct TrafficTally {
 struct PhaseCounters {
   double time_s = 0;
   std::uint64_t messages = 0;
-  std::uint64_t raw_bytes = 0;                      // payload bytes this rank sent to other ranks
-  std::uint64_t wire_bytes = 0;                     // the same after encoding (equal to raw without a codec)
-  double model_s = 0;                               // the same traffic's time under the run's network model
-  double mpi_s = 0;                                 // time inside MPI calls (communication and waiting for peers)
-  double encode_s = 0;                              // encoding messages (sorting sets included)
-  double decode_s = 0;                              // decoding them
+  std::uint64_t raw_bytes = 0;   // payload bytes this rank sent to other ranks
+  std::uint64_t wire_bytes = 0;  // the same after encoding (equal to raw without a codec)
+  double model_s = 0;            // the same traffic's time under the run's network model
+  double mpi_s = 0;              // time inside MPI calls (communication and waiting for peers)
+  double encode_s = 0;           // encoding messages (sorting sets included)
+  double decode_s = 0;           // decoding them
   // The exchanged vertex ids as plain 64-bit ids (a bitmap's set bits times 8): the
   // volume a 64-bit id exchange would send, control words aside.
   std::uint64_t id_bytes = 0;

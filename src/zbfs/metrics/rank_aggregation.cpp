@@ -30,7 +30,7 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     Spread* fields[kFields] = {&b.phases[i].time_s,     &b.phases[i].messages, &b.phases[i].raw_bytes,
                                &b.phases[i].wire_bytes, &b.phases[i].model_s,  &b.phases[i].mpi_s,
-                               &b.phases[i].encode_s,   &b.phases[i].decode_s,  &b.phases[i].id_bytes};
+                               &b.phases[i].encode_s,   &b.phases[i].decode_s, &b.phases[i].id_bytes};
     for (std::size_t f = 0; f < kFields; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
   }

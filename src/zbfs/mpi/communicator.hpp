@@ -237,8 +237,8 @@ class Communicator {
   void sendrecv_into(std::span<const T> send, int partner, std::span<T> recv) const {
     mark();
     check_mpi(MPI_Sendrecv(send.data(), mpi_count(send.size(), "sendrecv"), mpi_datatype<T>(), partner, kDataTag,
-                           recv.data(), mpi_count(recv.size(), "sendrecv"), mpi_datatype<T>(), partner, kDataTag,
-                           comm_, MPI_STATUS_IGNORE),
+                           recv.data(), mpi_count(recv.size(), "sendrecv"), mpi_datatype<T>(), partner, kDataTag, comm_,
+                           MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
     const std::uint64_t messages = send.empty() ? 0 : 1;
     ClassTraffic priced;
