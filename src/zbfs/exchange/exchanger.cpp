@@ -1,10 +1,11 @@
 #include "zbfs/exchange/exchanger.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <iterator>
+#include <numeric>
 
+#include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
 
@@ -24,12 +25,6 @@ void book_codec_work(const Communicator& comm, std::uint64_t raw_bytes, std::uin
 // Books `ids` vertex ids sent to other ranks (PhaseCounters::id_bytes).
 void book_ids(const Communicator& comm, std::uint64_t ids) {
   if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr && comm.size() > 1) metrics->add_ids(ids);
-}
-
-std::uint64_t set_bits(std::span<const std::uint64_t> words) {
-  std::uint64_t n = 0;
-  for (const std::uint64_t w : words) n += static_cast<std::uint64_t>(std::popcount(w));
-  return n;
 }
 
 void book_frame(const Communicator& comm, CodecId codec) {
@@ -57,6 +52,17 @@ std::uint64_t described_bytes(std::uint64_t descriptor) { return descriptor >> 1
 bool described_framed(std::uint64_t descriptor) { return (descriptor & 1) != 0; }
 bool any_framed(std::span<const std::uint64_t> descriptors) {
   return std::any_of(descriptors.begin(), descriptors.end(), described_framed);
+}
+// Every member's descriptor of what it sends in a gather, in rank order.
+std::vector<std::uint64_t> gather_descriptors(const Communicator& comm, std::span<const std::uint8_t> sent,
+                                              bool framed) {
+  std::vector<std::uint64_t> descriptors(static_cast<std::size_t>(comm.size()));
+  const std::uint64_t mine = describe(sent.size(), framed);
+  comm.allgather(std::span<const std::uint64_t>(&mine, 1), std::span<std::uint64_t>(descriptors));
+  return descriptors;
+}
+std::uint64_t total_of(std::span<const std::uint64_t> counts) {
+  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
 }
 std::vector<std::uint64_t> described_byte_counts(std::span<const std::uint64_t> descriptors) {
   std::vector<std::uint64_t> bytes(descriptors.size());
@@ -141,9 +147,7 @@ std::vector<std::uint64_t> allgather_encoded(const Communicator& comm, std::span
   }
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
-  std::vector<std::uint64_t> descriptors(static_cast<std::size_t>(comm.size()));
-  const std::uint64_t my_descriptor = describe(sent.size(), how.framed);
-  comm.allgather(std::span<const std::uint64_t>(&my_descriptor, 1), std::span<std::uint64_t>(descriptors));
+  const std::vector<std::uint64_t> descriptors = gather_descriptors(comm, sent, how.framed);
   const std::vector<std::uint64_t> byte_counts = described_byte_counts(descriptors);
   std::vector<std::uint64_t> ids;
   double decode_s = 0;
@@ -154,10 +158,8 @@ std::vector<std::uint64_t> allgather_encoded(const Communicator& comm, std::span
     ids.resize(static_cast<std::size_t>(total));
     comm.allgatherv_into(sent, byte_counts, byte_view(std::span<std::uint64_t>(ids)));
   } else {
-    std::uint64_t total = 0;
-    for (const std::uint64_t bytes : byte_counts) total += bytes;
     ByteBuffer received;
-    comm.allgatherv_into(sent, byte_counts, receive_room(received, total));
+    comm.allgatherv_into(sent, byte_counts, receive_room(received, total_of(byte_counts)));
     clock.restart();
     decode_pieces(received.bytes(), descriptors, comm.rank(), mine, max_ids, ids);
     decode_s = clock.elapsed_s();
@@ -343,10 +345,8 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
     in.ids.resize(static_cast<std::size_t>(in.offsets[ranks]));
     comm.alltoallv_into(sent, send_bytes, received_bytes, byte_view(std::span<std::uint64_t>(in.ids)));
   } else {
-    std::uint64_t total = 0;
-    for (const std::uint64_t bytes : received_bytes) total += bytes;
     ByteBuffer received;
-    comm.alltoallv_into(sent, send_bytes, received_bytes, receive_room(received, total));
+    comm.alltoallv_into(sent, send_bytes, received_bytes, receive_room(received, total_of(received_bytes)));
     clock.restart();
     in.offsets = decode_pieces(received.bytes(), arriving, -1, {}, max_ids_, in.ids);
     decode_s = clock.elapsed_s();
@@ -378,7 +378,7 @@ std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm,
 void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
                                     std::span<std::uint64_t> all) {
   record(comm, RecordedKind::kBitmap, MessageRecorder::kEveryMember, mine);
-  book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * set_bits(mine));
+  book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * count_set_bits(mine));
   if (codec_.passthrough()) {
     comm.allgather(mine, all);
     return;
@@ -389,9 +389,7 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
   book_frame(comm, how.codec);
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
-  std::vector<std::uint64_t> descriptors(static_cast<std::size_t>(comm.size()));
-  const std::uint64_t my_descriptor = describe(sent.size(), how.framed);
-  comm.allgather(std::span<const std::uint64_t>(&my_descriptor, 1), std::span<std::uint64_t>(descriptors));
+  const std::vector<std::uint64_t> descriptors = gather_descriptors(comm, sent, how.framed);
   for (const std::uint64_t d : descriptors) {
     if (!described_framed(d) && described_bytes(d) != mine.size_bytes()) {
       throw DecodeError("unframed bitmap slice of " + std::to_string(described_bytes(d)) + " bytes, expected " +
@@ -403,10 +401,8 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
     comm.allgather(mine, all);
   } else {
     const std::vector<std::uint64_t> byte_counts = described_byte_counts(descriptors);
-    std::uint64_t total = 0;
-    for (const std::uint64_t bytes : byte_counts) total += bytes;
     ByteBuffer received;
-    comm.allgatherv_into(sent, byte_counts, receive_room(received, total));
+    comm.allgatherv_into(sent, byte_counts, receive_room(received, total_of(byte_counts)));
     clock.restart();
     std::uint64_t at = 0;
     for (std::size_t s = 0; s < byte_counts.size(); ++s) {
