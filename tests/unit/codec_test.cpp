@@ -67,6 +67,11 @@ std::vector<Case> cases() {
   c.push_back({"sequence_wide", random_sequence(3000, 0, ~std::uint64_t{0}, 5), IdOrder::kSequence});
   c.push_back({"sequence_max", {kMaxId, 0, ~std::uint64_t{0}, 7, 7, 7}, IdOrder::kSequence});
   c.push_back({"sequence_equal", std::vector<std::uint64_t>(300, 123456789), IdOrder::kSequence});
+  // Full blocks that end exactly at 2^64 - 1 (the fused block decoders' wrap checks).
+  std::vector<std::uint64_t> top(300);
+  for (std::size_t i = 0; i < top.size(); ++i) top[i] = ~std::uint64_t{0} - 3 * (top.size() - 1 - i);
+  c.push_back({"set_at_the_top", top, IdOrder::kSortedSet});
+  c.push_back({"sequence_at_the_top", top, IdOrder::kSequence});
   return c;
 }
 
@@ -75,10 +80,16 @@ TEST(Checksum, MatchesTheCrc32cCheckValue) {
   const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
   EXPECT_EQ(crc32c(bytes), 0xE3069283u);
   EXPECT_EQ(crc32c_portable(bytes), 0xE3069283u);
-  std::vector<std::uint8_t> long_input(1000);
-  for (std::size_t i = 0; i < long_input.size(); ++i) long_input[i] = static_cast<std::uint8_t>(i * 7 + 3);
-  EXPECT_EQ(crc32c(long_input), crc32c_portable(long_input));
-  EXPECT_EQ(crc32c(std::span(long_input).subspan(100), crc32c(std::span(long_input).first(100))), crc32c(long_input));
+  // Long inputs take the three-stream path (chunks of 3 x 256 bytes and a rest): every
+  // length around the chunk boundaries, from several starting values.
+  std::vector<std::uint8_t> long_input(5000);
+  for (std::size_t i = 0; i < long_input.size(); ++i) long_input[i] = static_cast<std::uint8_t>(i * 7 + 3 + i / 251);
+  for (const std::size_t n : {767, 768, 769, 775, 776, 1000, 1535, 1536, 1543, 2304, 5000}) {
+    const auto input = std::span<const std::uint8_t>(long_input).first(n);
+    EXPECT_EQ(crc32c(input), crc32c_portable(input)) << n;
+    EXPECT_EQ(crc32c(input, 0xDEADBEEFu), crc32c_portable(input, 0xDEADBEEFu)) << n;
+    EXPECT_EQ(crc32c(input.subspan(100), crc32c(input.first(100))), crc32c(input)) << n;
+  }
 }
 
 TEST(Codec, ParsesEveryNameAndAuto) {
@@ -273,6 +284,31 @@ TEST(Codec, RefusesHostileFramesWithValidChecksums) {
   EXPECT_THROW(decode_frame(forge(codec(CodecId::kPfor), 1, 2, 0, {0, 1, 0, 7, 1}), 10), DecodeError);
   EXPECT_THROW(decode_frame(forge(codec(CodecId::kPfor), 1, 2, 0, {0, 1, 0, 0, 0}), 10), DecodeError);
   EXPECT_THROW(decode_frame(forge(codec(CodecId::kPfor), 1, 2, 0, {64, 1, 0}), 10), DecodeError);
+  // bitpack full blocks decoded straight into ids: a sorted set whose second block
+  // carries it past 2^64, and sequences whose block passes 2^64 by its values or by its
+  // reference.
+  {
+    const auto full_block = [](std::uint8_t width, std::uint64_t reference, std::uint8_t fill) {
+      ByteBuffer block;
+      block.put_u8(width);
+      block.put_varint(reference);
+      std::fill_n(block.extend(16 * std::size_t{width}), 16 * std::size_t{width}, fill);
+      return std::vector<std::uint8_t>(block.data(), block.data() + block.size());
+    };
+    std::vector<std::uint8_t> two = full_block(0, 0, 0);
+    const std::vector<std::uint8_t> wide = full_block(54, (std::uint64_t{1} << 54) - 1, 0xff);
+    two.insert(two.end(), wide.begin(), wide.end());
+    const std::uint64_t near_top = ~std::uint64_t{0} - (std::uint64_t{1} << 61);
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 0, 256, near_top, two), 256), DecodeError);
+    EXPECT_NO_THROW(decode_frame(forge(codec(CodecId::kBitpack), 0, 256, 0, two), 256));
+    EXPECT_THROW(
+        decode_frame(forge(codec(CodecId::kBitpack), 1, 128, ~std::uint64_t{0} - 254, full_block(8, 0, 0xff)), 128),
+        DecodeError);
+    EXPECT_NO_THROW(
+        decode_frame(forge(codec(CodecId::kBitpack), 1, 128, ~std::uint64_t{0} - 255, full_block(8, 0, 0xff)), 128));
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 1, 128, 2, full_block(1, ~std::uint64_t{0} - 1, 0)), 128),
+                 DecodeError);
+  }
   // streamvbyte: control bytes announce more data than is present.
   EXPECT_THROW(decode_frame(forge(codec(CodecId::kStreamVByte), 0, 4, 0, {0xff, 1, 2, 3}), 10), DecodeError);
   // roaring: garbage bitmap, ranges out of order, more ids than declared.

@@ -30,81 +30,150 @@ constexpr std::size_t kLanes = 2;  // 64 values of b bits fill exactly b words p
 // NEON on ARM); the auto-vectoriser does not find this on its own.
 using Lanes = std::uint64_t __attribute__((vector_size(16)));
 
-inline __attribute__((always_inline)) Lanes load_lanes(const std::uint64_t* at) {
+// Packed words are addressed as bytes: the kernels read from received buffers and write
+// into send buffers in place, at any alignment.
+inline __attribute__((always_inline)) Lanes load_lanes(const void* at) {
   Lanes v;
   std::memcpy(&v, at, sizeof v);
   return v;
 }
-inline __attribute__((always_inline)) void store_lanes(std::uint64_t* at, Lanes v) { std::memcpy(at, &v, sizeof v); }
+inline __attribute__((always_inline)) void store_lanes(void* at, Lanes v) { std::memcpy(at, &v, sizeof v); }
 
-// Value J of each lane: (in - reference) masked to B bits, into its lane's words.
-template <unsigned B, unsigned J>
-inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restrict__ in, Lanes reference,
-                                                    std::uint64_t* __restrict__ out) {
+constexpr std::uint64_t mask_of(unsigned b) { return b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1; }
+template <unsigned B>
+constexpr std::uint64_t kMask = mask_of(B);
+
+// What a kernel packs: values minus the reference, or a sorted set's gaps minus one
+// (x[k] - x[k-1] - 1, read straight from the ids, so there is no residual pass). Values
+// are masked to B bits only when some may be wider (pfor's exceptions).
+enum class Source { kWideValues, kValues, kGaps };
+
+// Value J of each lane, masked to B bits, into its lane's words.
+template <unsigned B, Source S, unsigned J>
+inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restrict__ in, Lanes offset,
+                                                    std::uint8_t* __restrict__ out) {
   constexpr unsigned bit = J * B;
   constexpr unsigned word = bit / 64;
   constexpr unsigned shift = bit % 64;
-  constexpr std::uint64_t mask = B == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << B) - 1;
-  const Lanes v = (load_lanes(in + J * kLanes) - reference) & mask;
+  Lanes v = load_lanes(in + J * kLanes);
+  if constexpr (S == Source::kGaps) v -= load_lanes(in + J * kLanes - 1);
+  v -= offset;
+  if constexpr (S == Source::kWideValues) v &= kMask<B>;
+  std::uint8_t* at = out + word * kLanes * 8;
   if constexpr (shift == 0) {
-    store_lanes(out + word * kLanes, v);
+    store_lanes(at, v);
   } else {
-    store_lanes(out + word * kLanes, load_lanes(out + word * kLanes) | (v << shift));
+    store_lanes(at, load_lanes(at) | (v << shift));
   }
-  if constexpr (shift + B > 64) store_lanes(out + (word + 1) * kLanes, v >> (64 - shift));
+  if constexpr (shift + B > 64) store_lanes(at + kLanes * 8, v >> (64 - shift));
 }
 
+// Value J of each lane as B bits (zero when B is 0).
 template <unsigned B, unsigned J>
-inline __attribute__((always_inline)) void unpack_one(const std::uint64_t* __restrict__ in, Lanes reference,
-                                                      std::uint64_t* __restrict__ out) {
-  constexpr unsigned bit = J * B;
-  constexpr unsigned word = bit / 64;
-  constexpr unsigned shift = bit % 64;
-  constexpr std::uint64_t mask = B == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << B) - 1;
-  Lanes v = load_lanes(in + word * kLanes) >> shift;
-  if constexpr (shift + B > 64) v |= load_lanes(in + (word + 1) * kLanes) << (64 - shift);
-  store_lanes(out + J * kLanes, (v & mask) + reference);
-}
-
-// 128 values, minus the reference, of B bits (B > 0) into 2B words.
-template <unsigned B>
-void pack_block(const std::uint64_t* in, std::uint64_t reference, std::uint64_t* out) {
-  const Lanes ref = {reference, reference};
-  [&]<unsigned... J>(std::integer_sequence<unsigned, J...>) { (pack_one<B, J>(in, ref, out), ...); }
-  (std::make_integer_sequence<unsigned, kBlock / kLanes>{});
-}
-
-// B = 0 too: every value is the reference.
-template <unsigned B>
-void unpack_block(const std::uint64_t* in, std::uint64_t reference, std::uint64_t* out) {
+inline __attribute__((always_inline)) Lanes unpack_one(const std::uint8_t* __restrict__ in) {
   if constexpr (B == 0) {
-    for (std::size_t k = 0; k < kBlock; ++k) out[k] = reference;
+    return Lanes{0, 0};
   } else {
-    const Lanes ref = {reference, reference};
-    [&]<unsigned... J>(std::integer_sequence<unsigned, J...>) { (unpack_one<B, J>(in, ref, out), ...); }
-    (std::make_integer_sequence<unsigned, kBlock / kLanes>{});
+    constexpr unsigned bit = J * B;
+    constexpr unsigned word = bit / 64;
+    constexpr unsigned shift = bit % 64;
+    Lanes v = load_lanes(in + word * kLanes * 8) >> shift;
+    if constexpr (shift + B > 64) v |= load_lanes(in + (word + 1) * kLanes * 8) << (64 - shift);
+    return v & kMask<B>;
   }
 }
 
-using PackKernel = void (*)(const std::uint64_t*, std::uint64_t, std::uint64_t*);
+// The kernels expand over every value index with a fold over an index sequence, in
+// always-inlined helpers: a lambda there may be left out of line, which puts the running
+// state in memory.
 
-template <unsigned... B>
+template <unsigned B, Source S, unsigned... J>
+inline __attribute__((always_inline)) void pack_all(const std::uint64_t* in, Lanes offset, std::uint8_t* out,
+                                                    std::integer_sequence<unsigned, J...>) {
+  (pack_one<B, S, J>(in, offset, out), ...);
+}
+
+// 128 values (or gaps, in[-1] being the id before the block) minus `offset`, of B bits
+// (B > 0), into 16 B bytes.
+template <unsigned B, Source S>
+void pack_block(const std::uint64_t* in, std::uint64_t offset, std::uint8_t* out) {
+  pack_all<B, S>(in, Lanes{offset, offset}, out, std::make_integer_sequence<unsigned, kBlock / kLanes>{});
+}
+
+template <unsigned B, unsigned... J>
+inline __attribute__((always_inline)) void unpack_all(const std::uint8_t* in, Lanes reference, std::uint64_t* out,
+                                                      std::integer_sequence<unsigned, J...>) {
+  (store_lanes(out + J * kLanes, unpack_one<B, J>(in) + reference), ...);
+}
+
+// 128 values of B bits plus the reference (B = 0 too: every value is the reference).
+template <unsigned B>
+void unpack_block(const std::uint8_t* in, std::uint64_t reference, std::uint64_t* out) {
+  unpack_all<B>(in, Lanes{reference, reference}, out, std::make_integer_sequence<unsigned, kBlock / kLanes>{});
+}
+
+// One pair of a sorted set's block: an in-register scan of the pair, then the running
+// total (the last id so far, in both lanes), whose only dependency from one pair to the
+// next is one vector add.
+template <unsigned B, unsigned J>
+inline __attribute__((always_inline)) void unpack_gap_pair(const std::uint8_t* in, Lanes pair_steps, Lanes& total,
+                                                           std::uint64_t* out) {
+  Lanes t = unpack_one<B, J>(in);
+  t += __builtin_shufflevector(Lanes{0, 0}, t, 0, 2) + pair_steps;  // {v0 + step, v0 + v1 + 2 step}
+  store_lanes(out + J * kLanes, t + total);
+  total += __builtin_shufflevector(t, t, 1, 1);
+}
+
+template <unsigned B, unsigned... J>
+inline __attribute__((always_inline)) std::uint64_t unpack_gap_all(const std::uint8_t* in, Lanes pair_steps,
+                                                                   Lanes total, std::uint64_t* out,
+                                                                   std::integer_sequence<unsigned, J...>) {
+  (unpack_gap_pair<B, J>(in, pair_steps, total, out), ...);
+  return total[0];
+}
+
+// A sorted set's block fused with its prefix sum: x[k] = x[k-1] + value + step, from
+// x[-1] = last, two ids at a time in 128-bit registers (cross-half shuffles of 256-bit
+// ones cost several micro-ops on some x86 cores). Returns the block's last id (the
+// caller checks it for wrap-around).
+template <unsigned B>
+std::uint64_t unpack_gap_block(const std::uint8_t* in, std::uint64_t step, std::uint64_t last, std::uint64_t* out) {
+  return unpack_gap_all<B>(in, Lanes{step, 2 * step}, Lanes{last, last}, out,
+                           std::make_integer_sequence<unsigned, kBlock / kLanes>{});
+}
+
+using PackKernel = void (*)(const std::uint64_t*, std::uint64_t, std::uint8_t*);
+using UnpackKernel = void (*)(const std::uint8_t*, std::uint64_t, std::uint64_t*);
+using GapUnpackKernel = std::uint64_t (*)(const std::uint8_t*, std::uint64_t, std::uint64_t, std::uint64_t*);
+
+template <Source S, unsigned... B>
 constexpr std::array<PackKernel, 65> make_packers(std::integer_sequence<unsigned, B...>) {
-  return {nullptr, &pack_block<B + 1>...};
+  return {nullptr, &pack_block<B + 1, S>...};
 }
 template <unsigned... B>
-constexpr std::array<PackKernel, 65> make_unpackers(std::integer_sequence<unsigned, B...>) {
+constexpr std::array<UnpackKernel, 65> make_unpackers(std::integer_sequence<unsigned, B...>) {
   return {&unpack_block<B>...};
 }
-constexpr std::array<PackKernel, 65> kPackers = make_packers(std::make_integer_sequence<unsigned, 64>{});
-constexpr std::array<PackKernel, 65> kUnpackers = make_unpackers(std::make_integer_sequence<unsigned, 65>{});
+template <unsigned... B>
+constexpr std::array<GapUnpackKernel, 65> make_gap_unpackers(std::integer_sequence<unsigned, B...>) {
+  return {&unpack_gap_block<B>...};
+}
+constexpr std::array<PackKernel, 65> kWidePackers =
+    make_packers<Source::kWideValues>(std::make_integer_sequence<unsigned, 64>{});
+constexpr std::array<PackKernel, 65> kPackers =
+    make_packers<Source::kValues>(std::make_integer_sequence<unsigned, 64>{});
+constexpr std::array<PackKernel, 65> kGapPackers =
+    make_packers<Source::kGaps>(std::make_integer_sequence<unsigned, 64>{});
+constexpr std::array<UnpackKernel, 65> kUnpackers = make_unpackers(std::make_integer_sequence<unsigned, 65>{});
+constexpr std::array<GapUnpackKernel, 65> kGapUnpackers =
+    make_gap_unpackers(std::make_integer_sequence<unsigned, 65>{});
 
 std::size_t packed_bytes(std::size_t n, unsigned b) { return (n * b + 7) / 8; }
 
 // n < 128 values minus the reference, masked to b bits, as a little-endian bit stream of
 // packed_bytes(n, b) bytes.
 void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::uint64_t reference, std::uint8_t* out) {
-  const std::uint64_t mask = b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1;
+  const std::uint64_t mask = mask_of(b);
   unsigned __int128 acc = 0;
   unsigned filled = 0;
   for (std::size_t k = 0; k < n; ++k) {
@@ -120,7 +189,7 @@ void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::uint64_
 }
 
 void unpack_stream(const std::uint8_t* in, std::size_t n, unsigned b, std::uint64_t reference, std::uint64_t* v) {
-  const std::uint64_t mask = b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1;
+  const std::uint64_t mask = mask_of(b);
   unsigned __int128 acc = 0;
   unsigned filled = 0;
   for (std::size_t k = 0; k < n; ++k) {
@@ -204,9 +273,7 @@ void encode_block(const std::uint64_t* r, std::size_t n, IdOrder order, bool wit
   out.put_varint(reference);
   if (b > 0) {
     if (n == kBlock) {
-      alignas(64) std::array<std::uint64_t, 2 * 64> packed;
-      kPackers[b](r, reference, packed.data());
-      out.append(packed.data(), 16 * std::size_t{b});
+      kWidePackers[b](r, reference, out.extend(16 * std::size_t{b}));
     } else {
       pack_stream(r, n, b, reference, out.extend(packed_bytes(n, b)));
     }
@@ -226,35 +293,74 @@ void encode_block(const std::uint64_t* r, std::size_t n, IdOrder order, bool wit
   }
 }
 
-// Reads one block of n residuals into r; returns a bound on their bit width.
-unsigned decode_block(ByteReader& reader, std::size_t n, bool with_exceptions, std::uint64_t* r) {
-  const unsigned b = reader.u8("block width");
-  if (b > 64) throw DecodeError("block width " + std::to_string(b) + " above 64");
-  const std::size_t exceptions = with_exceptions ? reader.u8("exception count") : 0;
-  if (exceptions > n) throw DecodeError("more exceptions than values in a block");
-  const std::uint64_t reference = reader.varint("block reference");
-  // Packed values plus the reference can pass 2^64 only near the top of the range; then
-  // each is checked (a wrapped sum is below the reference). Exceptions are checked below.
-  const std::uint64_t room = ~std::uint64_t{0} - reference;
-  const bool may_wrap = b == 64 ? reference != 0 : (std::uint64_t{1} << b) - 1 > room;
+// A full block straight from the ids, with no residual pass: a sorted set's gaps (the
+// block after the first, so that ids[-1] exists) or a sequence's values. Writes the same
+// bytes as encode_block (bitpack, no exceptions).
+void encode_full_block(const std::uint64_t* x, IdOrder order, std::uint64_t base, ByteBuffer& out) {
+  if (order == IdOrder::kSortedSet) {
+    // Two 128-bit accumulators: as fast as 256-bit ones where those are native, and
+    // twice as fast where they are split in halves.
+    const Lanes ones = {1, 1};
+    Lanes even = {0, 0};
+    Lanes odd = {0, 0};
+    for (std::size_t k = 0; k < kBlock; k += 4) {
+      even |= load_lanes(x + k) - load_lanes(x + k - 1) - ones;
+      odd |= load_lanes(x + k + 2) - load_lanes(x + k + 1) - ones;
+    }
+    const Lanes widest = even | odd;
+    const unsigned b = bit_width_of(widest[0] | widest[1]);
+    out.put_u8(static_cast<std::uint8_t>(b));
+    out.put_varint(0);
+    if (b > 0) kGapPackers[b](x, 1, out.extend(16 * std::size_t{b}));
+    return;
+  }
+  const Range range = range_of(x, kBlock, order);
+  const unsigned b = bit_width_of(range.highest - range.lowest);
+  out.put_u8(static_cast<std::uint8_t>(b));
+  out.put_varint(range.lowest - base);
+  if (b > 0) kPackers[b](x, range.lowest, out.extend(16 * std::size_t{b}));
+}
+
+struct BlockHeader {
+  unsigned b;
+  std::size_t exceptions;
+  std::uint64_t reference;
+  // Packed values plus the reference can pass 2^64 (only near the top of the range).
+  bool may_wrap;
+};
+
+BlockHeader read_block_header(ByteReader& reader, std::size_t n, bool with_exceptions) {
+  BlockHeader h{};
+  h.b = reader.u8("block width");
+  if (h.b > 64) throw DecodeError("block width " + std::to_string(h.b) + " above 64");
+  h.exceptions = with_exceptions ? reader.u8("exception count") : 0;
+  if (h.exceptions > n) throw DecodeError("more exceptions than values in a block");
+  h.reference = reader.varint("block reference");
+  h.may_wrap = mask_of(h.b) > ~std::uint64_t{0} - h.reference;
+  return h;
+}
+
+// Reads the rest of a block of n residuals into r; returns a bound on their bit width.
+unsigned decode_block_values(ByteReader& reader, const BlockHeader& h, std::size_t n, std::uint64_t* r) {
+  const unsigned b = h.b;
+  const std::uint64_t reference = h.reference;
   if (n == kBlock) {
-    alignas(64) std::array<std::uint64_t, 2 * 64> packed;
-    if (b > 0) std::memcpy(packed.data(), reader.take(16 * std::size_t{b}, "packed block").data(), 16 * std::size_t{b});
-    kUnpackers[b](packed.data(), reference, r);
+    kUnpackers[b](reader.take(16 * std::size_t{b}, "packed block").data(), reference, r);
   } else if (b == 0) {
     std::fill(r, r + n, reference);
   } else {
     unpack_stream(reader.take(packed_bytes(n, b), "packed tail").data(), n, b, reference, r);
   }
-  if (may_wrap) {
+  // A wrapped sum is below the reference. Exceptions are checked below.
+  if (h.may_wrap) {
     for (std::size_t k = 0; k < n; ++k) {
       if (r[k] < reference) throw DecodeError("block reference overflows 64 bits");
     }
   }
-  if (exceptions > 0) {
+  if (h.exceptions > 0) {
     if (b == 64) throw DecodeError("exceptions in a 64-bit block");
-    const std::span<const std::uint8_t> positions = reader.take(exceptions, "exception positions");
-    for (std::size_t e = 0; e < exceptions; ++e) {
+    const std::span<const std::uint8_t> positions = reader.take(h.exceptions, "exception positions");
+    for (std::size_t e = 0; e < h.exceptions; ++e) {
       const std::size_t at = positions[e];
       if (at >= n || (e > 0 && at <= positions[e - 1])) throw DecodeError("exception position out of order");
       const std::uint64_t high = reader.varint("exception value");
@@ -265,7 +371,30 @@ unsigned decode_block(ByteReader& reader, std::size_t n, bool with_exceptions, s
     }
     return 64;
   }
-  return may_wrap ? 64 : bit_width_of(reference + (b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1));
+  return h.may_wrap ? 64 : bit_width_of(reference + mask_of(b));
+}
+
+// Decodes a full block without exceptions straight into ids when no id can overflow on
+// the way: a sorted set's block after the first (values below 2^55, so the block's sum
+// stays below 2^62 and a wrap shows as an end below the start), or a sequence's block
+// whose largest id fits. Returns false, having read nothing, when the general path must
+// handle it.
+bool decode_full_block(ByteReader& reader, const BlockHeader& h, IdRebuilder& rebuild, const PayloadOutput& out,
+                       std::uint64_t* ids) {
+  if (h.exceptions != 0) return false;
+  if (out.order == IdOrder::kSortedSet) {
+    constexpr std::uint64_t kLimit = std::uint64_t{1} << 54;
+    if (!rebuild.started() || h.b > 54 || h.reference >= kLimit) return false;
+    const std::uint8_t* packed = reader.take(16 * std::size_t{h.b}, "packed block").data();
+    const std::uint64_t start = rebuild.last();
+    const std::uint64_t end = kGapUnpackers[h.b](packed, h.reference + 1, start, ids);
+    rebuild.continue_from(end, end < start);
+    return true;
+  }
+  const std::uint64_t lowest = out.base + h.reference;
+  if (lowest < out.base || mask_of(h.b) > ~std::uint64_t{0} - lowest) return false;
+  kUnpackers[h.b](reader.take(16 * std::size_t{h.b}, "packed block").data(), lowest, ids);
+  return true;
 }
 
 }  // namespace
@@ -277,6 +406,10 @@ void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out
   out.reserve(out.size() + n * 9 + 32);
   for (std::size_t begin = 0; begin < n; begin += kBlock) {
     const std::size_t count = std::min(kBlock, n - begin);
+    if (!with_exceptions && count == kBlock && (begin > 0 || in.order == IdOrder::kSequence)) {
+      encode_full_block(in.ids.data() + begin, in.order, in.base, out);
+      continue;
+    }
     compute_residuals(in.ids.data(), begin, count, in.order, in.base, r.data());
     encode_block(r.data(), count, in.order, with_exceptions, out);
   }
@@ -288,7 +421,9 @@ void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, 
   alignas(64) std::array<std::uint64_t, kBlock> r;
   for (std::uint64_t begin = 0; begin < out.count; begin += kBlock) {
     const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, out.count - begin));
-    const unsigned widest = decode_block(reader, count, with_exceptions, r.data());
+    const BlockHeader header = read_block_header(reader, count, with_exceptions);
+    if (count == kBlock && decode_full_block(reader, header, rebuild, out, out.ids + begin)) continue;
+    const unsigned widest = decode_block_values(reader, header, count, r.data());
     rebuild.apply(r.data(), count, out.ids + begin, widest);
   }
   if (rebuild.failed()) throw DecodeError("ids overflow 64 bits");

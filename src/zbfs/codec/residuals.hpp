@@ -83,6 +83,15 @@ class IdRebuilder {
   }
   [[nodiscard]] bool failed() const { return failed_; }
 
+  // For decoders that rebuild a sorted set's chunk themselves (fused with unpacking):
+  // whether a first id was rebuilt, the last id rebuilt, and how to continue after them.
+  [[nodiscard]] bool started() const { return started_; }
+  [[nodiscard]] std::uint64_t last() const { return prev_; }
+  void continue_from(std::uint64_t last, bool wrapped) {
+    prev_ = last;
+    failed_ |= wrapped;
+  }
+
  private:
   IdOrder order_;
   std::uint64_t base_;

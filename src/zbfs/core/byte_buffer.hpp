@@ -97,10 +97,8 @@ class ByteReader {
 
   // The next n bytes; `what` names them in the error.
   std::span<const std::uint8_t> take(std::size_t n, const char* what) {
-    if (n > remaining()) {
-      throw DecodeError(std::string(what) + " needs " + std::to_string(n) + " bytes, " + std::to_string(remaining()) +
-                        " left");
-    }
+    if (n > remaining()) [[unlikely]]
+      throw_short(n, what);
     const std::span<const std::uint8_t> out = bytes_.subspan(at_, n);
     at_ += n;
     return out;
@@ -131,6 +129,12 @@ class ByteReader {
   void skip(std::size_t n, const char* what) { take(n, what); }
 
  private:
+  // Out of line, so that the checks inline into decoders' loops.
+  [[noreturn]] __attribute__((noinline, cold)) void throw_short(std::size_t n, const char* what) const {
+    throw DecodeError(std::string(what) + " needs " + std::to_string(n) + " bytes, " + std::to_string(remaining()) +
+                      " left");
+  }
+
   std::span<const std::uint8_t> bytes_;
   std::size_t at_ = 0;
 };
