@@ -8,7 +8,6 @@
 #include <cstring>
 #include <vector>
 
-#include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/frame.hpp"
 
 namespace {
@@ -28,7 +27,7 @@ void decode_hostile(const std::uint8_t* data, std::size_t size) {
   frame.put_varint(static_cast<std::uint64_t>(data[1]) | (static_cast<std::uint64_t>(data[2]) << 8));
   frame.put_varint(data[3] < 128 ? data[3] : ~std::uint64_t{0} - data[3]);
   frame.put_u32(static_cast<std::uint32_t>(size - 4));
-  const std::uint32_t crc = zbfs::crc32c({data + 4, size - 4}, zbfs::crc32c(frame.bytes()));
+  const std::uint32_t crc = zbfs::frame_checksum(frame.bytes(), {data + 4, size - 4});
   frame.put_u32(crc);
   frame.append(data + 4, size - 4);
   try {

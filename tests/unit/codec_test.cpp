@@ -245,7 +245,7 @@ std::vector<std::uint8_t> forge(std::uint8_t codec, std::uint8_t flags, std::uin
   b.put_varint(count);
   b.put_varint(base);
   b.put_u32(static_cast<std::uint32_t>(payload.size()));
-  const std::uint32_t crc = crc32c(payload, crc32c(b.bytes()));
+  const std::uint32_t crc = frame_checksum(b.bytes(), payload);
   b.put_u32(crc);
   b.append(payload.data(), payload.size());
   return {b.data(), b.data() + b.size()};

@@ -43,29 +43,31 @@ constexpr std::uint64_t mask_of(unsigned b) { return b == 64 ? ~std::uint64_t{0}
 template <unsigned B>
 constexpr std::uint64_t kMask = mask_of(B);
 
-// What a kernel packs: values minus the reference, or a sorted set's gaps minus one
-// (x[k] - x[k-1] - 1, read straight from the ids, so there is no residual pass). Values
-// are masked to B bits only when some may be wider (pfor's exceptions).
-enum class Source { kWideValues, kValues, kGaps };
+// What a kernel packs: values minus the reference, masked to B bits when some may be
+// wider (pfor's exceptions); values minus the reference that fit; or residuals that fit
+// as they are (a sorted set's gaps, reference 0).
+enum class Source { kWideValues, kValues, kResiduals };
 
-// Value J of each lane, masked to B bits, into its lane's words.
+// Value J of each lane into its lane's current word (`word`, in a register), which is
+// stored once it is full.
 template <unsigned B, Source S, unsigned J>
-inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restrict__ in, Lanes offset,
+inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restrict__ in, Lanes offset, Lanes& word,
                                                     std::uint8_t* __restrict__ out) {
   constexpr unsigned bit = J * B;
-  constexpr unsigned word = bit / 64;
+  constexpr unsigned index = bit / 64;
   constexpr unsigned shift = bit % 64;
   Lanes v = load_lanes(in + J * kLanes);
-  if constexpr (S == Source::kGaps) v -= load_lanes(in + J * kLanes - 1);
-  v -= offset;
+  if constexpr (S != Source::kResiduals) v -= offset;
   if constexpr (S == Source::kWideValues) v &= kMask<B>;
-  std::uint8_t* at = out + word * kLanes * 8;
   if constexpr (shift == 0) {
-    store_lanes(at, v);
+    word = v;
   } else {
-    store_lanes(at, load_lanes(at) | (v << shift));
+    word |= v << shift;
   }
-  if constexpr (shift + B > 64) store_lanes(at + kLanes * 8, v >> (64 - shift));
+  if constexpr (shift + B >= 64) {
+    store_lanes(out + index * kLanes * 8, word);
+    if constexpr (shift + B > 64) word = v >> (64 - shift);
+  }
 }
 
 // Value J of each lane as B bits (zero when B is 0).
@@ -90,11 +92,12 @@ inline __attribute__((always_inline)) Lanes unpack_one(const std::uint8_t* __res
 template <unsigned B, Source S, unsigned... J>
 inline __attribute__((always_inline)) void pack_all(const std::uint64_t* in, Lanes offset, std::uint8_t* out,
                                                     std::integer_sequence<unsigned, J...>) {
-  (pack_one<B, S, J>(in, offset, out), ...);
+  Lanes word = {0, 0};
+  (pack_one<B, S, J>(in, offset, word, out), ...);
 }
 
-// 128 values (or gaps, in[-1] being the id before the block) minus `offset`, of B bits
-// (B > 0), into 16 B bytes.
+// 128 values minus `offset` (residuals: offset unused), of B bits (B > 0), into 16 B
+// bytes.
 template <unsigned B, Source S>
 void pack_block(const std::uint64_t* in, std::uint64_t offset, std::uint8_t* out) {
   pack_all<B, S>(in, Lanes{offset, offset}, out, std::make_integer_sequence<unsigned, kBlock / kLanes>{});
@@ -162,8 +165,8 @@ constexpr std::array<PackKernel, 65> kWidePackers =
     make_packers<Source::kWideValues>(std::make_integer_sequence<unsigned, 64>{});
 constexpr std::array<PackKernel, 65> kPackers =
     make_packers<Source::kValues>(std::make_integer_sequence<unsigned, 64>{});
-constexpr std::array<PackKernel, 65> kGapPackers =
-    make_packers<Source::kGaps>(std::make_integer_sequence<unsigned, 64>{});
+constexpr std::array<PackKernel, 65> kResidualPackers =
+    make_packers<Source::kResiduals>(std::make_integer_sequence<unsigned, 64>{});
 constexpr std::array<UnpackKernel, 65> kUnpackers = make_unpackers(std::make_integer_sequence<unsigned, 65>{});
 constexpr std::array<GapUnpackKernel, 65> kGapUnpackers =
     make_gap_unpackers(std::make_integer_sequence<unsigned, 65>{});
@@ -203,37 +206,17 @@ void unpack_stream(const std::uint8_t* in, std::size_t n, unsigned b, std::uint6
   }
 }
 
-struct Range {
-  std::uint64_t lowest;
-  std::uint64_t highest;
-};
-
 // Sorted sets' residuals are gaps: their OR bounds them, and a reference would rarely
-// pay for the unsigned min/max that SSE/AVX2 lack. Sequences need a true frame of
-// reference. Four accumulators each break the loop-carried dependency.
-Range range_of(const std::uint64_t* r, std::size_t n, IdOrder order) {
-  std::uint64_t low[4] = {~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}};
+// pay for a minimum. Sequences need a true frame of reference.
+IdRange range_of(const std::uint64_t* r, std::size_t n, IdOrder order) {
+  if (order == IdOrder::kSequence) return range_of_ids(r, n);
   std::uint64_t high[4] = {0, 0, 0, 0};
   std::size_t k = 0;
-  if (order == IdOrder::kSortedSet) {
-    for (; k + 4 <= n; k += 4) {
-      for (std::size_t j = 0; j < 4; ++j) high[j] |= r[k + j];
-    }
-    for (; k < n; ++k) high[0] |= r[k];
-    return {0, high[0] | high[1] | high[2] | high[3]};
-  }
   for (; k + 4 <= n; k += 4) {
-    for (std::size_t j = 0; j < 4; ++j) {
-      low[j] = r[k + j] < low[j] ? r[k + j] : low[j];
-      high[j] = r[k + j] > high[j] ? r[k + j] : high[j];
-    }
+    for (std::size_t j = 0; j < 4; ++j) high[j] |= r[k + j];
   }
-  for (; k < n; ++k) {
-    low[0] = r[k] < low[0] ? r[k] : low[0];
-    high[0] = r[k] > high[0] ? r[k] : high[0];
-  }
-  return {std::min(std::min(low[0], low[1]), std::min(low[2], low[3])),
-          std::max(std::max(high[0], high[1]), std::max(high[2], high[3]))};
+  for (; k < n; ++k) high[0] |= r[k];
+  return {0, high[0] | high[1] | high[2] | high[3]};
 }
 
 // Bytes of a varint of a value `bits` wide.
@@ -260,7 +243,7 @@ unsigned choose_exception_width(const std::uint64_t* r, std::size_t n, std::uint
 
 // Appends one block of n residuals.
 void encode_block(const std::uint64_t* r, std::size_t n, IdOrder order, bool with_exceptions, ByteBuffer& out) {
-  const Range range = range_of(r, n, order);
+  const IdRange range = range_of(r, n, order);
   const std::uint64_t reference = range.lowest;
   const unsigned widest = bit_width_of(range.highest - reference);
   const unsigned b = with_exceptions ? choose_exception_width(r, n, reference, widest) : widest;
@@ -293,28 +276,31 @@ void encode_block(const std::uint64_t* r, std::size_t n, IdOrder order, bool wit
   }
 }
 
-// A full block straight from the ids, with no residual pass: a sorted set's gaps (the
-// block after the first, so that ids[-1] exists) or a sequence's values. Writes the same
-// bytes as encode_block (bitpack, no exceptions).
+// A full bitpack block straight from the ids: a sorted set's gaps in one pass that also
+// finds their width (the block after the first, so that x[-1] exists), or a sequence's
+// values packed against their minimum. Writes the same bytes as encode_block.
 void encode_full_block(const std::uint64_t* x, IdOrder order, std::uint64_t base, ByteBuffer& out) {
   if (order == IdOrder::kSortedSet) {
-    // Two 128-bit accumulators: as fast as 256-bit ones where those are native, and
-    // twice as fast where they are split in halves.
     const Lanes ones = {1, 1};
     Lanes even = {0, 0};
     Lanes odd = {0, 0};
+    alignas(64) std::array<std::uint64_t, kBlock> gaps;
     for (std::size_t k = 0; k < kBlock; k += 4) {
-      even |= load_lanes(x + k) - load_lanes(x + k - 1) - ones;
-      odd |= load_lanes(x + k + 2) - load_lanes(x + k + 1) - ones;
+      const Lanes g0 = load_lanes(x + k) - load_lanes(x + k - 1) - ones;
+      const Lanes g1 = load_lanes(x + k + 2) - load_lanes(x + k + 1) - ones;
+      store_lanes(gaps.data() + k, g0);
+      store_lanes(gaps.data() + k + 2, g1);
+      even |= g0;
+      odd |= g1;
     }
     const Lanes widest = even | odd;
     const unsigned b = bit_width_of(widest[0] | widest[1]);
     out.put_u8(static_cast<std::uint8_t>(b));
     out.put_varint(0);
-    if (b > 0) kGapPackers[b](x, 1, out.extend(16 * std::size_t{b}));
+    if (b > 0) kResidualPackers[b](gaps.data(), 0, out.extend(16 * std::size_t{b}));
     return;
   }
-  const Range range = range_of(x, kBlock, order);
+  const IdRange range = range_of_ids(x, kBlock);
   const unsigned b = bit_width_of(range.highest - range.lowest);
   out.put_u8(static_cast<std::uint8_t>(b));
   out.put_varint(range.lowest - base);
@@ -408,10 +394,10 @@ void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out
     const std::size_t count = std::min(kBlock, n - begin);
     if (!with_exceptions && count == kBlock && (begin > 0 || in.order == IdOrder::kSequence)) {
       encode_full_block(in.ids.data() + begin, in.order, in.base, out);
-      continue;
+    } else {
+      compute_residuals(in.ids.data(), begin, count, in.order, in.base, r.data());
+      encode_block(r.data(), count, in.order, with_exceptions, out);
     }
-    compute_residuals(in.ids.data(), begin, count, in.order, in.base, r.data());
-    encode_block(r.data(), count, in.order, with_exceptions, out);
   }
 }
 
@@ -422,9 +408,10 @@ void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, 
   for (std::uint64_t begin = 0; begin < out.count; begin += kBlock) {
     const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, out.count - begin));
     const BlockHeader header = read_block_header(reader, count, with_exceptions);
-    if (count == kBlock && decode_full_block(reader, header, rebuild, out, out.ids + begin)) continue;
-    const unsigned widest = decode_block_values(reader, header, count, r.data());
-    rebuild.apply(r.data(), count, out.ids + begin, widest);
+    if (count != kBlock || !decode_full_block(reader, header, rebuild, out, out.ids + begin)) {
+      const unsigned widest = decode_block_values(reader, header, count, r.data());
+      rebuild.apply(r.data(), count, out.ids + begin, widest);
+    }
   }
   if (rebuild.failed()) throw DecodeError("ids overflow 64 bits");
   if (reader.remaining() != 0) throw DecodeError("bytes left after the last block");

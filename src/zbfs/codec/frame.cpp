@@ -7,6 +7,7 @@
 
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/payload_codecs.hpp"
+#include "zbfs/codec/residuals.hpp"
 #include "zbfs/codec/sorted_set.hpp"
 
 namespace zbfs {
@@ -31,10 +32,13 @@ CodecId resolve(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order
   return codec;
 }
 
-std::uint64_t base_of(std::span<const std::uint64_t> ids, IdOrder order) {
+// The frame's base: residuals are taken from it. Block codecs give each block of a
+// sequence its own reference, so they skip the pass over the ids a minimum would cost.
+std::uint64_t base_of(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order) {
   if (ids.empty()) return 0;
   if (order == IdOrder::kSortedSet) return ids.front();
-  return *std::min_element(ids.begin(), ids.end());
+  if (codec == CodecId::kBitpack || codec == CodecId::kPfor) return 0;
+  return codec_detail::range_of_ids(ids.data(), ids.size()).lowest;
 }
 
 // Writes the header up to the payload length; returns where the length and checksum go.
@@ -53,8 +57,8 @@ void end_frame(std::size_t frame_start, std::size_t slot, ByteBuffer& out) {
   if (payload > UINT32_MAX) throw Error(ExitCode::kFailure, "frame payload above 4 GiB; use more ranks");
   const auto payload32 = static_cast<std::uint32_t>(payload);
   std::memcpy(out.data() + slot, &payload32, 4);
-  std::uint32_t crc = crc32c({out.data() + frame_start, slot + 4 - frame_start});
-  crc = crc32c({out.data() + slot + 8, payload}, crc);
+  const std::uint32_t crc =
+      frame_checksum({out.data() + frame_start, slot + 4 - frame_start}, {out.data() + slot + 8, payload});
   std::memcpy(out.data() + slot + 4, &crc, 4);
 }
 
@@ -62,7 +66,7 @@ void end_frame(std::size_t frame_start, std::size_t slot, ByteBuffer& out) {
 std::span<const std::uint8_t> verified_payload(std::span<const std::uint8_t> bytes, const FrameHeader& header) {
   if (header.frame_bytes() > bytes.size()) throw DecodeError("frame longer than its buffer");
   const std::span<const std::uint8_t> payload = bytes.subspan(header.header_bytes, header.payload_bytes);
-  if (crc32c(payload, crc32c(bytes.first(header.header_bytes - 4))) != header.checksum) {
+  if (frame_checksum(bytes.first(header.header_bytes - 4), payload) != header.checksum) {
     throw DecodeError("frame checksum mismatch");
   }
   return payload;
@@ -85,7 +89,7 @@ void encode_payload(CodecId codec, const PayloadInput& in, ByteBuffer& out) {
 
 CodecId encode_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order, ByteBuffer& out) {
   codec = resolve(codec, ids, order);
-  const PayloadInput in{ids, order, base_of(ids, order)};
+  const PayloadInput in{ids, order, base_of(codec, ids, order)};
   const std::size_t start = out.size();
   std::size_t slot = begin_frame(codec, order, ids.size(), in.base, out);
   if (codec == CodecId::kStreamVByte && !codec_detail::encode_streamvbyte(in, out)) {
@@ -151,6 +155,11 @@ void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& h
     case CodecId::kZstd: codec_detail::decode_zstd(payload, o); return;
     case CodecId::kBitmap: codec_detail::decode_bitmap(payload, o); return;
   }
+}
+
+std::uint32_t frame_checksum(std::span<const std::uint8_t> header_before_checksum,
+                             std::span<const std::uint8_t> payload) {
+  return crc32c(payload, crc32c(header_before_checksum));
 }
 
 std::vector<std::uint64_t> decode_frame(std::span<const std::uint8_t> bytes, std::uint64_t max_count) {

@@ -2,7 +2,7 @@
 // 64-bit ids, encoded by one codec, behind a small header:
 //
 //   u8 codec | u8 flags (bit 0: sequence, else sorted set) | varint count | varint base
-//   | varint payload bytes | u32 CRC-32C of the header bytes before it and the payload
+//   | u32 payload bytes | u32 CRC-32C of the header bytes before it and the payload
 //   | payload
 //
 // Codecs work on the native 64-bit ids (on residuals, see residuals.hpp); none converts
@@ -58,6 +58,11 @@ FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t
 // Decodes the frame `header` describes (as read from the same bytes) into out[0, count),
 // verifying the checksum first.
 void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out);
+
+// The checksum of a frame with this header (the bytes before the checksum) and payload;
+// for tools and tests that build frames by hand.
+std::uint32_t frame_checksum(std::span<const std::uint8_t> header_before_checksum,
+                             std::span<const std::uint8_t> payload);
 
 // Decodes a whole buffer that must hold exactly one frame.
 std::vector<std::uint64_t> decode_frame(std::span<const std::uint8_t> bytes, std::uint64_t max_count);

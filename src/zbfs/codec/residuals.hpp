@@ -6,8 +6,10 @@
 // report, rather than wrap, an id that would overflow 64 bits.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "zbfs/codec/frame.hpp"
 
@@ -24,6 +26,49 @@ inline void compute_residuals(const std::uint64_t* ids, std::size_t begin, std::
   const std::uint64_t* x = ids + begin;
   r[0] = begin == 0 ? x[0] - base : x[0] - x[-1] - 1;
   for (std::size_t k = 1; k < n; ++k) r[k] = x[k] - x[k - 1] - 1;
+}
+
+struct IdRange {
+  std::uint64_t lowest;
+  std::uint64_t highest;
+};
+
+// The lowest and highest of ids[0, n), n > 0. Unsigned 64-bit minimum and maximum are
+// missing from SSE/AVX2, so values are biased by 2^63 and compared signed, in vectors of
+// two with two accumulators each (to break the dependency chains).
+inline IdRange range_of_ids(const std::uint64_t* ids, std::size_t n) {
+  using Lanes = std::uint64_t __attribute__((vector_size(16)));
+  using Signed = std::int64_t __attribute__((vector_size(16)));
+  constexpr std::uint64_t kBias = std::uint64_t{1} << 63;
+  std::uint64_t lowest = ids[0];
+  std::uint64_t highest = ids[0];
+  const std::size_t vectors_end = n - n % 4;
+  if (vectors_end != 0) {
+    const Lanes bias = {kBias, kBias};
+    const auto biased = [&](std::size_t at) {
+      Lanes v;
+      std::memcpy(&v, ids + at, sizeof v);
+      return reinterpret_cast<Signed>(v ^ bias);
+    };
+    Signed low[2] = {biased(0), biased(2)};
+    Signed high[2] = {low[0], low[1]};
+    for (std::size_t k = 4; k < vectors_end; k += 4) {
+      for (std::size_t j = 0; j < 2; ++j) {
+        const Signed v = biased(k + 2 * j);
+        low[j] = v < low[j] ? v : low[j];
+        high[j] = v > high[j] ? v : high[j];
+      }
+    }
+    const Signed l = low[0] < low[1] ? low[0] : low[1];
+    const Signed h = high[0] > high[1] ? high[0] : high[1];
+    lowest = static_cast<std::uint64_t>(std::min(l[0], l[1])) ^ kBias;  // compared biased, as signed
+    highest = static_cast<std::uint64_t>(std::max(h[0], h[1])) ^ kBias;
+  }
+  for (std::size_t k = vectors_end; k < n; ++k) {
+    lowest = std::min(lowest, ids[k]);
+    highest = std::max(highest, ids[k]);
+  }
+  return {lowest, highest};
 }
 
 // Bits needed for v (0 for 0).
