@@ -4,8 +4,15 @@
 // bits. They are packed in two interleaved lanes (value i in lane i % 2, each lane a
 // stream of 64-bit words: 64 values of b bits fill exactly b words, whatever b), so that
 // one vector instruction packs or unpacks a value of each lane; the kernels are
-// generated per bit width with every shift known at compile time. The last, partial block is packed as a plain bit
-// stream instead, so a short message costs its bits and not a whole block.
+// generated per bit width with every shift known at compile time. The last, partial
+// block is packed as a plain bit stream instead, so a short message costs its bits and
+// not a whole block.
+//
+// Full bitpack blocks take a fast path at both ends: a set's gaps are computed in the
+// pass that finds their width and packed straight into the send buffer, and on receipt
+// the unpack kernel does the prefix sum too and writes the ids in place (pfor blocks
+// without exceptions as well). Partial blocks, the first block of a set and pfor's
+// encoder go through a residual buffer.
 //
 //   bitpack block: u8 b | varint reference | packed values
 //   pfor block:    u8 b | u8 exceptions e | varint reference | packed low b bits
