@@ -376,8 +376,8 @@ bool decode_full_block(ByteReader& reader, const BlockHeader& h, IdRebuilder& re
                        std::uint64_t* ids) {
   if (h.exceptions != 0) return false;
   if (out.order == IdOrder::kSortedSet) {
-    constexpr std::uint64_t kLimit = std::uint64_t{1} << 54;
-    if (!rebuild.started() || h.b > 54 || h.reference >= kLimit) return false;
+    constexpr unsigned kWidest = 54;  // values (packed + reference + 1) below 2^55
+    if (!rebuild.started() || h.b > kWidest || h.reference >= std::uint64_t{1} << kWidest) return false;
     const std::uint8_t* packed = reader.take(16 * std::size_t{h.b}, "packed block").data();
     const std::uint64_t start = rebuild.last();
     const std::uint64_t end = kGapUnpackers[h.b](packed, h.reference + 1, start, ids);

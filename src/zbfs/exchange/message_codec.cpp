@@ -5,7 +5,6 @@
 
 #include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/core/error.hpp"
-#include "zbfs/core/timer.hpp"
 
 namespace zbfs {
 namespace {
@@ -67,10 +66,7 @@ MessageCodec::Encoding MessageCodec::encode_ids(std::span<const std::uint64_t> i
     if (choice_.fixed) return {encode_frame(*choice_.fixed, ids, order, out), true};
     const Pick chosen = pick(MessageShape::of_ids(ids, order), link);
     if (chosen.codec == CodecId::kNone) return {CodecId::kNone, false};
-    const Stopwatch clock;
-    const CodecId used = encode_frame(chosen.codec, ids, order, out);
-    learn(chosen.predicted_encode_s, clock.elapsed_s());
-    return {used, true};
+    return timed(chosen, [&] { return encode_frame(chosen.codec, ids, order, out); });
   }
   // An unsorted set: sorting pays only for a codec other than none, so auto decides on
   // the set's shape (its count and range, which sorting keeps) with the sort's cost added.
@@ -81,11 +77,10 @@ MessageCodec::Encoding MessageCodec::encode_ids(std::span<const std::uint64_t> i
   }
   const Pick chosen = pick(MessageShape::of_unsorted_set(ids), link);
   if (chosen.codec == CodecId::kNone) return {CodecId::kNone, false};
-  const Stopwatch clock;
-  sort_set(ids, sorted_);
-  const CodecId used = encode_frame(chosen.codec, sorted_, IdOrder::kSortedSet, out);
-  learn(chosen.predicted_encode_s, clock.elapsed_s());
-  return {used, true};
+  return timed(chosen, [&] {
+    sort_set(ids, sorted_);
+    return encode_frame(chosen.codec, sorted_, IdOrder::kSortedSet, out);
+  });
 }
 
 MessageCodec::Encoding MessageCodec::encode_bitmap(std::span<const std::uint64_t> words, const LinkCost* link,
@@ -93,10 +88,7 @@ MessageCodec::Encoding MessageCodec::encode_bitmap(std::span<const std::uint64_t
   if (choice_.fixed) return {encode_bitmap_frame(*choice_.fixed, words, out), true};
   const Pick chosen = pick(MessageShape::of_bitmap(words), link);
   if (chosen.codec == CodecId::kBitmap) return {CodecId::kBitmap, false};
-  const Stopwatch clock;
-  const CodecId used = encode_bitmap_frame(chosen.codec, words, out);
-  learn(chosen.predicted_encode_s, clock.elapsed_s());
-  return {used, true};
+  return timed(chosen, [&] { return encode_bitmap_frame(chosen.codec, words, out); });
 }
 
 }  // namespace zbfs

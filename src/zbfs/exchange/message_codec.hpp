@@ -19,6 +19,7 @@
 
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"
+#include "zbfs/core/timer.hpp"
 #include "zbfs/network/network_model.hpp"
 
 namespace zbfs {
@@ -61,6 +62,15 @@ class MessageCodec {
   Pick pick(const MessageShape& shape, const LinkCost* link) const;
   // Books one encoding auto chose: what the model predicted and what it took.
   void learn(double predicted_s, double actual_s);
+  // Runs `encode` (which appends auto's chosen frame and returns the codec it used) and
+  // learns from its time.
+  template <class Encode>
+  Encoding timed(const Pick& chosen, Encode&& encode) {
+    const Stopwatch clock;
+    const CodecId used = encode();
+    learn(chosen.predicted_encode_s, clock.elapsed_s());
+    return {used, true};
+  }
 
   CodecChoice choice_{CodecId::kNone};
   double predicted_s_ = 0;  // sums over the encodings auto timed
