@@ -9,9 +9,14 @@ model predicts the slow network from the fast one: the traffic of the unshaped r
 priced at the shaped links' measured latency and bandwidth (`zbfs model`), against what
 the shaped run measured.
 
+With --time-waits each run times a barrier before every collective (zbfs run
+--time-waits): the time the slowest rank spends waiting for the others is then reported
+apart (wait), and "in MPI" is the collectives themselves, which is what the model prices.
+
 Needs root (network namespaces, tc). Without it the script says why and exits 1.
 
   sudo python3 bench/netcluster_bench.py --scale 18 --repeats 2
+  sudo python3 bench/netcluster_bench.py --scale 20 --rates 1gbit --time-waits
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ def run_once(binary: Path, name: str, args: argparse.Namespace, codec: str, out:
                "--network", "measure", "--json", str(out)]
     if codec != "none":
         command += ["--codec", codec]
+    if args.time_waits:
+        command.append("--time-waits")
     done = subprocess.run(command, text=True, capture_output=True, timeout=args.timeout)
     if done.returncode != 0:
         sys.exit(f"netcluster_bench: run failed ({done.returncode}): {done.stderr.strip()[-400:]}")
@@ -81,6 +88,8 @@ def main() -> int:
     parser.add_argument("--codecs", nargs="+", default=None, help="default: none, plus auto when zbfs has codecs")
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--name", default="zbfsb")
+    parser.add_argument("--time-waits", action="store_true",
+                        help="separate waiting for late ranks from time in the collectives (zbfs run --time-waits)")
     args = parser.parse_args()
 
     check = sh([str(NETCLUSTER), "check"], check=False)
@@ -116,19 +125,21 @@ def main() -> int:
     print(f"\n{args.hosts} emulated hosts, scale {args.scale}, {args.partition}, {args.threads} thread(s) per rank, "
           f"{args.repeats} runs each (medians)\n")
     print("Row + column exchanges of the slowest rank, summed over the searches: the phases' time, the part of it"
-          " inside MPI calls, and the model's time for their traffic on the run's measured network.\n")
-    print("| links | codec | hmean MTEPS | BFS s (64 keys) | row+col phase s | row+col in MPI s | row+col modelled s | "
-          "model/MPI | wire MiB (row+col) | link latency | link bandwidth |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          " inside MPI calls, the part spent waiting for late ranks before collectives (with --time-waits; not"
+          " part of 'in MPI' then), and the model's time for their traffic on the run's measured network.\n")
+    print("| links | codec | hmean MTEPS | BFS s (64 keys) | row+col phase s | row+col in MPI s | row+col wait s | "
+          "row+col modelled s | model/MPI | wire MiB (row+col) | link latency | link bandwidth |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (rate, codec), records in results.items():
         med = lambda f: statistics.median(f(x) for x in records)  # noqa: E731
         measured = med(lambda x: exchange_seconds(x, "time_s"))
         in_mpi = med(lambda x: exchange_seconds(x, "mpi_time_s"))
+        waiting = med(lambda x: exchange_seconds(x, "wait_time_s"))
         modelled = med(lambda x: exchange_seconds(x, "modelled_time_s"))
         wire = med(lambda x: sum(x["phases"].get(p, {}).get("wire_bytes", {}).get("sum", 0) for p in EXCHANGES))
         inter = records[0]["network"]["inter_node"]
         print(f"| {rate} | {codec} | {med(lambda x: x['summary']['teps']['harmonic_mean']) / 1e6:.1f} | "
-              f"{med(lambda x: sum(s['time_s'] for s in x['searches'])):.3f} | {measured:.3f} | {in_mpi:.3f} | "
+              f"{med(lambda x: sum(s['time_s'] for s in x['searches'])):.3f} | {measured:.3f} | {in_mpi:.3f} | {waiting:.3f} | "
               f"{modelled:.3f} | {modelled / in_mpi if in_mpi else float('nan'):.2f} | {wire / 2**20:.1f} | "
               f"{inter['latency_s'] * 1e6:.1f} us | {inter['bandwidth_bytes_per_s'] / 1e6:.1f} MB/s |")
 

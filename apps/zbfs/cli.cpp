@@ -91,6 +91,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "(per message, by the cost model of this machine's codecs and the --network)")
       ->check(CLI::IsMember({"none", "varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "auto"}))
       ->capture_default_str();
+  run.add_flag("--time-waits", config.time_waits,
+               "time a barrier before every collective, so the phase table and JSON report waiting for late ranks "
+               "(wait_s) apart from time in the collective itself (mpi_s); adds one barrier per collective");
   run.add_option("--dump-frontiers", config.dump_frontiers,
                  "write the messages of the first search (before encoding) to DIR/rank-R.zbfsdump, for "
                  "bench/codec_bench");

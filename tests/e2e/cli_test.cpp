@@ -121,7 +121,7 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
 
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
   EXPECT_EQ(j["schema"], "zbfs.run");
-  EXPECT_EQ(j["schema_version"], 5);
+  EXPECT_EQ(j["schema_version"], 6);
   EXPECT_EQ(j["config"]["scale"], 10);
   EXPECT_EQ(j["threads"], 2);
   ASSERT_EQ(j["searches"].size(), 8U);
@@ -311,6 +311,8 @@ TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   const auto& row = j["phases"]["row_exchange"];
   EXPECT_GE(row["modelled_time_s"]["max"].get<double>(),
             row["raw_bytes"]["max"].get<double>() / 117.5e6 + row["messages"]["max"].get<double>() * 50e-6 - 1e-9);
+  EXPECT_EQ(j["config"]["time_waits"], false);
+  EXPECT_EQ(row["wait_time_s"]["sum"].get<double>(), 0.0);  // no barriers unless asked
   bool row_traffic = false;
   for (const auto& t : j["traffic"]) {
     row_traffic = row_traffic || (t["phase"] == "row_exchange" && t["communicator"] == "row");
@@ -326,5 +328,21 @@ TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   EXPECT_NE(big.out.find("predicted TEPS"), std::string::npos);
   expect_usage_error("model " + json_path.string() + " --ranks 6 --grid 2x2", "--grid");
   expect_usage_error("model " + json_path.string() + " --ranks 4 --network measure", "measure");
+  std::filesystem::remove(json_path);
+}
+
+TEST(CliMpi, TimeWaitsReportsWaitingApartFromTimeInMpi) {
+  const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_waits.json";
+  std::filesystem::remove(json_path);
+  const Outcome o =
+      run_mpi(4, "run --scale 12 --roots 4 --partition 2d --no-validate --time-waits --json " + json_path.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("mpi_s    wait_s   model_s"), std::string::npos) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+  EXPECT_EQ(j["config"]["time_waits"], true);
+  // Every collective of the exchanges began with a timed barrier.
+  for (const char* phase : {"row_exchange", "column_exchange", "termination_check"}) {
+    EXPECT_GT(j["phases"][phase]["wait_time_s"]["sum"].get<double>(), 0.0) << phase;
+  }
   std::filesystem::remove(json_path);
 }

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "zbfs/exchange/exchanger.hpp"
@@ -148,6 +150,53 @@ TEST(Communicator, SplitsIntoRowsAndColumns) {
   EXPECT_EQ(halves.rank(), comm.rank() / 2);
   const auto total = halves.allreduce(std::uint64_t{1}, ReduceOp::kSum);
   EXPECT_EQ(total, static_cast<std::uint64_t>(halves.size()));
+}
+
+// Rank 0 arrives late at an allreduce. Without wait timing the others' wait is part of
+// their time in MPI; with it, the wait is booked as wait_s and mpi_s is the allreduce
+// alone. The split inherits the setting. Point-to-point calls never add a barrier.
+TEST(Communicator, TimedWaitsSeparateWaitingFromTheCollective) {
+  Communicator comm = world();
+  if (comm.size() == 1) GTEST_SKIP() << "needs two ranks";
+  constexpr double kLate = 0.3;
+  const auto late_allreduce = [&](Communicator& c, PhaseMetrics& metrics) {
+    c.attach(&metrics);
+    const ScopedPhase phase(metrics, Phase::kTerminationCheck);
+    if (comm.rank() == 0) std::this_thread::sleep_for(std::chrono::duration<double>(kLate));
+    EXPECT_EQ(c.allreduce(std::uint64_t{1}, ReduceOp::kSum), static_cast<std::uint64_t>(c.size()));
+    return metrics[Phase::kTerminationCheck];
+  };
+  PhaseMetrics plain_metrics;
+  const PhaseCounters plain = late_allreduce(comm, plain_metrics);
+  EXPECT_EQ(plain.wait_s, 0.0);
+  if (comm.rank() != 0) {
+    EXPECT_GE(plain.mpi_s, kLate * 0.8);
+  }
+
+  comm.time_waits(true);
+  Communicator timed = comm.split(0, comm.rank());
+  EXPECT_TRUE(timed.times_waits());
+  PhaseMetrics timed_metrics;
+  const PhaseCounters waited = late_allreduce(timed, timed_metrics);
+  if (comm.rank() != 0) {
+    EXPECT_GE(waited.wait_s, kLate * 0.8);
+    EXPECT_LT(waited.mpi_s, kLate / 2);
+  }
+  EXPECT_EQ(timed_metrics.tally(Phase::kTerminationCheck, CommRole::kOther, CommPattern::kReduce).calls, 1U);
+
+  // A pairwise swap is not preceded by a barrier: its wait stays in mpi_s.
+  if (comm.rank() < 2) {
+    PhaseMetrics pair_metrics;
+    timed.attach(&pair_metrics);
+    const ScopedPhase phase(pair_metrics, Phase::kRowExchange);
+    if (comm.rank() == 0) std::this_thread::sleep_for(std::chrono::duration<double>(kLate));
+    EXPECT_EQ(timed.sendrecv_value(comm.rank(), 1 - comm.rank()), 1 - comm.rank());
+    EXPECT_EQ(pair_metrics[Phase::kRowExchange].wait_s, 0.0);
+    if (comm.rank() == 1) {
+      EXPECT_GE(pair_metrics[Phase::kRowExchange].mpi_s, kLate * 0.8);
+    }
+  }
+  comm.barrier();
 }
 
 }  // namespace

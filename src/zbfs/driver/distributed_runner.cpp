@@ -221,6 +221,7 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   }
   result.network = network_model_for(config.network, result.network_probe ? &*result.network_probe : nullptr);
   grid.attach_network(&result.network, nodes);
+  grid.time_waits(config.time_waits);
   std::shared_ptr<const CodecCostModel> codec_costs;
   if (config.codec.is_auto()) {
     progress.phase("calibrating the codecs' speed and ratio on this machine");

@@ -30,8 +30,8 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
         {"time_s", to_json(p.time_s)},           {"messages", to_json(p.messages)},
         {"raw_bytes", to_json(p.raw_bytes)},     {"wire_bytes", to_json(p.wire_bytes)},
         {"modelled_time_s", to_json(p.model_s)}, {"mpi_time_s", to_json(p.mpi_s)},
-        {"encode_time_s", to_json(p.encode_s)},  {"decode_time_s", to_json(p.decode_s)},
-        {"id_bytes", to_json(p.id_bytes)}};
+        {"wait_time_s", to_json(p.wait_s)},      {"encode_time_s", to_json(p.encode_s)},
+        {"decode_time_s", to_json(p.decode_s)},  {"id_bytes", to_json(p.id_bytes)}};
     nlohmann::json frames = nlohmann::json::object();
     for (const CodecId codec : kAllCodecs) {
       const double n = p.frames[static_cast<std::size_t>(codec)];
@@ -140,7 +140,8 @@ nlohmann::json to_json(const RunResult& r) {
         {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
         {"grid", r.grid.to_string()},
         {"column_gather", std::string(to_string(c.column_gather))},
-        {"codec", std::string(c.codec.name())}}},
+        {"codec", std::string(c.codec.name())},
+        {"time_waits", c.time_waits}}},
       {"graph",
        {{"num_vertices", r.num_vertices},
         {"num_input_edges", r.num_input_edges},

@@ -10,7 +10,7 @@
 
 namespace zbfs {
 
-inline constexpr int kRunSchemaVersion = 5;
+inline constexpr int kRunSchemaVersion = 6;
 
 nlohmann::json to_json(const RunResult& result);
 

@@ -12,9 +12,9 @@ std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processe
       num_processes, num_processes == 1 ? "" : "s", codec, network.name, format_duration(network.inter_node.latency_s),
       format_bandwidth(network.inter_node.bandwidth_bytes_per_s), format_duration(network.intra_node.latency_s),
       format_bandwidth(network.intra_node.bandwidth_bytes_per_s));
-  out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>14} {:>14} {:>7} {:>7}\n", "phase", "max_s",
-                     "min_s", "mpi_s", "model_s", "encode_s", "decode_s", "messages", "raw_bytes", "wire_bytes",
-                     "wire%", "ids%");
+  out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>14} {:>14} {:>7} {:>7}\n", "phase",
+                     "max_s", "min_s", "mpi_s", "wait_s", "model_s", "encode_s", "decode_s", "messages", "raw_bytes",
+                     "wire_bytes", "wire%", "ids%");
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseSummary& p = breakdown.phases[i];
     if (p.time_s.max == 0 && p.messages.sum == 0) continue;
@@ -23,9 +23,10 @@ std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processe
     const std::string ids_percent =
         p.id_bytes.sum > 0 ? fmt::format("{:.1f}%", 100.0 * p.wire_bytes.sum / p.id_bytes.sum) : "-";
     out += fmt::format(
-        "{:<22} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.0f} {:>14.0f} {:>14.0f} {:>6.1f}% {:>7}\n",
-        to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.mpi_s.max, p.model_s.max, p.encode_s.max,
-        p.decode_s.max, p.messages.sum, p.raw_bytes.sum, p.wire_bytes.sum, wire_percent, ids_percent);
+        "{:<22} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.0f} {:>14.0f} {:>14.0f} {:>6.1f}% "
+        "{:>7}\n",
+        to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.mpi_s.max, p.wait_s.max, p.model_s.max,
+        p.encode_s.max, p.decode_s.max, p.messages.sum, p.raw_bytes.sum, p.wire_bytes.sum, wire_percent, ids_percent);
   }
   return out;
 }

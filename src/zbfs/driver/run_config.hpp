@@ -39,6 +39,9 @@ struct RunConfig {
   int fail_on_rank = -1;  // testing aid: this rank throws at the first search
   // The network whose cost model prices every exchange (reported next to measured time).
   NetworkChoice network;
+  // --time-waits: a timed barrier before every collective separates waiting for late
+  // ranks (wait_s) from the collective itself (mpi_s). Costs one barrier per collective.
+  bool time_waits = false;
 };
 
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.

@@ -17,6 +17,7 @@ PhaseBreakdown PhaseBreakdown::of_one_rank(const PhaseMetrics& metrics) {
                    single(static_cast<double>(c.wire_bytes)),
                    single(c.model_s),
                    single(c.mpi_s),
+                   single(c.wait_s),
                    single(c.encode_s),
                    single(c.decode_s),
                    single(static_cast<double>(c.id_bytes)),

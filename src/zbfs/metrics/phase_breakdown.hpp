@@ -24,6 +24,7 @@ struct PhaseSummary {
   Spread wire_bytes;
   Spread model_s;  // modelled communication time under the run's network
   Spread mpi_s;    // time inside MPI calls
+  Spread wait_s;   // waiting for peers before collectives (with --time-waits; else 0)
   Spread encode_s;
   Spread decode_s;
   Spread id_bytes;                           // the exchanged ids as plain 64-bit ids

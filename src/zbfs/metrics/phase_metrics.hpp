@@ -58,8 +58,12 @@ struct PhaseCounters {
   std::uint64_t wire_bytes = 0;  // the same after encoding (equal to raw without a codec)
   double model_s = 0;            // the same traffic's time under the run's network model
   double mpi_s = 0;              // time inside MPI calls (communication and waiting for peers)
-  double encode_s = 0;           // encoding messages (sorting sets included)
-  double decode_s = 0;           // decoding them
+  // With wait timing on (--time-waits): time in the barrier before each collective, that
+  // is, waiting for the last rank to arrive. It is not part of mpi_s, which is then the
+  // collective itself once everyone is there.
+  double wait_s = 0;
+  double encode_s = 0;  // encoding messages (sorting sets included)
+  double decode_s = 0;  // decoding them
   // The exchanged vertex ids as plain 64-bit ids (a bitmap's set bits times 8): the
   // volume a 64-bit id exchange would send, control words aside.
   std::uint64_t id_bytes = 0;
@@ -69,6 +73,7 @@ struct PhaseCounters {
     time_s += o.time_s;
     model_s += o.model_s;
     mpi_s += o.mpi_s;
+    wait_s += o.wait_s;
     encode_s += o.encode_s;
     decode_s += o.decode_s;
     id_bytes += o.id_bytes;
@@ -82,6 +87,7 @@ struct PhaseCounters {
     time_s -= o.time_s;
     model_s -= o.model_s;
     mpi_s -= o.mpi_s;
+    wait_s -= o.wait_s;
     encode_s -= o.encode_s;
     decode_s -= o.decode_s;
     id_bytes -= o.id_bytes;
@@ -125,6 +131,8 @@ class PhaseMetrics {
   void add_ids(std::uint64_t ids) { counters_[index(current_)].id_bytes += ids * sizeof(std::uint64_t); }
   void add_frame(CodecId codec) { ++counters_[index(current_)].frames[static_cast<std::size_t>(codec)]; }
   void add_time(Phase phase, double seconds) { counters_[index(phase)].time_s += seconds; }
+  // Time waiting for peers before a collective, in the current phase.
+  void add_wait(double seconds) { counters_[index(current_)].wait_s += seconds; }
 
   [[nodiscard]] const PhaseCounters& operator[](Phase phase) const { return counters_[index(phase)]; }
   [[nodiscard]] const std::array<PhaseCounters, kPhaseCount>& all() const { return counters_; }

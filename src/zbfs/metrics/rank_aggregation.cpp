@@ -5,7 +5,7 @@
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
-  constexpr std::size_t kFields = 9;
+  constexpr std::size_t kFields = 10;
   std::vector<double> values(kPhaseCount * kFields);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
@@ -18,6 +18,7 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
     values[i * kFields + 6] = c.encode_s;
     values[i * kFields + 7] = c.decode_s;
     values[i * kFields + 8] = static_cast<double>(c.id_bytes);
+    values[i * kFields + 9] = c.wait_s;
   }
   std::vector<double> min = values;
   std::vector<double> max = values;
@@ -30,7 +31,8 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     Spread* fields[kFields] = {&b.phases[i].time_s,     &b.phases[i].messages, &b.phases[i].raw_bytes,
                                &b.phases[i].wire_bytes, &b.phases[i].model_s,  &b.phases[i].mpi_s,
-                               &b.phases[i].encode_s,   &b.phases[i].decode_s, &b.phases[i].id_bytes};
+                               &b.phases[i].encode_s,   &b.phases[i].decode_s, &b.phases[i].id_bytes,
+                               &b.phases[i].wait_s};
     for (std::size_t f = 0; f < kFields; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
   }

@@ -53,7 +53,8 @@ Communicator::Communicator(Communicator&& other) noexcept
       model_(other.model_),
       node_of_member_(std::move(other.node_of_member_)),
       on_node_(other.on_node_),
-      off_node_(other.off_node_) {}
+      off_node_(other.off_node_),
+      time_waits_(other.time_waits_) {}
 
 Communicator& Communicator::operator=(Communicator&& other) noexcept {
   if (this != &other) {
@@ -67,6 +68,7 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     node_of_member_ = std::move(other.node_of_member_);
     on_node_ = other.on_node_;
     off_node_ = other.off_node_;
+    time_waits_ = other.time_waits_;
   }
   return *this;
 }
@@ -76,6 +78,7 @@ Communicator Communicator::split(int color, int key) const {
   check_mpi(MPI_Comm_split(comm_, color, key, &part), "MPI_Comm_split");
   Communicator result(part);
   result.metrics_ = metrics_;  // a network, if any, is attached to the new one by its owner
+  result.time_waits_ = time_waits_;
   return result;
 }
 
@@ -119,6 +122,15 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
     offset += static_cast<std::size_t>(c);
   }
   return result;
+}
+
+void Communicator::mark_collective() const {
+  if (time_waits_ && metrics_ != nullptr && size_ > 1) {
+    const Stopwatch waiting;
+    check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+    metrics_->add_wait(waiting.elapsed_s());
+  }
+  mark();
 }
 
 MPI_Op Communicator::to_mpi(ReduceOp op) {

@@ -7,6 +7,10 @@
 // for allreduce (ceil(log2 P) messages of the whole buffer). With a network model
 // attached, each call also adds its modelled time (network/collective_cost.hpp) to the
 // phase, using which members share this rank's node, and the time spent inside MPI.
+// With wait timing on, every collective first waits in a timed barrier: the time until
+// the last member arrives is booked as waiting (wait_s), so that mpi_s is the collective
+// itself, which is what a network model can predict. Point-to-point calls are not
+// preceded by a barrier; their wait for the partner stays in mpi_s.
 #pragma once
 
 #include <mpi.h>
@@ -48,6 +52,9 @@ class Communicator {
   void attach(PhaseMetrics* metrics) { metrics_ = metrics; }
   [[nodiscard]] PhaseMetrics* metrics() const { return metrics_; }
   [[nodiscard]] CommRole role() const { return role_; }
+  // Local: turns the timed barrier before each collective on or off (see above).
+  void time_waits(bool on) { time_waits_ = on; }
+  [[nodiscard]] bool times_waits() const { return time_waits_; }
   void set_role(CommRole role) { role_ = role; }
   // Prices this communicator's traffic with `model` (kept by the caller); node_of_world[r]
   // is the node of world rank r. Local: every rank calls it with the same arguments.
@@ -72,7 +79,7 @@ class Communicator {
   template <class T>
   void allreduce(std::span<T> values, ReduceOp op) const {
     if (values.empty()) return;
-    mark();
+    mark_collective();
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), mpi_count(values.size(), "allreduce"), mpi_datatype<T>(),
                             to_mpi(op), comm_),
               "MPI_Allreduce");
@@ -88,7 +95,7 @@ class Communicator {
   // receives size() * mine.size() elements in rank order.
   template <class T>
   void allgather(std::span<const T> mine, std::span<T> all) const {
-    mark();
+    mark_collective();
     check_mpi(MPI_Allgather(mine.data(), mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), all.data(),
                             mpi_count(mine.size(), "allgather"), mpi_datatype<T>(), comm_),
               "MPI_Allgather");
@@ -112,7 +119,7 @@ class Communicator {
   // `all` (the sum of the counts long) receives the contributions in rank order.
   template <class T>
   void allgatherv_into(std::span<const T> mine, std::span<const std::uint64_t> counts, std::span<T> all) const {
-    mark();
+    mark_collective();
     std::vector<int> recv_counts(counts.size());
     std::vector<int> displs(counts.size());
     std::uint64_t total = 0;
@@ -131,7 +138,7 @@ class Communicator {
   // One element to and from every rank: recv[s] is what rank s sent to this rank.
   template <class T>
   void alltoall(std::span<const T> send, std::span<T> recv) const {
-    mark();
+    mark_collective();
     check_mpi(MPI_Alltoall(send.data(), 1, mpi_datatype<T>(), recv.data(), 1, mpi_datatype<T>(), comm_),
               "MPI_Alltoall");
     count_personalized_uniform(sizeof(T));
@@ -157,7 +164,7 @@ class Communicator {
   template <class T>
   void alltoallv_into(std::span<const T> send, std::span<const std::uint64_t> send_counts,
                       std::span<const std::uint64_t> recv_counts, std::span<T> recv) const {
-    mark();
+    mark_collective();
     std::vector<int> sc(recv_counts.size());
     std::vector<int> sd(recv_counts.size());
     std::vector<int> rc(recv_counts.size());
@@ -193,7 +200,7 @@ class Communicator {
   // block r of the result in `recv`.
   template <class T>
   void reduce_scatter_block_sum(std::span<const T> send, std::span<T> recv) const {
-    mark();
+    mark_collective();
     check_mpi(MPI_Reduce_scatter_block(send.data(), recv.data(), mpi_count(recv.size(), "reduce_scatter"),
                                        mpi_datatype<T>(), MPI_SUM, comm_),
               "MPI_Reduce_scatter_block");
@@ -202,7 +209,7 @@ class Communicator {
 
   template <class T>
   void broadcast(std::span<T> values, int root) const {
-    mark();
+    mark_collective();
     check_mpi(MPI_Bcast(values.data(), mpi_count(values.size(), "broadcast"), mpi_datatype<T>(), root, comm_),
               "MPI_Bcast");
     count_rounds(values.size_bytes());
@@ -259,6 +266,8 @@ class Communicator {
   // Also books the time since mark() (or the previous record()) as time inside MPI.
   void record(CommPattern pattern, std::uint64_t messages, std::uint64_t bytes, const ClassTraffic& priced) const;
   void mark() const { since_mark_.restart(); }
+  // mark() for a collective: first, with wait timing on, the timed barrier.
+  void mark_collective() const;
   [[nodiscard]] LinkClass link_to(int member) const {
     return node_of_member_.empty() ||
                    node_of_member_[static_cast<std::size_t>(member)] == node_of_member_[static_cast<std::size_t>(rank_)]
@@ -278,6 +287,7 @@ class Communicator {
   std::vector<int> node_of_member_;  // empty: no network attached
   int on_node_ = 1;
   int off_node_ = 0;
+  bool time_waits_ = false;
   mutable Stopwatch since_mark_;  // a call in progress: when its MPI part began
 };
 

@@ -36,6 +36,12 @@ void ProcessGrid::attach_network(const NetworkModel* model, std::span<const int>
   col_.attach_network(model, node_of_world);
 }
 
+void ProcessGrid::time_waits(bool on) {
+  world_.time_waits(on);
+  row_.time_waits(on);
+  col_.time_waits(on);
+}
+
 TraversalLayout ProcessGrid::top_down() const { return {&col_, col_group_, &row_, row_group_, false}; }
 
 TraversalLayout ProcessGrid::bottom_up() const {

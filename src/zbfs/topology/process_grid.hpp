@@ -36,6 +36,8 @@ class ProcessGrid {
 
   // Prices the traffic of all three communicators with `model` (see Communicator).
   void attach_network(const NetworkModel* model, std::span<const int> node_of_world);
+  // Times the wait before every collective of all three communicators (see Communicator).
+  void time_waits(bool on);
 
   [[nodiscard]] Partition partition() const { return partition_; }
   [[nodiscard]] const GridShape& shape() const { return shape_; }
