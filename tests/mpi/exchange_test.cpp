@@ -13,6 +13,7 @@
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/network/network_model.hpp"
+#include "zbfs/network/network_probe.hpp"
 
 namespace zbfs {
 namespace {
@@ -368,6 +369,43 @@ TEST(CodecExchange, CorruptedFramesAreRefused) {
   const std::vector<std::uint8_t> all = comm.allgatherv(std::span<const std::uint8_t>(bytes), counts);
   const auto peer = static_cast<std::size_t>((comm.rank() + 1) % comm.size());
   EXPECT_THROW(decode_frame(std::span(all).subspan(peer * bytes.size(), bytes.size()), 10), DecodeError);
+}
+
+}  // namespace
+}  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+// The probe against a node layout given by hand: with every rank on its own node the
+// inter-node class and the loaded swap are measured (P/2 pairs), with one node neither.
+// Every rank gets the same figures.
+TEST(NetworkProbe, MeasuresPingPongAndTheLoadedSwapPerLayout) {
+  const Communicator comm = world();
+  const int p = comm.size();
+  std::vector<int> own_nodes(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) own_nodes[static_cast<std::size_t>(r)] = r;
+  const NetworkMeasurement spread = measure_network(comm, own_nodes);
+  EXPECT_EQ(spread.inter_node.measured, p > 1);
+  EXPECT_FALSE(spread.intra_node.measured);
+  EXPECT_EQ(spread.inter_node_loaded.measured, p > 1);
+  if (p > 1) {
+    EXPECT_EQ(spread.inter_node_loaded.pairs, p / 2);
+    ASSERT_EQ(spread.inter_node_loaded.samples.size(), 3U);  // 64 KiB, 1 MiB, 4 MiB
+    EXPECT_EQ(spread.inter_node_loaded.samples.back().bytes, 4U << 20);
+    EXPECT_GT(spread.inter_node_loaded.bandwidth_bytes_per_s, 0.0);
+    const double fastest = comm.allreduce(spread.inter_node_loaded.bandwidth_bytes_per_s, ReduceOp::kMax);
+    EXPECT_EQ(fastest, spread.inter_node_loaded.bandwidth_bytes_per_s);
+    NetworkChoice measure;
+    EXPECT_EQ(network_model_for(measure, &spread).inter_node.bandwidth_bytes_per_s,
+              spread.inter_node_loaded.bandwidth_bytes_per_s);
+  }
+
+  const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+  const NetworkMeasurement shared = measure_network(comm, one_node);
+  EXPECT_FALSE(shared.inter_node.measured);
+  EXPECT_FALSE(shared.inter_node_loaded.measured);
+  EXPECT_EQ(shared.intra_node.measured, p > 1);
 }
 
 }  // namespace

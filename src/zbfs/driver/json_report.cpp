@@ -61,10 +61,21 @@ nlohmann::json to_json(const LinkCost& l) {
   return {{"latency_s", l.latency_s}, {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s}};
 }
 
+nlohmann::json to_json(const std::vector<PingPongSample>& samples) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const PingPongSample& s : samples) j.push_back({{"bytes", s.bytes}, {"one_way_s", s.one_way_s}});
+  return j;
+}
+
 nlohmann::json to_json(const LinkMeasurement& m) {
-  nlohmann::json samples = nlohmann::json::array();
-  for (const PingPongSample& s : m.samples) samples.push_back({{"bytes", s.bytes}, {"one_way_s", s.one_way_s}});
-  return {{"measured", m.measured}, {"peer", m.peer}, {"fit", to_json(m.fit)}, {"samples", samples}};
+  return {{"measured", m.measured}, {"peer", m.peer}, {"fit", to_json(m.fit)}, {"samples", to_json(m.samples)}};
+}
+
+nlohmann::json to_json(const LoadedMeasurement& m) {
+  return {{"measured", m.measured},
+          {"pairs", m.pairs},
+          {"bandwidth_bytes_per_s", m.bandwidth_bytes_per_s},
+          {"samples", to_json(m.samples)}};
 }
 
 nlohmann::json network_json(const RunResult& r) {
@@ -78,6 +89,7 @@ nlohmann::json network_json(const RunResult& r) {
   if (r.network_probe) {
     j["measurement"] = {{"intra_node", to_json(r.network_probe->intra_node)},
                         {"inter_node", to_json(r.network_probe->inter_node)},
+                        {"inter_node_loaded", to_json(r.network_probe->inter_node_loaded)},
                         {"elapsed_s", r.network_probe->elapsed_s}};
   }
   return j;

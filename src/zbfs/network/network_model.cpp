@@ -148,21 +148,25 @@ double parse_bandwidth_bytes_per_s(std::string_view text, std::string_view what)
   return value * scale;
 }
 
-LinkCost fit_link(const std::vector<PingPongSample>& samples) {
-  if (samples.empty()) throw Error(ExitCode::kFailure, "fit_link: no samples");
-  const PingPongSample smallest =
-      *std::min_element(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-  const double latency = smallest.one_way_s;
+double fit_bandwidth(const std::vector<PingPongSample>& samples, double latency_s) {
   double num = 0;
   double den = 0;
   for (const PingPongSample& s : samples) {
     if (s.bytes < 65536) continue;
     const auto n = static_cast<double>(s.bytes);
-    num += n * std::max(s.one_way_s - latency, 1e-12);
+    num += n * std::max(s.one_way_s - latency_s, 1e-12);
     den += n * n;
   }
-  if (den == 0) throw Error(ExitCode::kFailure, "fit_link: no sample of 64 KiB or more");
-  return LinkCost{latency, den / num};
+  if (den == 0) throw Error(ExitCode::kFailure, "fit_bandwidth: no sample of 64 KiB or more");
+  return den / num;
+}
+
+LinkCost fit_link(const std::vector<PingPongSample>& samples) {
+  if (samples.empty()) throw Error(ExitCode::kFailure, "fit_link: no samples");
+  const PingPongSample smallest =
+      *std::min_element(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  const double latency = smallest.one_way_s;
+  return LinkCost{latency, fit_bandwidth(samples, latency)};
 }
 
 NetworkModel network_model_for(const NetworkChoice& choice, const NetworkMeasurement* measured) {
@@ -174,6 +178,9 @@ NetworkModel network_model_for(const NetworkChoice& choice, const NetworkMeasure
   if (inter.measured) model.inter_node = inter.fit;
   if (intra.measured && !inter.measured) model.inter_node = intra.fit;
   if (inter.measured && !intra.measured) model.intra_node = inter.fit;
+  if (measured->inter_node_loaded.measured) {
+    model.inter_node.bandwidth_bytes_per_s = measured->inter_node_loaded.bandwidth_bytes_per_s;
+  }
   apply_inter_node_overrides(choice, model);  // explicit figures still win over the measurement
   model.name = "measure";
   return model;

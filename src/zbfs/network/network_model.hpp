@@ -89,19 +89,38 @@ struct LinkMeasurement {
   std::vector<PingPongSample> samples;
 };
 
+// Every rank that has a partner on another node swaps messages with it, all pairs at
+// once: the bandwidth one rank's inter-node link delivers while every rank communicates,
+// as in the BFS exchanges. It can be far below a lone ping-pong's when the pairs share
+// something (a switch uplink, a NIC per node, or an emulator's cores).
+struct LoadedMeasurement {
+  bool measured = false;  // false: no two ranks on different nodes could pair up
+  int pairs = 0;          // pairs swapping at once
+  // Per size, the median over repetitions of the slowest pair's swap (one_way_s: the
+  // swap sends and receives the size at once).
+  std::vector<PingPongSample> samples;
+  double bandwidth_bytes_per_s = 0;  // fitted with the ping-pong's latency
+};
+
 struct NetworkMeasurement {
   LinkMeasurement intra_node;
   LinkMeasurement inter_node;
+  LoadedMeasurement inter_node_loaded;
   double elapsed_s = 0;
 };
 
 // The model a run uses for `choice`: the preset with overrides, or the measurement (a
-// class not measured takes the other's figures; with neither, the shm preset).
+// class not measured takes the other's figures; with neither, the shm preset). The
+// inter-node bandwidth is the loaded one when measured: exchanges run with every rank
+// communicating, and a lone ping-pong overstates what each of them gets.
 NetworkModel network_model_for(const NetworkChoice& choice, const NetworkMeasurement* measured);
 
 // Fits latency (the smallest message's time) and bandwidth (least squares over the
 // messages of 64 KiB and more) to samples; pure, for tests.
 LinkCost fit_link(const std::vector<PingPongSample>& samples);
+// The bandwidth that fits samples of 64 KiB and more to latency_s + bytes / bandwidth
+// (least squares of the transfer times); throws without such a sample.
+double fit_bandwidth(const std::vector<PingPongSample>& samples, double latency_s);
 
 // "50 us", "1.18 GB/s": short human forms for tables.
 std::string format_duration(double seconds);

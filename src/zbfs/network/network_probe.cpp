@@ -45,18 +45,31 @@ std::vector<PingPongSample> ping_pong(MPI_Comm comm, int partner, bool leader) {
   return samples;
 }
 
-// Waits for every rank at a barrier while sleeping between checks: ranks outside the
-// measured pair must not spin, or on an oversubscribed machine they take the pair's cores
-// and the kernel's network work, and the ping-pong measures the scheduler instead.
-void quiet_barrier(MPI_Comm comm) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
+// Completes a request while sleeping between checks: ranks outside the measured pairs
+// must not spin, or on an oversubscribed machine they take the pairs' cores and the
+// kernel's network work, and the probe measures the scheduler instead.
+void wait_quietly(MPI_Request& request) {
   int done = 0;
   while (true) {
     check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) return;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
+}
+
+void quiet_barrier(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
+  wait_quietly(request);
+}
+
+// The slowest value over the world, every rank waiting quietly.
+double quiet_max(MPI_Comm comm, double value) {
+  double result = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm, &request), "MPI_Iallreduce");
+  wait_quietly(request);
+  return result;
 }
 
 LinkMeasurement measure_pair(const Communicator& world, int peer) {
@@ -76,6 +89,48 @@ LinkMeasurement measure_pair(const Communicator& world, int peer) {
   m.samples.clear();
   for (std::size_t i = 0; i < kSizes.size(); ++i) m.samples.push_back({kSizes[i], times[i]});
   m.fit = fit_link(m.samples);
+  return m;
+}
+
+// The loaded swap uses the ping-pong's sizes of 64 KiB and more (those the bandwidth
+// fit reads), with the same repetitions.
+constexpr std::size_t kFirstLoadedSize = 2;
+static_assert(kSizes[kFirstLoadedSize] == 65536);
+
+// Rank r < P/2 pairs with r + P/2 (with P odd the last rank sits out); the pairs whose
+// ranks are on different nodes swap each size both ways at once, after a warm-up.
+LoadedMeasurement measure_loaded(const Communicator& world, const std::vector<int>& node_of_world,
+                                 double latency_s) {
+  const int half = world.size() / 2;
+  const int me = world.rank();
+  const int partner = me < half ? me + half : (me < 2 * half ? me - half : -1);
+  const bool swaps = partner >= 0 && node_of_world[static_cast<std::size_t>(me)] !=
+                                         node_of_world[static_cast<std::size_t>(partner)];
+  int pairs = swaps && me < half ? 1 : 0;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &pairs, 1, MPI_INT, MPI_SUM, world.handle()), "MPI_Allreduce");
+  LoadedMeasurement m;
+  if (pairs == 0) return m;
+  std::vector<char> sent(swaps ? kSizes.back() : 0);
+  std::vector<char> received(sent.size());
+  for (std::size_t s = kFirstLoadedSize; s < kSizes.size(); ++s) {
+    const int count = static_cast<int>(kSizes[s]);
+    std::vector<double> slowest;
+    for (int rep = 0; rep <= kRepeats[s]; ++rep) {  // the first is a warm-up
+      quiet_barrier(world.handle());
+      Stopwatch clock;
+      if (swaps) {
+        check_mpi(MPI_Sendrecv(sent.data(), count, MPI_CHAR, partner, kPingTag, received.data(), count, MPI_CHAR,
+                               partner, kPingTag, world.handle(), MPI_STATUS_IGNORE),
+                  "MPI_Sendrecv");
+      }
+      const double seconds = quiet_max(world.handle(), swaps ? clock.elapsed_s() : 0.0);
+      if (rep > 0) slowest.push_back(seconds);
+    }
+    m.samples.push_back({kSizes[s], median(slowest)});
+  }
+  m.measured = true;
+  m.pairs = pairs;
+  m.bandwidth_bytes_per_s = fit_bandwidth(m.samples, latency_s);
   return m;
 }
 
@@ -116,6 +171,9 @@ NetworkMeasurement measure_network(const Communicator& world, const std::vector<
   }
   result.intra_node = measure_pair(world, intra_peer);
   result.inter_node = measure_pair(world, inter_peer);
+  if (result.inter_node.measured) {
+    result.inter_node_loaded = measure_loaded(world, node_of_world, result.inter_node.fit.latency_s);
+  }
   check_mpi(MPI_Barrier(world.handle()), "MPI_Barrier");
   result.elapsed_s = clock.elapsed_s();
   return result;
