@@ -391,14 +391,17 @@ TEST(NetworkProbe, MeasuresPingPongAndTheLoadedSwapPerLayout) {
   EXPECT_EQ(spread.inter_node_loaded.measured, p > 1);
   if (p > 1) {
     EXPECT_EQ(spread.inter_node_loaded.pairs, p / 2);
-    ASSERT_EQ(spread.inter_node_loaded.samples.size(), 3U);  // 64 KiB, 1 MiB, 4 MiB
+    ASSERT_EQ(spread.inter_node_loaded.samples.size(), 4U);  // 8 B, 64 KiB, 1 MiB, 4 MiB
     EXPECT_EQ(spread.inter_node_loaded.samples.back().bytes, 4U << 20);
-    EXPECT_GT(spread.inter_node_loaded.bandwidth_bytes_per_s, 0.0);
-    const double fastest = comm.allreduce(spread.inter_node_loaded.bandwidth_bytes_per_s, ReduceOp::kMax);
-    EXPECT_EQ(fastest, spread.inter_node_loaded.bandwidth_bytes_per_s);
+    const LinkCost& loaded = spread.inter_node_loaded.fit;
+    EXPECT_EQ(loaded.latency_s, spread.inter_node_loaded.samples.front().one_way_s);
+    EXPECT_GT(loaded.latency_s, 0.0);
+    EXPECT_GT(loaded.bandwidth_bytes_per_s, 0.0);
+    const double fastest = comm.allreduce(loaded.bandwidth_bytes_per_s, ReduceOp::kMax);
+    EXPECT_EQ(fastest, loaded.bandwidth_bytes_per_s);
     NetworkChoice measure;
-    EXPECT_EQ(network_model_for(measure, &spread).inter_node.bandwidth_bytes_per_s,
-              spread.inter_node_loaded.bandwidth_bytes_per_s);
+    EXPECT_EQ(network_model_for(measure, &spread).inter_node.bandwidth_bytes_per_s, loaded.bandwidth_bytes_per_s);
+    EXPECT_EQ(network_model_for(measure, &spread).inter_node.latency_s, loaded.latency_s);
   }
 
   const std::vector<int> one_node(static_cast<std::size_t>(p), 0);

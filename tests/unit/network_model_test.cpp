@@ -101,7 +101,8 @@ TEST(NetworkModel, MeasurementFillsAClassWithoutAPairFromTheOther) {
 TEST(NetworkModel, LoadedSwapSetsTheInterNodeBandwidth) {
   // Exact samples at 50 MB/s over a 40 us link; the 4 KiB one is below the fit's sizes.
   std::vector<PingPongSample> swaps;
-  for (const std::uint64_t n : {4096, 65536, 1 << 20, 4 << 20}) swaps.push_back({n, 40e-6 + static_cast<double>(n) / 5e7});
+  for (const std::uint64_t n : {4096, 65536, 1 << 20, 4 << 20})
+    swaps.push_back({n, 40e-6 + static_cast<double>(n) / 5e7});
   swaps[0].one_way_s = 1.0;
   EXPECT_NEAR(fit_bandwidth(swaps, 40e-6), 5e7, 1e-3);
   // 1 MiB in 21 ms and 4 MiB in 81 ms over 1 ms: sum n^2 / sum n (t - latency).
@@ -116,14 +117,15 @@ TEST(NetworkModel, LoadedSwapSetsTheInterNodeBandwidth) {
   m.intra_node.fit = {2e-6, 5e9};
   m.inter_node.measured = true;
   m.inter_node.fit = {40e-6, 1.2e8};
-  m.inter_node_loaded = {true, 2, {{4194304, 0.08}}, 5.5e7};
+  m.inter_node_loaded = {true, 2, {{8, 90e-6}, {4194304, 0.08}}, {90e-6, 5.5e7}};
   NetworkChoice c;  // measure
   const NetworkModel model = network_model_for(c, &m);
-  EXPECT_DOUBLE_EQ(model.inter_node.latency_s, 40e-6);  // latency stays the ping-pong's
+  EXPECT_DOUBLE_EQ(model.inter_node.latency_s, 90e-6);
   EXPECT_DOUBLE_EQ(model.inter_node.bandwidth_bytes_per_s, 5.5e7);
   EXPECT_DOUBLE_EQ(model.intra_node.bandwidth_bytes_per_s, 5e9);
   c.bandwidth_bytes_per_s = 1e9;  // explicit figures still win
   EXPECT_DOUBLE_EQ(network_model_for(c, &m).inter_node.bandwidth_bytes_per_s, 1e9);
+  EXPECT_DOUBLE_EQ(network_model_for(c, &m).inter_node.latency_s, 90e-6);
   // A preset ignores any measurement.
   NetworkChoice preset;
   preset.name = "1gbe";

@@ -72,10 +72,7 @@ nlohmann::json to_json(const LinkMeasurement& m) {
 }
 
 nlohmann::json to_json(const LoadedMeasurement& m) {
-  return {{"measured", m.measured},
-          {"pairs", m.pairs},
-          {"bandwidth_bytes_per_s", m.bandwidth_bytes_per_s},
-          {"samples", to_json(m.samples)}};
+  return {{"measured", m.measured}, {"pairs", m.pairs}, {"fit", to_json(m.fit)}, {"samples", to_json(m.samples)}};
 }
 
 nlohmann::json network_json(const RunResult& r) {

@@ -178,9 +178,7 @@ NetworkModel network_model_for(const NetworkChoice& choice, const NetworkMeasure
   if (inter.measured) model.inter_node = inter.fit;
   if (intra.measured && !inter.measured) model.inter_node = intra.fit;
   if (inter.measured && !intra.measured) model.intra_node = inter.fit;
-  if (measured->inter_node_loaded.measured) {
-    model.inter_node.bandwidth_bytes_per_s = measured->inter_node_loaded.bandwidth_bytes_per_s;
-  }
+  if (measured->inter_node_loaded.measured) model.inter_node = measured->inter_node_loaded.fit;
   apply_inter_node_overrides(choice, model);  // explicit figures still win over the measurement
   model.name = "measure";
   return model;

@@ -90,16 +90,19 @@ struct LinkMeasurement {
 };
 
 // Every rank that has a partner on another node swaps messages with it, all pairs at
-// once: the bandwidth one rank's inter-node link delivers while every rank communicates,
-// as in the BFS exchanges. It can be far below a lone ping-pong's when the pairs share
-// something (a switch uplink, a NIC per node, or an emulator's cores).
+// once: what one rank's inter-node link delivers while every rank communicates, as in
+// the BFS exchanges. Latency and bandwidth can be far worse than a lone ping-pong's when
+// the pairs share something (a NIC per node, a switch uplink, cores that also run the
+// network stack, or an emulator's cores).
 struct LoadedMeasurement {
   bool measured = false;  // false: no two ranks on different nodes could pair up
   int pairs = 0;          // pairs swapping at once
-  // Per size, the median over repetitions of the slowest pair's swap (one_way_s: the
-  // swap sends and receives the size at once).
+  // Per size, the median over repetitions of the slowest pair's time per swap (one_way_s:
+  // a swap sends and receives the size at once). A repetition is a burst of swaps whose
+  // mean time it keeps: the model adds up thousands of messages, so the occasional slow
+  // one counts, while the median drops repetitions something else disturbed.
   std::vector<PingPongSample> samples;
-  double bandwidth_bytes_per_s = 0;  // fitted with the ping-pong's latency
+  LinkCost fit;  // latency: the smallest swap; bandwidth: fitted through the large ones
 };
 
 struct NetworkMeasurement {
@@ -111,7 +114,7 @@ struct NetworkMeasurement {
 
 // The model a run uses for `choice`: the preset with overrides, or the measurement (a
 // class not measured takes the other's figures; with neither, the shm preset). The
-// inter-node bandwidth is the loaded one when measured: exchanges run with every rank
+// inter-node link is the loaded one when measured: exchanges run with every rank
 // communicating, and a lone ping-pong overstates what each of them gets.
 NetworkModel network_model_for(const NetworkChoice& choice, const NetworkMeasurement* measured);
 

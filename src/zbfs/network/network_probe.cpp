@@ -92,45 +92,48 @@ LinkMeasurement measure_pair(const Communicator& world, int peer) {
   return m;
 }
 
-// The loaded swap uses the ping-pong's sizes of 64 KiB and more (those the bandwidth
-// fit reads), with the same repetitions.
-constexpr std::size_t kFirstLoadedSize = 2;
-static_assert(kSizes[kFirstLoadedSize] == 65536);
+// The loaded swaps: the ping-pong's smallest size (the latency) and its sizes of 64 KiB
+// and more (the bandwidth fit). A timed repetition runs a burst of swaps back to back,
+// so the pairs pace each other and the start's skew is spread over the burst.
+constexpr std::array<std::uint64_t, 4> kLoadedSizes = {8, 65536, 1 << 20, 4 << 20};
+constexpr std::array<int, 4> kLoadedBursts = {64, 8, 2, 1};
+constexpr std::array<int, 4> kLoadedRepeats = {9, 7, 5, 5};
 
 // Rank r < P/2 pairs with r + P/2 (with P odd the last rank sits out); the pairs whose
-// ranks are on different nodes swap each size both ways at once, after a warm-up.
-LoadedMeasurement measure_loaded(const Communicator& world, const std::vector<int>& node_of_world,
-                                 double latency_s) {
+// ranks are on different nodes swap each size both ways at once, after a warm-up. Ranks
+// outside those pairs wait quietly.
+LoadedMeasurement measure_loaded(const Communicator& world, const std::vector<int>& node_of_world) {
   const int half = world.size() / 2;
   const int me = world.rank();
   const int partner = me < half ? me + half : (me < 2 * half ? me - half : -1);
-  const bool swaps = partner >= 0 && node_of_world[static_cast<std::size_t>(me)] !=
-                                         node_of_world[static_cast<std::size_t>(partner)];
+  const bool swaps =
+      partner >= 0 && node_of_world[static_cast<std::size_t>(me)] != node_of_world[static_cast<std::size_t>(partner)];
   int pairs = swaps && me < half ? 1 : 0;
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &pairs, 1, MPI_INT, MPI_SUM, world.handle()), "MPI_Allreduce");
   LoadedMeasurement m;
   if (pairs == 0) return m;
-  std::vector<char> sent(swaps ? kSizes.back() : 0);
+  std::vector<char> sent(swaps ? kLoadedSizes.back() : 0);
   std::vector<char> received(sent.size());
-  for (std::size_t s = kFirstLoadedSize; s < kSizes.size(); ++s) {
-    const int count = static_cast<int>(kSizes[s]);
+  for (std::size_t s = 0; s < kLoadedSizes.size(); ++s) {
+    const int count = static_cast<int>(kLoadedSizes[s]);
     std::vector<double> slowest;
-    for (int rep = 0; rep <= kRepeats[s]; ++rep) {  // the first is a warm-up
+    for (int rep = 0; rep <= kLoadedRepeats[s]; ++rep) {  // the first is a warm-up
       quiet_barrier(world.handle());
       Stopwatch clock;
-      if (swaps) {
+      for (int swap = 0; swaps && swap < kLoadedBursts[s]; ++swap) {
         check_mpi(MPI_Sendrecv(sent.data(), count, MPI_CHAR, partner, kPingTag, received.data(), count, MPI_CHAR,
                                partner, kPingTag, world.handle(), MPI_STATUS_IGNORE),
                   "MPI_Sendrecv");
       }
-      const double seconds = quiet_max(world.handle(), swaps ? clock.elapsed_s() : 0.0);
+      const double per_swap = swaps ? clock.elapsed_s() / kLoadedBursts[s] : 0.0;
+      const double seconds = quiet_max(world.handle(), per_swap);
       if (rep > 0) slowest.push_back(seconds);
     }
-    m.samples.push_back({kSizes[s], median(slowest)});
+    m.samples.push_back({kLoadedSizes[s], median(slowest)});
   }
   m.measured = true;
   m.pairs = pairs;
-  m.bandwidth_bytes_per_s = fit_bandwidth(m.samples, latency_s);
+  m.fit = fit_link(m.samples);
   return m;
 }
 
@@ -172,7 +175,7 @@ NetworkMeasurement measure_network(const Communicator& world, const std::vector<
   result.intra_node = measure_pair(world, intra_peer);
   result.inter_node = measure_pair(world, inter_peer);
   if (result.inter_node.measured) {
-    result.inter_node_loaded = measure_loaded(world, node_of_world, result.inter_node.fit.latency_s);
+    result.inter_node_loaded = measure_loaded(world, node_of_world);
   }
   check_mpi(MPI_Barrier(world.handle()), "MPI_Barrier");
   result.elapsed_s = clock.elapsed_s();
