@@ -88,6 +88,8 @@ def main() -> int:
     parser.add_argument("--codecs", nargs="+", default=None, help="default: none, plus auto when zbfs has codecs")
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--name", default="zbfsb")
+    parser.add_argument("--burst", type=int, default=None,
+                        help="tbf bucket of the shaped links in bytes (netcluster up --burst; default its own)")
     parser.add_argument("--time-waits", action="store_true",
                         help="separate waiting for late ranks from time in the collectives (zbfs run --time-waits)")
     args = parser.parse_args()
@@ -107,7 +109,10 @@ def main() -> int:
     paths: dict[tuple[str, str], list[Path]] = {}
     for rate in args.rates:
         sh([str(NETCLUSTER), "down", "--name", args.name], check=False)
-        up = sh([str(NETCLUSTER), "up", str(args.hosts), "--rate", rate, "--name", args.name], check=False)
+        up_args = [str(NETCLUSTER), "up", str(args.hosts), "--rate", rate, "--name", args.name]
+        if args.burst and rate != "none":
+            up_args += ["--burst", str(args.burst)]
+        up = sh(up_args, check=False)
         if up.returncode != 0:
             sys.exit(f"netcluster_bench: {up.stderr.strip()}")
         try:
@@ -122,8 +127,9 @@ def main() -> int:
         finally:
             sh([str(NETCLUSTER), "down", "--name", args.name], check=False)
 
+    burst = f", tbf burst {args.burst} B" if args.burst else ""
     print(f"\n{args.hosts} emulated hosts, scale {args.scale}, {args.partition}, {args.threads} thread(s) per rank, "
-          f"{args.repeats} runs each (medians)\n")
+          f"{args.repeats} runs each (medians){burst}\n")
     print("Row + column exchanges of the slowest rank, summed over the searches: the phases' time, the part of it"
           " inside MPI calls, the part spent waiting for late ranks before collectives (with --time-waits; not"
           " part of 'in MPI' then), and the model's time for their traffic on the run's measured network.\n")

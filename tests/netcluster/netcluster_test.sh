@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A tiny zbfs job on 2 emulated hosts (scripts/netcluster) with 1 Gbit/s links: the job
-# runs over TCP between the namespaces, sees 2 nodes, and its ping-pong measures the
-# shaped bandwidth. Exits 77 (skipped, with the reason) where the machine cannot host an
+# A tiny zbfs job on 2 emulated hosts (scripts/netcluster) with 1 Gbit/s links and a
+# small tbf bucket: the job runs over TCP between the namespaces, sees 2 nodes, and its
+# ping-pong and loaded swap measure the shaped bandwidth. Exits 77 (skipped, with the reason) where the machine cannot host an
 # emulated cluster: no root, no iproute2, no namespaces.
 set -euo pipefail
 netcluster="$1"
@@ -15,7 +15,11 @@ name="zt$(($$ % 100000))"
 work="$(mktemp -d)"
 trap '"$netcluster" down --name "$name" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-"$netcluster" up 2 --rate 1gbit --name "$name"
+if "$netcluster" up 2 --rate 1gbit --burst 100 --name "$name" 2>"$work/err"; then
+  echo "a 100-byte burst was accepted"; exit 1
+fi
+grep -q -- '--burst' "$work/err" || { echo "no --burst error:"; cat "$work/err"; exit 1; }
+"$netcluster" up 2 --rate 1gbit --burst 16000 --name "$name"
 timeout 180 "$netcluster" run --name "$name" -- "$zbfs" run --scale 10 --roots 4 --threads 1 -q \
   --json "$work/run.json" >"$work/stdout"
 grep -q '^SCALE: *10$' "$work/stdout" || { echo "no result block:"; cat "$work/stdout"; exit 1; }
@@ -31,6 +35,9 @@ assert inter["measured"], "the inter-node link was not measured"
 bandwidth = inter["fit"]["bandwidth_bytes_per_s"]
 # tbf at 1 Gbit/s: 125 MB/s less TCP/IP framing; far above it means the shaping is not there.
 assert 50e6 < bandwidth < 135e6, f"measured {bandwidth / 1e6:.1f} MB/s on a 1 Gbit/s link"
+loaded = net["measurement"]["inter_node_loaded"]
+assert loaded["measured"] and loaded["pairs"] == 1, f"loaded swap: {loaded}"
+assert 20e6 < loaded["fit"]["bandwidth_bytes_per_s"] < 135e6, f"loaded swap: {loaded['fit']}"
 assert j["phases"]["row_exchange"]["modelled_time_s"]["max"] > 0
 print(f"2 emulated hosts: inter-node {inter['fit']['latency_s'] * 1e6:.1f} us, {bandwidth / 1e6:.1f} MB/s")
 PY
