@@ -125,10 +125,12 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
 }
 
 void Communicator::mark_collective() const {
-  if (time_waits_ && metrics_ != nullptr && size_ > 1) {
+  // Whether to wait depends only on the setting every member shares, never on local state
+  // such as attached metrics: a member that skipped the barrier would hang the others.
+  if (time_waits_ && size_ > 1) {
     const Stopwatch waiting;
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
-    metrics_->add_wait(waiting.elapsed_s());
+    if (metrics_ != nullptr) metrics_->add_wait(waiting.elapsed_s());
   }
   mark();
 }

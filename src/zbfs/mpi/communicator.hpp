@@ -52,7 +52,8 @@ class Communicator {
   void attach(PhaseMetrics* metrics) { metrics_ = metrics; }
   [[nodiscard]] PhaseMetrics* metrics() const { return metrics_; }
   [[nodiscard]] CommRole role() const { return role_; }
-  // Local: turns the timed barrier before each collective on or off (see above).
+  // Local, but every member must set the same, since the barrier is collective: turns
+  // the timed barrier before each collective on or off (see above).
   void time_waits(bool on) { time_waits_ = on; }
   [[nodiscard]] bool times_waits() const { return time_waits_; }
   void set_role(CommRole role) { role_ = role; }
