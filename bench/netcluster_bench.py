@@ -51,10 +51,19 @@ def run_once(binary: Path, name: str, args: argparse.Namespace, codec: str, out:
         command += ["--codec", codec]
     if args.time_waits:
         command.append("--time-waits")
-    done = subprocess.run(command, text=True, capture_output=True, timeout=args.timeout)
-    if done.returncode != 0:
-        sys.exit(f"netcluster_bench: run failed ({done.returncode}): {done.stderr.strip()[-400:]}")
-    return json.loads(out.read_text())
+    # A launch on the emulated hosts very rarely loses a daemon (mpirun then gives up after
+    # netcluster's startup timeout); such a run is tried once more, and said so.
+    for attempt in (1, 2):
+        try:
+            done = subprocess.run(command, text=True, capture_output=True, timeout=args.timeout)
+            failure = f"exit {done.returncode}: {done.stderr.strip()[-400:]}" if done.returncode != 0 else ""
+        except subprocess.TimeoutExpired:
+            failure = f"no result after {args.timeout} s"
+        if not failure:
+            return json.loads(out.read_text())
+        if attempt == 1:
+            print(f"   run failed ({failure}); trying it once more", flush=True)
+    sys.exit(f"netcluster_bench: run failed twice ({failure})")
 
 
 def exchange_seconds(record: dict, key: str) -> float:
