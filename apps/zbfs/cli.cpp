@@ -86,10 +86,12 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "(set-union allreduce)")
       ->check(CLI::IsMember({"allgatherv", "union"}))
       ->capture_default_str();
-  run.add_option("--codec", text.codec,
-                 "how exchanges are encoded: none, varint, bitpack, pfor, streamvbyte, roaring, zstd, bitmap, or auto "
-                 "(per message, by the cost model of this machine's codecs and the --network)")
-      ->check(CLI::IsMember({"none", "varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "auto"}))
+  run.add_option(
+         "--codec", text.codec,
+         "how exchanges are encoded: none, varint, bitpack, pfor, streamvbyte, roaring, zstd, bitmap, rice, or auto "
+         "(per message, by the cost model of this machine's codecs and the --network)")
+      ->check(CLI::IsMember(
+          {"none", "varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "rice", "auto"}))
       ->capture_default_str();
   run.add_flag("--time-waits", config.time_waits,
                "time a barrier before every collective, so the phase table and JSON report waiting for late ranks "

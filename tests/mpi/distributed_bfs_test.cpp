@@ -119,7 +119,7 @@ TEST(DistributedBfs, SetUnionColumnGather) {
 TEST(DistributedBfs, EveryCodecGivesTheSameLevels) {
   const int p = world_size();
   for (const std::string_view name :
-       {"varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "auto"}) {
+       {"varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "rice", "auto"}) {
     const CodecChoice codec = *parse_codec_choice(name);
     check_searches<std::uint32_t>({Partition::k1D, {1, p}}, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 2,
                                   codec);

@@ -212,7 +212,7 @@ std::shared_ptr<const CodecCostModel> calibrated() {
 }
 
 const char* const kCodecNames[] = {"none",    "varint", "bitpack", "pfor", "streamvbyte",
-                                   "roaring", "zstd",   "bitmap",  "auto"};
+                                   "roaring", "zstd",   "bitmap",  "rice", "auto"};
 
 // The same exchanges with every codec: what arrives equals what the plain exchange
 // delivers (sets compared as sets), and raw bytes are the plain exchange's bytes.

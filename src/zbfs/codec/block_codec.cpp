@@ -21,6 +21,7 @@
 // pfor picks, per block, the width that minimises the block's size when the values
 // wider than it are stored as exceptions.
 #include <array>
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -390,7 +391,179 @@ bool decode_full_block(ByteReader& reader, const BlockHeader& h, IdRebuilder& re
   return true;
 }
 
+// Golomb-Rice: a block's residuals split at bit k, the low k bits packed as bitpack
+// packs them, the high parts (r >> k) in unary. For the geometric gaps of a random set
+// (what frontiers are) the best k costs within a few hundredths of a bit of the gaps'
+// entropy, where bit packing pays for the block's largest gap on every value.
+
+// r >> k, for k up to 64.
+inline std::uint64_t high_part(std::uint64_t r, unsigned k) { return k >= 64 ? 0 : r >> k; }
+
+struct RiceChoice {
+  unsigned k;
+  std::uint64_t unary_bits;  // one stop bit per value plus the high parts
+};
+
+// The k minimising the block's bits, among the three around log2 of the mean residual
+// (for geometric values the best k is near log2(mean * ln 2)). Never below log2(mean) - 1,
+// so the high parts sum to less than 4n: the unary stream stays short whatever the data.
+RiceChoice choose_rice_parameter(const std::uint64_t* r, std::size_t n) {
+  // The sum in one plain pass when no value reaches 2^56 (n <= 128: no overflow), else
+  // in two halves, neither of which can overflow.
+  std::uint64_t sum = 0;
+  std::uint64_t any = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sum += r[i];
+    any |= r[i];
+  }
+  unsigned __int128 total = sum;
+  if (bit_width_of(any) > 56) {
+    std::uint64_t high = 0;
+    std::uint64_t low = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      high += r[i] >> 32;
+      low += r[i] & 0xffffffffu;
+    }
+    total = (static_cast<unsigned __int128>(high) << 32) + low;
+  }
+  const auto mean = static_cast<std::uint64_t>(total / n);  // at most the largest value
+  const unsigned log_mean = mean == 0 ? 0 : bit_width_of(mean) - 1;
+  // The three candidates' high parts in one pass (a shift by 64 is 0, not undefined).
+  const unsigned k0 = log_mean == 0 ? 0 : log_mean - 1;
+  const unsigned k1 = std::min(k0 + 1, 63u);
+  const unsigned k2 = std::min(k0 + 2, 63u);
+  std::uint64_t highs[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < n; ++i) {
+    highs[0] += r[i] >> k0;
+    highs[1] += r[i] >> k1;
+    highs[2] += r[i] >> k2;
+  }
+  RiceChoice best{64, n};  // every value in its low bits: always valid, rarely best
+  const unsigned ks[3] = {k0, k1, k2};
+  for (int c = 0; c < 3; ++c) {
+    const std::uint64_t bits = n * std::uint64_t{ks[c]} + n + highs[c];
+    if (bits < best.k * std::uint64_t{n} + best.unary_bits) best = {ks[c], n + highs[c]};
+  }
+  return best;
+}
+
+//   rice block: u8 k | packed low k bits (as bitpack's values) | unary: per value,
+//               (r >> k) zero bits then a one (the stop bit), from bit 0 of the first byte
+//               up, ending with the byte of the last stop bit (zeros above it). The
+//               stream's length is where its n-th stop bit is: no length field.
+void encode_rice_block(const std::uint64_t* r, std::size_t n, ByteBuffer& out) {
+  const RiceChoice c = choose_rice_parameter(r, n);
+  const std::size_t unary_bytes = (c.unary_bits + 7) / 8;  // at least one: n > 0
+  out.put_u8(static_cast<std::uint8_t>(c.k));
+  if (c.k > 0) {
+    if (n == kBlock) {
+      kWidePackers[c.k](r, 0, out.extend(16 * std::size_t{c.k}));
+    } else {
+      pack_stream(r, n, c.k, 0, out.extend(packed_bytes(n, c.k)));
+    }
+  }
+  // Whole words into a zeroed, rounded-up area (the padding is given back after), without
+  // branches: the current word is stored after every value and starts again from zero
+  // when a stop bit lands in a later word (words skipped by a long run stay zero).
+  const std::size_t start = out.size();
+  const std::size_t words = (unary_bytes + 7) / 8;
+  std::uint8_t* unary = out.extend(words * 8);
+  std::memset(unary, 0, words * 8);
+  if (c.k < 64) {
+    std::uint64_t word = 0;
+    std::uint64_t word_index = 0;
+    std::uint64_t stop = ~std::uint64_t{0};  // the last stop bit, one before bit 0
+    for (std::size_t i = 0; i < n; ++i) {
+      stop += (r[i] >> c.k) + 1;
+      const std::uint64_t at = stop / 64;
+      word = at == word_index ? word : 0;
+      word_index = at;
+      word |= std::uint64_t{1} << (stop % 64);
+      std::memcpy(unary + 8 * at, &word, 8);
+    }
+  } else {
+    std::memset(unary, 0xff, n / 8);  // every high part 0: n stop bits in a row
+    if (n % 8 != 0) unary[n / 8] = static_cast<std::uint8_t>((1u << (n % 8)) - 1);
+  }
+  out.shrink_to(start + unary_bytes);
+}
+
+// Reads n high parts from the unary stream at the start of `unary` into h. Returns the
+// bytes the stream took (up to the byte with the n-th stop bit, whose higher bits must
+// be zero) and sets `widest` to the widest residual's width. (High parts go to their
+// own array: adding them into the unpacked values in place would load 8 bytes from the
+// middle of 16-byte vector stores, which stalls store forwarding.)
+std::size_t read_rice_high_parts(std::span<const std::uint8_t> unary, std::size_t n, unsigned k, std::uint64_t* h,
+                                 unsigned& widest) {
+  std::size_t produced = 0;
+  std::uint64_t next = 0;       // the bit after the last stop bit
+  std::uint64_t high_bits = 0;  // OR of the high parts
+  for (std::size_t at = 0; produced < n; at += 8) {
+    if (at >= unary.size()) throw DecodeError("rice block: fewer stop bits than values");
+    std::uint64_t word = 0;
+    std::memcpy(&word, unary.data() + at, std::min<std::size_t>(8, unary.size() - at));
+    for (; word != 0 && produced < n; word &= word - 1) {
+      const std::uint64_t stop = at * 8 + static_cast<unsigned>(std::countr_zero(word));
+      const std::uint64_t high = stop - next;
+      high_bits |= high;
+      h[produced++] = high;
+      next = stop + 1;
+    }
+  }
+  const std::size_t used = (next + 7) / 8;
+  const unsigned tail = next % 8;
+  if (tail != 0 && (unary[used - 1] >> tail) != 0) throw DecodeError("rice block: bits after the last stop bit");
+  const unsigned width = bit_width_of(high_bits);
+  if (width > 0 && width + k > 64) throw DecodeError("rice block: value above 64 bits");
+  widest = width > 0 ? width + k : k;
+  return used;
+}
+
+// Reads one block of n residuals into r; returns a bound on their bit width.
+unsigned decode_rice_block(ByteReader& reader, std::size_t n, std::uint64_t* r) {
+  const unsigned k = reader.u8("rice parameter");
+  if (k > 64) throw DecodeError("rice parameter " + std::to_string(k) + " above 64");
+  if (k == 0) {
+    std::fill(r, r + n, 0);
+  } else if (n == kBlock) {
+    kUnpackers[k](reader.take(16 * std::size_t{k}, "rice low bits").data(), 0, r);
+  } else {
+    unpack_stream(reader.take(packed_bytes(n, k), "rice low bits").data(), n, k, 0, r);
+  }
+  alignas(64) std::array<std::uint64_t, kBlock> h;
+  unsigned widest = 64;
+  const std::size_t used = read_rice_high_parts({reader.here(), reader.remaining()}, n, k, h.data(), widest);
+  reader.skip(used, "rice unary bits");
+  if (k < 64) {  // with k = 64 every high part is 0 (checked)
+    for (std::size_t i = 0; i < n; ++i) r[i] += h[i] << k;
+  }
+  return widest;
+}
+
 }  // namespace
+
+void encode_rice(const PayloadInput& in, ByteBuffer& out) {
+  alignas(64) std::array<std::uint64_t, kBlock> r;
+  const std::size_t n = in.ids.size();
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t count = std::min(kBlock, n - begin);
+    compute_residuals(in.ids.data(), begin, count, in.order, in.base, r.data());
+    encode_rice_block(r.data(), count, out);
+  }
+}
+
+void decode_rice(std::span<const std::uint8_t> payload, const PayloadOutput& out) {
+  ByteReader reader(payload);
+  IdRebuilder rebuild(out.order, out.base);
+  alignas(64) std::array<std::uint64_t, kBlock> r;
+  for (std::uint64_t begin = 0; begin < out.count; begin += kBlock) {
+    const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, out.count - begin));
+    const unsigned widest = decode_rice_block(reader, count, r.data());
+    rebuild.apply(r.data(), count, out.ids + begin, widest);
+  }
+  if (rebuild.failed()) throw DecodeError("ids overflow 64 bits");
+  if (reader.remaining() != 0) throw DecodeError("bytes left after the last block");
+}
 
 void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out) {
   alignas(64) std::array<std::uint64_t, kBlock> r;

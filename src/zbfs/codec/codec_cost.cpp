@@ -33,11 +33,12 @@ double fastest_s(F&& f, int runs = 3) {
 std::vector<std::uint64_t> synthetic(IdOrder order, int spread_bits, std::mt19937_64& rng) {
   std::vector<std::uint64_t> ids(kCalibrationIds);
   if (order == IdOrder::kSortedSet) {
-    // Gaps uniform in [1, 2^(s+1) - 1]: mean 2^s.
-    const std::uint64_t top = (std::uint64_t{2} << spread_bits) - 1;
+    // A random set of density 2^-s, as a frontier is: geometric gaps of mean 2^s (uniform
+    // gaps would flatter bit packing and hide what Rice coding saves).
+    std::geometric_distribution<std::uint64_t> failures(std::exp2(-spread_bits));
     std::uint64_t x = rng() % 1024;
     for (auto& id : ids) {
-      x += 1 + rng() % top;
+      x += 1 + failures(rng);
       id = x;
     }
   } else {

@@ -19,12 +19,13 @@ enum class CodecId : std::uint8_t {
   kRoaring = 5,      // CRoaring bitmaps, one per 2^32 id range
   kZstd = 6,         // zstd over the residuals
   kBitmap = 7,       // one bit per id of the [first, last] range
+  kRice = 8,         // Golomb-Rice: low bits packed, high parts in unary
 };
-constexpr std::size_t kCodecCount = 8;
+constexpr std::size_t kCodecCount = 9;
 
 constexpr std::array<CodecId, kCodecCount> kAllCodecs = {CodecId::kNone, CodecId::kVarint,      CodecId::kBitpack,
                                                          CodecId::kPfor, CodecId::kStreamVByte, CodecId::kRoaring,
-                                                         CodecId::kZstd, CodecId::kBitmap};
+                                                         CodecId::kZstd, CodecId::kBitmap,      CodecId::kRice};
 
 constexpr std::string_view to_string(CodecId codec) {
   switch (codec) {
@@ -36,6 +37,7 @@ constexpr std::string_view to_string(CodecId codec) {
     case CodecId::kRoaring: return "roaring";
     case CodecId::kZstd: return "zstd";
     case CodecId::kBitmap: return "bitmap";
+    case CodecId::kRice: return "rice";
   }
   return "unknown";
 }

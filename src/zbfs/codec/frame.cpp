@@ -82,6 +82,7 @@ void encode_payload(CodecId codec, const PayloadInput& in, ByteBuffer& out) {
     case CodecId::kRoaring: codec_detail::encode_roaring(in, out); return;
     case CodecId::kZstd: codec_detail::encode_zstd(in, out); return;
     case CodecId::kBitmap: codec_detail::encode_bitmap(in, out); return;
+    case CodecId::kRice: codec_detail::encode_rice(in, out); return;
   }
 }
 
@@ -154,6 +155,7 @@ void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& h
     case CodecId::kRoaring: codec_detail::decode_roaring(payload, o); return;
     case CodecId::kZstd: codec_detail::decode_zstd(payload, o); return;
     case CodecId::kBitmap: codec_detail::decode_bitmap(payload, o); return;
+    case CodecId::kRice: codec_detail::decode_rice(payload, o); return;
   }
 }
 

@@ -34,6 +34,10 @@ void decode_varint(std::span<const std::uint8_t> payload, const PayloadOutput& o
 void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out);
 void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out);
 
+// Golomb-Rice in blocks of 128 (block_codec.cpp, with bitpack's kernels).
+void encode_rice(const PayloadInput& in, ByteBuffer& out);
+void decode_rice(std::span<const std::uint8_t> payload, const PayloadOutput& out);
+
 bool encode_streamvbyte(const PayloadInput& in, ByteBuffer& out);
 void decode_streamvbyte(std::span<const std::uint8_t> payload, const PayloadOutput& out);
 
