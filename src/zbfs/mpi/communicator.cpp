@@ -1,5 +1,6 @@
 #include "zbfs/mpi/communicator.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <utility>
 
@@ -54,7 +55,8 @@ Communicator::Communicator(Communicator&& other) noexcept
       node_of_member_(std::move(other.node_of_member_)),
       on_node_(other.on_node_),
       off_node_(other.off_node_),
-      time_waits_(other.time_waits_) {}
+      time_waits_(other.time_waits_),
+      sparse_calls_(other.sparse_calls_) {}
 
 Communicator& Communicator::operator=(Communicator&& other) noexcept {
   if (this != &other) {
@@ -69,6 +71,7 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     on_node_ = other.on_node_;
     off_node_ = other.off_node_;
     time_waits_ = other.time_waits_;
+    sparse_calls_ = other.sparse_calls_;
   }
   return *this;
 }
@@ -110,6 +113,63 @@ void Communicator::barrier() const {
   mark();
   check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
   count_rounds(0);
+}
+
+std::vector<Communicator::SparseMessage> Communicator::sparse_exchange(std::span<const SparseMessage> outgoing) const {
+  mark_collective();
+  const int tag = kSparseTags[sparse_calls_++ % 2];
+  std::vector<SparseMessage> incoming;
+  std::vector<MPI_Request> sends;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  ClassTraffic priced;
+  for (const SparseMessage& m : outgoing) {
+    if (m.rank < 0 || m.rank >= size_)
+      throw Error(ExitCode::kFailure, "sparse exchange: no rank " + std::to_string(m.rank));
+    if (m.words.empty()) continue;
+    if (m.rank == rank_) {
+      incoming.push_back(m);
+      continue;
+    }
+    sends.emplace_back();
+    check_mpi(MPI_Issend(m.words.data(), mpi_count(m.words.size(), "sparse exchange"), MPI_UINT64_T, m.rank, tag, comm_,
+                         &sends.back()),
+              "MPI_Issend");
+    ++messages;
+    bytes += m.words.size() * sizeof(std::uint64_t);
+    priced.add(link_to(m.rank), 1, static_cast<double>(m.words.size() * sizeof(std::uint64_t)));
+  }
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  bool in_barrier = false;
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm_, &arrived, &status), "MPI_Iprobe");
+    if (arrived != 0) {
+      int count = 0;
+      check_mpi(MPI_Get_count(&status, MPI_UINT64_T, &count), "MPI_Get_count");
+      SparseMessage m{status.MPI_SOURCE, std::vector<std::uint64_t>(static_cast<std::size_t>(count))};
+      check_mpi(MPI_Recv(m.words.data(), count, MPI_UINT64_T, status.MPI_SOURCE, tag, comm_, MPI_STATUS_IGNORE),
+                "MPI_Recv");
+      incoming.push_back(std::move(m));
+      continue;
+    }
+    int done = 0;
+    if (!in_barrier) {
+      check_mpi(MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+      if (done != 0) {
+        check_mpi(MPI_Ibarrier(comm_, &barrier), "MPI_Ibarrier");
+        in_barrier = true;
+      }
+    } else {
+      check_mpi(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done != 0) break;
+    }
+  }
+  std::stable_sort(incoming.begin(), incoming.end(),
+                   [](const SparseMessage& a, const SparseMessage& b) { return a.rank < b.rank; });
+  record(CommPattern::kPersonalized, messages, bytes, priced);
+  return incoming;
 }
 
 std::vector<std::string> Communicator::allgather_strings(const std::string& mine) const {

@@ -254,6 +254,20 @@ class Communicator {
     record(CommPattern::kPairwise, messages, send.size_bytes(), priced);
   }
 
+  // Dynamic sparse data exchange (NBX: Hoefler, Siebert and Lumsdaine, 2010): each
+  // non-empty message goes out as a synchronous send and messages are received as they
+  // are probed; once all of this rank's sends are matched it enters a non-blocking
+  // barrier, and the exchange ends when the barrier does. No count all-to-all: only the
+  // messages that carry something are started. A message to this rank is handed over
+  // without MPI. Collective. Returns what arrived, sorted by source rank. Consecutive
+  // calls alternate tags, so a rank already in the next call cannot be mistaken for one
+  // of this call's senders.
+  struct SparseMessage {
+    int rank = 0;  // destination going out, source coming in
+    std::vector<std::uint64_t> words;
+  };
+  [[nodiscard]] std::vector<SparseMessage> sparse_exchange(std::span<const SparseMessage> outgoing) const;
+
   // Collective: each rank's string, in rank order, on every rank.
   [[nodiscard]] std::vector<std::string> allgather_strings(const std::string& mine) const;
 
@@ -278,6 +292,7 @@ class Communicator {
 
   static constexpr int kSizeTag = 1;
   static constexpr int kDataTag = 2;
+  static constexpr int kSparseTags[2] = {3, 4};
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
@@ -289,7 +304,8 @@ class Communicator {
   int on_node_ = 1;
   int off_node_ = 0;
   bool time_waits_ = false;
-  mutable Stopwatch since_mark_;  // a call in progress: when its MPI part began
+  mutable Stopwatch since_mark_;       // a call in progress: when its MPI part began
+  mutable unsigned sparse_calls_ = 0;  // which of kSparseTags the next sparse_exchange uses
 };
 
 }  // namespace zbfs

@@ -1,0 +1,69 @@
+// RoutePlan: the path an item takes from its source rank to its destination rank under
+// each routing strategy of a sparse exchange, as a fixed number of hops. At hop h, a rank
+// holding an item for destination d forwards it to next(h, holder, d) (itself: the item
+// stays). No MPI here: the plan is arithmetic on ranks, shared by the exchange and tests.
+//
+//   direct, sparse  one hop, straight to the destination (direct: an alltoallv with its
+//                   count all-to-all; sparse: synchronous sends, probes and a
+//                   non-blocking barrier, no counts).
+//   grid2           ranks in rows of M = ceil(sqrt(P)) (the last row may be short).
+//                   Hop 0 moves along the source's column to the relay in the
+//                   destination's row, hop 1 along that row to the destination: a rank
+//                   talks to N + M - 2 peers instead of P - 1. Where the relay would sit
+//                   in the short last row's missing part, the item goes the other way
+//                   round (along the row to the destination's column first).
+//   gridk           a k-dimensional grid d0 x d1 x ... (product P): hop j moves along
+//                   dimension j to the destination's coordinate.
+//   hypercube       the largest power of two D <= P: ranks D.. first hand their items to
+//                   rank r - D, then log2(D) hops each fix one bit of the core
+//                   destination, then items for ranks D.. are handed back.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zbfs {
+
+enum class RouteKind { kDirect, kSparse, kGrid2, kGridK, kHypercube };
+
+std::string_view to_string(RouteKind kind);
+std::optional<RouteKind> parse_route_kind(std::string_view text);
+
+class RoutePlan {
+ public:
+  // `dims`: gridk's dimensions (their product must be `ranks`); ignored by the others.
+  // Throws Error on impossible dims.
+  RoutePlan(RouteKind kind, int ranks, std::vector<int> dims = {});
+
+  [[nodiscard]] RouteKind kind() const { return kind_; }
+  [[nodiscard]] int ranks() const { return ranks_; }
+  [[nodiscard]] int hops() const;
+  // Where `holder` sends an item for `destination` at hop `hop` (holder: it stays).
+  [[nodiscard]] int next(int hop, int holder, int destination) const;
+  // The ranks `me` may send to at some hop: the peers it can ever have to start a
+  // message to, sorted (for the start-up bounds: tests and docs).
+  [[nodiscard]] std::vector<int> peers(int me) const;
+
+  // grid2's arrangement: rows of `columns` ranks (the last one may be short).
+  [[nodiscard]] int grid_rows() const { return (ranks_ + columns_ - 1) / columns_; }
+  [[nodiscard]] int grid_columns() const { return columns_; }
+  [[nodiscard]] const std::vector<int>& dims() const { return dims_; }
+  [[nodiscard]] std::string describe() const;
+  static std::string describe_dims(const std::vector<int>& dims);  // "2x3x4"
+
+ private:
+  [[nodiscard]] int next_grid2(int hop, int holder, int destination) const;
+  [[nodiscard]] int next_gridk(int hop, int holder, int destination) const;
+  [[nodiscard]] int next_hypercube(int hop, int holder, int destination) const;
+
+  RouteKind kind_;
+  int ranks_;
+  std::vector<int> dims_;  // gridk
+  int columns_ = 1;        // grid2
+  int core_ = 1;           // hypercube: the largest power of two <= ranks
+  int core_bits_ = 0;
+};
+
+}  // namespace zbfs

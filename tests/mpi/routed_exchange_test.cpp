@@ -1,0 +1,192 @@
+// The routed sparse exchange at every rank count the suite runs: each route delivers
+// exactly what a plain all-to-all delivers (as multisets without merging, and one item
+// per key, the smallest value, with it); start-ups per rank follow the strategy's bound
+// under all-to-all traffic; the overload pattern (every rank reads all of one rank's
+// elements) reaches the owner once per element when merging; and the sparse exchange
+// carries messages of any size, to self too, twice in a row.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "zbfs/mpi/communicator.hpp"
+#include "zbfs/route/routed_exchange.hpp"
+
+namespace zbfs {
+namespace {
+
+struct Traffic {
+  std::vector<KeyedItem> items;
+  std::vector<std::uint64_t> counts;
+};
+
+// Random items for random destinations, with many repeated keys (keys in [0, 50)).
+Traffic random_traffic(int ranks, int me, std::uint64_t seed) {
+  std::mt19937_64 rng(seed + static_cast<std::uint64_t>(me) * 7919);
+  Traffic t;
+  t.counts.assign(static_cast<std::size_t>(ranks), 0);
+  for (int d = 0; d < ranks; ++d) {
+    const std::uint64_t n = rng() % 40;
+    for (std::uint64_t i = 0; i < n; ++i) t.items.push_back({rng() % 50, rng() % 1000});
+    t.counts[static_cast<std::size_t>(d)] = n;
+  }
+  return t;
+}
+
+// What a plain exchange delivers here: every rank's traffic for this rank.
+std::vector<KeyedItem> expected_here(int ranks, int me, std::uint64_t seed, bool merge) {
+  std::vector<KeyedItem> all;
+  for (int source = 0; source < ranks; ++source) {
+    const Traffic t = random_traffic(ranks, source, seed);
+    std::uint64_t at = 0;
+    for (int d = 0; d < ranks; ++d) {
+      for (std::uint64_t i = 0; i < t.counts[static_cast<std::size_t>(d)]; ++i, ++at) {
+        if (d == me) all.push_back(t.items[at]);
+      }
+    }
+  }
+  const auto by_key = [](const KeyedItem& a, const KeyedItem& b) {
+    return std::tie(a.key, a.value) < std::tie(b.key, b.value);
+  };
+  std::sort(all.begin(), all.end(), by_key);
+  if (merge) {
+    all.erase(std::unique(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.key == b.key; }),
+              all.end());
+  }
+  return all;
+}
+
+std::vector<RoutePlan> every_plan(int ranks) {
+  std::vector<RoutePlan> plans;
+  for (const RouteKind k : {RouteKind::kDirect, RouteKind::kSparse, RouteKind::kGrid2, RouteKind::kHypercube}) {
+    plans.emplace_back(k, ranks);
+  }
+  plans.emplace_back(RouteKind::kGridK, ranks, std::vector<int>{ranks});
+  if (ranks == 8) plans.emplace_back(RouteKind::kGridK, ranks, std::vector<int>{2, 2, 2});
+  if (ranks == 6) plans.emplace_back(RouteKind::kGridK, ranks, std::vector<int>{3, 2});
+  return plans;
+}
+
+TEST(RoutedExchange, EveryRouteDeliversWhatAPlainExchangeDelivers) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  for (const RoutePlan& plan : every_plan(comm.size())) {
+    for (const Merge merge : {Merge::kKeepAll, Merge::kOnePerKey}) {
+      const std::uint64_t seed = 11;
+      const Traffic t = random_traffic(comm.size(), comm.rank(), seed);
+      RoutedExchange exchange(plan, merge);
+      std::vector<KeyedItem> got = exchange.exchange(comm, t.items, t.counts);
+      std::sort(got.begin(), got.end(),
+                [](const auto& a, const auto& b) { return std::tie(a.key, a.value) < std::tie(b.key, b.value); });
+      EXPECT_EQ(got, expected_here(comm.size(), comm.rank(), seed, merge == Merge::kOnePerKey))
+          << plan.describe() << (merge == Merge::kOnePerKey ? " merged" : "");
+      if (merge == Merge::kKeepAll) {
+        EXPECT_EQ(exchange.stats().merged_items, 0u);
+      }
+    }
+  }
+}
+
+TEST(RoutedExchange, StartupsFollowTheStrategysBound) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  const int p = comm.size();
+  // One item from every rank to every other rank: every path is used.
+  std::vector<KeyedItem> items;
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(p), 0);
+  for (int d = 0; d < p; ++d) {
+    if (d == comm.rank()) continue;
+    items.push_back({static_cast<std::uint64_t>(comm.rank()), 1});
+    counts[static_cast<std::size_t>(d)] = 1;
+  }
+  for (const RoutePlan& plan : every_plan(p)) {
+    RoutedExchange exchange(plan, Merge::kKeepAll);
+    const std::vector<KeyedItem> got = exchange.exchange(comm, items, counts);
+    EXPECT_EQ(got.size(), static_cast<std::size_t>(p - 1)) << plan.describe();
+    const std::uint64_t most = comm.allreduce(exchange.stats().startups, ReduceOp::kMax);
+    const auto startups = exchange.stats().startups;
+    switch (plan.kind()) {
+      case RouteKind::kDirect:
+      case RouteKind::kSparse: EXPECT_EQ(startups, static_cast<std::uint64_t>(p - 1)) << plan.describe(); break;
+      case RouteKind::kGrid2: {
+        const int n = plan.grid_rows();
+        const int m = plan.grid_columns();
+        // A short last row costs the ranks that relay around it one more start-up.
+        EXPECT_LE(most, static_cast<std::uint64_t>(n + m - 2 + (n * m == p ? 0 : 1))) << plan.describe();
+        break;
+      }
+      case RouteKind::kHypercube:
+        EXPECT_LE(most, static_cast<std::uint64_t>(std::ceil(std::log2(p)))) << plan.describe();
+        if ((p & (p - 1)) == 0) {
+          EXPECT_EQ(most, static_cast<std::uint64_t>(std::log2(p))) << plan.describe();
+        }
+        break;
+      case RouteKind::kGridK: {
+        std::uint64_t bound = 0;
+        for (const int d : plan.dims()) bound += static_cast<std::uint64_t>(d - 1);
+        EXPECT_LE(most, bound) << plan.describe();
+        break;
+      }
+    }
+  }
+}
+
+// Every rank but the owner asks for all K elements of rank 0.
+TEST(RoutedExchange, OverloadReachesTheOwnerOncePerElementWhenMerged) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  const int p = comm.size();
+  const std::uint64_t k = 100;
+  std::vector<KeyedItem> items;
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(p), 0);
+  if (comm.rank() != 0) {
+    for (std::uint64_t key = 0; key < k; ++key) items.push_back({key, static_cast<std::uint64_t>(comm.rank())});
+    counts[0] = k;
+  }
+  RoutedExchange cube(RoutePlan(RouteKind::kHypercube, p), Merge::kOnePerKey);
+  const std::vector<KeyedItem> merged = cube.exchange(comm, items, counts);
+  RoutedExchange direct(RoutePlan(RouteKind::kDirect, p), Merge::kKeepAll);
+  const std::vector<KeyedItem> all = direct.exchange(comm, items, counts);
+  if (comm.rank() == 0) {
+    ASSERT_EQ(merged.size(), p > 1 ? k : 0);
+    for (std::uint64_t key = 0; key < merged.size(); ++key) {
+      EXPECT_EQ(merged[key].key, key);
+      EXPECT_EQ(merged[key].value, 1u);  // the smallest asker
+    }
+    EXPECT_EQ(all.size(), static_cast<std::size_t>(p - 1) * k);
+    // Merged on the way: what reached the owner over the wire is at most one copy of
+    // each element per hop that ends here.
+    EXPECT_LE(cube.stats().received_items, k * static_cast<std::uint64_t>(std::ceil(std::log2(std::max(p, 2)))));
+  } else {
+    EXPECT_TRUE(merged.empty());
+    EXPECT_TRUE(all.empty());
+  }
+}
+
+TEST(Communicator, SparseExchangeCarriesAnyMessagesTwiceInARow) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  const int p = comm.size();
+  for (int round = 0; round < 2; ++round) {
+    // Rank r sends r + d + round words to every rank d with (r + d + round) % 3 != 0.
+    std::vector<Communicator::SparseMessage> out;
+    for (int d = 0; d < p; ++d) {
+      const int n = comm.rank() + d + round;
+      if (n % 3 == 0) continue;
+      out.push_back({d, std::vector<std::uint64_t>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(comm.rank()))});
+    }
+    const auto in = comm.sparse_exchange(out);
+    std::size_t expected = 0;
+    for (int s = 0; s < p; ++s) {
+      const int n = s + comm.rank() + round;
+      if (n % 3 == 0) continue;
+      ASSERT_LT(expected, in.size());
+      EXPECT_EQ(in[expected].rank, s);
+      EXPECT_EQ(in[expected].words, std::vector<std::uint64_t>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(s)));
+      ++expected;
+    }
+    EXPECT_EQ(in.size(), expected);
+  }
+}
+
+}  // namespace
+}  // namespace zbfs
