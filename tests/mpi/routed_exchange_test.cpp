@@ -4,6 +4,8 @@
 // under all-to-all traffic; the overload pattern (every rank reads all of one rank's
 // elements) reaches the owner once per element when merging; and the sparse exchange
 // carries messages of any size, to self too, twice in a row.
+#include "zbfs/route/routed_exchange.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "zbfs/mpi/communicator.hpp"
-#include "zbfs/route/routed_exchange.hpp"
 
 namespace zbfs {
 namespace {
@@ -163,6 +164,62 @@ TEST(RoutedExchange, OverloadReachesTheOwnerOncePerElementWhenMerged) {
   }
 }
 
+// Reads: every rank asks random owners for random keys (many repeated); each answer is
+// the owner's value for the key, in the order asked, on every route.
+TEST(RoutedExchange, ReadsReturnEachOwnersValueInTheOrderAsked) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  const int p = comm.size();
+  std::mt19937_64 rng(static_cast<std::uint64_t>(comm.rank()) * 31 + 5);
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> owners;
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(p), 0);
+  for (int d = 0; d < p; ++d) {
+    const std::uint64_t n = rng() % 30;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      keys.push_back(rng() % 20);
+      owners.push_back(static_cast<std::uint64_t>(d));
+    }
+    counts[static_cast<std::size_t>(d)] = n;
+  }
+  const auto value_of = [](std::uint64_t owner, std::uint64_t key) { return key * 1000 + owner; };
+  for (const RoutePlan& plan : every_plan(p)) {
+    RoutedExchange exchange(plan, Merge::kOnePerKey);
+    std::uint64_t lookups = 0;
+    const std::vector<std::uint64_t> got = exchange.read(comm, keys, counts, [&](std::uint64_t key) {
+      ++lookups;
+      return value_of(static_cast<std::uint64_t>(comm.rank()), key);
+    });
+    ASSERT_EQ(got.size(), keys.size()) << plan.describe();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(got[i], value_of(owners[i], keys[i])) << plan.describe() << " request " << i;
+    }
+    EXPECT_LE(lookups, 20u) << plan.describe();  // one lookup per distinct key asked here
+  }
+}
+
+// The overload pattern as reads: every rank reads all K elements of rank 0. The owner
+// looks each one up once and every reader gets every value.
+TEST(RoutedExchange, OverloadedReadsAreAnsweredOncePerElement) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  const int p = comm.size();
+  const std::uint64_t k = 64;
+  std::vector<std::uint64_t> keys(k);
+  for (std::uint64_t i = 0; i < k; ++i) keys[i] = k - 1 - i;
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(p), 0);
+  counts[0] = k;
+  RoutedExchange cube(RoutePlan(RouteKind::kHypercube, p), Merge::kOnePerKey);
+  std::uint64_t lookups = 0;
+  const std::vector<std::uint64_t> got = cube.read(comm, keys, counts, [&](std::uint64_t key) {
+    ++lookups;
+    return key * key;
+  });
+  for (std::uint64_t i = 0; i < k; ++i) EXPECT_EQ(got[i], keys[i] * keys[i]);
+  EXPECT_EQ(lookups, comm.rank() == 0 ? k : 0u);
+  if (comm.rank() == 0) {
+    EXPECT_LE(cube.stats().received_items, k * static_cast<std::uint64_t>(std::ceil(std::log2(std::max(p, 2)))));
+  }
+}
+
 TEST(Communicator, SparseExchangeCarriesAnyMessagesTwiceInARow) {
   Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
   const int p = comm.size();
@@ -172,7 +229,8 @@ TEST(Communicator, SparseExchangeCarriesAnyMessagesTwiceInARow) {
     for (int d = 0; d < p; ++d) {
       const int n = comm.rank() + d + round;
       if (n % 3 == 0) continue;
-      out.push_back({d, std::vector<std::uint64_t>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(comm.rank()))});
+      out.push_back(
+          {d, std::vector<std::uint64_t>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(comm.rank()))});
     }
     const auto in = comm.sparse_exchange(out);
     std::size_t expected = 0;
@@ -181,7 +239,8 @@ TEST(Communicator, SparseExchangeCarriesAnyMessagesTwiceInARow) {
       if (n % 3 == 0) continue;
       ASSERT_LT(expected, in.size());
       EXPECT_EQ(in[expected].rank, s);
-      EXPECT_EQ(in[expected].words, std::vector<std::uint64_t>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(s)));
+      EXPECT_EQ(in[expected].words,
+                std::vector<std::uint64_t>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(s)));
       ++expected;
     }
     EXPECT_EQ(in.size(), expected);

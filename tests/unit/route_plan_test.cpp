@@ -2,12 +2,13 @@
 // only between the peers its strategy allows, and keeps each rank's peers within the
 // published bounds: P - 1 direct, N + M - 2 for a full grid2 (one more on a short last
 // row), the sum of (d - 1) for gridk, log2 P for a hypercube of P = 2^k.
+#include "zbfs/route/route_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "zbfs/core/error.hpp"
-#include "zbfs/route/route_plan.hpp"
 
 namespace zbfs {
 namespace {

@@ -118,25 +118,7 @@ std::vector<KeyedItem> RoutedExchange::exchange(const Communicator& comm, std::s
 
     held = std::move(staying);
     const std::size_t before = held.size();
-    if (plan_.kind() == RouteKind::kDirect) {
-      std::vector<std::uint64_t> send;
-      std::vector<std::uint64_t> send_counts(static_cast<std::size_t>(ranks), 0);
-      std::sort(outgoing.begin(), outgoing.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
-      for (const auto& m : outgoing) {
-        send.insert(send.end(), m.words.begin(), m.words.end());
-        send_counts[static_cast<std::size_t>(m.rank)] = m.words.size();
-      }
-      std::vector<std::uint64_t> recv_counts;
-      const std::vector<std::uint64_t> recv =
-          comm.alltoallv(std::span<const std::uint64_t>(send), send_counts, recv_counts);
-      std::size_t offset = 0;
-      for (const std::uint64_t c : recv_counts) {
-        if (c > 0) parse_message({recv.data() + offset, static_cast<std::size_t>(c)}, ranks, held);
-        offset += c;
-      }
-    } else {
-      for (const auto& m : comm.sparse_exchange(outgoing)) parse_message(m.words, ranks, held);
-    }
+    for (const auto& m : transport(comm, outgoing)) parse_message(m.words, ranks, held);
     stats_.received_items += held.size() - before;
   }
 
@@ -151,6 +133,159 @@ std::vector<KeyedItem> RoutedExchange::exchange(const Communicator& comm, std::s
   std::vector<KeyedItem> out;
   out.reserve(held.size());
   for (const Held& h : held) out.push_back({h.key, h.value});
+  return out;
+}
+
+std::vector<Communicator::SparseMessage> RoutedExchange::transport(
+    const Communicator& comm, std::vector<Communicator::SparseMessage>& outgoing) const {
+  if (plan_.kind() != RouteKind::kDirect) return comm.sparse_exchange(outgoing);
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  std::vector<std::uint64_t> send;
+  std::vector<std::uint64_t> send_counts(ranks, 0);
+  std::sort(outgoing.begin(), outgoing.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  for (const auto& m : outgoing) {
+    send.insert(send.end(), m.words.begin(), m.words.end());
+    send_counts[static_cast<std::size_t>(m.rank)] = m.words.size();
+  }
+  std::vector<std::uint64_t> recv_counts;
+  const std::vector<std::uint64_t> recv =
+      comm.alltoallv(std::span<const std::uint64_t>(send), send_counts, recv_counts);
+  std::vector<Communicator::SparseMessage> incoming;
+  std::size_t offset = 0;
+  for (std::size_t s = 0; s < ranks; ++s) {
+    const auto c = static_cast<std::size_t>(recv_counts[s]);
+    if (c > 0) incoming.push_back({static_cast<int>(s), {recv.begin() + offset, recv.begin() + offset + c}});
+    offset += c;
+  }
+  return incoming;
+}
+
+std::vector<std::uint64_t> RoutedExchange::route_requests(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                                          std::span<const std::uint64_t> counts) {
+  const int ranks = comm.size();
+  const auto me = static_cast<std::uint64_t>(comm.rank());
+  if (plan_.ranks() != ranks || counts.size() != static_cast<std::size_t>(ranks)) {
+    throw Error(ExitCode::kFailure, "routed read: plan or counts for another rank count");
+  }
+  stats_ = RouteStats{};
+  const auto hops = static_cast<std::size_t>(plan_.hops());
+  stats_.hop_bytes.assign(2 * hops, 0);  // forward hops, then the replies' hops
+  stats_.hop_startups.assign(2 * hops, 0);
+  own_keys_.assign(keys.begin(), keys.end());
+  own_owners_.clear();
+  ledger_.assign(hops + 1, {});
+  for (std::size_t d = 0, at = 0; d < counts.size(); ++d) {
+    if (counts[d] > keys.size() - at) throw Error(ExitCode::kFailure, "routed read: counts exceed the keys");
+    for (std::uint64_t i = 0; i < counts[d]; ++i, ++at) {
+      own_owners_.push_back(d);
+      ledger_[0].push_back({me, d, keys[at]});
+    }
+  }
+  if (own_owners_.size() != keys.size()) throw Error(ExitCode::kFailure, "routed read: counts do not cover the keys");
+
+  std::vector<int> next_of(static_cast<std::size_t>(ranks));
+  for (std::size_t hop = 0; hop < hops; ++hop) {
+    for (int d = 0; d < ranks; ++d)
+      next_of[static_cast<std::size_t>(d)] = plan_.next(static_cast<int>(hop), comm.rank(), d);
+    // One request per (owner, key), whoever asked: the ledger keeps who did.
+    std::vector<Held> held;
+    held.reserve(ledger_[hop].size());
+    for (const Asked& a : ledger_[hop]) held.push_back({a.owner, a.key, 0});
+    stats_.merged_items += sort_and_merge(held, next_of, true);
+    std::vector<Communicator::SparseMessage> outgoing;
+    for (std::size_t begin = 0; begin < held.size();) {
+      const int to = next_of[held[begin].destination];
+      std::size_t end = begin;
+      while (end < held.size() && next_of[held[end].destination] == to) ++end;
+      if (to == comm.rank()) {
+        for (std::size_t i = begin; i < end; ++i) ledger_[hop + 1].push_back({me, held[i].destination, held[i].key});
+      } else {
+        outgoing.push_back({to, {}});
+        append_message({held.data() + begin, end - begin}, outgoing.back().words);
+        stats_.hop_bytes[hop] += outgoing.back().words.size() * sizeof(std::uint64_t);
+        ++stats_.hop_startups[hop];
+      }
+      begin = end;
+    }
+    for (const auto& m : transport(comm, outgoing)) {
+      std::vector<Held> arrived;
+      parse_message(m.words, ranks, arrived);
+      stats_.received_items += arrived.size();
+      for (const Held& h : arrived)
+        ledger_[hop + 1].push_back({static_cast<std::uint64_t>(m.rank), h.destination, h.key});
+    }
+  }
+  std::vector<std::uint64_t> asked_here;
+  for (const Asked& a : ledger_[hops]) {
+    if (a.owner != me) throw Error(ExitCode::kFailure, "routed read: a request ended on the wrong rank");
+    asked_here.push_back(a.key);
+  }
+  std::sort(asked_here.begin(), asked_here.end());
+  asked_here.erase(std::unique(asked_here.begin(), asked_here.end()), asked_here.end());
+  return asked_here;
+}
+
+std::vector<std::uint64_t> RoutedExchange::route_replies(const Communicator& comm,
+                                                         std::span<const std::uint64_t> values) {
+  const int ranks = comm.size();
+  const auto me = static_cast<std::uint64_t>(comm.rank());
+  const auto hops = static_cast<std::size_t>(plan_.hops());
+  // Answers known here, as sorted (owner, key, value): first this rank's own elements.
+  std::vector<Held> answers;
+  {
+    std::vector<std::uint64_t> asked_here;
+    for (const Asked& a : ledger_[hops]) asked_here.push_back(a.key);
+    std::sort(asked_here.begin(), asked_here.end());
+    asked_here.erase(std::unique(asked_here.begin(), asked_here.end()), asked_here.end());
+    if (asked_here.size() != values.size()) throw Error(ExitCode::kFailure, "routed read: one value per key expected");
+    for (std::size_t i = 0; i < values.size(); ++i) answers.push_back({me, asked_here[i], values[i]});
+  }
+  const auto find = [](const std::vector<Held>& table, std::uint64_t owner, std::uint64_t key) {
+    const auto it = std::lower_bound(table.begin(), table.end(), std::pair(owner, key),
+                                     [](const Held& h, const auto& k) { return std::pair(h.destination, h.key) < k; });
+    if (it == table.end() || it->destination != owner || it->key != key) {
+      throw Error(ExitCode::kFailure, "routed read: a reply is missing");
+    }
+    return it->value;
+  };
+  const auto by_owner_key = [](const Held& a, const Held& b) {
+    return std::pair(a.destination, a.key) < std::pair(b.destination, b.key);
+  };
+  for (std::size_t hop = hops; hop-- > 0;) {
+    // Every request held after this hop is answered to whoever handed it over.
+    std::vector<Held> next_answers;
+    std::vector<std::vector<std::uint64_t>> to_rank(static_cast<std::size_t>(ranks));
+    for (const Asked& a : ledger_[hop + 1]) {
+      const std::uint64_t value = find(answers, a.owner, a.key);
+      if (a.origin == me) {
+        next_answers.push_back({a.owner, a.key, value});
+      } else {
+        auto& words = to_rank[static_cast<std::size_t>(a.origin)];
+        words.insert(words.end(), {a.owner, a.key, value});
+      }
+    }
+    std::vector<Communicator::SparseMessage> outgoing;
+    for (int r = 0; r < ranks; ++r) {
+      auto& words = to_rank[static_cast<std::size_t>(r)];
+      if (words.empty()) continue;
+      stats_.hop_bytes[2 * hops - 1 - hop] += words.size() * sizeof(std::uint64_t);
+      ++stats_.hop_startups[2 * hops - 1 - hop];
+      outgoing.push_back({r, std::move(words)});
+    }
+    for (const auto& m : transport(comm, outgoing)) {
+      if (m.words.size() % 3 != 0) throw Error(ExitCode::kFailure, "routed read: malformed reply message");
+      for (std::size_t i = 0; i < m.words.size(); i += 3)
+        next_answers.push_back({m.words[i], m.words[i + 1], m.words[i + 2]});
+    }
+    std::sort(next_answers.begin(), next_answers.end(), by_owner_key);
+    answers = std::move(next_answers);
+  }
+  for (std::size_t h = 0; h < stats_.hop_bytes.size(); ++h) {
+    stats_.startups += stats_.hop_startups[h];
+    stats_.sent_bytes += stats_.hop_bytes[h];
+  }
+  std::vector<std::uint64_t> out(own_keys_.size());
+  for (std::size_t i = 0; i < own_keys_.size(); ++i) out[i] = find(answers, own_owners_[i], own_keys_[i]);
   return out;
 }
 

@@ -32,11 +32,11 @@ enum class Merge { kKeepAll, kOnePerKey };
 
 // What one rank did in the last exchange.
 struct RouteStats {
-  std::uint64_t startups = 0;             // messages started (non-empty, to other ranks), all hops
-  std::uint64_t sent_bytes = 0;           // bytes of those messages
-  std::uint64_t received_items = 0;       // items that arrived in messages, all hops
-  std::uint64_t merged_items = 0;         // items removed by merging here (source, relay, destination)
-  std::vector<std::uint64_t> hop_bytes;   // bytes sent per hop
+  std::uint64_t startups = 0;            // messages started (non-empty, to other ranks), all hops
+  std::uint64_t sent_bytes = 0;          // bytes of those messages
+  std::uint64_t received_items = 0;      // items that arrived in messages, all hops
+  std::uint64_t merged_items = 0;        // items removed by merging here (source, relay, destination)
+  std::vector<std::uint64_t> hop_bytes;  // bytes sent per hop
   std::vector<std::uint64_t> hop_startups;
 };
 
@@ -49,13 +49,46 @@ class RoutedExchange {
   std::vector<KeyedItem> exchange(const Communicator& comm, std::span<const KeyedItem> items,
                                   std::span<const std::uint64_t> counts);
 
+  // A batched read: keys[i] (grouped by owner rank like `items` above) is looked up on
+  // its owner with `lookup`, and the value returned in out[i]. Requests always merge on
+  // the way (one per (owner, key) at each rank), every rank remembers who asked it for
+  // what, and the replies retrace the paths, copied at each rank where requests merged.
+  // Replies are three words each (owner, key, value). The stats count both directions.
+  template <class Lookup>
+  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                  std::span<const std::uint64_t> counts, Lookup&& lookup) {
+    std::vector<std::uint64_t> asked_here = route_requests(comm, keys, counts);
+    std::vector<std::uint64_t> values(asked_here.size());
+    for (std::size_t i = 0; i < asked_here.size(); ++i) values[i] = lookup(asked_here[i]);
+    return route_replies(comm, values);
+  }
+
   [[nodiscard]] const RouteStats& stats() const { return stats_; }
   [[nodiscard]] const RoutePlan& plan() const { return plan_; }
 
  private:
+  // A request as one rank holds it at one hop: who handed it over (this rank for its own,
+  // or the previous hop's sender), and what it asks.
+  struct Asked {
+    std::uint64_t origin;
+    std::uint64_t owner;
+    std::uint64_t key;
+  };
+  // Forward half of read(): returns the distinct keys asked of this rank, sorted.
+  std::vector<std::uint64_t> route_requests(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                            std::span<const std::uint64_t> counts);
+  // Backward half: values[i] answers the i-th key route_requests returned.
+  std::vector<std::uint64_t> route_replies(const Communicator& comm, std::span<const std::uint64_t> values);
+  // One hop's transport (alltoallv for direct, the sparse exchange otherwise).
+  std::vector<Communicator::SparseMessage> transport(const Communicator& comm,
+                                                     std::vector<Communicator::SparseMessage>& outgoing) const;
+
   RoutePlan plan_;
   Merge merge_;
   RouteStats stats_;
+  std::vector<std::vector<Asked>> ledger_;  // per hop 0..hops: what this rank held, for the replies
+  std::vector<std::uint64_t> own_keys_;     // the read's keys, in the caller's order
+  std::vector<std::uint64_t> own_owners_;
 };
 
 }  // namespace zbfs
