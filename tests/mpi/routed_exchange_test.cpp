@@ -14,7 +14,9 @@
 #include <random>
 #include <vector>
 
+#include "zbfs/core/error.hpp"
 #include "zbfs/mpi/communicator.hpp"
+#include "zbfs/route/distributed_array.hpp"
 
 namespace zbfs {
 namespace {
@@ -69,6 +71,15 @@ std::vector<RoutePlan> every_plan(int ranks) {
   if (ranks == 8) plans.emplace_back(RouteKind::kGridK, ranks, std::vector<int>{2, 2, 2});
   if (ranks == 6) plans.emplace_back(RouteKind::kGridK, ranks, std::vector<int>{3, 2});
   return plans;
+}
+
+std::vector<std::pair<RoutePlan, Merge>> every_plan_and_merge(int ranks) {
+  std::vector<std::pair<RoutePlan, Merge>> out;
+  for (const RoutePlan& plan : every_plan(ranks)) {
+    out.emplace_back(plan, Merge::kKeepAll);
+    out.emplace_back(plan, Merge::kOnePerKey);
+  }
+  return out;
 }
 
 TEST(RoutedExchange, EveryRouteDeliversWhatAPlainExchangeDelivers) {
@@ -182,8 +193,8 @@ TEST(RoutedExchange, ReadsReturnEachOwnersValueInTheOrderAsked) {
     counts[static_cast<std::size_t>(d)] = n;
   }
   const auto value_of = [](std::uint64_t owner, std::uint64_t key) { return key * 1000 + owner; };
-  for (const RoutePlan& plan : every_plan(p)) {
-    RoutedExchange exchange(plan, Merge::kOnePerKey);
+  for (const auto& [plan, merge] : every_plan_and_merge(p)) {
+    RoutedExchange exchange(plan, merge);
     std::uint64_t lookups = 0;
     const std::vector<std::uint64_t> got = exchange.read(comm, keys, counts, [&](std::uint64_t key) {
       ++lookups;
@@ -218,6 +229,46 @@ TEST(RoutedExchange, OverloadedReadsAreAnsweredOncePerElement) {
   if (comm.rank() == 0) {
     EXPECT_LE(cube.stats().received_items, k * static_cast<std::uint64_t>(std::ceil(std::log2(std::max(p, 2)))));
   }
+}
+
+// The distributed array against a replicated one: three steps of random writes (many
+// to the same elements: the smallest value wins) and reads, which see the step's writes,
+// on every route, with and without merging.
+TEST(DistributedArray, StepsMatchAReplicatedArray) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  const int p = comm.size();
+  const std::uint64_t size = 37;  // not a multiple of most rank counts: a short last block
+  const auto ops_of = [&](int rank, int step) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(rank * 101 + step));
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> writes;
+    std::vector<std::uint64_t> reads;
+    for (int i = 0; i < 15; ++i) writes.emplace_back(rng() % size, 100 + rng() % 900);
+    for (int i = 0; i < 25; ++i) reads.push_back(rng() % size);
+    return std::pair(writes, reads);
+  };
+  for (const auto& [plan, merge] : every_plan_and_merge(p)) {
+    DistributedArray array(comm, size, plan, merge, 5000);
+    std::vector<std::uint64_t> replica(size, 5000);
+    for (int step = 0; step < 3; ++step) {
+      for (int r = 0; r < p; ++r) {
+        for (const auto& [index, value] : ops_of(r, step).first) replica[index] = std::min(replica[index], value);
+      }
+      const auto [writes, reads] = ops_of(comm.rank(), step);
+      for (const auto& [index, value] : writes) array.write(index, value);
+      std::vector<std::size_t> tickets;
+      for (const std::uint64_t index : reads) tickets.push_back(array.read(index));
+      array.execute(comm);
+      for (std::size_t i = 0; i < reads.size(); ++i) {
+        ASSERT_EQ(array.result(tickets[i]), replica[reads[i]]) << plan.describe() << " step " << step;
+      }
+    }
+    for (std::size_t i = 0; i < array.local().size(); ++i) {
+      EXPECT_EQ(array.local()[i], replica[array.first_index() + i]);
+    }
+  }
+  DistributedArray array(comm, size, RoutePlan(RouteKind::kDirect, p), Merge::kOnePerKey);
+  EXPECT_THROW(array.read(size), Error);
+  EXPECT_THROW(array.write(size + 5, 1), Error);
 }
 
 TEST(Communicator, SparseExchangeCarriesAnyMessagesTwiceInARow) {

@@ -187,11 +187,11 @@ std::vector<std::uint64_t> RoutedExchange::route_requests(const Communicator& co
   for (std::size_t hop = 0; hop < hops; ++hop) {
     for (int d = 0; d < ranks; ++d)
       next_of[static_cast<std::size_t>(d)] = plan_.next(static_cast<int>(hop), comm.rank(), d);
-    // One request per (owner, key), whoever asked: the ledger keeps who did.
+    // Merging: one request per (owner, key), whoever asked; the ledger keeps who did.
     std::vector<Held> held;
     held.reserve(ledger_[hop].size());
     for (const Asked& a : ledger_[hop]) held.push_back({a.owner, a.key, 0});
-    stats_.merged_items += sort_and_merge(held, next_of, true);
+    stats_.merged_items += sort_and_merge(held, next_of, merge_ == Merge::kOnePerKey);
     std::vector<Communicator::SparseMessage> outgoing;
     for (std::size_t begin = 0; begin < held.size();) {
       const int to = next_of[held[begin].destination];

@@ -50,10 +50,12 @@ class RoutedExchange {
                                   std::span<const std::uint64_t> counts);
 
   // A batched read: keys[i] (grouped by owner rank like `items` above) is looked up on
-  // its owner with `lookup`, and the value returned in out[i]. Requests always merge on
-  // the way (one per (owner, key) at each rank), every rank remembers who asked it for
-  // what, and the replies retrace the paths, copied at each rank where requests merged.
-  // Replies are three words each (owner, key, value). The stats count both directions.
+  // its owner with `lookup` (once per distinct key asked of it), and the value returned
+  // in out[i]. With Merge::kOnePerKey requests merge on the way (one per (owner, key) at
+  // each rank); every rank remembers who asked it for what, and the replies retrace the
+  // paths, copied at each rank where requests merged. Replies are three words each
+  // (owner, key, value). The stats count both directions: hops 0..h-1 are the requests',
+  // h..2h-1 the replies'.
   template <class Lookup>
   std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
                                   std::span<const std::uint64_t> counts, Lookup&& lookup) {
