@@ -26,17 +26,17 @@ std::vector<std::uint64_t> group_by_owner(std::vector<T>& items, int ranks, std:
 DistributedArray::DistributedArray(const Communicator& comm, std::uint64_t size, const RoutePlan& plan, Merge merge,
                                    std::uint64_t initial)
     : size_(size),
-      block_(std::max<std::uint64_t>(1, (size + static_cast<std::uint64_t>(comm.size()) - 1) /
-                                            static_cast<std::uint64_t>(comm.size()))),
+      block_(std::max<std::uint64_t>(
+          1, (size + static_cast<std::uint64_t>(comm.size()) - 1) / static_cast<std::uint64_t>(comm.size()))),
       first_(std::min(size, block_ * static_cast<std::uint64_t>(comm.rank()))),
       writes_(plan, merge),
       reads_(plan, merge) {
   const std::uint64_t mine = std::min(size_, first_ + block_) - first_;
   const std::optional<std::uint64_t> available = available_memory_bytes();
   if (available && mine > *available / sizeof(std::uint64_t)) {
-    throw Error(ExitCode::kUsage, "distributed array of " + std::to_string(size) + " elements: this rank's block needs " +
-                                      format_bytes(mine * sizeof(std::uint64_t)) + ", " + format_bytes(*available) +
-                                      " available");
+    throw Error(ExitCode::kUsage,
+                "distributed array of " + std::to_string(size) + " elements: this rank's block needs " +
+                    format_bytes(mine * sizeof(std::uint64_t)) + ", " + format_bytes(*available) + " available");
   }
   local_.assign(static_cast<std::size_t>(mine), initial);
 }
