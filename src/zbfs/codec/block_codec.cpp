@@ -396,9 +396,6 @@ bool decode_full_block(ByteReader& reader, const BlockHeader& h, IdRebuilder& re
 // (what frontiers are) the best k costs within a few hundredths of a bit of the gaps'
 // entropy, where bit packing pays for the block's largest gap on every value.
 
-// r >> k, for k up to 64.
-inline std::uint64_t high_part(std::uint64_t r, unsigned k) { return k >= 64 ? 0 : r >> k; }
-
 struct RiceChoice {
   unsigned k;
   std::uint64_t unary_bits;  // one stop bit per value plus the high parts

@@ -66,6 +66,36 @@ void parse_message(std::span<const std::uint64_t> words, int ranks, std::vector<
   if (at != words.size()) throw malformed();
 }
 
+// Where this rank sends an item for each destination at `hop`.
+std::vector<int> next_ranks(const RoutePlan& plan, int hop, int me) {
+  std::vector<int> next_of(static_cast<std::size_t>(plan.ranks()));
+  for (int d = 0; d < plan.ranks(); ++d) next_of[static_cast<std::size_t>(d)] = plan.next(hop, me, d);
+  return next_of;
+}
+
+// Splits `held` (sorted by next rank) into one message per other next rank, booked in
+// the stats of `hop`, and returns what stays here.
+std::vector<Held> split_for_hop(std::span<const Held> held, const std::vector<int>& next_of, int me, std::size_t hop,
+                                RouteStats& stats, std::vector<Communicator::SparseMessage>& outgoing) {
+  std::vector<Held> staying;
+  for (std::size_t begin = 0; begin < held.size();) {
+    const int to = next_of[held[begin].destination];
+    std::size_t end = begin;
+    while (end < held.size() && next_of[held[end].destination] == to) ++end;
+    const std::span<const Held> run = held.subspan(begin, end - begin);
+    if (to == me) {
+      staying.insert(staying.end(), run.begin(), run.end());
+    } else {
+      outgoing.push_back({to, {}});
+      append_message(run, outgoing.back().words);
+      stats.hop_bytes[hop] += outgoing.back().words.size() * sizeof(std::uint64_t);
+      ++stats.hop_startups[hop];
+    }
+    begin = end;
+  }
+  return staying;
+}
+
 }  // namespace
 
 std::vector<KeyedItem> RoutedExchange::exchange(const Communicator& comm, std::span<const KeyedItem> items,
@@ -90,33 +120,14 @@ std::vector<KeyedItem> RoutedExchange::exchange(const Communicator& comm, std::s
   }
   if (at != items.size()) throw Error(ExitCode::kFailure, "routed exchange: counts do not cover the items");
 
-  std::vector<int> next_of(static_cast<std::size_t>(ranks));
+  std::vector<int> next_of;
   for (int hop = 0; hop < plan_.hops(); ++hop) {
-    for (int d = 0; d < ranks; ++d) next_of[static_cast<std::size_t>(d)] = plan_.next(hop, me, d);
+    next_of = next_ranks(plan_, hop, me);
     stats_.merged_items += sort_and_merge(held, next_of, merge);
-
-    // One message per next rank; what stays here is kept apart.
-    std::vector<Held> staying;
     std::vector<Communicator::SparseMessage> outgoing;
-    for (std::size_t begin = 0; begin < held.size();) {
-      const int to = next_of[held[begin].destination];
-      std::size_t end = begin;
-      while (end < held.size() && next_of[held[end].destination] == to) ++end;
-      const std::span<const Held> run(held.data() + begin, end - begin);
-      if (to == me) {
-        staying.insert(staying.end(), run.begin(), run.end());
-      } else {
-        outgoing.push_back({to, {}});
-        append_message(run, outgoing.back().words);
-        stats_.hop_bytes[static_cast<std::size_t>(hop)] += outgoing.back().words.size() * sizeof(std::uint64_t);
-        ++stats_.hop_startups[static_cast<std::size_t>(hop)];
-      }
-      begin = end;
-    }
+    held = split_for_hop(held, next_of, me, static_cast<std::size_t>(hop), stats_, outgoing);
     stats_.startups += stats_.hop_startups[static_cast<std::size_t>(hop)];
     stats_.sent_bytes += stats_.hop_bytes[static_cast<std::size_t>(hop)];
-
-    held = std::move(staying);
     const std::size_t before = held.size();
     for (const auto& m : transport(comm, outgoing)) parse_message(m.words, ranks, held);
     stats_.received_items += held.size() - before;
@@ -183,29 +194,16 @@ std::vector<std::uint64_t> RoutedExchange::route_requests(const Communicator& co
   }
   if (own_owners_.size() != keys.size()) throw Error(ExitCode::kFailure, "routed read: counts do not cover the keys");
 
-  std::vector<int> next_of(static_cast<std::size_t>(ranks));
   for (std::size_t hop = 0; hop < hops; ++hop) {
-    for (int d = 0; d < ranks; ++d)
-      next_of[static_cast<std::size_t>(d)] = plan_.next(static_cast<int>(hop), comm.rank(), d);
+    const std::vector<int> next_of = next_ranks(plan_, static_cast<int>(hop), comm.rank());
     // Merging: one request per (owner, key), whoever asked; the ledger keeps who did.
     std::vector<Held> held;
     held.reserve(ledger_[hop].size());
     for (const Asked& a : ledger_[hop]) held.push_back({a.owner, a.key, 0});
     stats_.merged_items += sort_and_merge(held, next_of, merge_ == Merge::kOnePerKey);
     std::vector<Communicator::SparseMessage> outgoing;
-    for (std::size_t begin = 0; begin < held.size();) {
-      const int to = next_of[held[begin].destination];
-      std::size_t end = begin;
-      while (end < held.size() && next_of[held[end].destination] == to) ++end;
-      if (to == comm.rank()) {
-        for (std::size_t i = begin; i < end; ++i) ledger_[hop + 1].push_back({me, held[i].destination, held[i].key});
-      } else {
-        outgoing.push_back({to, {}});
-        append_message({held.data() + begin, end - begin}, outgoing.back().words);
-        stats_.hop_bytes[hop] += outgoing.back().words.size() * sizeof(std::uint64_t);
-        ++stats_.hop_startups[hop];
-      }
-      begin = end;
+    for (const Held& h : split_for_hop(held, next_of, comm.rank(), hop, stats_, outgoing)) {
+      ledger_[hop + 1].push_back({me, h.destination, h.key});
     }
     for (const auto& m : transport(comm, outgoing)) {
       std::vector<Held> arrived;
@@ -215,14 +213,14 @@ std::vector<std::uint64_t> RoutedExchange::route_requests(const Communicator& co
         ledger_[hop + 1].push_back({static_cast<std::uint64_t>(m.rank), h.destination, h.key});
     }
   }
-  std::vector<std::uint64_t> asked_here;
+  asked_here_.clear();
   for (const Asked& a : ledger_[hops]) {
     if (a.owner != me) throw Error(ExitCode::kFailure, "routed read: a request ended on the wrong rank");
-    asked_here.push_back(a.key);
+    asked_here_.push_back(a.key);
   }
-  std::sort(asked_here.begin(), asked_here.end());
-  asked_here.erase(std::unique(asked_here.begin(), asked_here.end()), asked_here.end());
-  return asked_here;
+  std::sort(asked_here_.begin(), asked_here_.end());
+  asked_here_.erase(std::unique(asked_here_.begin(), asked_here_.end()), asked_here_.end());
+  return asked_here_;
 }
 
 std::vector<std::uint64_t> RoutedExchange::route_replies(const Communicator& comm,
@@ -231,15 +229,9 @@ std::vector<std::uint64_t> RoutedExchange::route_replies(const Communicator& com
   const auto me = static_cast<std::uint64_t>(comm.rank());
   const auto hops = static_cast<std::size_t>(plan_.hops());
   // Answers known here, as sorted (owner, key, value): first this rank's own elements.
+  if (asked_here_.size() != values.size()) throw Error(ExitCode::kFailure, "routed read: one value per key expected");
   std::vector<Held> answers;
-  {
-    std::vector<std::uint64_t> asked_here;
-    for (const Asked& a : ledger_[hops]) asked_here.push_back(a.key);
-    std::sort(asked_here.begin(), asked_here.end());
-    asked_here.erase(std::unique(asked_here.begin(), asked_here.end()), asked_here.end());
-    if (asked_here.size() != values.size()) throw Error(ExitCode::kFailure, "routed read: one value per key expected");
-    for (std::size_t i = 0; i < values.size(); ++i) answers.push_back({me, asked_here[i], values[i]});
-  }
+  for (std::size_t i = 0; i < values.size(); ++i) answers.push_back({me, asked_here_[i], values[i]});
   const auto find = [](const std::vector<Held>& table, std::uint64_t owner, std::uint64_t key) {
     const auto it = std::lower_bound(table.begin(), table.end(), std::pair(owner, key),
                                      [](const Held& h, const auto& k) { return std::pair(h.destination, h.key) < k; });

@@ -91,6 +91,7 @@ class RoutedExchange {
   std::vector<std::vector<Asked>> ledger_;  // per hop 0..hops: what this rank held, for the replies
   std::vector<std::uint64_t> own_keys_;     // the read's keys, in the caller's order
   std::vector<std::uint64_t> own_owners_;
+  std::vector<std::uint64_t> asked_here_;  // distinct keys asked of this rank, sorted
 };
 
 }  // namespace zbfs
