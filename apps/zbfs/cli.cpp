@@ -26,6 +26,9 @@ struct TextOptions {
   std::string grid;
   std::string column_gather = "allgatherv";
   std::string codec = "none";
+  std::string route;
+  std::string route_dims;
+  bool no_dedup = false;
   bool no_validate = false;
   std::string network = "measure";
   std::string network_latency;
@@ -93,6 +96,15 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
       ->check(CLI::IsMember(
           {"none", "varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "rice", "auto"}))
       ->capture_default_str();
+  run.add_option("--route", text.route,
+                 "route sparse exchanges (1D updates as vertex-parent pairs, the 2D predecessor reduction, "
+                 "validation lookups) with merging on the way: direct (alltoallv), sparse (no count exchange), grid2 "
+                 "(two-level relay grid), gridk (k-dimensional grid, --route-dims) or hypercube (default: the plain "
+                 "id exchanges)")
+      ->check(CLI::IsMember({"direct", "sparse", "grid2", "gridk", "hypercube"}));
+  run.add_option("--route-dims", text.route_dims,
+                 "gridk's dimensions for the whole job, e.g. 4x2x2 (default: a balanced factorisation into three)");
+  run.add_flag("--no-dedup", text.no_dedup, "routed exchanges keep duplicate keys instead of merging them on the way");
   run.add_flag("--time-waits", config.time_waits,
                "time a barrier before every collective, so the phase table and JSON report waiting for late ranks "
                "(wait_s) apart from time in the collective itself (mpi_s); adds one barrier per collective");
@@ -135,6 +147,24 @@ int run_command(RunConfig config, const TextOptions& text, int rank, int ranks) 
   if (!config.shared_memory) config.partition = *parse_partition(text.partition);
   config.column_gather = *parse_column_gather(text.column_gather);
   config.codec = *parse_codec_choice(text.codec);
+  if (!text.route.empty()) {
+    RouteChoice route;
+    route.kind = *parse_route_kind(text.route);
+    route.dedup = !text.no_dedup;
+    if (!text.route_dims.empty()) {
+      const auto dims = parse_route_dims(text.route_dims);
+      if (!dims)
+        throw_usage_error("--route-dims must look like 4x2x2 with positive sizes, got '" + text.route_dims + "'");
+      route.dims = *dims;
+    }
+    config.route = route;
+  }
+  if (config.route && !text.route_dims.empty() && config.route->kind != RouteKind::kGridK) {
+    throw_usage_error("--route-dims needs --route gridk");
+  }
+  if (!config.route && (!text.route_dims.empty() || text.no_dedup)) {
+    throw_usage_error(std::string(text.no_dedup ? "--no-dedup" : "--route-dims") + " needs --route");
+  }
   if (!text.grid.empty()) {
     config.grid = parse_grid_shape(text.grid);
     if (!config.grid) throw_usage_error("--grid must look like RxC with positive R and C, got '" + text.grid + "'");

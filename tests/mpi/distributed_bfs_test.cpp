@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,11 +45,16 @@ std::vector<std::uint64_t> some_roots(const std::vector<Edge>& edges, std::size_
   return roots;
 }
 
+// Runs searches from a few keys and checks them; returns every search's whole parent
+// array (for comparisons across configurations). With a route, the BFS and the
+// distributed validator both go over it.
 template <class V>
-void check_searches(const Layout& layout, const GraphCase& g, Direction direction, ColumnGather gather,
-                    std::size_t num_roots, CodecChoice codec = CodecChoice{CodecId::kNone}) {
+std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, const GraphCase& g, Direction direction,
+                                                      ColumnGather gather, std::size_t num_roots,
+                                                      CodecChoice codec = CodecChoice{CodecId::kNone},
+                                                      const RouteChoice* route = nullptr) {
   SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)) + " codec " +
-               std::string(codec.name()));
+               std::string(codec.name()) + " route " + (route != nullptr ? route->describe() : std::string("none")));
   PhaseMetrics metrics;
   const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
@@ -57,7 +63,14 @@ void check_searches(const Layout& layout, const GraphCase& g, Direction directio
   const DistributedGraph<V> graph(grid, slice, 1000);
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
   DirectExchanger exchanger(gather, MessageCodec(codec, costs));
-  DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
+  MessageCodec hop_codec(codec, costs);
+  DistributedBfs<V> bfs(grid, graph, exchanger, metrics, route, &hop_codec);
+  std::optional<RoutedExchange> lookups;
+  if (route != nullptr) {
+    lookups.emplace(route->plan_for(grid.size()), route->merge());
+    lookups->set_codec(&hop_codec);
+  }
+  std::vector<std::vector<std::int64_t>> parents;
 
   const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
   const PackedEdgeList packed = testing::pack(g.scale, edges);
@@ -67,16 +80,18 @@ void check_searches(const Layout& layout, const GraphCase& g, Direction directio
   for (const std::uint64_t root : some_roots(edges, num_roots)) {
     SCOPED_TRACE("root " + std::to_string(root));
     bfs.run(root, owned, options);
-    const std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
+    std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
     EXPECT_EQ(levels_from_parents(parent, root), reference_bfs_levels(generator.num_vertices(), edges, root));
     const ValidationReport sequential = validate_bfs_tree(packed, root, parent);
     EXPECT_TRUE(sequential.ok()) << (sequential.messages.empty() ? "" : sequential.messages.front());
     const ValidationReport distributed =
-        validate_distributed_bfs_tree(grid, slice, exchanger, root, owned, metrics, 500);
+        validate_distributed_bfs_tree(grid, slice, exchanger, root, owned, metrics, lookups ? &*lookups : nullptr, 500);
     EXPECT_TRUE(distributed.ok()) << (distributed.messages.empty() ? "" : distributed.messages.front());
     EXPECT_EQ(distributed.traversed_edges, sequential.traversed_edges);
     EXPECT_EQ(distributed.reached_vertices, sequential.reached_vertices);
+    parents.push_back(std::move(parent));
   }
+  return parents;
 }
 
 int world_size() {
@@ -127,6 +142,53 @@ TEST(DistributedBfs, EveryCodecGivesTheSameLevels) {
                                   ColumnGather::kAllgatherv, 2, codec);
     check_searches<std::uint32_t>({Partition::k2D, most_square_grid(p)}, {9, 16, 2}, Direction::kTopDown,
                                   ColumnGather::kUnion, 1, codec);
+  }
+}
+
+// Every route, with and without merging, on both partitionings: valid trees with the
+// sequential BFS's levels, checked by a validator that reads over the same route. With
+// merging each vertex gets the smallest parent offered, whatever the path, so every
+// route gives the same trees.
+TEST(DistributedBfs, EveryRouteGivesValidTreesAndMergedRoutesAgree) {
+  const int p = world_size();
+  for (const Partition partition : {Partition::k1D, Partition::k2D}) {
+    const Layout layout{partition, partition == Partition::k1D ? GridShape{1, p} : most_square_grid(p)};
+    std::vector<std::vector<std::int64_t>> merged;
+    for (const RouteKind kind :
+         {RouteKind::kDirect, RouteKind::kSparse, RouteKind::kGrid2, RouteKind::kGridK, RouteKind::kHypercube}) {
+      for (const bool dedup : {true, false}) {
+        RouteChoice route;
+        route.kind = kind;
+        route.dedup = dedup;
+        const auto parents = check_searches<std::uint32_t>(
+            layout, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 3, CodecChoice{CodecId::kNone}, &route);
+        if (!dedup) continue;
+        if (merged.empty()) {
+          merged = parents;
+        } else {
+          EXPECT_EQ(parents, merged) << route.describe();
+        }
+      }
+    }
+    // Top-down only: every level folds over the route.
+    RouteChoice grid2;
+    grid2.kind = RouteKind::kGrid2;
+    check_searches<std::uint32_t>(layout, {10, 2, 5}, Direction::kTopDown, ColumnGather::kAllgatherv, 3,
+                                  CodecChoice{CodecId::kNone}, &grid2);
+  }
+}
+
+// Routed hops carry codec frames: the results do not change.
+TEST(DistributedBfs, RoutedHopsEncodedByEveryCodec) {
+  const int p = world_size();
+  RouteChoice route;
+  route.kind = RouteKind::kHypercube;
+  for (const std::string_view name : {"varint", "bitpack", "rice", "zstd", "auto"}) {
+    const CodecChoice codec = *parse_codec_choice(name);
+    check_searches<std::uint32_t>({Partition::k1D, {1, p}}, {9, 16, 1}, Direction::kTopDown, ColumnGather::kAllgatherv,
+                                  2, codec, &route);
+    check_searches<std::uint32_t>({Partition::k2D, most_square_grid(p)}, {9, 16, 1}, Direction::kAuto,
+                                  ColumnGather::kAllgatherv, 1, codec, &route);
   }
 }
 

@@ -48,7 +48,7 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     const std::uint64_t first = grid_->my_first_vertex();
     for (std::uint64_t o = 0; o < mine.size() && first + o < bad.size(); ++o) mine[o] = bad[first + o];
     const ValidationReport distributed =
-        validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_, 700);
+        validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_, nullptr, 700);
     EXPECT_FALSE(sequential.ok());
     EXPECT_FALSE(distributed.ok());
     EXPECT_TRUE(distributed.violates(expected)) << (distributed.messages.empty() ? "" : distributed.messages.front());

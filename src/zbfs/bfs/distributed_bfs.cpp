@@ -40,7 +40,8 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
 
 template <class V>
 DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
-                                  PhaseMetrics& metrics)
+                                  PhaseMetrics& metrics, const RouteChoice* route, MessageCodec* hop_codec,
+                                  std::uint64_t max_items_per_message)
     : grid_(grid),
       graph_(graph),
       exchanger_(exchanger),
@@ -55,7 +56,12 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       source_frontier_(grid.bottom_up().source.local_size()),
       target_visited_(grid.bottom_up().target.local_size()),
       visited_delta_(block_),
-      gathered_delta_(grid.bottom_up().target.local_size()) {}
+      gathered_delta_(grid.bottom_up().target.local_size()) {
+  if (route == nullptr) return;
+  std::optional<RoutedExchange>& routed = grid.partition() == Partition::k1D ? fold_route_ : reduce_route_;
+  routed.emplace(route->plan_for(grid.row().size()), route->merge());
+  routed->set_codec(hop_codec, max_items_per_message);
+}
 
 template <class V>
 BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
@@ -185,7 +191,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     }
     outgoing = builder.finish();
   }
-  return fold(*layout.fold, outgoing, parent, true);
+  return fold(layout, outgoing, parent, true);
 }
 
 template <class V>
@@ -263,20 +269,63 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
     }
     outgoing = builder.finish();
   }
-  return fold(*layout.fold, outgoing, parent, false);
+  return fold(layout, outgoing, parent, false);
 }
 
 template <class V>
-typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const Communicator& fold_comm,
+typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const TraversalLayout& layout,
                                                                 const OutgoingIds& outgoing,
                                                                 std::span<std::int64_t> parent, bool with_edges) {
+  // 1D bottom-up folds along a communicator of one rank: nothing to route.
+  if (fold_route_ && layout.fold == &grid_.row()) {
+    fold_routed(layout, outgoing, parent);
+    return finish_level(with_edges);
+  }
   IncomingIds incoming;
   {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    incoming = exchanger_.all_to_all(fold_comm, outgoing, IdsAre::kSet);
+    incoming = exchanger_.all_to_all(*layout.fold, outgoing, IdsAre::kSet);
   }
   claim_incoming(incoming, parent);
   return finish_level(with_edges);
+}
+
+template <class V>
+void DistributedBfs<V>::fold_routed(const TraversalLayout& layout, const OutgoingIds& outgoing,
+                                    std::span<std::int64_t> parent) {
+  std::vector<KeyedItem> items(outgoing.ids.size());
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const auto count = static_cast<std::int64_t>(items.size());
+#pragma omp parallel for schedule(static) if (count > 4096)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::uint64_t vertex = outgoing.ids[static_cast<std::size_t>(i)];
+      items[static_cast<std::size_t>(i)] = {vertex,
+                                            layout.source.to_global(sent_parent_[layout.target.to_local(vertex)])};
+    }
+  }
+  std::vector<KeyedItem> arrived;
+  {
+    const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    arrived = fold_route_->exchange(*layout.fold, items, outgoing.counts);
+  }
+  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+  const auto count = static_cast<std::int64_t>(arrived.size());
+  bool foreign = false;
+#pragma omp parallel for schedule(static) reduction(|| : foreign) if (count > 4096)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
+    const std::uint64_t offset = item.key - first_vertex_;
+    if (offset >= block_) {
+      foreign = true;
+      continue;
+    }
+    if (!visited_.test(offset) && visited_.set_atomic(offset)) {
+      parent[offset] = static_cast<std::int64_t>(item.value);
+      next_.set_atomic(offset);
+    }
+  }
+  if (foreign) throw Error(ExitCode::kFailure, "routed fold: a vertex arrived at a rank that does not own it");
 }
 
 template <class V>
@@ -349,8 +398,9 @@ template <class V>
 void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
   const ScopedPhase phase(metrics_, Phase::kPredecessorReduction);
   const Communicator& row = grid_.row();
-  // Alone in its row a rank discovered every vertex it owns itself (the same on all ranks).
-  if (row.size() == 1) return;
+  // Alone in its row a rank discovered every vertex it owns itself (the same on all ranks),
+  // and routed 1D folds brought the parents along.
+  if (row.size() == 1 || fold_route_) return;
   // Ask each reporting rank for the parent it used.
   const int threads = omp_get_max_threads();
   OutgoingBuilder builder(row.size(), threads);
@@ -366,13 +416,22 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
     }
   }
   const OutgoingIds requests = builder.finish();
+  const PieceGroup& targets = grid_.row_group();
+  const PieceGroup& sources = grid_.col_group();
+  if (reduce_route_) {
+    const std::vector<std::uint64_t> parents = reduce_route_->read(
+        row, requests.ids, requests.counts,
+        [&](std::uint64_t vertex) { return sources.to_global(sent_parent_[targets.to_local(vertex)]); });
+    for (std::size_t k = 0; k < requests.ids.size(); ++k) {
+      parent[requests.ids[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
+    }
+    return;
+  }
   const IncomingIds asked = exchanger_.all_to_all(row, requests, IdsAre::kSequence);
 
   OutgoingIds answers;
   answers.ids.resize(asked.ids.size());
   answers.counts.resize(static_cast<std::size_t>(row.size()));
-  const PieceGroup& targets = grid_.row_group();
-  const PieceGroup& sources = grid_.col_group();
   for (int s = 0; s < asked.num_sources(); ++s) answers.counts[static_cast<std::size_t>(s)] = asked.from(s).size();
   const auto asked_count = static_cast<std::int64_t>(asked.ids.size());
 #pragma omp parallel for schedule(static)

@@ -10,9 +10,15 @@
 // remembers the parent it used, and the predecessor reduction after the search fetches
 // it for every vertex whose discovery came from another rank. The direction switch is
 // Beamer's heuristic on global counts, exactly as the single-process kernel applies it.
+//
+// With a route (--route), 1D top-down folds send (vertex, parent) pairs instead, along
+// the route and merged on the way (one per vertex: the smallest parent), and owners take
+// the parent as it comes: no predecessor reduction. In 2D the folds stay as above and the
+// predecessor reduction reads the parents along the route over the processor row.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "zbfs/bfs/bfs_options.hpp"
@@ -22,6 +28,8 @@
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
+#include "zbfs/route/route_choice.hpp"
+#include "zbfs/route/routed_exchange.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
 namespace zbfs {
@@ -29,8 +37,10 @@ namespace zbfs {
 template <class V>
 class DistributedBfs {
  public:
-  DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
-                 PhaseMetrics& metrics);
+  // `route` (nullptr: none) and its hop codec (nullptr: plain words) are the caller's.
+  DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
+                 const RouteChoice* route = nullptr, MessageCodec* hop_codec = nullptr,
+                 std::uint64_t max_items_per_message = std::uint64_t{1} << 48);
 
   // `parent` has one entry per vertex of this rank's piece (blocks().block() entries):
   // the parent's global id, the root for the root, -1 when unreached.
@@ -46,8 +56,10 @@ class DistributedBfs {
   LevelCounts bottom_up_step(std::span<std::int64_t> parent);
   // Sends discovered ids to their owners along `fold_comm`, lets the owners claim them,
   // and finishes the level.
-  LevelCounts fold(const Communicator& fold_comm, const OutgoingIds& outgoing, std::span<std::int64_t> parent,
+  LevelCounts fold(const TraversalLayout& layout, const OutgoingIds& outgoing, std::span<std::int64_t> parent,
                    bool with_edges);
+  // The routed fold: (vertex, parent) pairs to the owners, who claim them with that parent.
+  void fold_routed(const TraversalLayout& layout, const OutgoingIds& outgoing, std::span<std::int64_t> parent);
   // Owners claim the ids that arrived. Until the predecessor reduction, the parent of a
   // vertex claimed so holds -2 - s, s being the row rank whose report won.
   void claim_incoming(const IncomingIds& incoming, std::span<std::int64_t> parent);
@@ -62,6 +74,8 @@ class DistributedBfs {
   // late bottom-up steps send sparse bitmaps that compress to almost nothing.
   void gather_visited(const Communicator& fold, std::size_t words_per_block);
 
+  std::optional<RoutedExchange> fold_route_;    // 1D with a route: the top-down fold
+  std::optional<RoutedExchange> reduce_route_;  // 2D with a route: the predecessor reduction
   const ProcessGrid& grid_;
   const DistributedGraph<V>& graph_;
   Exchanger& exchanger_;

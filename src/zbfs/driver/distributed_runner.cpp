@@ -121,13 +121,21 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
 
   // No message carries more ids than there are edge endpoints and vertices.
   const std::uint64_t max_ids = 2 * graph.global_directed_edges() + generator.num_vertices() + 1;
+  // Routed exchanges encode their hops with a codec of their own (auto learns per codec).
+  MessageCodec hop_codec = message_codec;
   DirectExchanger exchanger(config.column_gather, std::move(message_codec), max_ids);
+  const RouteChoice* route = config.route ? &*config.route : nullptr;
+  std::optional<RoutedExchange> lookups;
+  if (route != nullptr) {
+    lookups.emplace(route->plan_for(world.size()), route->merge());
+    lookups->set_codec(&hop_codec, max_ids);
+  }
   std::optional<MessageRecorder> recorder;
   if (!config.dump_frontiers.empty()) {
     recorder.emplace(config.dump_frontiers, grid.rank());
     exchanger.set_recorder(&*recorder);
   }
-  DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
+  DistributedBfs<V> bfs(grid, graph, exchanger, metrics, route, &hop_codec, max_ids);
   LargeArray<std::int64_t> parent(grid.blocks().block());
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
   for (std::size_t i = 0; i < roots.size(); ++i) {
@@ -162,8 +170,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
     if (config.validate) {
       world.barrier();
       clock.restart();
-      const ValidationReport report =
-          validate_distributed_bfs_tree(grid, slice, exchanger, search.root, parent.span(), metrics);
+      const ValidationReport report = validate_distributed_bfs_tree(grid, slice, exchanger, search.root, parent.span(),
+                                                                    metrics, lookups ? &*lookups : nullptr);
       search.validate_time_s = slowest(world, clock.elapsed_s());
       search.validated = true;
       const std::string key = "validation failed for search key " + std::to_string(search.root);

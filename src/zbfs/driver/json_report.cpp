@@ -38,6 +38,11 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
       if (n > 0) frames[std::string(to_string(codec))] = n;
     }
     j[std::string(to_string(static_cast<Phase>(i)))]["frames"] = frames;
+    // Routed exchanges: items merged away and bytes per hop (empty when none ran).
+    nlohmann::json hops = nlohmann::json::array();
+    for (std::size_t h = 0; h < p.routed_hops(); ++h) hops.push_back(p.hop_bytes[h]);
+    j[std::string(to_string(static_cast<Phase>(i)))]["route"] = {{"merged_items", to_json(p.merged_items)},
+                                                                 {"hop_bytes", hops}};
   }
   return j;
 }
@@ -150,6 +155,11 @@ nlohmann::json to_json(const RunResult& r) {
         {"grid", r.grid.to_string()},
         {"column_gather", std::string(to_string(c.column_gather))},
         {"codec", std::string(c.codec.name())},
+        {"route", c.route ? nlohmann::json(std::string(to_string(c.route->kind))) : nlohmann::json(nullptr)},
+        {"route_dims", c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()
+                           ? nlohmann::json(RoutePlan::describe_dims(c.route->dims))
+                           : nlohmann::json(nullptr)},
+        {"dedup", c.route ? nlohmann::json(c.route->dedup) : nlohmann::json(nullptr)},
         {"time_waits", c.time_waits}}},
       {"graph",
        {{"num_vertices", r.num_vertices},

@@ -10,7 +10,7 @@
 
 namespace zbfs {
 
-inline constexpr int kRunSchemaVersion = 6;
+inline constexpr int kRunSchemaVersion = 7;
 
 nlohmann::json to_json(const RunResult& result);
 

@@ -28,6 +28,21 @@ std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processe
         to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.mpi_s.max, p.wait_s.max, p.model_s.max,
         p.encode_s.max, p.decode_s.max, p.messages.sum, p.raw_bytes.sum, p.wire_bytes.sum, wire_percent, ids_percent);
   }
+  // Routed exchanges: start-ups (messages) per rank, items merged away, bytes per hop.
+  bool routed = false;
+  for (const PhaseSummary& p : breakdown.phases) routed |= p.routed_hops() > 0;
+  if (!routed) return out;
+  out +=
+      fmt::format("{:<22} {:>10} {:>10} {:>12}  {}\n", "routed phase", "startups", "mean", "merged", "bytes per hop");
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    const PhaseSummary& p = breakdown.phases[i];
+    if (p.routed_hops() == 0) continue;
+    std::string hops;
+    for (std::size_t h = 0; h < p.routed_hops(); ++h)
+      hops += fmt::format("{}{:.0f}", h == 0 ? "" : " ", p.hop_bytes[h]);
+    out += fmt::format("{:<22} {:>10.0f} {:>10.1f} {:>12.0f}  {}\n", to_string(static_cast<Phase>(i)), p.messages.max,
+                       p.messages.sum / num_processes, p.merged_items.sum, hops);
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "zbfs/codec/codec_id.hpp"
 #include "zbfs/exchange/column_gather.hpp"
 #include "zbfs/network/network_model.hpp"
+#include "zbfs/route/route_choice.hpp"
 #include "zbfs/topology/grid_shape.hpp"
 
 namespace zbfs {
@@ -34,6 +35,12 @@ struct RunConfig {
   ColumnGather column_gather = ColumnGather::kAllgatherv;
   // How every frontier, predecessor and validation exchange is encoded.
   CodecChoice codec{CodecId::kNone};
+  // --route: sparse exchanges travel along a route, as (key, value) items merged on the
+  // way. The 1D update exchange then carries (vertex, parent) pairs and needs no
+  // predecessor reduction; in 2D the predecessor reduction reads parents over the route
+  // along the processor row; validation's lookups go over it too. None: the plain id
+  // exchanges (with the predecessor reduction).
+  std::optional<RouteChoice> route;
   // --dump-frontiers: each rank writes the first search's messages here (empty: none).
   std::string dump_frontiers;
   int fail_on_rank = -1;  // testing aid: this rank throws at the first search

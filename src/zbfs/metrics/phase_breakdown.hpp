@@ -27,8 +27,16 @@ struct PhaseSummary {
   Spread wait_s;   // waiting for peers before collectives (with --time-waits; else 0)
   Spread encode_s;
   Spread decode_s;
-  Spread id_bytes;                           // the exchanged ids as plain 64-bit ids
-  std::array<double, kCodecCount> frames{};  // summed over ranks
+  Spread id_bytes;                                // the exchanged ids as plain 64-bit ids
+  std::array<double, kCodecCount> frames{};       // summed over ranks
+  Spread merged_items;                            // routed items removed by merging
+  std::array<double, kMaxRouteHops> hop_bytes{};  // routed bytes per hop, summed over ranks
+  // Hops with routed traffic: hop_bytes[0, routed_hops()) (0 when nothing was routed).
+  [[nodiscard]] std::size_t routed_hops() const {
+    std::size_t n = kMaxRouteHops;
+    while (n > 0 && hop_bytes[n - 1] == 0) --n;
+    return n;
+  }
 };
 
 // Calls, messages and bytes of one (phase, communicator role, pattern), summed over ranks.

@@ -4,9 +4,11 @@
 // Nothing here is collective; metrics/rank_aggregation.hpp aggregates over ranks.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "zbfs/codec/codec_id.hpp"
@@ -44,6 +46,10 @@ enum class CommPattern : int { kPersonalized, kGather, kReduce, kPairwise };
 constexpr std::size_t kCommPatternCount = 4;
 std::string_view to_string(CommPattern pattern);
 
+// Routed exchanges (route/routed_exchange.hpp) book bytes per hop; a read's replies
+// count as the hops after its requests'. Hops past the last slot add to it.
+constexpr std::size_t kMaxRouteHops = 32;
+
 // One rank's calls, messages and bytes of one (phase, role, pattern).
 struct TrafficTally {
   std::uint64_t calls = 0;
@@ -67,9 +73,13 @@ struct PhaseCounters {
   // The exchanged vertex ids as plain 64-bit ids (a bitmap's set bits times 8): the
   // volume a 64-bit id exchange would send, control words aside.
   std::uint64_t id_bytes = 0;
-  std::array<std::uint64_t, kCodecCount> frames{};  // frames sent, by the codec that encoded them
+  std::array<std::uint64_t, kCodecCount> frames{};       // frames sent, by the codec that encoded them
+  std::uint64_t merged_items = 0;                        // routed items removed by merging on this rank
+  std::array<std::uint64_t, kMaxRouteHops> hop_bytes{};  // routed bytes sent, per hop
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
+    merged_items += o.merged_items;
+    for (std::size_t h = 0; h < kMaxRouteHops; ++h) hop_bytes[h] += o.hop_bytes[h];
     time_s += o.time_s;
     model_s += o.model_s;
     mpi_s += o.mpi_s;
@@ -84,6 +94,8 @@ struct PhaseCounters {
     return *this;
   }
   PhaseCounters& operator-=(const PhaseCounters& o) {
+    merged_items -= o.merged_items;
+    for (std::size_t h = 0; h < kMaxRouteHops; ++h) hop_bytes[h] -= o.hop_bytes[h];
     time_s -= o.time_s;
     model_s -= o.model_s;
     mpi_s -= o.mpi_s;
@@ -129,6 +141,12 @@ class PhaseMetrics {
   }
   // Vertex ids exchanged in the current phase, as ids (see PhaseCounters::id_bytes).
   void add_ids(std::uint64_t ids) { counters_[index(current_)].id_bytes += ids * sizeof(std::uint64_t); }
+  // One routed exchange on this rank: items merged away, bytes sent per hop.
+  void add_route(std::uint64_t merged_items, std::span<const std::uint64_t> hop_bytes) {
+    PhaseCounters& c = counters_[index(current_)];
+    c.merged_items += merged_items;
+    for (std::size_t h = 0; h < hop_bytes.size(); ++h) c.hop_bytes[std::min(h, kMaxRouteHops - 1)] += hop_bytes[h];
+  }
   void add_frame(CodecId codec) { ++counters_[index(current_)].frames[static_cast<std::size_t>(codec)]; }
   void add_time(Phase phase, double seconds) { counters_[index(phase)].time_s += seconds; }
   // Time waiting for peers before a collective, in the current phase.

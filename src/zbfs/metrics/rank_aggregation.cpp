@@ -5,7 +5,7 @@
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
-  constexpr std::size_t kFields = 10;
+  constexpr std::size_t kFields = 11;
   std::vector<double> values(kPhaseCount * kFields);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
@@ -19,6 +19,7 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
     values[i * kFields + 7] = c.decode_s;
     values[i * kFields + 8] = static_cast<double>(c.id_bytes);
     values[i * kFields + 9] = c.wait_s;
+    values[i * kFields + 10] = static_cast<double>(c.merged_items);
   }
   std::vector<double> min = values;
   std::vector<double> max = values;
@@ -29,21 +30,26 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   world.allreduce(std::span<double>(sum), ReduceOp::kSum);
   PhaseBreakdown b;
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    Spread* fields[kFields] = {&b.phases[i].time_s,     &b.phases[i].messages, &b.phases[i].raw_bytes,
-                               &b.phases[i].wire_bytes, &b.phases[i].model_s,  &b.phases[i].mpi_s,
-                               &b.phases[i].encode_s,   &b.phases[i].decode_s, &b.phases[i].id_bytes,
-                               &b.phases[i].wait_s};
+    Spread* fields[kFields] = {&b.phases[i].time_s,     &b.phases[i].messages,    &b.phases[i].raw_bytes,
+                               &b.phases[i].wire_bytes, &b.phases[i].model_s,     &b.phases[i].mpi_s,
+                               &b.phases[i].encode_s,   &b.phases[i].decode_s,    &b.phases[i].id_bytes,
+                               &b.phases[i].wait_s,     &b.phases[i].merged_items};
     for (std::size_t f = 0; f < kFields; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
   }
-  std::vector<double> frames(kPhaseCount * kCodecCount);
+  // Frames per codec, then bytes per routed hop: sums over ranks.
+  constexpr std::size_t kSummed = kCodecCount + kMaxRouteHops;
+  std::vector<double> summed(kPhaseCount * kSummed);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    for (std::size_t k = 0; k < kCodecCount; ++k)
-      frames[i * kCodecCount + k] = static_cast<double>(metrics.all()[i].frames[k]);
+    const PhaseCounters& c = metrics.all()[i];
+    for (std::size_t k = 0; k < kCodecCount; ++k) summed[i * kSummed + k] = static_cast<double>(c.frames[k]);
+    for (std::size_t h = 0; h < kMaxRouteHops; ++h)
+      summed[i * kSummed + kCodecCount + h] = static_cast<double>(c.hop_bytes[h]);
   }
-  world.allreduce(std::span<double>(frames), ReduceOp::kSum);
+  world.allreduce(std::span<double>(summed), ReduceOp::kSum);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = frames[i * kCodecCount + k];
+    for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = summed[i * kSummed + k];
+    for (std::size_t h = 0; h < kMaxRouteHops; ++h) b.phases[i].hop_bytes[h] = summed[i * kSummed + kCodecCount + h];
   }
   std::vector<double> tallies = PhaseBreakdown::flatten_tallies(metrics);
   world.allreduce(std::span<double>(tallies), ReduceOp::kSum);

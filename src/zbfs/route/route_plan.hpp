@@ -28,6 +28,10 @@ namespace zbfs {
 
 enum class RouteKind { kDirect, kSparse, kGrid2, kGridK, kHypercube };
 
+// What a routed exchange does with items that share a destination and a key: keep them
+// all, or only the one with the smallest value (semantic deduplication).
+enum class Merge { kKeepAll, kOnePerKey };
+
 std::string_view to_string(RouteKind kind);
 std::optional<RouteKind> parse_route_kind(std::string_view text);
 

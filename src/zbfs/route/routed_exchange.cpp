@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/timer.hpp"
 
 namespace zbfs {
 namespace {
@@ -73,8 +74,8 @@ std::vector<int> next_ranks(const RoutePlan& plan, int hop, int me) {
   return next_of;
 }
 
-// Splits `held` (sorted by next rank) into one message per other next rank, booked in
-// the stats of `hop`, and returns what stays here.
+// Splits `held` (sorted by next rank) into one message per other next rank, counted in
+// the start-ups of `hop`, and returns what stays here.
 std::vector<Held> split_for_hop(std::span<const Held> held, const std::vector<int>& next_of, int me, std::size_t hop,
                                 RouteStats& stats, std::vector<Communicator::SparseMessage>& outgoing) {
   std::vector<Held> staying;
@@ -88,7 +89,6 @@ std::vector<Held> split_for_hop(std::span<const Held> held, const std::vector<in
     } else {
       outgoing.push_back({to, {}});
       append_message(run, outgoing.back().words);
-      stats.hop_bytes[hop] += outgoing.back().words.size() * sizeof(std::uint64_t);
       ++stats.hop_startups[hop];
     }
     begin = end;
@@ -126,10 +126,10 @@ std::vector<KeyedItem> RoutedExchange::exchange(const Communicator& comm, std::s
     stats_.merged_items += sort_and_merge(held, next_of, merge);
     std::vector<Communicator::SparseMessage> outgoing;
     held = split_for_hop(held, next_of, me, static_cast<std::size_t>(hop), stats_, outgoing);
-    stats_.startups += stats_.hop_startups[static_cast<std::size_t>(hop)];
-    stats_.sent_bytes += stats_.hop_bytes[static_cast<std::size_t>(hop)];
     const std::size_t before = held.size();
-    for (const auto& m : transport(comm, outgoing)) parse_message(m.words, ranks, held);
+    for (const auto& m : transport(comm, outgoing, HopLayout{}, static_cast<std::size_t>(hop))) {
+      parse_message(m.words, ranks, held);
+    }
     stats_.received_items += held.size() - before;
   }
 
@@ -144,10 +144,52 @@ std::vector<KeyedItem> RoutedExchange::exchange(const Communicator& comm, std::s
   std::vector<KeyedItem> out;
   out.reserve(held.size());
   for (const Held& h : held) out.push_back({h.key, h.value});
+  book(comm);
   return out;
 }
 
-std::vector<Communicator::SparseMessage> RoutedExchange::transport(
+void RoutedExchange::book(const Communicator& comm) {
+  for (std::size_t h = 0; h < stats_.hop_bytes.size(); ++h) {
+    stats_.startups += stats_.hop_startups[h];
+    stats_.sent_bytes += stats_.hop_bytes[h];
+  }
+  if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr && comm.size() > 1) {
+    metrics->add_route(stats_.merged_items, stats_.hop_bytes);
+  }
+}
+
+std::vector<Communicator::SparseMessage> RoutedExchange::transport(const Communicator& comm,
+                                                                   std::vector<Communicator::SparseMessage>& outgoing,
+                                                                   HopLayout layout, std::size_t stats_hop) {
+  PhaseMetrics* metrics = comm.size() > 1 ? comm.metrics() : nullptr;
+  const bool encoding = codec_ != nullptr && !codec_->passthrough();
+  std::uint64_t raw_bytes = 0;
+  std::uint64_t wire_bytes = 0;
+  double encode_s = 0;
+  if (encoding) {
+    const Stopwatch clock;
+    for (auto& m : outgoing) {
+      raw_bytes += m.words.size() * sizeof(std::uint64_t);
+      HopEncoding encoded = encode_hop_message(m.words, layout, *codec_, comm.link_cost_to(m.rank));
+      if (metrics != nullptr) {
+        for (const CodecId codec : encoded.frames) metrics->add_frame(codec);
+      }
+      m.words = std::move(encoded.words);
+      wire_bytes += m.words.size() * sizeof(std::uint64_t);
+    }
+    encode_s = clock.elapsed_s();
+  }
+  for (const auto& m : outgoing) stats_.hop_bytes[stats_hop] += m.words.size() * sizeof(std::uint64_t);
+  std::vector<Communicator::SparseMessage> incoming = deliver(comm, outgoing);
+  if (encoding) {
+    const Stopwatch clock;
+    for (auto& m : incoming) m.words = decode_hop_message(m.words, layout, max_items_);
+    if (metrics != nullptr) metrics->add_codec_work(raw_bytes, wire_bytes, encode_s, clock.elapsed_s());
+  }
+  return incoming;
+}
+
+std::vector<Communicator::SparseMessage> RoutedExchange::deliver(
     const Communicator& comm, std::vector<Communicator::SparseMessage>& outgoing) const {
   if (plan_.kind() != RouteKind::kDirect) return comm.sparse_exchange(outgoing);
   const auto ranks = static_cast<std::size_t>(comm.size());
@@ -205,7 +247,7 @@ std::vector<std::uint64_t> RoutedExchange::route_requests(const Communicator& co
     for (const Held& h : split_for_hop(held, next_of, comm.rank(), hop, stats_, outgoing)) {
       ledger_[hop + 1].push_back({me, h.destination, h.key});
     }
-    for (const auto& m : transport(comm, outgoing)) {
+    for (const auto& m : transport(comm, outgoing, HopLayout{}, hop)) {
       std::vector<Held> arrived;
       parse_message(m.words, ranks, arrived);
       stats_.received_items += arrived.size();
@@ -224,60 +266,80 @@ std::vector<std::uint64_t> RoutedExchange::route_requests(const Communicator& co
 }
 
 std::vector<std::uint64_t> RoutedExchange::route_replies(const Communicator& comm,
-                                                         std::span<const std::uint64_t> values) {
+                                                         std::span<const std::uint64_t> values, std::size_t width) {
   const int ranks = comm.size();
   const auto me = static_cast<std::uint64_t>(comm.rank());
   const auto hops = static_cast<std::size_t>(plan_.hops());
-  // Answers known here, as sorted (owner, key, value): first this rank's own elements.
-  if (asked_here_.size() != values.size()) throw Error(ExitCode::kFailure, "routed read: one value per key expected");
-  std::vector<Held> answers;
-  for (std::size_t i = 0; i < values.size(); ++i) answers.push_back({me, asked_here_[i], values[i]});
-  const auto find = [](const std::vector<Held>& table, std::uint64_t owner, std::uint64_t key) {
+  if (width == 0 || asked_here_.size() * width != values.size()) {
+    throw Error(ExitCode::kFailure, "routed read: `width` values per key expected");
+  }
+  // Answers known here: (owner, key) sorted, with their values at width * index of
+  // `store`; first this rank's own elements.
+  struct Answer {
+    std::uint64_t owner;
+    std::uint64_t key;
+  };
+  std::vector<Answer> answers;
+  std::vector<std::uint64_t> store(values.begin(), values.end());
+  for (const std::uint64_t key : asked_here_) answers.push_back({me, key});
+  const auto find = [](const std::vector<Answer>& table, std::uint64_t owner, std::uint64_t key) {
     const auto it = std::lower_bound(table.begin(), table.end(), std::pair(owner, key),
-                                     [](const Held& h, const auto& k) { return std::pair(h.destination, h.key) < k; });
-    if (it == table.end() || it->destination != owner || it->key != key) {
+                                     [](const Answer& a, const auto& k) { return std::pair(a.owner, a.key) < k; });
+    if (it == table.end() || it->owner != owner || it->key != key) {
       throw Error(ExitCode::kFailure, "routed read: a reply is missing");
     }
-    return it->value;
+    return static_cast<std::size_t>(it - table.begin());
   };
-  const auto by_owner_key = [](const Held& a, const Held& b) {
-    return std::pair(a.destination, a.key) < std::pair(b.destination, b.key);
-  };
+  const std::size_t stride = 2 + width;  // a reply: owner, key, its values
   for (std::size_t hop = hops; hop-- > 0;) {
-    // Every request held after this hop is answered to whoever handed it over.
-    std::vector<Held> next_answers;
+    // Every request held after this hop is answered to whoever handed it over. Replies
+    // for this rank itself are gathered as words too, then sorted into the next table.
+    std::vector<std::uint64_t> kept;
     std::vector<std::vector<std::uint64_t>> to_rank(static_cast<std::size_t>(ranks));
     for (const Asked& a : ledger_[hop + 1]) {
-      const std::uint64_t value = find(answers, a.owner, a.key);
-      if (a.origin == me) {
-        next_answers.push_back({a.owner, a.key, value});
-      } else {
-        auto& words = to_rank[static_cast<std::size_t>(a.origin)];
-        words.insert(words.end(), {a.owner, a.key, value});
-      }
+      const std::size_t at = find(answers, a.owner, a.key) * width;
+      auto& words = a.origin == me ? kept : to_rank[static_cast<std::size_t>(a.origin)];
+      words.push_back(a.owner);
+      words.push_back(a.key);
+      words.insert(words.end(), store.begin() + static_cast<std::ptrdiff_t>(at),
+                   store.begin() + static_cast<std::ptrdiff_t>(at + width));
     }
     std::vector<Communicator::SparseMessage> outgoing;
     for (int r = 0; r < ranks; ++r) {
       auto& words = to_rank[static_cast<std::size_t>(r)];
       if (words.empty()) continue;
-      stats_.hop_bytes[2 * hops - 1 - hop] += words.size() * sizeof(std::uint64_t);
       ++stats_.hop_startups[2 * hops - 1 - hop];
       outgoing.push_back({r, std::move(words)});
     }
-    for (const auto& m : transport(comm, outgoing)) {
-      if (m.words.size() % 3 != 0) throw Error(ExitCode::kFailure, "routed read: malformed reply message");
-      for (std::size_t i = 0; i < m.words.size(); i += 3)
-        next_answers.push_back({m.words[i], m.words[i + 1], m.words[i + 2]});
+    std::vector<Communicator::SparseMessage> arrived =
+        transport(comm, outgoing, HopLayout{HopLayout::kReplies, stride}, 2 * hops - 1 - hop);
+    arrived.push_back({comm.rank(), std::move(kept)});
+    // Sort the replies by (owner, key) through an index, then copy their values in order.
+    std::vector<std::pair<Answer, const std::uint64_t*>> next;
+    for (const auto& m : arrived) {
+      if (m.words.size() % stride != 0) throw Error(ExitCode::kFailure, "routed read: malformed reply message");
+      for (std::size_t i = 0; i < m.words.size(); i += stride)
+        next.push_back({{m.words[i], m.words[i + 1]}, m.words.data() + i + 2});
     }
-    std::sort(next_answers.begin(), next_answers.end(), by_owner_key);
-    answers = std::move(next_answers);
+    std::sort(next.begin(), next.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.first.owner, a.first.key) < std::pair(b.first.owner, b.first.key);
+    });
+    answers.clear();
+    std::vector<std::uint64_t> next_store;
+    next_store.reserve(next.size() * width);
+    for (const auto& [answer, words] : next) {
+      answers.push_back(answer);
+      next_store.insert(next_store.end(), words, words + width);
+    }
+    store = std::move(next_store);
   }
-  for (std::size_t h = 0; h < stats_.hop_bytes.size(); ++h) {
-    stats_.startups += stats_.hop_startups[h];
-    stats_.sent_bytes += stats_.hop_bytes[h];
+  book(comm);
+  std::vector<std::uint64_t> out(own_keys_.size() * width);
+  for (std::size_t i = 0; i < own_keys_.size(); ++i) {
+    const std::size_t at = find(answers, own_owners_[i], own_keys_[i]) * width;
+    std::copy_n(store.begin() + static_cast<std::ptrdiff_t>(at), width,
+                out.begin() + static_cast<std::ptrdiff_t>(i * width));
   }
-  std::vector<std::uint64_t> out(own_keys_.size());
-  for (std::size_t i = 0; i < own_keys_.size(); ++i) out[i] = find(answers, own_owners_[i], own_keys_[i]);
   return out;
 }
 

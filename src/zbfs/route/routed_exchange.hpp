@@ -9,14 +9,18 @@
 // Hop messages are 64-bit words: the number of groups G, then G (destination, count)
 // pairs, then the groups' items, two words each (key, value). `direct` sends each hop's
 // messages with an alltoallv (counts first), the other routes with the sparse exchange
-// (Communicator::sparse_exchange). Collective over the communicator.
+// (Communicator::sparse_exchange). With a codec (set_codec) each hop message is encoded
+// (route/hop_codec.hpp). Every exchange books its merged items and bytes per hop in the
+// communicator's current phase. Collective over the communicator.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/mpi/communicator.hpp"
+#include "zbfs/route/hop_codec.hpp"
 #include "zbfs/route/route_plan.hpp"
 
 namespace zbfs {
@@ -27,8 +31,6 @@ struct KeyedItem {
   std::uint64_t value = 0;
   friend bool operator==(const KeyedItem&, const KeyedItem&) = default;
 };
-
-enum class Merge { kKeepAll, kOnePerKey };
 
 // What one rank did in the last exchange.
 struct RouteStats {
@@ -44,25 +46,39 @@ class RoutedExchange {
  public:
   RoutedExchange(RoutePlan plan, Merge merge) : plan_(std::move(plan)), merge_(merge) {}
 
+  // Encode every hop message with `codec` (kept by the caller; nullptr or passthrough:
+  // plain words). A received message announcing more than `max_items` values is malformed.
+  void set_codec(MessageCodec* codec, std::uint64_t max_items = std::uint64_t{1} << 48) {
+    codec_ = codec;
+    max_items_ = max_items;
+  }
+
   // `items` grouped by destination rank in rank order, counts[d] of them for rank d.
   // Returns the items for this rank: sorted by key when merging, else in arrival order.
   std::vector<KeyedItem> exchange(const Communicator& comm, std::span<const KeyedItem> items,
                                   std::span<const std::uint64_t> counts);
 
   // A batched read: keys[i] (grouped by owner rank like `items` above) is looked up on
-  // its owner with `lookup` (once per distinct key asked of it), and the value returned
-  // in out[i]. With Merge::kOnePerKey requests merge on the way (one per (owner, key) at
-  // each rank); every rank remembers who asked it for what, and the replies retrace the
-  // paths, copied at each rank where requests merged. Replies are three words each
-  // (owner, key, value). The stats count both directions: hops 0..h-1 are the requests',
-  // h..2h-1 the replies'.
+  // its owner with lookup(key, out) (once per distinct key asked of it), which writes
+  // `width` values to out; they are returned in out[i * width, (i + 1) * width). With
+  // Merge::kOnePerKey requests merge on the way (one per (owner, key) at each rank);
+  // every rank remembers who asked it for what, and the replies retrace the paths, copied
+  // at each rank where requests merged. Replies are 2 + width words each (owner, key,
+  // values). The stats count both directions: hops 0..h-1 are the requests', h..2h-1 the
+  // replies'.
+  template <class Lookup>
+  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                  std::span<const std::uint64_t> counts, std::size_t width, Lookup&& lookup) {
+    std::vector<std::uint64_t> asked_here = route_requests(comm, keys, counts);
+    std::vector<std::uint64_t> values(asked_here.size() * width);
+    for (std::size_t i = 0; i < asked_here.size(); ++i) lookup(asked_here[i], values.data() + i * width);
+    return route_replies(comm, values, width);
+  }
+  // One value per key: lookup(key) returns it.
   template <class Lookup>
   std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
                                   std::span<const std::uint64_t> counts, Lookup&& lookup) {
-    std::vector<std::uint64_t> asked_here = route_requests(comm, keys, counts);
-    std::vector<std::uint64_t> values(asked_here.size());
-    for (std::size_t i = 0; i < asked_here.size(); ++i) values[i] = lookup(asked_here[i]);
-    return route_replies(comm, values);
+    return read(comm, keys, counts, 1, [&](std::uint64_t key, std::uint64_t* out) { *out = lookup(key); });
   }
 
   [[nodiscard]] const RouteStats& stats() const { return stats_; }
@@ -79,14 +95,25 @@ class RoutedExchange {
   // Forward half of read(): returns the distinct keys asked of this rank, sorted.
   std::vector<std::uint64_t> route_requests(const Communicator& comm, std::span<const std::uint64_t> keys,
                                             std::span<const std::uint64_t> counts);
-  // Backward half: values[i] answers the i-th key route_requests returned.
-  std::vector<std::uint64_t> route_replies(const Communicator& comm, std::span<const std::uint64_t> values);
+  // Backward half: values[i * width, (i + 1) * width) answer the i-th key route_requests
+  // returned.
+  std::vector<std::uint64_t> route_replies(const Communicator& comm, std::span<const std::uint64_t> values,
+                                           std::size_t width);
   // One hop's transport (alltoallv for direct, the sparse exchange otherwise).
+  // Sent bytes per hop are booked into stats_.hop_bytes[stats_hop] as they went (encoded).
   std::vector<Communicator::SparseMessage> transport(const Communicator& comm,
-                                                     std::vector<Communicator::SparseMessage>& outgoing) const;
+                                                     std::vector<Communicator::SparseMessage>& outgoing,
+                                                     HopLayout layout, std::size_t stats_hop);
+  // The hop's messages as they are: alltoallv for direct, the sparse exchange otherwise.
+  std::vector<Communicator::SparseMessage> deliver(const Communicator& comm,
+                                                   std::vector<Communicator::SparseMessage>& outgoing) const;
+  // Totals the stats and books them in the communicator's phase counters.
+  void book(const Communicator& comm);
 
   RoutePlan plan_;
   Merge merge_;
+  MessageCodec* codec_ = nullptr;
+  std::uint64_t max_items_ = std::uint64_t{1} << 48;
   RouteStats stats_;
   std::vector<std::vector<Asked>> ledger_;  // per hop 0..hops: what this rank held, for the replies
   std::vector<std::uint64_t> own_keys_;     // the read's keys, in the caller's order

@@ -57,10 +57,26 @@ class LocalErrors {
   std::vector<std::string> messages_;
 };
 
-// Answers for ids sent to their owners: `answer(id)` per requested id, `width` values each.
+// How the validator reaches other ranks: the exchanger, or a route when one is set.
+struct Lookups {
+  Exchanger& exchanger;
+  RoutedExchange* route;
+};
+
+// Answers for ids sent to their owners: `answer(id)` per requested id, `width` values
+// each, grouped by owner in the order of the requests.
 template <class Answer>
-IncomingIds ask_owners(const ProcessGrid& grid, Exchanger& exchanger, const OutgoingIds& requests, std::size_t width,
+IncomingIds ask_owners(const ProcessGrid& grid, const Lookups& via, const OutgoingIds& requests, std::size_t width,
                        Answer answer) {
+  if (via.route != nullptr) {
+    IncomingIds answers;
+    answers.ids = via.route->read(grid.world(), requests.ids, requests.counts, width, answer);
+    answers.offsets.assign(requests.counts.size() + 1, 0);
+    for (std::size_t s = 0; s < requests.counts.size(); ++s)
+      answers.offsets[s + 1] = answers.offsets[s] + requests.counts[s] * width;
+    return answers;
+  }
+  Exchanger& exchanger = via.exchanger;
   const IncomingIds asked = exchanger.all_to_all(grid.world(), requests, IdsAre::kSequence);
   OutgoingIds replies;
   replies.ids.resize(asked.ids.size() * width);
@@ -77,7 +93,7 @@ IncomingIds ask_owners(const ProcessGrid& grid, Exchanger& exchanger, const Outg
 }
 
 // Levels as depths in the distributed parent tree, one level per round.
-void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t root,
+void compute_levels(const ProcessGrid& grid, const Lookups& via, std::uint64_t root,
                     std::span<const std::int64_t> parent, LargeArray<std::int64_t>& level, LocalErrors& errors) {
   const std::uint64_t first = grid.my_first_vertex();
   const std::uint64_t block = level.size();
@@ -100,7 +116,7 @@ void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t
       bucket.push_back(p);
     }
     const OutgoingIds requests = builder.finish();
-    const IncomingIds answers = ask_owners(grid, exchanger, requests, 1, [&](std::uint64_t v, std::uint64_t* out) {
+    const IncomingIds answers = ask_owners(grid, via, requests, 1, [&](std::uint64_t v, std::uint64_t* out) {
       *out = static_cast<std::uint64_t>(level[v - first]);
     });
     std::uint64_t progress = 0;
@@ -136,7 +152,8 @@ void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
-                                               std::uint64_t edges_per_round) {
+                                               RoutedExchange* lookups, std::uint64_t edges_per_round) {
+  const Lookups via{exchanger, lookups};
   const ScopedPhase phase(metrics, Phase::kValidation);
   const Communicator& world = grid.world();
   const std::uint64_t n = slice.num_vertices();
@@ -163,7 +180,7 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
   }
 
   LargeArray<std::int64_t> level(block);
-  compute_levels(grid, exchanger, root, parent, level, errors);
+  compute_levels(grid, via, root, parent, level, errors);
 
   // Rules 3-5 over this rank's slice of the input edges (rule 2: see validator.hpp).
   Bitmap confirmed(block);
@@ -215,7 +232,7 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
       }
     }
     const OutgoingIds requests = requests_builder.finish();
-    const IncomingIds answers = ask_owners(grid, exchanger, requests, 2, [&](std::uint64_t v, std::uint64_t* out) {
+    const IncomingIds answers = ask_owners(grid, via, requests, 2, [&](std::uint64_t v, std::uint64_t* out) {
       out[0] = static_cast<std::uint64_t>(level[v - first]);
       out[1] = static_cast<std::uint64_t>(parent[v - first]);
     });
@@ -256,8 +273,15 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
         confirmations.bucket(t, grid.owner_of(e.u)).push_back(e.u);
       }
     }
-    const IncomingIds confirmed_here = exchanger.all_to_all(world, confirmations.finish(), IdsAre::kSet);
-    for (const std::uint64_t v : confirmed_here.ids) confirmed.set(v - first);
+    const OutgoingIds confirming = confirmations.finish();
+    if (lookups != nullptr) {
+      std::vector<KeyedItem> items(confirming.ids.size());
+      for (std::size_t k = 0; k < items.size(); ++k) items[k] = {confirming.ids[k], 0};
+      for (const KeyedItem& item : lookups->exchange(world, items, confirming.counts)) confirmed.set(item.key - first);
+    } else {
+      const IncomingIds confirmed_here = exchanger.all_to_all(world, confirming, IdsAre::kSet);
+      for (const std::uint64_t v : confirmed_here.ids) confirmed.set(v - first);
+    }
   }
 
   std::uint64_t reached = 0;

@@ -4,7 +4,9 @@
 // every rank then goes through its slice of the input edge list (the one kernel 1 was
 // built from) and fetches the level and parent of both ends of each tuple from their
 // owners, in batches; confirmations of
-// parent links go back to the owners. Collective; every rank gets the same report.
+// parent links go back to the owners. With a route (`lookups`), the lookups are routed
+// batched reads (a hub vertex asked for by many ranks is answered once per merge point)
+// and the confirmations a routed exchange. Collective; every rank gets the same report.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
+#include "zbfs/route/routed_exchange.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/validator.hpp"
 
@@ -22,6 +25,7 @@ namespace zbfs {
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
+                                               RoutedExchange* lookups = nullptr,
                                                std::uint64_t edges_per_round = std::uint64_t{1} << 20);
 
 }  // namespace zbfs
