@@ -166,6 +166,44 @@ TEST(CliErrors, PartitionOptions) {
   expect_usage_error("run --fail-on-rank 3", "--fail-on-rank");
 }
 
+TEST(CliErrors, RouteOptions) {
+  expect_usage_error("run --route ring", "ring");
+  expect_usage_error("run --route gridk --route-dims 2x", "--route-dims");
+  expect_usage_error("run --route gridk --route-dims 2x2", "multiply to 4");
+  expect_usage_error("run --route grid2 --route-dims 1", "--route gridk");
+  expect_usage_error("run --no-dedup", "needs --route");
+  expect_usage_error("run --route-dims 1", "needs --route");
+  expect_usage_error("run --partition shared --route grid2", "--route");
+}
+
+// Routed runs validate on both partitionings, count the same traversed edges as plain
+// ones, and report their routed traffic (merged items, bytes per hop) in the JSON and
+// the routed-phase table.
+TEST(CliMpi, RoutedRunsValidateAndReportTheirHops) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome plain = run_mpi(4, "run --scale 10 --roots 4 -q --partition 1d");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_route.json";
+  for (const char* route : {"--route grid2", "--route hypercube --codec bitpack",
+                            "--route gridk --route-dims 2x2 --no-dedup", "--partition 2d --route sparse"}) {
+    std::filesystem::remove(json_path);
+    const Outcome o = run_mpi(
+        4, std::string("run --scale 10 --roots 4 --direction top-down --json ") + json_path.string() + " " + route);
+    ASSERT_EQ(o.status, 0) << route << ": " << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(plain.out)) << route;
+    EXPECT_NE(o.err.find("routed phase"), std::string::npos) << o.err;
+    const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+    EXPECT_FALSE(j["config"]["route"].is_null()) << route;
+    EXPECT_FALSE(j["phases"]["validation"]["route"]["hop_bytes"].empty()) << route;
+    if (std::string(route).find("2d") == std::string::npos) {
+      EXPECT_FALSE(j["phases"]["row_exchange"]["route"]["hop_bytes"].empty()) << route;
+    } else {
+      EXPECT_FALSE(j["phases"]["predecessor_reduction"]["route"]["hop_bytes"].empty()) << route;
+    }
+  }
+  std::filesystem::remove(json_path);
+}
+
 TEST(CliMpi, EveryRankCountPrintsOneResultBlock) {
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_mpi.json";
   std::filesystem::remove(json_path);

@@ -61,6 +61,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
   std::optional<RoutedExchange>& routed = grid.partition() == Partition::k1D ? fold_route_ : reduce_route_;
   routed.emplace(route->plan_for(grid.row().size()), route->merge());
   routed->set_codec(hop_codec, max_items_per_message);
+  merge_updates_ = route->dedup;
 }
 
 template <class V>
@@ -165,6 +166,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     OutgoingBuilder builder(layout.fold->size(), threads);
     const auto count = static_cast<std::int64_t>(sources.size());
     V* sent_parent = sent_parent_.data();
+    const bool pairs = fold_route_.has_value();
+    const bool filter_sent = !pairs || merge_updates_;
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
@@ -181,6 +184,12 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
               parent[offset] = static_cast<std::int64_t>(u);
               next_.set_atomic(offset);
             }
+          } else if (pairs) {
+            // Routed: the pair goes out as it is, once per search unless merging is off.
+            if (filter_sent && (sent_.test(target_local) || !sent_.set_atomic(target_local))) continue;
+            auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
+            bucket.push_back(layout.target.to_global(target_local));
+            bucket.push_back(u);
           } else if (!sent_.test(target_local) && sent_.set_atomic(target_local)) {
             sent_parent[target_local] = static_cast<V>(source_local);
             builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
@@ -293,21 +302,15 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const TraversalL
 template <class V>
 void DistributedBfs<V>::fold_routed(const TraversalLayout& layout, const OutgoingIds& outgoing,
                                     std::span<std::int64_t> parent) {
-  std::vector<KeyedItem> items(outgoing.ids.size());
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const auto count = static_cast<std::int64_t>(items.size());
-#pragma omp parallel for schedule(static) if (count > 4096)
-    for (std::int64_t i = 0; i < count; ++i) {
-      const std::uint64_t vertex = outgoing.ids[static_cast<std::size_t>(i)];
-      items[static_cast<std::size_t>(i)] = {vertex,
-                                            layout.source.to_global(sent_parent_[layout.target.to_local(vertex)])};
-    }
-  }
+  // The top-down step queued (vertex, parent) word pairs.
+  std::vector<KeyedItem> items(outgoing.ids.size() / 2);
+  std::vector<std::uint64_t> counts(outgoing.counts.size());
+  for (std::size_t d = 0; d < counts.size(); ++d) counts[d] = outgoing.counts[d] / 2;
+  for (std::size_t i = 0; i < items.size(); ++i) items[i] = {outgoing.ids[2 * i], outgoing.ids[2 * i + 1]};
   std::vector<KeyedItem> arrived;
   {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    arrived = fold_route_->exchange(*layout.fold, items, outgoing.counts);
+    arrived = fold_route_->exchange(*layout.fold, items, counts);
   }
   const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
   const auto count = static_cast<std::int64_t>(arrived.size());

@@ -13,7 +13,9 @@
 //
 // With a route (--route), 1D top-down folds send (vertex, parent) pairs instead, along
 // the route and merged on the way (one per vertex: the smallest parent), and owners take
-// the parent as it comes: no predecessor reduction. In 2D the folds stay as above and the
+// the parent as it comes: no predecessor reduction. Without merging (--no-dedup) nothing
+// is merged anywhere, the source included: every frontier edge to another rank's
+// vertex sends its pair. In 2D the folds stay as above and the
 // predecessor reduction reads the parents along the route over the processor row.
 #pragma once
 
@@ -76,6 +78,9 @@ class DistributedBfs {
 
   std::optional<RoutedExchange> fold_route_;    // 1D with a route: the top-down fold
   std::optional<RoutedExchange> reduce_route_;  // 2D with a route: the predecessor reduction
+  // Routed 1D folds: whether each vertex is reported once per search (false with
+  // --no-dedup: once per frontier edge that reaches it, as the Graph500 reference does).
+  bool merge_updates_ = true;
   const ProcessGrid& grid_;
   const DistributedGraph<V>& graph_;
   Exchanger& exchanger_;

@@ -23,6 +23,7 @@ enum class RandomStream : std::uint64_t {
   kVertexPermutation = 2,
   kEdgePermutation = 3,
   kSearchRoots = 4,
+  kSyntheticGraphs = 5,  // bench/route_patterns' G(n, m) and geometric graphs
 };
 
 class CounterRng {
