@@ -173,22 +173,29 @@ int run(int argc, char** argv) {
     }
     array.local()[v] = value;
   }
+  // Queues one step's reads; returns how many.
   const auto queue = [&] {
+    std::uint64_t reads = 0;
     if (o.pattern == "neighbours") {
       for (std::uint64_t v = 0; v < block; ++v) {
-        for (const std::uint64_t w : csr.neighbors(v)) array.read(layout.target.to_global(w));
+        for (const std::uint64_t w : csr.neighbors(v)) {
+          array.read(layout.target.to_global(w));
+          ++reads;
+        }
       }
     } else if (o.pattern == "doubling") {
-      for (std::uint64_t v = 0; v < block; ++v) array.read(array.local()[v]);
+      for (std::uint64_t v = 0; v < block; ++v, ++reads) array.read(array.local()[v]);
     } else {
-      for (std::uint64_t i = 0; i < std::min(block, n); ++i) array.read(i);
+      for (std::uint64_t i = 0; i < std::min(block, n); ++i, ++reads) array.read(i);
     }
+    return reads;
   };
 
   std::vector<double> times;
   RouteStats stats;
+  std::uint64_t issued = 0;
   for (int r = 0; r < o.repeats; ++r) {
-    queue();
+    issued = queue();
     world.barrier();
     const Stopwatch clock;
     array.execute(world);
@@ -201,11 +208,6 @@ int run(int argc, char** argv) {
   std::uint64_t totals[3] = {stats.startups, stats.sent_bytes, stats.merged_items};
   world.allreduce(std::span<std::uint64_t>(totals), ReduceOp::kSum);
   const std::uint64_t startups_max = world.allreduce(stats.startups, ReduceOp::kMax);
-  std::uint64_t issued = 0;
-  for (std::uint64_t v = 0; v < block; ++v) {
-    issued += o.pattern == "neighbours" ? csr.degree(v) : 1;
-  }
-  if (o.pattern == "overload") issued = std::min(block, n);
   issued = world.allreduce(issued, ReduceOp::kSum);
   if (world.rank() == 0) {
     std::string hops;

@@ -1,7 +1,9 @@
 // The compact per-phase breakdown printed after the official result block: for each
 // phase with any time or traffic, the slowest and fastest rank's time, and messages and
 // bytes summed over ranks with the busiest rank's share, and the slowest rank's modelled
-// communication time under the run's network.
+// communication time under the run's network. When exchanges were routed (--route), a
+// second section gives per phase the busiest rank's start-ups and the mean, the items
+// merged away and the bytes sent per hop.
 #pragma once
 
 #include <string>

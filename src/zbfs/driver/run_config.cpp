@@ -42,11 +42,12 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (c.route && c.shared_memory) throw_usage_error("--route applies to MPI exchanges; use --partition 1d or 2d");
   if (c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()) {
-    long long product = 1;
-    for (const int d : c.route->dims) product *= d;
+    const long long product = RoutePlan::dims_product(c.route->dims);
     if (product != ranks) {
-      throw_usage_error("--route-dims " + RoutePlan::describe_dims(c.route->dims) + " multiply to " +
-                        std::to_string(product) + ", not to the job's " + std::to_string(ranks) + " ranks");
+      std::string got = std::to_string(product);
+      if (product > RoutePlan::kMaxDimsProduct) got = "more than " + std::to_string(RoutePlan::kMaxDimsProduct);
+      throw_usage_error("--route-dims " + RoutePlan::describe_dims(c.route->dims) + " multiply to " + got +
+                        ", not to the job's " + std::to_string(ranks) + " ranks");
     }
   }
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));

@@ -44,9 +44,7 @@ std::optional<std::vector<int>> parse_route_dims(std::string_view text) {
 
 RoutePlan RouteChoice::plan_for(int ranks) const {
   if (kind != RouteKind::kGridK) return RoutePlan(kind, ranks);
-  long long product = 1;
-  for (const int d : dims) product *= d;
-  if (!dims.empty() && product == ranks) return RoutePlan(kind, ranks, dims);
+  if (!dims.empty() && RoutePlan::dims_product(dims) == ranks) return RoutePlan(kind, ranks, dims);
   return RoutePlan(kind, ranks, balanced_dims(ranks, dims.empty() ? 3 : static_cast<int>(dims.size())));
 }
 

@@ -35,18 +35,24 @@ RoutePlan::RoutePlan(RouteKind kind, int ranks, std::vector<int> dims) : kind_(k
   }
   if (kind == RouteKind::kGridK) {
     if (dims.empty()) throw Error(ExitCode::kUsage, "--route gridk needs --route-dims, e.g. 2x2x2");
-    long long product = 1;
     for (const int d : dims) {
       if (d < 1) throw Error(ExitCode::kUsage, "route dimensions must be positive");
-      product *= d;
-      if (product > ranks) break;
     }
-    if (product != ranks) {
+    if (dims_product(dims) != ranks) {
       throw Error(ExitCode::kUsage, "route dimensions " + describe_dims(dims) + " do not multiply to " +
                                         std::to_string(ranks) + " ranks");
     }
     dims_ = std::move(dims);
   }
+}
+
+long long RoutePlan::dims_product(const std::vector<int>& dims) {
+  long long product = 1;
+  for (const int d : dims) {
+    product *= std::max(d, 0);
+    if (product > kMaxDimsProduct) return kMaxDimsProduct + 1;
+  }
+  return product;
 }
 
 std::string RoutePlan::describe_dims(const std::vector<int>& dims) {

@@ -56,6 +56,10 @@ class RoutePlan {
   [[nodiscard]] const std::vector<int>& dims() const { return dims_; }
   [[nodiscard]] std::string describe() const;
   static std::string describe_dims(const std::vector<int>& dims);  // "2x3x4"
+  // The dims' product, saturated: any product past kMaxDimsProduct reads as one more
+  // than it (no rank count is that large), so user input cannot overflow it.
+  static constexpr long long kMaxDimsProduct = 1LL << 31;
+  static long long dims_product(const std::vector<int>& dims);
 
  private:
   [[nodiscard]] int next_grid2(int hop, int holder, int destination) const;
