@@ -163,10 +163,10 @@ int run(int argc, char** argv) {
   const std::uint64_t first = grid.my_first_vertex();
   const std::uint64_t block = grid.blocks().block();
 
-  DistributedArray array(world, n, o.route.plan_for(ranks), o.route.merge());
+  DistributedArray array(world, ArrayPlacement::of_vertices(grid), 1, o.route.plan_for(ranks), o.route.merge());
   // Values: the element's index, or for pointer doubling the smallest of v and its
   // neighbours (local data: the rows are this rank's vertices).
-  for (std::uint64_t v = 0; v < block; ++v) {
+  for (std::uint64_t v = 0; v < array.local_size(); ++v) {
     std::uint64_t value = first + v;
     if (o.pattern == "doubling") {
       for (const std::uint64_t w : csr.neighbors(v)) value = std::min(value, layout.target.to_global(w));
@@ -184,7 +184,7 @@ int run(int argc, char** argv) {
         }
       }
     } else if (o.pattern == "doubling") {
-      for (std::uint64_t v = 0; v < block; ++v, ++reads) array.read(array.local()[v]);
+      for (std::uint64_t v = 0; v < array.local_size(); ++v, ++reads) array.read(array.local()[v]);
     } else {
       for (std::uint64_t i = 0; i < std::min(block, n); ++i, ++reads) array.read(i);
     }

@@ -65,11 +65,8 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
   DirectExchanger exchanger(gather, MessageCodec(codec, costs));
   MessageCodec hop_codec(codec, costs);
   DistributedBfs<V> bfs(grid, graph, exchanger, metrics, route, &hop_codec);
-  std::optional<RoutedExchange> lookups;
-  if (route != nullptr) {
-    lookups.emplace(route->plan_for(grid.size()), route->merge());
-    lookups->set_codec(&hop_codec);
-  }
+  std::optional<ValidationRoute> validation_route;
+  if (route != nullptr) validation_route = ValidationRoute{route->plan_for(grid.size()), route->merge(), &hop_codec};
   std::vector<std::vector<std::int64_t>> parents;
 
   const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
@@ -84,8 +81,8 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
     EXPECT_EQ(levels_from_parents(parent, root), reference_bfs_levels(generator.num_vertices(), edges, root));
     const ValidationReport sequential = validate_bfs_tree(packed, root, parent);
     EXPECT_TRUE(sequential.ok()) << (sequential.messages.empty() ? "" : sequential.messages.front());
-    const ValidationReport distributed =
-        validate_distributed_bfs_tree(grid, slice, exchanger, root, owned, metrics, lookups ? &*lookups : nullptr, 500);
+    const ValidationReport distributed = validate_distributed_bfs_tree(
+        grid, slice, exchanger, root, owned, metrics, validation_route ? &*validation_route : nullptr, 500);
     EXPECT_TRUE(distributed.ok()) << (distributed.messages.empty() ? "" : distributed.messages.front());
     EXPECT_EQ(distributed.traversed_edges, sequential.traversed_edges);
     EXPECT_EQ(distributed.reached_vertices, sequential.reached_vertices);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,21 +40,32 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     levels_ = levels_from_parents(parent_, root_);
   }
 
+  // The ways the distributed validator reaches other ranks: the exchanger, and routed
+  // distributed arrays (merging and not).
+  std::vector<std::optional<ValidationRoute>> lookups() const {
+    const int p = grid_->size();
+    return {std::nullopt, ValidationRoute{RoutePlan(RouteKind::kHypercube, p), Merge::kOnePerKey},
+            ValidationRoute{RoutePlan(RouteKind::kGrid2, p), Merge::kKeepAll}};
+  }
+
   // Corrupts the full parent array, then checks both validators reject it alike.
   void expect_rejected(const std::function<void(std::vector<std::int64_t>&)>& corrupt, ValidationRule expected) {
     std::vector<std::int64_t> bad = parent_;
     corrupt(bad);
     const ValidationReport sequential = validate_bfs_tree(edges_, root_, bad);
+    EXPECT_FALSE(sequential.ok());
     std::vector<std::int64_t> mine(owned_.size(), -1);
     const std::uint64_t first = grid_->my_first_vertex();
     for (std::uint64_t o = 0; o < mine.size() && first + o < bad.size(); ++o) mine[o] = bad[first + o];
-    const ValidationReport distributed =
-        validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_, nullptr, 700);
-    EXPECT_FALSE(sequential.ok());
-    EXPECT_FALSE(distributed.ok());
-    EXPECT_TRUE(distributed.violates(expected)) << (distributed.messages.empty() ? "" : distributed.messages.front());
-    EXPECT_EQ(sorted_rules(distributed.violated), sorted_rules(sequential.violated));
-    EXPECT_FALSE(distributed.messages.empty());
+    for (const std::optional<ValidationRoute>& route : lookups()) {
+      SCOPED_TRACE(route ? route->plan.describe() : std::string("exchanger"));
+      const ValidationReport distributed = validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine,
+                                                                         metrics_, route ? &*route : nullptr, 700);
+      EXPECT_FALSE(distributed.ok());
+      EXPECT_TRUE(distributed.violates(expected)) << (distributed.messages.empty() ? "" : distributed.messages.front());
+      EXPECT_EQ(sorted_rules(distributed.violated), sorted_rules(sequential.violated));
+      EXPECT_FALSE(distributed.messages.empty());
+    }
   }
 
   // The first vertex (in id order) at `level` that satisfies `pick`.
@@ -80,9 +92,13 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
 
 TEST_P(DistributedValidatorTest, AcceptsTheBfsTree) {
   std::vector<std::int64_t> mine = owned_;
-  const ValidationReport report = validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_);
-  EXPECT_TRUE(report.ok());
-  EXPECT_EQ(report.traversed_edges, validate_bfs_tree(edges_, root_, parent_).traversed_edges);
+  for (const std::optional<ValidationRoute>& route : lookups()) {
+    const ValidationReport report = validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_,
+                                                                  route ? &*route : nullptr, 700);
+    EXPECT_TRUE(report.ok());
+    EXPECT_EQ(report.traversed_edges, validate_bfs_tree(edges_, root_, parent_).traversed_edges);
+    EXPECT_EQ(report.reached_vertices, validate_bfs_tree(edges_, root_, parent_).reached_vertices);
+  }
 }
 
 TEST_P(DistributedValidatorTest, RejectsAParentCycle) {

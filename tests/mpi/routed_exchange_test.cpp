@@ -271,6 +271,62 @@ TEST(DistributedArray, StepsMatchAReplicatedArray) {
   EXPECT_THROW(array.write(size + 5, 1), Error);
 }
 
+// Elements of several fields on a placement that is not rank order (block b on rank
+// P - 1 - b), reading all fields or a prefix: against a replicated array.
+TEST(DistributedArray, FieldsOnAnyPlacementMatchAReplicatedArray) {
+  Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
+  const int p = comm.size();
+  const std::uint64_t size = 29;
+  const std::size_t width = 3;
+  ArrayPlacement placement{size, (size + static_cast<std::uint64_t>(p) - 1) / static_cast<std::uint64_t>(p), {}};
+  for (int b = 0; b < p; ++b) placement.rank_of_block.push_back(p - 1 - b);
+  for (const auto& [plan, merge] : every_plan_and_merge(p)) {
+    DistributedArray array(comm, placement, width, plan, merge, 7000);
+    EXPECT_EQ(array.first_index(),
+              std::min<std::uint64_t>(size, placement.block * static_cast<std::uint64_t>(p - 1 - comm.rank())));
+    std::vector<std::uint64_t> replica(size * width, 7000);
+    for (int step = 0; step < 3; ++step) {
+      const std::size_t fields = step == 1 ? 2 : 0;  // a prefix, or all
+      for (int r = 0; r < p; ++r) {                  // every rank's writes; this rank's go to the array
+        std::mt19937_64 rng(static_cast<std::uint64_t>(r * 31 + step));
+        for (int i = 0; i < 12; ++i) {
+          const std::uint64_t index = rng() % size;
+          const std::size_t field = rng() % width;
+          const std::uint64_t value = 100 + rng() % 6000;
+          replica[index * width + field] = std::min(replica[index * width + field], value);
+          if (r == comm.rank()) array.write(index, value, field);
+        }
+      }
+      std::mt19937_64 mine(static_cast<std::uint64_t>(comm.rank() + 1000 * step));
+      std::vector<std::uint64_t> reads;
+      for (int i = 0; i < 20; ++i) reads.push_back(mine() % size);
+      const std::size_t first_ticket = array.read(reads);
+      array.execute(comm, fields);
+      for (std::size_t i = 0; i < reads.size(); ++i) {
+        for (std::size_t f = 0; f < (fields == 0 ? width : fields); ++f) {
+          ASSERT_EQ(array.result(first_ticket + i, f), replica[reads[i] * width + f]) << plan.describe();
+        }
+      }
+    }
+    for (std::uint64_t o = 0; o < array.local_size(); ++o) {
+      for (std::size_t f = 0; f < width; ++f) EXPECT_EQ(array.at(o, f), replica[(array.first_index() + o) * width + f]);
+    }
+  }
+  DistributedArray array(comm, placement, width, RoutePlan(RouteKind::kDirect, p), Merge::kOnePerKey);
+  EXPECT_THROW(array.write(1, 1, width), Error);
+  EXPECT_THROW(array.execute(comm, width + 1), Error);
+  ArrayPlacement twice = placement;
+  twice.rank_of_block.assign(static_cast<std::size_t>(p), 0);
+  if (p > 1) {
+    EXPECT_THROW(DistributedArray(comm, twice, 1, RoutePlan(RouteKind::kDirect, p), Merge::kOnePerKey), Error);
+  }
+  ArrayPlacement short_blocks = placement;
+  short_blocks.block = 1;
+  if (static_cast<std::uint64_t>(p) < size) {
+    EXPECT_THROW(DistributedArray(comm, short_blocks, 1, RoutePlan(RouteKind::kDirect, p), Merge::kOnePerKey), Error);
+  }
+}
+
 TEST(Communicator, SparseExchangeCarriesAnyMessagesTwiceInARow) {
   Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
   const int p = comm.size();

@@ -125,11 +125,9 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
   MessageCodec hop_codec = message_codec;
   DirectExchanger exchanger(config.column_gather, std::move(message_codec), max_ids);
   const RouteChoice* route = config.route ? &*config.route : nullptr;
-  std::optional<RoutedExchange> lookups;
-  if (route != nullptr) {
-    lookups.emplace(route->plan_for(world.size()), route->merge());
-    lookups->set_codec(&hop_codec, max_ids);
-  }
+  std::optional<ValidationRoute> validation_route;
+  if (route != nullptr)
+    validation_route = ValidationRoute{route->plan_for(world.size()), route->merge(), &hop_codec, max_ids};
   std::optional<MessageRecorder> recorder;
   if (!config.dump_frontiers.empty()) {
     recorder.emplace(config.dump_frontiers, grid.rank());
@@ -170,8 +168,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
     if (config.validate) {
       world.barrier();
       clock.restart();
-      const ValidationReport report = validate_distributed_bfs_tree(grid, slice, exchanger, search.root, parent.span(),
-                                                                    metrics, lookups ? &*lookups : nullptr);
+      const ValidationReport report = validate_distributed_bfs_tree(
+          grid, slice, exchanger, search.root, parent.span(), metrics, validation_route ? &*validation_route : nullptr);
       search.validate_time_s = slowest(world, clock.elapsed_s());
       search.validated = true;
       const std::string key = "validation failed for search key " + std::to_string(search.root);

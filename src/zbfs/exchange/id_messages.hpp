@@ -32,6 +32,10 @@ class OutgoingBuilder {
       : destinations_(static_cast<std::size_t>(destinations)),
         buckets_(static_cast<std::size_t>(destinations) * static_cast<std::size_t>(threads)) {}
 
+  [[nodiscard]] int threads() const {
+    return destinations_ == 0 ? 0 : static_cast<int>(buckets_.size() / destinations_);
+  }
+
   std::vector<std::uint64_t>& bucket(int thread, int destination) {
     return buckets_[static_cast<std::size_t>(thread) * destinations_ + static_cast<std::size_t>(destination)];
   }

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/route/distributed_array.hpp"
 
 namespace zbfs {
 namespace {
@@ -57,26 +59,22 @@ class LocalErrors {
   std::vector<std::string> messages_;
 };
 
-// How the validator reaches other ranks: the exchanger, or a route when one is set.
+// How the validator reaches other ranks: the exchanger, or, with a route, a distributed
+// array holding every vertex's (level, parent, unconfirmed).
 struct Lookups {
   Exchanger& exchanger;
-  RoutedExchange* route;
+  DistributedArray* table;
 };
+constexpr std::size_t kLevelField = 0;
+constexpr std::size_t kParentField = 1;
+constexpr std::size_t kUnconfirmedField = 2;
+constexpr std::size_t kFields = 3;
 
-// Answers for ids sent to their owners: `answer(id)` per requested id, `width` values
-// each, grouped by owner in the order of the requests.
+// Answers for ids sent to their owners over the exchanger: `answer(id)` per requested
+// id, `width` values each, grouped by owner in the order of the requests.
 template <class Answer>
-IncomingIds ask_owners(const ProcessGrid& grid, const Lookups& via, const OutgoingIds& requests, std::size_t width,
+IncomingIds ask_owners(const ProcessGrid& grid, Exchanger& exchanger, const OutgoingIds& requests, std::size_t width,
                        Answer answer) {
-  if (via.route != nullptr) {
-    IncomingIds answers;
-    answers.ids = via.route->read(grid.world(), requests.ids, requests.counts, width, answer);
-    answers.offsets.assign(requests.counts.size() + 1, 0);
-    for (std::size_t s = 0; s < requests.counts.size(); ++s)
-      answers.offsets[s + 1] = answers.offsets[s] + requests.counts[s] * width;
-    return answers;
-  }
-  Exchanger& exchanger = via.exchanger;
   const IncomingIds asked = exchanger.all_to_all(grid.world(), requests, IdsAre::kSequence);
   OutgoingIds replies;
   replies.ids.resize(asked.ids.size() * width);
@@ -92,6 +90,43 @@ IncomingIds ask_owners(const ProcessGrid& grid, const Lookups& via, const Outgoi
   return exchanger.all_to_all(grid.world(), replies, IdsAre::kSequence);
 }
 
+// The table's level fields from this rank's levels.
+void store_levels(const LargeArray<std::int64_t>& level, DistributedArray& table) {
+  for (std::uint64_t o = 0; o < table.local_size(); ++o)
+    table.at(o, kLevelField) = static_cast<std::uint64_t>(level[o]);
+}
+
+// The levels of `vertices`, asked of their owners, in order (one lookup round).
+std::vector<std::int64_t> levels_of(const ProcessGrid& grid, const Lookups& via,
+                                    std::span<const std::uint64_t> vertices, const LargeArray<std::int64_t>& level) {
+  std::vector<std::int64_t> levels(vertices.size());
+  if (via.table != nullptr) {
+    DistributedArray& table = *via.table;
+    store_levels(level, table);
+    const std::size_t first_ticket = table.read(vertices);
+    table.execute(grid.world(), kLevelField + 1);
+    for (std::size_t i = 0; i < vertices.size(); ++i)
+      levels[i] = static_cast<std::int64_t>(table.result(first_ticket + i, kLevelField));
+    return levels;
+  }
+  const std::uint64_t first = grid.my_first_vertex();
+  OutgoingBuilder builder(grid.size(), 1);
+  std::vector<std::uint64_t> slot(vertices.size());
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    auto& bucket = builder.bucket(0, grid.owner_of(vertices[i]));
+    slot[i] = bucket.size();
+    bucket.push_back(vertices[i]);
+  }
+  const IncomingIds answers =
+      ask_owners(grid, via.exchanger, builder.finish(), 1,
+                 [&](std::uint64_t v, std::uint64_t* out) { *out = static_cast<std::uint64_t>(level[v - first]); });
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    levels[i] = static_cast<std::int64_t>(
+        answers.ids[answers.offsets[static_cast<std::size_t>(grid.owner_of(vertices[i]))] + slot[i]]);
+  }
+  return levels;
+}
+
 // Levels as depths in the distributed parent tree, one level per round.
 void compute_levels(const ProcessGrid& grid, const Lookups& via, std::uint64_t root,
                     std::span<const std::int64_t> parent, LargeArray<std::int64_t>& level, LocalErrors& errors) {
@@ -101,29 +136,19 @@ void compute_levels(const ProcessGrid& grid, const Lookups& via, std::uint64_t r
   if (grid.owns(root)) level[root - first] = 0;
 
   std::vector<std::uint64_t> pending;
+  std::vector<std::uint64_t> parents;  // of the pending vertices
   for (;;) {
     pending.clear();
     for (std::uint64_t o = 0; o < block; ++o) {
       if (level[o] == kUnknown) pending.push_back(o);
     }
     if (grid.world().allreduce(std::uint64_t{pending.size()}, ReduceOp::kSum) == 0) return;
-    OutgoingBuilder builder(grid.size(), 1);
-    std::vector<std::uint64_t> slot(pending.size());
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      const auto p = static_cast<std::uint64_t>(parent[pending[i]]);
-      auto& bucket = builder.bucket(0, grid.owner_of(p));
-      slot[i] = bucket.size();
-      bucket.push_back(p);
-    }
-    const OutgoingIds requests = builder.finish();
-    const IncomingIds answers = ask_owners(grid, via, requests, 1, [&](std::uint64_t v, std::uint64_t* out) {
-      *out = static_cast<std::uint64_t>(level[v - first]);
-    });
+    parents.resize(pending.size());
+    for (std::size_t i = 0; i < pending.size(); ++i) parents[i] = static_cast<std::uint64_t>(parent[pending[i]]);
+    const std::vector<std::int64_t> parent_levels = levels_of(grid, via, parents, level);
     std::uint64_t progress = 0;
     for (std::size_t i = 0; i < pending.size(); ++i) {
-      const auto p = static_cast<std::uint64_t>(parent[pending[i]]);
-      const auto parent_level =
-          static_cast<std::int64_t>(answers.ids[answers.offsets[static_cast<std::size_t>(grid.owner_of(p))] + slot[i]]);
+      const std::int64_t parent_level = parent_levels[i];
       if (parent_level == kUnknown) continue;
       ++progress;
       if (parent_level >= 0) {
@@ -147,13 +172,70 @@ void compute_levels(const ProcessGrid& grid, const Lookups& via, std::uint64_t r
   }
 }
 
+// Over the exchanger: asks the owners of both ends of slice[begin, begin + count) for
+// their (level, parent). Endpoint 2k + side's answer is at answers.ids[at[2k + side]].
+IncomingIds ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, const PackedEdgeList& slice,
+                         std::uint64_t begin, std::int64_t count, OutgoingBuilder& requests_builder,
+                         std::vector<std::uint64_t>& at, const LargeArray<std::int64_t>& level,
+                         std::span<const std::int64_t> parent) {
+  const int threads = requests_builder.threads();
+  const auto ranks = static_cast<std::size_t>(grid.size());
+  const std::uint64_t first = grid.my_first_vertex();
+  std::vector<std::uint64_t> bucket_base(static_cast<std::size_t>(threads) * ranks);
+  at.resize(2 * static_cast<std::size_t>(count));
+  // Both loops below use the same static schedule in one parallel region, so each
+  // thread revisits exactly the endpoints it queued.
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
+      for (std::size_t side = 0; side < 2; ++side) {
+        const std::uint64_t x = side == 0 ? e.u : e.v;
+        auto& bucket = requests_builder.bucket(static_cast<int>(t), grid.owner_of(x));
+        at[2 * static_cast<std::size_t>(i) + side] = bucket.size();
+        bucket.push_back(x);
+      }
+    }
+#pragma omp single
+    for (std::size_t o = 0; o < ranks; ++o) {
+      std::uint64_t run = 0;
+      for (std::size_t u = 0; u < static_cast<std::size_t>(threads); ++u) {
+        bucket_base[u * ranks + o] = run;
+        run += requests_builder.bucket(static_cast<int>(u), static_cast<int>(o)).size();
+      }
+    }
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
+      at[2 * static_cast<std::size_t>(i)] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))];
+      at[2 * static_cast<std::size_t>(i) + 1] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))];
+    }
+  }
+  IncomingIds answers =
+      ask_owners(grid, exchanger, requests_builder.finish(), 2, [&](std::uint64_t v, std::uint64_t* out) {
+        out[0] = static_cast<std::uint64_t>(level[v - first]);
+        out[1] = static_cast<std::uint64_t>(parent[v - first]);
+      });
+  // Slots among the owner's requests -> positions in the answers (two words each).
+  const auto endpoints = static_cast<std::int64_t>(at.size());
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t j = 0; j < endpoints; ++j) {
+    const Edge e = slice.get(begin + static_cast<std::uint64_t>(j / 2));
+    const std::uint64_t x = j % 2 == 0 ? e.u : e.v;
+    auto& where = at[static_cast<std::size_t>(j)];
+    where = answers.offsets[static_cast<std::size_t>(grid.owner_of(x))] + 2 * where;
+  }
+  return answers;
+}
+
 }  // namespace
 
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
-                                               RoutedExchange* lookups, std::uint64_t edges_per_round) {
-  const Lookups via{exchanger, lookups};
+                                               const ValidationRoute* route, std::uint64_t edges_per_round) {
   const ScopedPhase phase(metrics, Phase::kValidation);
   const Communicator& world = grid.world();
   const std::uint64_t n = slice.num_vertices();
@@ -179,8 +261,18 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
     return errors.merge(world);
   }
 
+  std::optional<DistributedArray> table;
+  if (route != nullptr) {
+    // Every field starts as 1: "unconfirmed" for the third; the others are set below.
+    table.emplace(world, ArrayPlacement::of_vertices(grid), kFields, route->plan, route->merge, 1);
+    table->set_codec(route->codec, route->max_items);
+    for (std::uint64_t o = 0; o < table->local_size(); ++o)
+      table->at(o, kParentField) = static_cast<std::uint64_t>(parent[o]);
+  }
+  const Lookups via{exchanger, table ? &*table : nullptr};
   LargeArray<std::int64_t> level(block);
   compute_levels(grid, via, root, parent, level, errors);
+  if (table) store_levels(level, *table);  // as they ended, not as the last round began
 
   // Rules 3-5 over this rank's slice of the input edges (rule 2: see validator.hpp).
   Bitmap confirmed(block);
@@ -191,55 +283,38 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
   const std::uint64_t rounds = std::max<std::uint64_t>(1, (largest_slice + edges_per_round - 1) / edges_per_round);
   std::uint64_t traversed = 0;
   const int threads = omp_get_max_threads();
-  const auto ranks = static_cast<std::size_t>(grid.size());
   OutgoingBuilder requests_builder(grid.size(), threads);
   OutgoingBuilder confirmations(grid.size(), threads);
-  std::vector<std::uint64_t> slot;  // per endpoint: where its answer is, among its owner's
-  std::vector<std::uint64_t> bucket_base(static_cast<std::size_t>(threads) * ranks);
+  std::vector<std::uint64_t> at;    // exchanger: per endpoint, where its answer is
+  std::vector<std::uint64_t> ends;  // route: the endpoints read
   for (std::uint64_t round = 0; round < rounds; ++round) {
     const std::uint64_t begin = std::min(slice_last, slice_first + round * edges_per_round);
     const auto count = static_cast<std::int64_t>(std::min(slice_last, begin + edges_per_round) - begin);
-    slot.resize(2 * static_cast<std::size_t>(count));
-    // Both loops below use the same static schedule in one parallel region, so each
-    // thread revisits exactly the endpoints it queued.
-#pragma omp parallel num_threads(threads)
-    {
-      const auto t = static_cast<std::size_t>(omp_get_thread_num());
-#pragma omp for schedule(static)
+    // Each endpoint's (level, parent): fetch(k, side, ...) for the round's k-th edge.
+    IncomingIds answers;
+    std::size_t first_ticket = 0;
+    if (table) {
+      ends.resize(2 * static_cast<std::size_t>(count));
+#pragma omp parallel for num_threads(threads) schedule(static)
       for (std::int64_t i = 0; i < count; ++i) {
         const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
-        for (std::size_t side = 0; side < 2; ++side) {
-          const std::uint64_t x = side == 0 ? e.u : e.v;
-          auto& bucket = requests_builder.bucket(static_cast<int>(t), grid.owner_of(x));
-          slot[2 * static_cast<std::size_t>(i) + side] = bucket.size();
-          bucket.push_back(x);
-        }
+        ends[2 * static_cast<std::size_t>(i)] = e.u;
+        ends[2 * static_cast<std::size_t>(i) + 1] = e.v;
       }
-#pragma omp single
-      for (std::size_t o = 0; o < ranks; ++o) {
-        std::uint64_t run = 0;
-        for (std::size_t u = 0; u < static_cast<std::size_t>(threads); ++u) {
-          bucket_base[u * ranks + o] = run;
-          run += requests_builder.bucket(static_cast<int>(u), static_cast<int>(o)).size();
-        }
-      }
-#pragma omp for schedule(static)
-      for (std::int64_t i = 0; i < count; ++i) {
-        const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
-        slot[2 * static_cast<std::size_t>(i)] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))];
-        slot[2 * static_cast<std::size_t>(i) + 1] +=
-            bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))];
-      }
+      first_ticket = table->read(ends);
+      table->execute(world, kParentField + 1);  // also applies the last round's confirmations
+    } else {
+      answers = ask_for_ends(grid, exchanger, slice, begin, count, requests_builder, at, level, parent);
     }
-    const OutgoingIds requests = requests_builder.finish();
-    const IncomingIds answers = ask_owners(grid, via, requests, 2, [&](std::uint64_t v, std::uint64_t* out) {
-      out[0] = static_cast<std::uint64_t>(level[v - first]);
-      out[1] = static_cast<std::uint64_t>(parent[v - first]);
-    });
-    auto fetch = [&](std::uint64_t x, std::uint64_t s, std::int64_t& lvl, std::int64_t& par) {
-      const std::uint64_t at = answers.offsets[static_cast<std::size_t>(grid.owner_of(x))] + 2 * s;
-      lvl = static_cast<std::int64_t>(answers.ids[at]);
-      par = static_cast<std::int64_t>(answers.ids[at + 1]);
+    auto fetch = [&](std::size_t k, std::size_t side, std::int64_t& lvl, std::int64_t& par) {
+      if (table) {
+        lvl = static_cast<std::int64_t>(table->result(first_ticket + 2 * k + side, kLevelField));
+        par = static_cast<std::int64_t>(table->result(first_ticket + 2 * k + side, kParentField));
+        return;
+      }
+      const std::uint64_t where = at[2 * k + side];
+      lvl = static_cast<std::int64_t>(answers.ids[where]);
+      par = static_cast<std::int64_t>(answers.ids[where + 1]);
     };
 
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
@@ -249,8 +324,8 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
       const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
       if (e.u == e.v) continue;
       std::int64_t lu = 0, pu = 0, lv = 0, pv = 0;
-      fetch(e.u, slot[2 * k], lu, pu);
-      fetch(e.v, slot[2 * k + 1], lv, pv);
+      fetch(k, 0, lu, pu);
+      fetch(k, 1, lv, pv);
       const bool reached_u = lu != kUnreached;
       const bool reached_v = lv != kUnreached;
       if (!reached_u && !reached_v) continue;
@@ -274,16 +349,20 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
       }
     }
     const OutgoingIds confirming = confirmations.finish();
-    if (lookups != nullptr) {
-      std::vector<KeyedItem> items(confirming.ids.size());
-      for (std::size_t k = 0; k < items.size(); ++k) items[k] = {confirming.ids[k], 0};
-      for (const KeyedItem& item : lookups->exchange(world, items, confirming.counts)) confirmed.set(item.key - first);
+    if (table) {
+      for (const std::uint64_t v : confirming.ids) table->write(v, 0, kUnconfirmedField);
     } else {
       const IncomingIds confirmed_here = exchanger.all_to_all(world, confirming, IdsAre::kSet);
       for (const std::uint64_t v : confirmed_here.ids) confirmed.set(v - first);
     }
   }
 
+  if (table) {
+    table->execute(world);  // the last round's confirmations
+    for (std::uint64_t o = 0; o < table->local_size(); ++o) {
+      if (table->at(o, kUnconfirmedField) == 0) confirmed.set(o);
+    }
+  }
   std::uint64_t reached = 0;
   for (std::uint64_t o = 0; o < block; ++o) {
     if (level[o] == kUnreached) continue;

@@ -4,28 +4,40 @@
 // every rank then goes through its slice of the input edge list (the one kernel 1 was
 // built from) and fetches the level and parent of both ends of each tuple from their
 // owners, in batches; confirmations of
-// parent links go back to the owners. With a route (`lookups`), the lookups are routed
-// batched reads (a hub vertex asked for by many ranks is answered once per merge point)
-// and the confirmations a routed exchange. Collective; every rank gets the same report.
+// parent links go back to the owners. With a route, every vertex's (level, parent,
+// unconfirmed) lives in a DistributedArray on that route: the lookups are its batched
+// reads (a hub vertex asked for by many ranks is answered once per merge point) and the
+// confirmations its writes (the smallest value wins: 0, confirmed). That costs three
+// words per owned vertex for the duration of the call. Collective; every rank gets the
+// same report.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
 #include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
-#include "zbfs/route/routed_exchange.hpp"
+#include "zbfs/route/route_plan.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/validator.hpp"
 
 namespace zbfs {
 
+// The route validation's lookups and confirmations take, and how its hops are encoded.
+struct ValidationRoute {
+  RoutePlan plan;
+  Merge merge = Merge::kOnePerKey;
+  MessageCodec* codec = nullptr;  // kept by the caller; nullptr: plain words
+  std::uint64_t max_items = std::uint64_t{1} << 48;
+};
+
 // `parent`: this rank's piece of the parent array, as DistributedBfs::run fills it.
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
-                                               RoutedExchange* lookups = nullptr,
+                                               const ValidationRoute* route = nullptr,
                                                std::uint64_t edges_per_round = std::uint64_t{1} << 20);
 
 }  // namespace zbfs
