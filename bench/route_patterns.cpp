@@ -1,7 +1,10 @@
 // zbfs_route_patterns: the access patterns of the aggregation literature on a
-// DistributedArray, one route at a time, printing one JSON line per run on rank 0.
+// DistributedArray, printing one JSON line per pattern, route and dedup setting on rank 0.
+// The graph is built once per launch; --pattern and --route take a comma-separated list
+// or `all`, --dedup on|off|both (--no-dedup: off).
 //
 //   mpirun -np 16 zbfs_route_patterns --graph kronecker --scale 16 --pattern neighbours --route grid2
+//   mpirun -np 16 zbfs_route_patterns --graph gnm --pattern all --route all --dedup both
 //
 // Graphs (1D blocks of vertices, built with kernel 1's code):
 //   kronecker  Graph500's generator (hubs: many ranks read the same elements)
@@ -40,15 +43,29 @@
 namespace zbfs {
 namespace {
 
+constexpr const char* kPatterns[] = {"neighbours", "doubling", "overload"};
+
 struct Options {
   std::string graph = "kronecker";
-  std::string pattern = "neighbours";
+  std::vector<std::string> patterns{"neighbours"};
   int scale = 14;
   std::uint64_t edgefactor = 16;
   std::uint64_t seed = 1;
-  RouteChoice route;
+  std::vector<RouteKind> routes{RouteKind::kDirect};
+  std::vector<bool> dedups{true};
   int repeats = 3;
 };
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t end = text.find(',');; end = text.find(',', start)) {
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return parts;
+}
 
 [[noreturn]] void usage(const std::string& message) { throw Error(ExitCode::kUsage, message); }
 
@@ -57,7 +74,7 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--no-dedup") {
-      o.route.dedup = false;
+      o.dedups = {false};
       continue;
     }
     if (i + 1 >= argc) usage(flag + " needs a value");
@@ -65,7 +82,13 @@ Options parse(int argc, char** argv) {
     if (flag == "--graph") {
       o.graph = value;
     } else if (flag == "--pattern") {
-      o.pattern = value;
+      o.patterns =
+          value == "all" ? std::vector<std::string>(std::begin(kPatterns), std::end(kPatterns)) : split_commas(value);
+      for (const std::string& pattern : o.patterns) {
+        if (std::find(std::begin(kPatterns), std::end(kPatterns), pattern) == std::end(kPatterns)) {
+          usage("unknown pattern '" + pattern + "'");
+        }
+      }
     } else if (flag == "--scale") {
       o.scale = std::atoi(value.c_str());
     } else if (flag == "--edgefactor") {
@@ -75,17 +98,29 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--repeats") {
       o.repeats = std::atoi(value.c_str());
     } else if (flag == "--route") {
-      const auto kind = parse_route_kind(value);
-      if (!kind) usage("unknown route '" + value + "'");
-      o.route.kind = *kind;
+      o.routes.clear();
+      for (const std::string& name : value == "all"
+                                         ? std::vector<std::string>{"direct", "sparse", "grid2", "gridk", "hypercube"}
+                                         : split_commas(value)) {
+        const auto kind = parse_route_kind(name);
+        if (!kind) usage("unknown route '" + name + "'");
+        o.routes.push_back(*kind);
+      }
+    } else if (flag == "--dedup") {
+      if (value == "on") {
+        o.dedups = {true};
+      } else if (value == "off") {
+        o.dedups = {false};
+      } else if (value == "both") {
+        o.dedups = {true, false};
+      } else {
+        usage("--dedup takes on, off or both");
+      }
     } else {
       usage("unknown option " + flag);
     }
   }
   if (o.graph != "kronecker" && o.graph != "gnm" && o.graph != "geometric") usage("unknown graph '" + o.graph + "'");
-  if (o.pattern != "neighbours" && o.pattern != "doubling" && o.pattern != "overload") {
-    usage("unknown pattern '" + o.pattern + "'");
-  }
   if (o.scale < 4 || o.scale > 30) usage("--scale must be in [4, 30]");
   if (o.edgefactor < 1 || o.edgefactor > 256) usage("--edgefactor must be in [1, 256]");
   if (o.repeats < 1) usage("--repeats must be at least 1");
@@ -149,26 +184,22 @@ PackedEdgeList edge_slice(const Options& o, const ProcessGrid& grid) {
   return slice;
 }
 
-int run(int argc, char** argv) {
-  const Options o = parse(argc, argv);
-  PhaseMetrics metrics;
-  const std::uint64_t n = std::uint64_t{1} << o.scale;
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const ProcessGrid grid(Partition::k1D, {1, ranks}, n, &metrics);
+// One pattern over one route: runs it o.repeats times and prints its JSON line.
+void measure(const Options& o, const std::string& pattern, const RouteChoice& route, const ProcessGrid& grid,
+             const DistributedGraph<std::uint64_t>& graph) {
   const Communicator& world = grid.world();
-  const DistributedGraph<std::uint64_t> graph(grid, edge_slice(o, grid));
+  const int ranks = grid.size();
+  const std::uint64_t n = std::uint64_t{1} << o.scale;
   const TraversalLayout layout = grid.top_down();
   const LocalCsr<std::uint64_t>& csr = graph.for_layout(layout);
   const std::uint64_t first = grid.my_first_vertex();
-  const std::uint64_t block = grid.blocks().block();
 
-  DistributedArray array(world, ArrayPlacement::of_vertices(grid), 1, o.route.plan_for(ranks), o.route.merge());
+  DistributedArray array(world, ArrayPlacement::of_vertices(grid), 1, route.plan_for(ranks), route.merge());
   // Values: the element's index, or for pointer doubling the smallest of v and its
   // neighbours (local data: the rows are this rank's vertices).
   for (std::uint64_t v = 0; v < array.local_size(); ++v) {
     std::uint64_t value = first + v;
-    if (o.pattern == "doubling") {
+    if (pattern == "doubling") {
       for (const std::uint64_t w : csr.neighbors(v)) value = std::min(value, layout.target.to_global(w));
     }
     array.local()[v] = value;
@@ -176,17 +207,17 @@ int run(int argc, char** argv) {
   // Queues one step's reads; returns how many.
   const auto queue = [&] {
     std::uint64_t reads = 0;
-    if (o.pattern == "neighbours") {
-      for (std::uint64_t v = 0; v < block; ++v) {
+    if (pattern == "neighbours") {
+      for (std::uint64_t v = 0; v < array.local_size(); ++v) {
         for (const std::uint64_t w : csr.neighbors(v)) {
           array.read(layout.target.to_global(w));
           ++reads;
         }
       }
-    } else if (o.pattern == "doubling") {
+    } else if (pattern == "doubling") {
       for (std::uint64_t v = 0; v < array.local_size(); ++v, ++reads) array.read(array.local()[v]);
     } else {
-      for (std::uint64_t i = 0; i < std::min(block, n); ++i, ++reads) array.read(i);
+      for (std::uint64_t i = 0; i < std::min(grid.blocks().block(), n); ++i, ++reads) array.read(i);
     }
     return reads;
   };
@@ -211,15 +242,33 @@ int run(int argc, char** argv) {
   issued = world.allreduce(issued, ReduceOp::kSum);
   if (world.rank() == 0) {
     std::string hops;
-    for (const std::uint64_t b : hop_bytes) hops += (hops.empty() ? "" : ", ") + std::to_string(b);
+    for (const std::uint64_t b : hop_bytes) {
+      if (!hops.empty()) hops += ", ";
+      hops += std::to_string(b);
+    }
     std::printf(
         "{\"graph\": \"%s\", \"pattern\": \"%s\", \"scale\": %d, \"ranks\": %d, \"route\": \"%s\", \"dedup\": %s, "
         "\"reads\": %llu, \"time_s\": %.6g, \"startups_max\": %llu, \"startups_mean\": %.4g, \"bytes\": %llu, "
         "\"merged\": %llu, \"hop_bytes\": [%s]}\n",
-        o.graph.c_str(), o.pattern.c_str(), o.scale, ranks, std::string(to_string(o.route.kind)).c_str(),
-        o.route.dedup ? "true" : "false", static_cast<unsigned long long>(issued), times[times.size() / 2],
+        o.graph.c_str(), pattern.c_str(), o.scale, ranks, std::string(to_string(route.kind)).c_str(),
+        route.dedup ? "true" : "false", static_cast<unsigned long long>(issued), times[times.size() / 2],
         static_cast<unsigned long long>(startups_max), static_cast<double>(totals[0]) / ranks,
         static_cast<unsigned long long>(totals[1]), static_cast<unsigned long long>(totals[2]), hops.c_str());
+    std::fflush(stdout);
+  }
+}
+
+int run(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  PhaseMetrics metrics;
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const ProcessGrid grid(Partition::k1D, {1, ranks}, std::uint64_t{1} << o.scale, &metrics);
+  const DistributedGraph<std::uint64_t> graph(grid, edge_slice(o, grid));
+  for (const std::string& pattern : o.patterns) {
+    for (const RouteKind kind : o.routes) {
+      for (const bool dedup : o.dedups) measure(o, pattern, RouteChoice{kind, {}, dedup}, grid, graph);
+    }
   }
   return 0;
 }
