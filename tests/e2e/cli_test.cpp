@@ -335,6 +335,17 @@ TEST(CliMpi, CodecsCompressTheExchangesAndDumpFrontiers) {
   std::filesystem::remove_all(dump_dir);
 }
 
+// On one rank every message goes to the rank itself, the largest being validation's
+// replies (a level and a parent for both ends of every input tuple): each codec must
+// take them, and the run must validate (a too-tight bound on message sizes once refused
+// them as malformed).
+TEST(CliMpi, EveryCodecValidatesOnOneRank) {
+  for (const char* codec : {"varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "rice", "auto"}) {
+    const Outcome o = run_mpi(1, std::string("run --scale 10 --roots 2 -q --codec ") + codec);
+    EXPECT_EQ(o.status, 0) << codec << ": " << o.err;
+  }
+}
+
 TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_model.json";
   std::filesystem::remove(json_path);

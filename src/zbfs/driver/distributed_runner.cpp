@@ -119,8 +119,10 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
                                     for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
                                   });
 
-  // No message carries more ids than there are edge endpoints and vertices.
-  const std::uint64_t max_ids = 2 * graph.global_directed_edges() + generator.num_vertices() + 1;
+  // No message carries more ids than there are edge endpoints and vertices, or than
+  // validation's replies: a level and a parent for both ends of every input tuple.
+  const std::uint64_t max_ids =
+      std::max(2 * graph.global_directed_edges() + generator.num_vertices(), 4 * generator.num_edges()) + 1;
   // Routed exchanges encode their hops with a codec of their own (auto learns per codec).
   MessageCodec hop_codec = message_codec;
   DirectExchanger exchanger(config.column_gather, std::move(message_codec), max_ids);
