@@ -1,0 +1,244 @@
+"""Runs an experiment's matrix: every point, `repetitions` times, each run's JSON record stored under
+OUTPUT/runs/POINT/rep-K.json. A run whose record exists is not run again, so an interrupted sweep
+resumes where it stopped; a failed run leaves OUTPUT/failures/POINT/rep-K.txt (command, exit status,
+stderr) and the sweep goes on (a later sweep tries it again).
+
+Layout of OUTPUT:
+    experiment.toml           the experiment file as it was run
+    sweep.json                the points, their parameters and what became of each run
+    runs/POINT/rep-K.json     zbfs run --json records
+    failures/POINT/rep-K.txt  why a run failed
+    codec_bench.json          Google Benchmark JSON of zbfs_codec_bench, when the experiment asks for it
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from zbfs_lab import __version__
+from zbfs_lab.experiment import Experiment, Point
+from zbfs_lab.progress import Progress
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    seconds: float
+    detail: str = ""
+
+
+def record_path(output: Path, point: Point, rep: int) -> Path:
+    return output / "runs" / point.id / f"rep-{rep}.json"
+
+
+def failure_path(output: Path, point: Point, rep: int) -> Path:
+    return output / "failures" / point.id / f"rep-{rep}.txt"
+
+
+def is_record(path: Path) -> bool:
+    """Whether `path` holds a complete zbfs run record."""
+    try:
+        with open(path) as f:
+            return json.load(f).get("schema") == "zbfs.run"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _run(cmd: list[str], timeout_s: float) -> tuple[int | None, str, str]:
+    """Runs cmd in its own process group; on timeout the whole group is killed (mpirun's ranks too).
+    Returns (exit status or None on timeout, stdout, stderr)."""
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+    except OSError as e:
+        return 127, "", f"cannot start {cmd[0]}: {e.strerror}"
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+        return proc.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return None, out, err
+
+
+def mpirun_command(mpirun: tuple[str, ...], ranks: int | None, binary: list[str]) -> list[str]:
+    """`binary` under mpirun with `ranks` ranks, or alone when ranks is None."""
+    if ranks is None:
+        return binary
+    cmd = list(mpirun)
+    if os.geteuid() == 0 and "--allow-run-as-root" not in cmd:
+        cmd.insert(1, "--allow-run-as-root")
+    return cmd + ["-np", str(ranks), *binary]
+
+
+class Launch:
+    """How one run's command line is made: mpirun (or the plain binary when the matrix has no
+    `ranks`), or the emulated cluster's `netcluster run`."""
+
+    def __init__(self, experiment: Experiment):
+        self.experiment = experiment
+        self.launcher = experiment.launcher
+        self.cluster_up: tuple | None = None
+        self.cluster_error = ""
+
+    def command(self, point: Point, args: list[str]) -> list[str]:
+        binary = [self.experiment.binary, *args]
+        ranks = point.get("ranks")
+        if self.launcher.kind == "netcluster":
+            cmd = [self.launcher.netcluster, "run", "--name", self.launcher.cluster_name]
+            if ranks is not None:
+                cmd += ["--np", str(ranks)]
+            if self.launcher.ranks_per_host is not None:
+                cmd += ["--ranks-per-host", str(self.launcher.ranks_per_host)]
+            return cmd + ["--", *binary]
+        return mpirun_command(self.launcher.mpirun, ranks, binary)
+
+    def prepare(self, point: Point, timeout_s: float) -> str:
+        """Brings up the emulated cluster the point needs (once per link setting); "" or why not."""
+        if self.launcher.kind != "netcluster":
+            return ""
+        links = (point.get("link_rate", "none"), point.get("link_delay"))
+        if links == self.cluster_up:
+            return self.cluster_error
+        self.close(timeout_s)
+        cmd = [self.launcher.netcluster, "up", str(self.launcher.hosts), "--rate", str(links[0]),
+               "--name", self.launcher.cluster_name]
+        if links[1] is not None:
+            cmd += ["--delay", str(links[1])]
+        status, _, err = _run(cmd, timeout_s)
+        self.cluster_up = links
+        self.cluster_error = "" if status == 0 else f"{' '.join(cmd)} failed: {err.strip() or status}"
+        return self.cluster_error
+
+    def close(self, timeout_s: float = 120) -> None:
+        if self.launcher.kind == "netcluster" and self.cluster_up is not None:
+            _run([self.launcher.netcluster, "down", "--name", self.launcher.cluster_name], timeout_s)
+            self.cluster_up = None
+
+
+def run_point(experiment: Experiment, launch: Launch, point: Point, rep: int) -> Outcome:
+    output = experiment.output
+    target = record_path(output, point, rep)
+    failure = failure_path(output, point, rep)
+    start = time.monotonic()
+    problem = launch.prepare(point, experiment.timeout_s)
+    if problem:
+        return _failed(failure, [], None, problem, start)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # The record appears only once complete: zbfs writes a temporary name, renamed on success.
+    partial = target.with_suffix(".json.partial")
+    cmd = launch.command(point, experiment.zbfs_args(point) + ["--json", str(partial)])
+    status, _, err = _run(cmd, experiment.timeout_s)
+    if status == 0 and is_record(partial):
+        partial.replace(target)
+        _forget(failure)
+        return Outcome(True, time.monotonic() - start)
+    partial.unlink(missing_ok=True)
+    if status == 0:
+        err += "\nzbfs-lab: the run exited 0 but left no complete JSON record"
+    return _failed(failure, cmd, status, err, start, experiment.timeout_s)
+
+
+def _forget(failure: Path) -> None:
+    """A run that now succeeded drops its old failure note (and the point's folder, once empty)."""
+    failure.unlink(missing_ok=True)
+    try:
+        failure.parent.rmdir()
+    except OSError:
+        pass
+
+
+def _failed(failure: Path, cmd: list[str], status, err: str, start: float, timeout_s: float = 0) -> Outcome:
+    failure.parent.mkdir(parents=True, exist_ok=True)
+    how = f"timed out after {timeout_s:g} s" if status is None and cmd else f"exit status {status}"
+    failure.write_text(f"command: {' '.join(cmd) if cmd else '(not started)'}\n{how}\nstderr:\n{err}")
+    # The line that says what went wrong: zbfs's own error, else the last that is not mpirun's rule.
+    lines = [line.strip() for line in err.splitlines() if line.strip() and not set(line.strip()) <= {"-"}]
+    last = next((line for line in lines if "error" in line.lower()), lines[-1] if lines else how)
+    return Outcome(False, time.monotonic() - start, last.strip()[:200])
+
+
+def run_codec_bench(experiment: Experiment) -> Outcome:
+    """Records the frontiers of one small run (under mpirun, whatever the experiment's launcher) and
+    benchmarks every codec on them."""
+    bench = experiment.codec_bench
+    target = experiment.output / "codec_bench.json"
+    failure = experiment.output / "failures" / "codec_bench.txt"
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="zbfs-lab-dump-") as dump:
+        cmd = mpirun_command(experiment.launcher.mpirun, bench.dump_ranks,
+                             [experiment.binary, "run", "--scale", str(bench.dump_scale), "--roots", "4",
+                              "--no-validate", "--quiet", "--dump-frontiers", dump])
+        status, _, err = _run(cmd, experiment.timeout_s)
+        if status != 0:
+            return _failed(failure, cmd, status, err, start, experiment.timeout_s)
+        partial = target.with_suffix(".json.partial")
+        cmd = [bench.binary, "--dump", dump, *bench.args, "--benchmark_format=json", f"--benchmark_out={partial}"]
+        status, _, err = _run(cmd, experiment.timeout_s)
+        if status != 0:
+            partial.unlink(missing_ok=True)
+            return _failed(failure, cmd, status, err, start, experiment.timeout_s)
+        partial.replace(target)
+        _forget(failure)
+    return Outcome(True, time.monotonic() - start)
+
+
+def sweep(experiment: Experiment, stream=None) -> dict:
+    """Runs what is not done yet; returns (and writes to sweep.json) the state of every run."""
+    output = experiment.output
+    output.mkdir(parents=True, exist_ok=True)
+    if experiment.path.resolve() != (output / "experiment.toml").resolve():
+        shutil.copyfile(experiment.path, output / "experiment.toml")
+    runs = [(point, rep) for point in experiment.points for rep in range(1, experiment.repetitions + 1)]
+    bench_step = experiment.codec_bench is not None
+    progress = Progress(len(runs) + (1 if bench_step else 0), stream)
+    launch = Launch(experiment)
+    state = {"experiment": experiment.name, "zbfs_lab_version": __version__, "points": []}
+    try:
+        if bench_step:
+            if is_record_file(output / "codec_bench.json"):
+                progress.skip("codec benchmark")
+            else:
+                outcome = run_codec_bench(experiment)
+                progress.finish_run("codec benchmark" + ("" if outcome.ok else f" ({outcome.detail})"),
+                                    outcome.seconds, outcome.ok)
+        results: dict[str, list] = {}
+        # Points that share a link setting run together (one emulated cluster each).
+        order = sorted(runs, key=lambda r: (str(r[0].get("link_rate", "")), str(r[0].get("link_delay", ""))))
+        if experiment.launcher.kind != "netcluster":
+            order = runs
+        for point, rep in order:
+            label = f"{point.describe()} rep {rep}/{experiment.repetitions}"
+            if is_record(record_path(output, point, rep)):
+                progress.skip(label)
+                results.setdefault(point.id, []).append("done")
+                continue
+            outcome = run_point(experiment, launch, point, rep)
+            progress.finish_run(label + ("" if outcome.ok else f" ({outcome.detail})"), outcome.seconds, outcome.ok)
+            results.setdefault(point.id, []).append("done" if outcome.ok else "failed")
+    finally:
+        launch.close()
+    for point in experiment.points:
+        state["points"].append({"id": point.id, "params": dict(point.params), "runs": results.get(point.id, [])})
+    state["done"] = sum(r == "done" for p in state["points"] for r in p["runs"])
+    state["failed"] = sum(r == "failed" for p in state["points"] for r in p["runs"])
+    with open(output / "sweep.json", "w") as f:
+        json.dump(state, f, indent=1)
+    return state
+
+
+def is_record_file(path: Path) -> bool:
+    """Whether `path` holds a complete JSON document."""
+    try:
+        with open(path) as f:
+            json.load(f)
+        return True
+    except (OSError, ValueError):
+        return False
