@@ -5,9 +5,14 @@
 pattern, rank count, route and dedup setting, and prints per run the slowest rank's time
 (median of the repeats), start-ups per rank (max, mean), bytes sent over all hops and
 items merged away. It ends with the cost model's projection to --project ranks (default
-4096) for each route: per rank, start-ups as the route's formula gives them at that size
-times the network's latency, plus the bytes per rank measured at the largest rank count,
-scaled by the ratio of hop counts, over its bandwidth (weak scaling: items per rank fixed).
+4096) for each route: per rank, start-ups times the network's latency, plus the bytes per
+rank measured at the largest rank count, scaled by the ratio of hop counts, over its
+bandwidth (weak scaling: items per rank fixed). Start-ups: where the busiest rank's grew
+between the two largest rank counts measured, they grow as the route's peer count does (at
+most both directions to every peer: an upper bound when a rank has fewer reads than peers,
+as in pointer doubling); where they did not (a local pattern: geometric graphs), they stay
+as measured, since a rank's neighbourhood does not grow with P. --from-json FILE projects
+the rows an earlier --json wrote.
 
 `bfs` runs `zbfs run --partition 1d --route R` (and without a route) at one rank count and
 prints the row exchange (the update exchange) of each: bytes, messages, start-ups per
@@ -89,11 +94,21 @@ def balanced_dims(p, count):
     return sorted(dims, reverse=True)
 
 
-def patterns(args):
-    binary = os.path.join(args.build, "bin", "zbfs_route_patterns")
+def projected_startups(rows, r, route, project):
+    """The busiest rank's start-ups (requests and replies) at `project` ranks, from run r."""
+    smaller = [x for x in rows if x["graph"] == r["graph"] and x["pattern"] == r["pattern"] and x["route"] == route
+               and x["dedup"] == r["dedup"] and x["ranks"] < r["ranks"]]
+    if smaller:
+        previous = max(smaller, key=lambda x: x["ranks"])
+        if r["startups_max"] <= 1.1 * previous["startups_max"]:
+            return r["startups_max"]  # local: the neighbourhood stays as it is
+    grown = r["startups_max"] * startups(route, project) / max(1, startups(route, r["ranks"]))
+    return int(round(min(2 * startups(route, project), max(grown, r["startups_max"]))))
+
+
+def sweep_patterns(args, binary):
+    """Runs the patterns: one launch per graph and rank count; returns every run's row."""
     rows = []
-    print(f"{'graph':<10} {'pattern':<10} {'P':>3} {'route':<9} {'dedup':<5} {'reads':>9} {'time_s':>9} "
-          f"{'startups':>8} {'mean':>6} {'bytes':>11} {'merged':>9}")
     for graph in args.graphs:
         for p in args.ranks:
             # One launch per graph and rank count: the graph is built once for every run.
@@ -106,6 +121,19 @@ def patterns(args):
                 print(f"{graph:<10} {r['pattern']:<10} {p:>3} {r['route']:<9} {str(r['dedup']).lower():<5} "
                       f"{r['reads']:>9} {r['time_s']:>9.4f} {r['startups_max']:>8} {r['startups_mean']:>6.1f} "
                       f"{r['bytes']:>11} {r['merged']:>9}", flush=True)
+    return rows
+
+
+def patterns(args):
+    binary = os.path.join(args.build, "bin", "zbfs_route_patterns")
+    print(f"{'graph':<10} {'pattern':<10} {'P':>3} {'route':<9} {'dedup':<5} {'reads':>9} {'time_s':>9} "
+          f"{'startups':>8} {'mean':>6} {'bytes':>11} {'merged':>9}")
+    if args.from_json:
+        with open(args.from_json) as f:
+            rows = json.load(f)
+        args.ranks = sorted({r["ranks"] for r in rows})
+    else:
+        rows = sweep_patterns(args, binary)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -123,7 +151,7 @@ def patterns(args):
                     continue
                 r = measured[0]
                 per_rank = r["bytes"] / top * hops(route, args.project) / hops(route, top)
-                s = 2 * startups(route, args.project)
+                s = projected_startups(rows, r, route, args.project)
                 cells = " ".join(f"{s * a + per_rank / b:>10.4f}" for a, b in NETWORKS.values())
                 print(f"{graph:<10} {pattern:<10} {route:<9} {s:>8} {cells}")
 
@@ -176,6 +204,7 @@ def main():
     p.add_argument("--scale", type=int, default=14)
     p.add_argument("--project", type=int, default=4096)
     p.add_argument("--json", help="also write every run's figures to this file")
+    p.add_argument("--from-json", help="project the rows of an earlier --json instead of running")
     b = sub.add_parser("bfs", parents=[common])
     b.add_argument("--ranks", type=int, default=16)
     b.add_argument("--scale", type=int, default=18)
