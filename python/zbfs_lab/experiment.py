@@ -190,10 +190,9 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
                 _fail(path, f"matrix.{key} holds {v!r}: values must be strings, numbers or true/false")
         if len(set(map(repr, values))) != len(values):
             _fail(path, f"matrix.{key} repeats a value")
-    for key in ("ranks",):
-        for v in matrix.get(key, []):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                _fail(path, f"matrix.{key} values must be positive integers, not {v!r}")
+    for v in matrix.get("ranks", []):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            _fail(path, f"matrix.ranks values must be positive integers, not {v!r}")
     if kind == "mpirun":
         for key in ("link_rate", "link_delay"):
             if key in matrix:

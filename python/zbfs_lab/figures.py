@@ -81,9 +81,9 @@ def time_breakdown(results: Results, out: Path) -> str | None:
                    "BFS time per phase")
 
 
-def _series(results: Results, x: str, exclude: tuple[str, ...] = ()):
+def _series(results: Results, x: str):
     """{series label: [(x value, point)]} over the points, series told apart by the other varying keys."""
-    keys = [k for k in results.varying() if k != x and k not in exclude]
+    keys = [k for k in results.varying() if k != x]
     series: dict[str, list] = {}
     for p in results.points:
         series.setdefault(label(p.params, keys), []).append((p.params.get(x), p))

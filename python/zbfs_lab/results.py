@@ -22,9 +22,6 @@ class ResultsError(Exception):
 
 @dataclass
 class Run:
-    point_id: str
-    rep: int
-    params: dict
     record: dict
 
     @property
@@ -136,7 +133,7 @@ def load(folder: str | Path) -> Results:
             params = {**params_of_record(record), **declared.get(point_dir.name, {})}
             if result is None:
                 result = PointResult(point_dir.name, params)
-            result.runs.append(Run(point_dir.name, _rep_of(path), params, record))
+            result.runs.append(Run(record))
         if result is not None:
             points.append(result)
     if not points:

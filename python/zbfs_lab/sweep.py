@@ -42,13 +42,14 @@ def failure_path(output: Path, point: Point, rep: int) -> Path:
     return output / "failures" / point.id / f"rep-{rep}.txt"
 
 
-def is_record(path: Path) -> bool:
-    """Whether `path` holds a complete zbfs run record."""
+def is_record(path: Path, schema: str | None = "zbfs.run") -> bool:
+    """Whether `path` holds a complete JSON object (with that `schema`, unless None)."""
     try:
         with open(path) as f:
-            return json.load(f).get("schema") == "zbfs.run"
-    except (OSError, ValueError, AttributeError):
+            data = json.load(f)
+    except (OSError, ValueError):
         return False
+    return isinstance(data, dict) and (schema is None or data.get("schema") == schema)
 
 
 def _run(cmd: list[str], timeout_s: float) -> tuple[int | None, str, str]:
@@ -203,17 +204,17 @@ def sweep(experiment: Experiment, stream=None) -> dict:
     state = {"experiment": experiment.name, "zbfs_lab_version": __version__, "points": []}
     try:
         if bench_step:
-            if is_record_file(output / "codec_bench.json"):
+            if is_record(output / "codec_bench.json", schema=None):
                 progress.skip("codec benchmark")
             else:
                 outcome = run_codec_bench(experiment)
                 progress.finish_run("codec benchmark" + ("" if outcome.ok else f" ({outcome.detail})"),
                                     outcome.seconds, outcome.ok)
         results: dict[str, list] = {}
-        # Points that share a link setting run together (one emulated cluster each).
-        order = sorted(runs, key=lambda r: (str(r[0].get("link_rate", "")), str(r[0].get("link_delay", ""))))
-        if experiment.launcher.kind != "netcluster":
-            order = runs
+        order = runs
+        if experiment.launcher.kind == "netcluster":
+            # Points that share a link setting run together (one emulated cluster each).
+            order = sorted(runs, key=lambda r: (str(r[0].get("link_rate", "")), str(r[0].get("link_delay", ""))))
         for point, rep in order:
             label = f"{point.describe()} rep {rep}/{experiment.repetitions}"
             if is_record(record_path(output, point, rep)):
@@ -233,12 +234,3 @@ def sweep(experiment: Experiment, stream=None) -> dict:
         json.dump(state, f, indent=1)
     return state
 
-
-def is_record_file(path: Path) -> bool:
-    """Whether `path` holds a complete JSON document."""
-    try:
-        with open(path) as f:
-            json.load(f)
-        return True
-    except (OSError, ValueError):
-        return False

@@ -11,13 +11,21 @@
 namespace zbfs {
 namespace {
 
-// Sorts items by owner rank (stable: the callers' order within an owner) and returns
-// the counts per owner.
+// Groups items by owner rank, keeping the callers' order within an owner (a counting
+// sort: one owner lookup per item), and returns the counts per owner.
 template <class T, class OwnerOf>
 std::vector<std::uint64_t> group_by_owner(std::vector<T>& items, int ranks, OwnerOf owner_of) {
-  std::stable_sort(items.begin(), items.end(), [&](const T& a, const T& b) { return owner_of(a) < owner_of(b); });
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
-  for (const T& item : items) ++counts[static_cast<std::size_t>(owner_of(item))];
+  std::vector<int> owners(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    owners[i] = owner_of(items[i]);
+    ++counts[static_cast<std::size_t>(owners[i])];
+  }
+  std::vector<std::uint64_t> next(counts.size(), 0);
+  for (std::size_t r = 1; r < counts.size(); ++r) next[r] = next[r - 1] + counts[r - 1];
+  std::vector<T> grouped(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) grouped[next[static_cast<std::size_t>(owners[i])]++] = items[i];
+  items = std::move(grouped);
   return counts;
 }
 
