@@ -8,13 +8,17 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
+#include "zbfs/core/timer.hpp"
 #include "zbfs/driver/distributed_runner.hpp"
 #include "zbfs/driver/json_report.hpp"
 #include "zbfs/driver/phase_table.hpp"
 #include "zbfs/driver/recorded_run.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/runner.hpp"
+#include "zbfs/generator/graph_generator.hpp"
+#include "zbfs/input/graph_reader.hpp"
 #include "zbfs/mpi/communicator.hpp"
+#include "zbfs/output/graph_writer.hpp"
 #include "zbfs/version.hpp"
 
 namespace zbfs::cli {
@@ -34,7 +38,55 @@ struct TextOptions {
   std::string network_latency;
   std::string network_bandwidth;
   int ranks_per_node = 0;
+  std::string graph = "kronecker";
+  std::string rmat;
+  std::string input;
+  std::string format;
+  std::string write_format = "text";
+  bool relabel = false;
 };
+
+// The graph generator's flags (run and generate).
+void add_graph_options(CLI::App& app, RunConfig& config, TextOptions& text) {
+  app.add_option("-s,--scale", config.scale, "log2 of the number of vertices (1..42)")->capture_default_str();
+  app.add_option("-e,--edgefactor", config.edgefactor, "edges per vertex (1..1024)")->capture_default_str();
+  app.add_option("--seed", config.seed, "seed of the generator and of the search keys")->capture_default_str();
+  app.add_option("--graph", text.graph,
+                 "graph family: kronecker (Graph500), rmat (--rmat a,b,c), gnm (uniform: --vertices, --edges), rgg "
+                 "(random geometric: --vertices, --radius or --degree)")
+      ->check(CLI::IsMember({"kronecker", "rmat", "gnm", "rgg"}))
+      ->capture_default_str();
+  app.add_option("--vertices", config.graph.vertices, "gnm, rgg: number of vertices (default 2^scale)");
+  app.add_option("--edges", config.graph.edges, "gnm: number of edges (default edgefactor x vertices)");
+  app.add_option("--rmat", text.rmat,
+                 "rmat: initiator probabilities a,b,c (d = 1 - a - b - c; default 0.45,0.15,0.15)");
+  app.add_option("--radius", config.graph.radius, "rgg: connection radius in the unit square");
+  app.add_option("--degree", config.graph.degree, "rgg: expected average degree (default 2 x edgefactor)");
+}
+
+// The generator's flags into config.graph (the CLI checks names; validate_config ranges).
+void apply_graph_options(const TextOptions& text, RunConfig& config) {
+  config.graph.kind = *parse_graph_kind(text.graph);
+  if (!text.rmat.empty()) {
+    if (config.graph.kind != GraphKind::kRmat) throw_usage_error("--rmat applies to --graph rmat");
+    double a = 0;
+    double b = 0;
+    double c = 0;
+    char tail = 0;
+    if (std::sscanf(text.rmat.c_str(), "%lf,%lf,%lf%c", &a, &b, &c, &tail) != 3)
+      throw_usage_error("--rmat must look like 0.45,0.15,0.15, got '" + text.rmat + "'");
+    config.graph.a = a;
+    config.graph.b = b;
+    config.graph.c = c;
+  }
+}
+
+std::optional<GraphFormat> format_option(const std::string& name, const char* flag) {
+  if (name.empty()) return std::nullopt;
+  const auto format = parse_graph_format(name);
+  if (!format) throw_usage_error(std::string(flag) + " must be edgelist, mtx or binary, got '" + name + "'");
+  return format;
+}
 
 // Options shared by `run` and `model` that describe a network.
 void add_network_options(CLI::App& app, TextOptions& text, const std::string& default_help) {
@@ -63,10 +115,21 @@ NetworkChoice network_choice_of(const TextOptions& text) {
 }
 
 void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
-  run.add_option("-s,--scale", config.scale, "log2 of the number of vertices (1..42)")->capture_default_str();
-  run.add_option("-e,--edgefactor", config.edgefactor, "edges per vertex (1..1024)")->capture_default_str();
-  run.add_option("--seed", config.seed, "seed of the generator and of the search keys")->capture_default_str();
+  add_graph_options(run, config, text);
+  run.add_option("--input", text.input, "read the graph from this file instead of generating one (any rank count)");
+  run.add_option("--format", text.format,
+                 "--input's format: edgelist (SNAP-style text), mtx (Matrix Market) or binary (zbfs convert); "
+                 "default: recognised from the file's first bytes");
+  run.add_flag("--relabel", text.relabel,
+               "--input: number the ids that occur 0..n-1 (for sparse ids); results keep the file's ids");
   run.add_option("-r,--roots", config.num_roots, "number of BFS search keys (NBFS)")->capture_default_str();
+  run.add_option("--root", config.roots,
+                 "a search key, in the graph's own ids (repeatable; replaces the sampled ones)");
+  run.add_option("--write-levels", config.write_levels, "write every vertex's BFS level from the first search key");
+  run.add_option("--write-parents", config.write_parents, "write every vertex's BFS parent from the first search key");
+  run.add_option("--write-format", text.write_format, "format of --write-levels/--write-parents: text or binary")
+      ->check(CLI::IsMember({"text", "binary"}))
+      ->capture_default_str();
   run.add_option("-d,--direction", text.direction, "traversal: auto (direction-optimizing), top-down or bottom-up")
       ->check(CLI::IsMember({"auto", "top-down", "bottom-up"}))
       ->capture_default_str();
@@ -128,6 +191,19 @@ bool json_path_writable(const std::string& path, int rank) {
   return writable != 0;
 }
 
+// Whether rank 0 can create the file (removed again), agreed by every rank.
+bool file_creatable(const std::string& path, int rank) {
+  int ok = 0;
+  if (rank == 0) {
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
+    ok = std::ofstream(path, std::ios::app) ? 1 : 0;
+    if (ok != 0 && !existed) std::filesystem::remove(path, ec);
+  }
+  check_mpi(MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return ok != 0;
+}
+
 // Whether rank 0 can create (or use) the directory, agreed by every rank.
 bool directory_creatable(const std::string& path, int rank) {
   int ok = 0;
@@ -140,7 +216,20 @@ bool directory_creatable(const std::string& path, int rank) {
   return ok != 0;
 }
 
-int run_command(RunConfig config, const TextOptions& text, int rank, int ranks) {
+int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int rank, int ranks) {
+  if (!text.input.empty()) {
+    for (const char* flag :
+         {"--scale", "--edgefactor", "--graph", "--vertices", "--edges", "--rmat", "--radius", "--degree"}) {
+      if (app.count(flag) > 0) throw_usage_error(std::string(flag) + " describes a generated graph; --input reads one");
+    }
+    config.input = GraphFileSpec{text.input, format_option(text.format, "--format"), text.relabel, {}};
+  } else if (!text.format.empty() || text.relabel) {
+    throw_usage_error(std::string(text.relabel ? "--relabel" : "--format") + " needs --input");
+  }
+  apply_graph_options(text, config);
+  if (!config.roots.empty() && app.count("--roots") == 0) config.num_roots = config.roots.size();
+  config.roots_at_most_eligible = config.input && app.count("--roots") == 0;
+  config.write_format = *parse_bfs_output_format(text.write_format);
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
   config.shared_memory = text.partition == "shared";
@@ -177,6 +266,9 @@ int run_command(RunConfig config, const TextOptions& text, int rank, int ranks) 
   }
   if (!config.dump_frontiers.empty() && !directory_creatable(config.dump_frontiers, rank)) {
     throw_usage_error("cannot create the frontier dump directory '" + config.dump_frontiers + "'");
+  }
+  for (const std::string* path : {&config.write_levels, &config.write_parents}) {
+    if (!path->empty() && !file_creatable(*path + ".partial", rank)) throw_usage_error("cannot write '" + *path + "'");
   }
   const RunResult result = config.shared_memory ? run_benchmark(config) : run_distributed_benchmark(config);
   if (rank != 0) return 0;
@@ -232,6 +324,54 @@ int model_command(ModelOptions options, int rank) {
   return 0;
 }
 
+struct FileOptions {
+  std::string in;
+  std::string out;
+  std::string format;  // convert: IN's format (default: by content)
+  std::string to;      // OUT's format (default: by OUT's name, else binary)
+};
+
+GraphFormat output_format(const FileOptions& files) {
+  if (const auto chosen = format_option(files.to, "--to")) return *chosen;
+  return format_of_name(files.out, GraphFormat::kBinary);
+}
+
+void report_written(const Communicator& world, const std::string& path, GraphFormat format, const GraphFileShape& shape,
+                    double seconds) {
+  if (world.rank() != 0) return;
+  std::printf("zbfs: wrote %s (%s): %llu vertices, %llu edges, in %.3f s\n", path.c_str(), to_string(format),
+              static_cast<unsigned long long>(shape.num_vertices), static_cast<unsigned long long>(shape.num_edges),
+              seconds);
+}
+
+int generate_command(RunConfig config, const TextOptions& text, const FileOptions& files) {
+  apply_graph_options(text, config);
+  const GraphSpec spec = graph_spec(config);
+  validate_graph_spec(spec);
+  const GraphFormat format = output_format(files);
+  const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
+  Stopwatch clock;
+  const PackedEdgeList slice = generate_graph_slice(spec, world.rank(), world.size());
+  std::vector<Edge> edges(slice.size());
+  for (std::uint64_t i = 0; i < slice.size(); ++i) edges[i] = slice.get(i);
+  const GraphFileShape shape{graph_vertices(spec), world.allreduce(std::uint64_t{edges.size()}, ReduceOp::kSum), 0};
+  write_graph_file(world, files.out, format, edges, shape);
+  report_written(world, files.out, format, shape, world.allreduce(clock.elapsed_s(), ReduceOp::kMax));
+  return 0;
+}
+
+int convert_command(const FileOptions& files) {
+  const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
+  const GraphFormat format = output_format(files);
+  Stopwatch clock;
+  const FileEdges read =
+      read_file_edges(world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, {}});
+  const GraphFileShape shape{read.num_vertices, read.num_input_edges, read.id_base};
+  write_graph_file(world, files.out, format, read.edges, shape);
+  report_written(world, files.out, format, shape, world.allreduce(clock.elapsed_s(), ReduceOp::kMax));
+  return 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, int rank, int ranks) {
@@ -252,9 +392,26 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   model->add_option("-P,--ranks", model_options.ranks, "ranks to project to")->required();
   model->add_option("--grid", model_options.grid, "2D grid RxC to project to (default: the most square)");
   add_network_options(*model, model_options.text, ", or recorded (the model the run used)");
+  RunConfig generate_config;
+  TextOptions generate_text;
+  FileOptions generate_files;
+  CLI::App* generate = app.add_subcommand("generate", "write a generated graph to a file (binary, edgelist or mtx)");
+  generate->add_option("out", generate_files.out, "the file to write")->required();
+  add_graph_options(*generate, generate_config, generate_text);
+  generate->add_option("--to", generate_files.to,
+                       "format: binary, edgelist or mtx (default: by the name, else binary)");
+  FileOptions convert_files;
+  CLI::App* convert = app.add_subcommand(
+      "convert", "convert a graph file (edgelist, mtx) to zbfs's binary edge list, which reloads much faster");
+  convert->add_option("in", convert_files.in, "the graph file to read")->required();
+  convert->add_option("out", convert_files.out, "the file to write")->required();
+  convert->add_option("--format", convert_files.format, "IN's format: edgelist, mtx or binary (default: by content)");
+  convert->add_option("--to", convert_files.to,
+                      "OUT's format: binary, edgelist or mtx (default: by the name, else binary)");
   if (argc > 1 && argv[1][0] != '-' &&
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
-    throw_usage_error(std::string("unknown command '") + argv[1] + "' (commands: run, model; see 'zbfs --help')");
+    throw_usage_error(std::string("unknown command '") + argv[1] +
+                      "' (commands: run, model, generate, convert; see 'zbfs --help')");
   }
   try {
     app.parse(argc, argv);
@@ -269,7 +426,9 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
     if (message.find("subcommand") != std::string::npos) message += " (see 'zbfs --help')";
     throw_usage_error(message);
   }
-  if (run->parsed()) return run_command(config, text, rank, ranks);
+  if (run->parsed()) return run_command(config, text, *run, rank, ranks);
+  if (generate->parsed()) return generate_command(generate_config, generate_text, generate_files);
+  if (convert->parsed()) return convert_command(convert_files);
   if (model->parsed()) return model_command(model_options, rank);
   return 0;
 }

@@ -17,12 +17,14 @@
 #include "zbfs/core/timer.hpp"
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/exchange/exchanger.hpp"
-#include "zbfs/generator/kronecker.hpp"
+#include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/input/graph_reader.hpp"
 #include "zbfs/metrics/rank_aggregation.hpp"
 #include "zbfs/network/network_probe.hpp"
+#include "zbfs/output/bfs_output.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 
@@ -56,43 +58,131 @@ void choose_threads(const RunConfig& config, int node_ranks) {
   omp_set_num_threads(std::max(1, std::min(visible, on_node / node_ranks)));
 }
 
+double slowest(const Communicator& world, double seconds) { return world.allreduce(seconds, ReduceOp::kMax); }
+
 // Ranks on one node share its memory, so each may use its share of what is available.
-void check_memory(const RunConfig& config, const Communicator& world, int node_ranks, RunResult& result) {
-  result.estimated_peak_bytes = estimate_rank_peak_memory_bytes(config, world.size());
+std::optional<std::uint64_t> memory_per_rank(const RunConfig& config, int node_ranks) {
   const auto available = available_memory_bytes();
-  const std::uint64_t needed = result.estimated_peak_bytes * static_cast<std::uint64_t>(node_ranks);
-  const std::uint64_t short_of = available && needed > *available && !config.force ? 1 : 0;
+  if (!available || config.force) return std::nullopt;
+  return *available / static_cast<std::uint64_t>(node_ranks);
+}
+
+void check_memory(const RunConfig& config, const Communicator& world, int node_ranks, std::uint64_t n, std::uint64_t m,
+                  RunResult& result) {
+  result.estimated_peak_bytes = estimate_rank_peak_memory_bytes(config, world.size(), n, m);
+  const auto budget = memory_per_rank(config, node_ranks);
+  const std::uint64_t short_of = budget && result.estimated_peak_bytes > *budget ? 1 : 0;
   if (world.allreduce(short_of, ReduceOp::kMax) != 0) {
-    throw_usage_error("scale " + std::to_string(config.scale) + " needs about " +
-                      format_bytes(result.estimated_peak_bytes) + " per rank on " + std::to_string(world.size()) +
-                      " ranks, more than this node's available memory allows (use more ranks, or --force)");
+    std::string graph = "scale " + std::to_string(config.scale);
+    if (config.input || config.graph.kind != GraphKind::kKronecker)
+      graph = "a graph of " + std::to_string(n) + " vertices and " + std::to_string(m) + " edges";
+    std::string hint = "use more ranks, or --force";
+    if (config.input && !config.input->relabel) hint = "use --relabel if its ids are sparse, more ranks, or --force";
+    throw_usage_error(graph + " needs about " + format_bytes(result.estimated_peak_bytes) + " per rank on " +
+                      std::to_string(world.size()) + " ranks, more than this node's available memory allows (" + hint +
+                      ")");
   }
 }
 
-double slowest(const Communicator& world, double seconds) { return world.allreduce(seconds, ReduceOp::kMax); }
-
-template <class V>
-void run_searches(const RunConfig& config, const ProcessGrid& grid, const KroneckerGenerator& generator,
-                  MessageCodec message_codec, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
-  const Communicator& world = grid.world();
-  progress.phase("generating the Kronecker edge list (scale " + std::to_string(config.scale) + ", edgefactor " +
-                 std::to_string(config.edgefactor) + ") on " + std::to_string(world.size()) + " ranks, " +
-                 std::to_string(result.threads) + " threads each");
-  world.barrier();
+// The input graph: this rank's slice of a generated graph, or of a file (which is also
+// where the file's errors surface, before anything else is allocated).
+LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int node_ranks, const Progress& progress,
+                       PhaseMetrics& metrics, RunResult& result) {
+  LoadedGraph graph;
   Stopwatch clock;
-  // Each rank keeps its slice: kernel 1 is built from it and validation reads it again.
-  const EdgeSliceRange range = edge_slice_of(generator.num_edges(), grid.rank(), grid.size());
-  PackedEdgeList slice;
-  {
+  if (config.input) {
+    GraphFileSpec spec = *config.input;
+    spec.memory_per_rank = memory_per_rank(config, node_ranks);
+    progress.phase("reading " + spec.path + " (" + (spec.format ? to_string(*spec.format) : "format by content") +
+                   (spec.relabel ? ", relabelled" : "") + ") on " + std::to_string(world.size()) + " ranks, " +
+                   std::to_string(result.threads) + " threads each");
+    world.barrier();
+    clock.restart();
     const ScopedPhase phase(metrics, Phase::kGeneration);
-    slice = generate_edge_slice(generator, range.first, range.count);
+    graph = read_graph_file(world, spec);
+  } else {
+    const GraphSpec spec = graph_spec(config);
+    graph.num_vertices = graph_vertices(spec);
+    check_memory(config, world, node_ranks, graph.num_vertices, expected_graph_edges(spec), result);
+    std::string what = std::string("the ") + to_string(spec.kind) + " graph (";
+    what += spec.kind == GraphKind::kKronecker || spec.kind == GraphKind::kRmat
+                ? "scale " + std::to_string(spec.scale) + ", edgefactor " + std::to_string(spec.edgefactor)
+                : std::to_string(graph.num_vertices) + " vertices";
+    progress.phase("generating " + what + ") on " + std::to_string(world.size()) + " ranks, " +
+                   std::to_string(result.threads) + " threads each");
+    world.barrier();
+    clock.restart();
+    const ScopedPhase phase(metrics, Phase::kGeneration);
+    graph.slice = generate_graph_slice(spec, world.rank(), world.size());
+    graph.num_input_edges = world.allreduce(graph.slice.size(), ReduceOp::kSum);
   }
   result.generation_time_s = slowest(world, clock.elapsed_s());
+  return graph;
+}
 
+// The search keys: the given ones (in the source's ids) after checking that each is a
+// vertex with an edge, else the Graph500 draw among the vertices with edges.
+std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGrid& grid, const LoadedGraph& input,
+                                        std::span<const std::uint64_t> degree) {
+  const Communicator& world = grid.world();
+  const auto has_edges = [&](std::span<const std::uint64_t> candidates, std::span<std::uint8_t> flags) {
+    std::vector<std::uint64_t> mine(candidates.size(), 0);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (grid.owns(candidates[i])) mine[i] = degree[candidates[i] - grid.my_first_vertex()] > 0 ? 1 : 0;
+    }
+    world.allreduce(std::span<std::uint64_t>(mine), ReduceOp::kMax);
+    for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
+  };
+  if (!config.roots.empty()) {
+    const std::vector<std::optional<std::uint64_t>> internal =
+        input.ids.to_internal(world, config.roots, input.num_vertices);
+    std::vector<std::uint64_t> roots;
+    for (std::size_t i = 0; i < internal.size(); ++i) {
+      if (!internal[i])
+        throw_usage_error("--root " + std::to_string(config.roots[i]) + " is not a vertex of the graph");
+      roots.push_back(*internal[i]);
+    }
+    std::vector<std::uint8_t> flags(roots.size());
+    has_edges(roots, flags);
+    for (std::size_t i = 0; i < roots.size(); ++i) {
+      if (flags[i] == 0)
+        throw_usage_error("--root " + std::to_string(config.roots[i]) +
+                          " has no edges (a search from it traverses none)");
+    }
+    return roots;
+  }
+  std::uint64_t eligible = 0;
+  for (const std::uint64_t d : degree) eligible += d > 0 ? 1 : 0;
+  eligible = world.allreduce(eligible, ReduceOp::kSum);
+  const std::uint64_t count = config.roots_at_most_eligible ? std::min(config.num_roots, eligible) : config.num_roots;
+  return sample_search_roots_batched(input.num_vertices, eligible, count, config.seed, has_edges);
+}
+
+// --write-levels / --write-parents for the first search.
+void write_results(const RunConfig& config, const ProcessGrid& grid, Exchanger& exchanger, const LoadedGraph& input,
+                   std::uint64_t root, std::span<const std::int64_t> parent, const Progress& progress) {
+  if (!config.write_parents.empty()) {
+    progress.phase("writing the parents of search key " + std::to_string(root) + " to " + config.write_parents);
+    write_bfs_output(grid, input.ids, config.write_parents, BfsOutputKind::kParents, config.write_format, root, parent);
+  }
+  if (!config.write_levels.empty()) {
+    progress.phase("writing the levels of search key " + std::to_string(root) + " to " + config.write_levels);
+    const LargeArray<std::int64_t> level = bfs_tree_levels(grid, exchanger, root, parent);
+    write_bfs_output(grid, input.ids, config.write_levels, BfsOutputKind::kLevels, config.write_format, root,
+                     level.span());
+  }
+}
+
+template <class V>
+void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
+                  PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
+  const Communicator& world = grid.world();
+  // Each rank keeps its slice: kernel 1 is built from it and validation reads it again.
+  PackedEdgeList& slice = input.slice;
   progress.phase("kernel 1: distributing the graph (" + std::string(to_string(config.partition)) + ", grid " +
                  grid.shape().to_string() + ")");
   world.barrier();
-  clock.restart();
+  Stopwatch clock;
   std::optional<DistributedGraph<V>> built;
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
@@ -103,26 +193,12 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
   if (!config.validate) slice = PackedEdgeList();
   result.num_graph_edges = graph.global_directed_edges() / 2;
 
-  const std::span<const std::uint64_t> degree = graph.owned_degree();
-  std::uint64_t eligible = 0;
-  for (const std::uint64_t d : degree) eligible += d > 0 ? 1 : 0;
-  eligible = world.allreduce(eligible, ReduceOp::kSum);
-  const std::vector<std::uint64_t> roots =
-      sample_search_roots_batched(generator.num_vertices(), eligible, config.num_roots, config.seed,
-                                  [&](std::span<const std::uint64_t> candidates, std::span<std::uint8_t> flags) {
-                                    std::vector<std::uint64_t> mine(candidates.size(), 0);
-                                    for (std::size_t i = 0; i < candidates.size(); ++i) {
-                                      if (grid.owns(candidates[i]))
-                                        mine[i] = degree[candidates[i] - grid.my_first_vertex()] > 0 ? 1 : 0;
-                                    }
-                                    world.allreduce(std::span<std::uint64_t>(mine), ReduceOp::kMax);
-                                    for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
-                                  });
+  const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_degree());
 
   // No message carries more ids than there are edge endpoints and vertices, or than
   // validation's replies: a level and a parent for both ends of every input tuple.
   const std::uint64_t max_ids =
-      std::max(2 * graph.global_directed_edges() + generator.num_vertices(), 4 * generator.num_edges()) + 1;
+      std::max(2 * graph.global_directed_edges() + input.num_vertices, 4 * input.num_input_edges) + 1;
   // Routed exchanges encode their hops with a codec of their own (auto learns per codec).
   MessageCodec hop_codec = message_codec;
   DirectExchanger exchanger(config.column_gather, std::move(message_codec), max_ids);
@@ -166,6 +242,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, const Kronec
     search.traversed_edges = counts[0] / 2;
     search.reached_vertices = counts[1];
     search.teps = static_cast<double>(search.traversed_edges) / search.time_s;
+    if (i == 0) write_results(config, grid, exchanger, input, search.root, parent.span(), progress);
 
     if (config.validate) {
       world.barrier();
@@ -203,20 +280,26 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   validate_config(config, ranks);
 
   PhaseMetrics metrics;
-  const KroneckerGenerator generator(KroneckerParams{config.scale, config.edgefactor, config.seed});
-  ProcessGrid grid(config.partition, grid_for(config, ranks), generator.num_vertices(), &metrics);
-  const int node_ranks = ranks_on_this_node(grid.world());
-  choose_threads(config, node_ranks);
+  const Progress progress(!config.quiet && rank == 0);
   RunResult result;
   result.config = config;
-  result.threads = omp_get_max_threads();
   result.num_processes = ranks;
+  LoadedGraph input;
+  int node_ranks = 1;
+  {
+    Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
+    world.attach(&metrics);
+    node_ranks = ranks_on_this_node(world);
+    choose_threads(config, node_ranks);
+    result.threads = omp_get_max_threads();
+    input = load_graph(config, world, node_ranks, progress, metrics, result);
+  }
+  ProcessGrid grid(config.partition, grid_for(config, ranks), input.num_vertices, &metrics);
   result.grid = grid.shape();
-  result.num_vertices = generator.num_vertices();
-  result.num_input_edges = generator.num_edges();
-  check_memory(config, grid.world(), node_ranks, result);
+  result.num_vertices = input.num_vertices;
+  result.num_input_edges = input.num_input_edges;
+  check_memory(config, grid.world(), node_ranks, input.num_vertices, input.num_input_edges, result);
 
-  const Progress progress(!config.quiet && rank == 0);
   // Presets price the job as if every rank had a node of its own unless told otherwise;
   // a measurement follows the real layout.
   const std::vector<int> nodes = node_of_world_ranks(
@@ -239,10 +322,10 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   const std::uint64_t largest_group = std::max(grid.row_group().local_size(), grid.col_group().local_size());
   if (largest_group <= (std::uint64_t{1} << 32)) {
     result.vertex_id_bits = 32;
-    run_searches<std::uint32_t>(config, grid, generator, std::move(message_codec), metrics, progress, result);
+    run_searches<std::uint32_t>(config, grid, input, std::move(message_codec), metrics, progress, result);
   } else {
     result.vertex_id_bits = 64;
-    run_searches<std::uint64_t>(config, grid, generator, std::move(message_codec), metrics, progress, result);
+    run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), metrics, progress, result);
   }
   result.phases = summarize_over_ranks(grid.world(), metrics);
   result.peak_rss_bytes = grid.world().allreduce(peak_rss_bytes(), ReduceOp::kMax);

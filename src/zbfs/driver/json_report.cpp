@@ -128,6 +128,27 @@ std::string host_name() {
   return name.data();
 }
 
+// Where the graph came from: a file, or a generator and its parameters.
+nlohmann::json graph_source_json(const RunConfig& c) {
+  if (c.input) {
+    return {{"kind", "file"},
+            {"path", c.input->path},
+            {"format", c.input->format ? nlohmann::json(to_string(*c.input->format)) : nlohmann::json("detected")},
+            {"relabel", c.input->relabel}};
+  }
+  const GraphSpec spec = graph_spec(c);
+  nlohmann::json j = {{"kind", to_string(spec.kind)}, {"vertices", graph_vertices(spec)}};
+  if (spec.kind == GraphKind::kRmat) j["initiator"] = {spec.a, spec.b, spec.c};
+  if (spec.kind == GraphKind::kGnm) j["edges"] = expected_graph_edges(spec);
+  if (spec.kind == GraphKind::kRgg) {
+    if (spec.radius > 0) j["radius"] = spec.radius;
+    j["degree"] = spec.radius > 0
+                      ? nlohmann::json(nullptr)
+                      : nlohmann::json(spec.degree > 0 ? spec.degree : 2.0 * static_cast<double>(spec.edgefactor));
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunResult& r) {
@@ -160,7 +181,8 @@ nlohmann::json to_json(const RunResult& r) {
                            ? nlohmann::json(RoutePlan::describe_dims(c.route->dims))
                            : nlohmann::json(nullptr)},
         {"dedup", c.route ? nlohmann::json(c.route->dedup) : nlohmann::json(nullptr)},
-        {"time_waits", c.time_waits}}},
+        {"time_waits", c.time_waits},
+        {"graph_source", graph_source_json(c)}}},
       {"graph",
        {{"num_vertices", r.num_vertices},
         {"num_input_edges", r.num_input_edges},

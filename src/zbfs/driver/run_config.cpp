@@ -16,9 +16,17 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.edgefactor < 1 || c.edgefactor > 1024)
     throw_usage_error("--edgefactor must be in [1, 1024], got " + std::to_string(c.edgefactor));
   if (c.num_roots < 1) throw_usage_error("--roots must be at least 1");
-  if (c.num_roots > (std::uint64_t{1} << c.scale)) {
-    throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the 2^" + std::to_string(c.scale) +
-                      " vertices of the graph");
+  if (!c.input) validate_graph_spec(graph_spec(c));
+  if (!c.roots.empty() && c.num_roots != c.roots.size())
+    throw_usage_error("--roots and --root disagree: --root names the search keys");
+  if (c.shared_memory && (c.input || c.graph.kind != GraphKind::kKronecker)) {
+    throw_usage_error("--partition shared runs the Kronecker benchmark only; use 1d or 2d for --input and --graph");
+  }
+  if (c.shared_memory && (!c.write_levels.empty() || !c.write_parents.empty()))
+    throw_usage_error("--write-levels and --write-parents need --partition 1d or 2d");
+  if (!c.input && c.num_roots > graph_vertices(graph_spec(c))) {
+    throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
+                      std::to_string(graph_vertices(graph_spec(c))) + " vertices of the graph");
   }
   if (!(c.bfs.alpha > 0) || !std::isfinite(c.bfs.alpha)) throw_usage_error("--alpha must be a positive number");
   if (!(c.bfs.beta > 0) || !std::isfinite(c.bfs.beta)) throw_usage_error("--beta must be a positive number");
@@ -53,6 +61,14 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
 }
 
+GraphSpec graph_spec(const RunConfig& c) {
+  GraphSpec spec = c.graph;
+  spec.scale = c.scale;
+  spec.edgefactor = c.edgefactor;
+  spec.seed = c.seed;
+  return spec;
+}
+
 GridShape grid_for(const RunConfig& c, int ranks) {
   if (c.partition == Partition::k1D) return {1, ranks};
   return c.grid ? *c.grid : most_square_grid(ranks);
@@ -78,8 +94,11 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
 namespace zbfs {
 
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks) {
-  const std::uint64_t n = std::uint64_t{1} << c.scale;
-  const std::uint64_t m = c.edgefactor << c.scale;
+  const GraphSpec spec = graph_spec(c);
+  return estimate_rank_peak_memory_bytes(c, ranks, graph_vertices(spec), expected_graph_edges(spec));
+}
+
+std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
   const GridShape shape = grid_for(c, ranks);
   const auto p = static_cast<std::uint64_t>(ranks);
   const std::uint64_t row_group = n / static_cast<std::uint64_t>(shape.rows) + 64 * p;
@@ -98,7 +117,7 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks) {
   // row-group vertex; bottom-up copies of the gathered bitmaps.
   const std::uint64_t bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + (row_group + col_group) / 8;
   // The rank's slice of the packed edge list, kept for validation.
-  const std::uint64_t slice = PackedEdgeList::bytes_needed(c.scale, m / p + 1);
+  const std::uint64_t slice = PackedEdgeList::bytes_needed(vertex_bits_for(n), m / p + 1);
   const std::uint64_t validation = c.validate ? block * 9 + (std::uint64_t{1} << 20) * 80 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;
   return slice + graph + bfs + validation + kBaseline;

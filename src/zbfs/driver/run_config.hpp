@@ -6,11 +6,15 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/codec/codec_id.hpp"
 #include "zbfs/exchange/column_gather.hpp"
+#include "zbfs/generator/graph_generator.hpp"
+#include "zbfs/input/graph_format.hpp"
 #include "zbfs/network/network_model.hpp"
+#include "zbfs/output/bfs_output_format.hpp"
 #include "zbfs/route/route_choice.hpp"
 #include "zbfs/topology/grid_shape.hpp"
 
@@ -21,6 +25,19 @@ struct RunConfig {
   std::uint64_t edgefactor = 16;
   std::uint64_t seed = 1;
   std::uint64_t num_roots = 64;
+  // The graph: generated (--graph and its parameters; scale, edgefactor and seed above
+  // are copied into it by graph_spec()), or read from a file (--input).
+  GraphSpec graph;
+  std::optional<GraphFileSpec> input;
+  // --root: search keys in the graph source's ids (empty: num_roots sampled ones).
+  std::vector<std::uint64_t> roots;
+  // Sample fewer keys when the graph has fewer than num_roots vertices with edges (the
+  // CLI sets it for --input without --roots: small files must just work).
+  bool roots_at_most_eligible = false;
+  // --write-levels / --write-parents: the first search's result, written by the owners.
+  std::string write_levels;
+  std::string write_parents;
+  BfsOutputFormat write_format = BfsOutputFormat::kText;
   BfsOptions bfs;
   int threads = 0;  // 0: OpenMP's default
   bool validate = true;
@@ -54,12 +71,17 @@ struct RunConfig {
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.
 void validate_config(const RunConfig& config, int ranks = 1);
 
+// The generator's parameters with the run's scale, edgefactor and seed.
+GraphSpec graph_spec(const RunConfig& config);
+
 // The grid a 2D run uses on `ranks` ranks (1D: 1 x ranks).
 GridShape grid_for(const RunConfig& config, int ranks);
 
 // Bytes the run needs at its peak, estimated before anything is allocated.
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& config);
-// The same for one rank of a distributed run on `ranks` ranks.
+// The same for one rank of a distributed run on `ranks` ranks, for a graph of n vertices
+// and m input edges (a generated graph's by default).
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks);
+std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks, std::uint64_t n, std::uint64_t m);
 
 }  // namespace zbfs

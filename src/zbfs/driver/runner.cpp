@@ -10,6 +10,7 @@
 #include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/driver/progress.hpp"
+#include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/kronecker.hpp"
 #include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/generator/search_roots.hpp"
@@ -93,8 +94,10 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
 
 ResultBlock make_result_block(const RunResult& r) {
   ResultBlock b;
-  b.scale = r.config.scale;
-  b.edgefactor = r.config.edgefactor;
+  // A file's or a sized generator's graph reports the scale that holds its vertices and
+  // its tuples per vertex, rounded (for Kronecker both are the configured ones).
+  b.scale = vertex_bits_for(r.num_vertices);
+  b.edgefactor = r.num_vertices == 0 ? 0 : (r.num_input_edges + r.num_vertices / 2) / r.num_vertices;
   b.num_searches = r.searches.size();
   b.generation_time_s = r.generation_time_s;
   b.num_processes = r.num_processes;

@@ -24,6 +24,9 @@ enum class RandomStream : std::uint64_t {
   kEdgePermutation = 3,
   kSearchRoots = 4,
   kSyntheticGraphs = 5,  // bench/route_patterns' G(n, m) and geometric graphs
+  kUniformGraph = 6,     // --graph gnm
+  kGeometricCells = 7,   // --graph rgg: points per cell
+  kGeometricPoints = 8,  // --graph rgg: positions within a cell
 };
 
 class CounterRng {

@@ -28,6 +28,14 @@ PackedEdgeList::PackedEdgeList(int vertex_bits, std::uint64_t num_edges)
   bytes_ = LargeArray<unsigned char>(bytes_needed(vertex_bits, num_edges));
 }
 
+PackedEdgeList pack_edges(std::span<const Edge> edges, int vertex_bits) {
+  PackedEdgeList list(vertex_bits, edges.size());
+  const auto count = static_cast<std::int64_t>(edges.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) list.set(static_cast<std::uint64_t>(i), edges[static_cast<std::size_t>(i)]);
+  return list;
+}
+
 PackedEdgeList generate_edge_list(const KroneckerGenerator& generator) {
   return generate_edge_slice(generator, 0, generator.num_edges());
 }

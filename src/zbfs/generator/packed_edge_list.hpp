@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/generator/edge.hpp"
@@ -57,6 +58,9 @@ class PackedEdgeList {
   std::uint64_t num_edges_ = 0;
   LargeArray<unsigned char> bytes_;
 };
+
+// `edges` packed (every id below 2^vertex_bits).
+PackedEdgeList pack_edges(std::span<const Edge> edges, int vertex_bits);
 
 // Generates the whole edge list of `generator` in parallel (OpenMP), block by block.
 PackedEdgeList generate_edge_list(const KroneckerGenerator& generator);

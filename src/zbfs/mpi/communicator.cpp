@@ -184,6 +184,14 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
   return result;
 }
 
+void Communicator::throw_first_error(const std::optional<std::string>& mine) const {
+  if (allreduce(std::uint64_t{mine ? 1U : 0U}, ReduceOp::kMax) == 0) return;
+  for (const std::string& message : allgather_strings(mine.value_or(""))) {
+    if (!message.empty()) throw_usage_error(message);
+  }
+  throw_usage_error("an unnamed error on some rank");  // only an empty message gets here
+}
+
 void Communicator::mark_collective() const {
   // Whether to wait depends only on the setting every member shares, never on local state
   // such as attached metrics: a member that skipped the barrier would hang the others.

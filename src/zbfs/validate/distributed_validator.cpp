@@ -232,13 +232,22 @@ IncomingIds ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, const Pa
 
 }  // namespace
 
+LargeArray<std::int64_t> bfs_tree_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t root,
+                                         std::span<const std::int64_t> parent) {
+  LocalErrors ignored;  // a broken tree just gets -1 where its chains break
+  LargeArray<std::int64_t> level(grid.blocks().block());
+  compute_levels(grid, Lookups{exchanger, nullptr}, root, parent, level, ignored);
+  for (std::uint64_t o = 0; o < level.size(); ++o) level[o] = std::max<std::int64_t>(level[o], -1);
+  return level;
+}
+
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
                                                const ValidationRoute* route, std::uint64_t edges_per_round) {
   const ScopedPhase phase(metrics, Phase::kValidation);
   const Communicator& world = grid.world();
-  const std::uint64_t n = slice.num_vertices();
+  const std::uint64_t n = grid.blocks().num_vertices();
   const std::uint64_t first = grid.my_first_vertex();
   const std::uint64_t block = grid.blocks().block();
   LocalErrors errors;

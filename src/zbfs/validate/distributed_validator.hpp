@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 
+#include "zbfs/core/large_array.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/generator/packed_edge_list.hpp"
@@ -32,6 +33,11 @@ struct ValidationRoute {
   MessageCodec* codec = nullptr;  // kept by the caller; nullptr: plain words
   std::uint64_t max_items = std::uint64_t{1} << 48;
 };
+
+// Collective: the depth of every vertex of this rank's piece in the parent tree of
+// `root` (-1 where unreached, or where the parents do not lead to the root).
+LargeArray<std::int64_t> bfs_tree_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t root,
+                                         std::span<const std::int64_t> parent);
 
 // `parent`: this rank's piece of the parent array, as DistributedBfs::run fills it.
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,

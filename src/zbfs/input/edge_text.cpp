@@ -1,0 +1,226 @@
+#include "zbfs/input/edge_text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+
+namespace zbfs {
+namespace {
+
+constexpr bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// One line's fields, split at blanks; at most kMaxFields are kept, the rest only counted.
+struct Fields {
+  static constexpr std::size_t kMaxFields = 5;  // the Matrix Market banner has 5
+  std::array<std::string_view, kMaxFields> field;
+  std::size_t count = 0;
+};
+
+Fields split_fields(std::string_view line) {
+  Fields f;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_blank(line[i])) ++i;
+    if (i == line.size()) break;
+    const std::size_t start = i;
+    while (i < line.size() && !is_blank(line[i])) ++i;
+    if (f.count < Fields::kMaxFields) f.field[f.count] = line.substr(start, i - start);
+    ++f.count;
+  }
+  return f;
+}
+
+std::string quoted(std::string_view token) {
+  constexpr std::size_t kShown = 40;
+  std::string text(token.substr(0, kShown));
+  if (token.size() > kShown) text += "...";
+  return "'" + text + "'";
+}
+
+// A vertex id: decimal digits only (no sign), at most kMaxFileVertexId.
+std::optional<std::string> parse_id(std::string_view token, std::uint64_t& id) {
+  std::uint64_t value = 0;
+  for (const char c : token) {
+    if (c < '0' || c > '9') return quoted(token) + " is not a vertex id (ids are non-negative integers)";
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    if (value > kMaxFileVertexId) return "vertex id " + quoted(token) + " is too large (the limit is 2^62 - 1)";
+  }
+  id = value;
+  return std::nullopt;
+}
+
+bool is_number(std::string_view token, bool integer) {
+  const char* first = token.data();
+  const char* last = token.data() + token.size();
+  if (first != last && *first == '+') ++first;  // from_chars takes '-' but not '+'
+  if (integer) {
+    long long value = 0;
+    const auto [end, ec] = std::from_chars(first, last, value);
+    return ec == std::errc() && end == last;
+  }
+  double value = 0;
+  const auto [end, ec] = std::from_chars(first, last, value);
+  return (ec == std::errc() || ec == std::errc::result_out_of_range) && end == last;
+}
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// The next line of `text` from `pos` (without its '\n'); advances `pos` past it.
+std::string_view next_line(std::string_view text, std::size_t& pos) {
+  const std::size_t start = pos;
+  const void* hit = std::memchr(text.data() + start, '\n', text.size() - start);
+  const std::size_t end =
+      hit == nullptr ? text.size() : static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+  pos = end == text.size() ? end : end + 1;
+  return text.substr(start, end - start);
+}
+
+bool skippable(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && is_blank(line[i])) ++i;
+  return i == line.size() || line[i] == '#' || line[i] == '%';
+}
+
+std::optional<std::string> parse_entry(std::string_view line, const TextSyntax& syntax, Edge& edge) {
+  const Fields f = split_fields(line);
+  if (syntax.format == GraphFormat::kEdgeList) {
+    if (f.count < 2) return "expected two vertex ids, found " + quoted(line);
+  } else {
+    const std::size_t expected = syntax.mtx_has_value ? 3 : 2;
+    if (f.count != expected) {
+      return "expected " + std::to_string(expected) + " fields (row, column" + (syntax.mtx_has_value ? ", value" : "") +
+             "), found " + std::to_string(f.count);
+    }
+  }
+  if (auto error = parse_id(f.field[0], edge.u)) return error;
+  if (auto error = parse_id(f.field[1], edge.v)) return error;
+  if (syntax.format == GraphFormat::kMatrixMarket) {
+    for (std::uint64_t* id : {&edge.u, &edge.v}) {
+      if (*id == 0 || *id > syntax.mtx_size) {
+        return "id " + std::to_string(*id) + " is out of range for the declared size (1.." +
+               std::to_string(syntax.mtx_size) + ")";
+      }
+      --*id;
+    }
+    if (syntax.mtx_has_value && !is_number(f.field[2], syntax.mtx_integer)) {
+      return quoted(f.field[2]) + " is not " + (syntax.mtx_integer ? "an integer" : "a number");
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::uint64_t count_lines(std::string_view text) {
+  const auto newlines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+ParsedLines parse_edge_lines(std::string_view text, const TextSyntax& syntax) {
+  ParsedLines out;
+  // About 12 bytes per line in typical files: reserve once rather than grow repeatedly.
+  out.edges.reserve(text.size() / 12 + 1);
+  std::size_t pos = 0;
+  std::uint64_t line_number = 0;
+  std::uint64_t max_id = 0;
+  while (pos < text.size()) {
+    const std::string_view line = next_line(text, pos);
+    ++line_number;
+    if (skippable(line)) continue;
+    Edge edge{};
+    if (auto error = parse_entry(line, syntax, edge)) {
+      out.error = TextError{line_number, std::move(*error)};
+      break;
+    }
+    max_id = std::max({max_id, edge.u, edge.v});
+    out.edges.push_back(edge);
+  }
+  out.max_id = max_id;
+  return out;
+}
+
+MatrixMarketHeaderParse parse_matrix_market_header(std::string_view prefix, bool at_eof) {
+  MatrixMarketHeaderParse result;
+  auto fail = [&](std::uint64_t line, std::string message) {
+    result.error = TextError{line, std::move(message)};
+    return result;
+  };
+  std::size_t pos = 0;
+  std::uint64_t line_number = 0;
+  bool banner_seen = false;
+  MatrixMarketHeader header;
+  while (pos < prefix.size()) {
+    const std::size_t start = pos;
+    const std::string_view line = next_line(prefix, pos);
+    if (pos == prefix.size() && (prefix.empty() || prefix.back() != '\n') && !at_eof) {
+      pos = start;  // a line cut by the end of the prefix: read more first
+      break;
+    }
+    ++line_number;
+    if (!banner_seen) {
+      const Fields f = split_fields(line);
+      if (f.count == 0 || lowercase(f.field[0]) != "%%matrixmarket") {
+        return fail(line_number, "not a Matrix Market file (the first line must start with %%MatrixMarket)");
+      }
+      if (f.count != 5) return fail(line_number, "the banner needs 4 words: matrix coordinate FIELD SYMMETRY");
+      if (lowercase(f.field[1]) != "matrix") return fail(line_number, "only 'matrix' objects hold graphs");
+      if (lowercase(f.field[2]) != "coordinate") {
+        return fail(line_number, "only 'coordinate' (sparse) matrices hold graphs, not " + quoted(f.field[2]));
+      }
+      const std::string field = lowercase(f.field[3]);
+      if (field == "pattern") {
+        header.has_value = false;
+      } else if (field == "real" || field == "double" || field == "integer") {
+        header.has_value = true;
+        header.integer = field == "integer";
+      } else {
+        return fail(line_number, "field " + quoted(f.field[3]) + " is not supported (pattern, real or integer)");
+      }
+      const std::string symmetry = lowercase(f.field[4]);
+      if (symmetry == "general") {
+        header.symmetric = false;
+      } else if (symmetry == "symmetric" || symmetry == "skew-symmetric" || symmetry == "hermitian") {
+        header.symmetric = true;
+      } else {
+        return fail(line_number, "unknown symmetry " + quoted(f.field[4]));
+      }
+      banner_seen = true;
+      continue;
+    }
+    if (skippable(line)) continue;
+    const Fields f = split_fields(line);
+    if (f.count != 3) return fail(line_number, "the size line needs 3 numbers: rows columns entries");
+    std::uint64_t rows = 0;
+    std::uint64_t cols = 0;
+    std::uint64_t entries = 0;
+    std::optional<std::string> error = parse_id(f.field[0], rows);
+    if (!error) error = parse_id(f.field[1], cols);
+    if (!error) error = parse_id(f.field[2], entries);
+    if (error) return fail(line_number, "size line: " + *error);
+    if (rows != cols) {
+      return fail(line_number, "the matrix is " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                   "; a graph's adjacency matrix is square");
+    }
+    header.size = rows;
+    header.entries = entries;
+    header.data_offset = pos;
+    header.lines_before_data = line_number;
+    result.header = header;
+    return result;
+  }
+  if (!at_eof) {
+    result.needs_more = true;
+    return result;
+  }
+  if (!banner_seen) return fail(1, "not a Matrix Market file (the first line must start with %%MatrixMarket)");
+  return fail(line_number, "the file ends before its size line");
+}
+
+}  // namespace zbfs
