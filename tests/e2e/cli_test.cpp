@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -275,6 +276,170 @@ TEST(CliMpi, AKilledRankEndsTheWholeJob) {
   EXPECT_NE(job_status, 0);
   EXPECT_NE(job_status, 124) << "the job hung until timeout killed it";
   EXPECT_LT(seconds, 60.0);
+}
+
+// ---- Graph files (--input, generate, convert, --write-levels/--write-parents) ----
+
+// A fresh directory per test, removed at the end.
+class GraphFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("zbfs_cli_files_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string file(const std::string& name, const std::string& content) const {
+    const auto path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path.string();
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(GraphFileTest, MalformedFilesGiveTheFileLineAndExitStatus2) {
+  const std::string text = file("bad.txt", "# header\n0 1\n1 2\n\n2 x7 1.0\n");
+  expect_usage_error("run -q --input " + text, text + ":5: 'x7' is not a vertex id");
+  const std::string one_id = file("one.txt", "0 1\r\n1\r\n");
+  expect_usage_error("run -q --input " + one_id, one_id + ":2: expected two vertex ids");
+  const std::string range =
+      file("range.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n5 5 3\n1 2\n6 1\n2 3\n");
+  expect_usage_error("run -q --input " + range, range + ":5: id 6 is out of range for the declared size (1..5)");
+  const std::string count = file("count.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 4\n1 2\n2 3\n");
+  expect_usage_error("run -q --input " + count, count + ": the size line declares 4 entries, the file has 2");
+  const std::string square = file("square.mtx", "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 2 1\n");
+  expect_usage_error("run -q --input " + square, square + ":2: the matrix is 3 x 4");
+  const std::string value = file("value.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2\n");
+  expect_usage_error("run -q --input " + value, value + ":3: expected 3 fields (row, column, value), found 2");
+  expect_usage_error("run -q --input " + text + " --format binary", text + ": wrong magic");
+  expect_usage_error("run -q --input " + path("missing.txt"), "cannot open '" + path("missing.txt") + "'");
+  expect_usage_error("run -q --input " + file("empty.txt", "# nothing\n"), "holds no edges");
+}
+
+TEST_F(GraphFileTest, TruncatedOrCorruptBinaryFilesAreRefused) {
+  const std::string good = path("g.zel");
+  ASSERT_EQ(run_zbfs("generate " + good + " --scale 6 --edgefactor 4").status, 0);
+  std::string bytes = slurp(good);
+  ASSERT_EQ(bytes.size(), 48U + 256U * 8U);  // header + 256 edges of two 4-byte ids
+  expect_usage_error("run -q --input " + file("cut.zel", bytes.substr(0, bytes.size() - 3)),
+                     "truncated: the header declares 256 edges (2096 bytes), the file has 2093 bytes");
+  expect_usage_error("run -q --input " + file("short.zel", bytes.substr(0, 30)), "truncated: 30 bytes");
+  std::string corrupt = bytes;
+  corrupt[20] = '\x7f';
+  expect_usage_error("run -q --input " + file("corrupt.zel", corrupt), "corrupted header");
+  std::string out_of_range = bytes;
+  out_of_range.replace(48 + 8 * 9, 4, std::string("\xff\xff\x00\x00", 4));  // edge 9's first id: 65535 >= 64
+  expect_usage_error("run -q --input " + file("range.zel", out_of_range) + " --format binary", "edge 9 (65535, ");
+}
+
+TEST_F(GraphFileTest, NothingIsHalfWrittenWhenConversionFails) {
+  const std::string bad = file("bad.txt", "0 1\n1 2\n2 3\nthree 4\n");
+  const std::string out = path("out.zel");
+  const Outcome o = run_mpi(3, "convert " + bad + " " + out);
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_NE(o.err.find(bad + ":4: 'three' is not a vertex id"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+  expect_usage_error("run --scale 6 --roots 1 --write-parents " + path("no/such/dir/p.txt"), "cannot write");
+}
+
+TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
+  const std::string g = file("g.txt", "0 1\n1 2\n");
+  expect_usage_error("run -q --input " + g + " --scale 10", "--scale describes a generated graph");
+  expect_usage_error("run -q --input " + g + " --graph gnm", "--graph describes a generated graph");
+  expect_usage_error("run --relabel", "--relabel needs --input");
+  expect_usage_error("run --format mtx", "--format needs --input");
+  expect_usage_error("run -q --input " + g + " --format csv", "--format must be edgelist, mtx or binary");
+  expect_usage_error("run -q --input " + g + " --root 7", "--root 7 is not a vertex of the graph");
+  expect_usage_error("run -q --input " + g + " --root 0 --roots 2", "--roots and --root disagree");
+  expect_usage_error("run --graph rmat --rmat 0.5,0.4,0.3", "a + b + c < 1");
+  expect_usage_error("run --graph rmat --rmat 0.5", "--rmat must look like");
+  expect_usage_error("run --graph kronecker --vertices 100", "--vertices applies to --graph gnm and rgg");
+  expect_usage_error("run --graph rgg --radius 3", "--radius must be in");
+  expect_usage_error("run -q --input " + g + " --partition shared", "--partition shared runs the Kronecker benchmark");
+}
+
+TEST_F(GraphFileTest, HandWrittenFilesGiveTheExpectedLevelsAndParents) {
+  // A SNAP-style file: comments, a blank line, CRLF ends, weights, ids starting at 1,
+  // vertex 9 isolated from the rest. BFS from 1: 1 -> 2, 3 -> 4 -> 5.
+  const std::string snap =
+      file("g.txt", "# FromNodeId\tToNodeId\n% also a comment\n\n1\t2\r\n1 3 0.5\r\n3 4\n4 5\n9 8\n");
+  const std::string levels = path("levels.txt");
+  const std::string parents = path("parents.txt");
+  const Outcome o =
+      run_mpi(2, "run --input " + snap + " --root 1 -q --write-levels " + levels + " --write-parents " + parents);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(slurp(levels),
+            "# zbfs levels: search key 1, 10 vertices; vertex level (-1: unreached)\n"
+            "0 -1\n1 0\n2 1\n3 1\n4 2\n5 3\n6 -1\n7 -1\n8 -1\n9 -1\n");
+  EXPECT_EQ(slurp(parents),
+            "# zbfs parents: search key 1, 10 vertices; vertex parent (-1: unreached)\n"
+            "0 -1\n1 1\n2 1\n3 1\n4 3\n5 4\n6 -1\n7 -1\n8 -1\n9 -1\n");
+  // --relabel drops the absent ids and still reports the file's.
+  const Outcome relabelled =
+      run_mpi(3, "run --input " + snap + " --relabel --root 9 -q --write-parents " + parents + " --partition 2d");
+  ASSERT_EQ(relabelled.status, 0) << relabelled.err;
+  EXPECT_EQ(slurp(parents),
+            "# zbfs parents: search key 9, 7 vertices; vertex parent (-1: unreached)\n"
+            "1 -1\n2 -1\n3 -1\n4 -1\n5 -1\n8 9\n9 9\n");
+  // A symmetric Matrix Market file (one triangle stored) in binary output.
+  const std::string mtx =
+      file("g.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n% tri\n4 4 3\n2 1 5\n3 2 5\n4 4 1\n");
+  const Outcome m = run_zbfs("run --input " + mtx + " --root 3 -q --write-levels " + levels + " --write-format binary");
+  ASSERT_EQ(m.status, 0) << m.err;
+  const std::string bytes = slurp(levels);
+  ASSERT_EQ(bytes.size(), 32U + 4U * 16U);
+  EXPECT_EQ(bytes.substr(0, 8), "ZBFSBFSR");
+  const auto word = [&](std::size_t at) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, bytes.data() + at, 8);
+    return static_cast<std::int64_t>(w);
+  };
+  EXPECT_EQ(word(16), 4);  // vertices
+  EXPECT_EQ(word(24), 3);  // search key, in the file's 1-based ids
+  const std::int64_t expected[4][2] = {{1, 2}, {2, 1}, {3, 0}, {4, -1}};
+  for (int v = 0; v < 4; ++v) {
+    EXPECT_EQ(word(32 + 16 * static_cast<std::size_t>(v)), expected[v][0]);
+    EXPECT_EQ(word(40 + 16 * static_cast<std::size_t>(v)), expected[v][1]);
+  }
+}
+
+TEST_F(GraphFileTest, GenerateConvertAndReadAgreeAcrossFormatsAndRankCounts) {
+  const std::string binary = path("k.zel");
+  const std::string text = path("k.txt");
+  const std::string mtx = path("k.mtx");
+  const std::string converted = path("k2.zel");
+  ASSERT_EQ(run_mpi(3, "generate " + binary + " --scale 9").status, 0);
+  ASSERT_EQ(run_mpi(2, "generate " + text + " --scale 9").status, 0);
+  ASSERT_EQ(run_zbfs("generate " + mtx + " --scale 9").status, 0);
+  const Outcome c = run_mpi(4, "convert " + text + " " + converted);
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(c.out.find("512 vertices, 8192 edges"), std::string::npos) << c.out;
+  EXPECT_EQ(slurp(converted), slurp(binary));  // byte for byte, whoever wrote it
+  // The same graph, read from every format on different rank counts, and generated: the
+  // same searches and traversed edges.
+  const auto nedge = [](const Outcome& o) {
+    const auto at = o.out.find("median_nedge:");
+    return at == std::string::npos ? std::string("none") : o.out.substr(at, o.out.find('\n', at) - at);
+  };
+  const Outcome generated = run_zbfs("run --scale 9 --roots 8 -q");
+  ASSERT_EQ(generated.status, 0);
+  for (const auto& [ranks, input] : {std::pair{1, binary}, {3, text}, {4, mtx}, {2, converted}}) {
+    const Outcome o = run_mpi(ranks, "run --input " + input + " --roots 8 -q");
+    ASSERT_EQ(o.status, 0) << input << ": " << o.err;
+    EXPECT_EQ(nedge(o), nedge(generated)) << input;
+  }
+}
+
+TEST_F(GraphFileTest, GeneratorFamiliesRunAndValidate) {
+  for (const char* graph : {"--graph rmat --rmat 0.5,0.2,0.2", "--graph gnm --vertices 3000 --edges 20000",
+                            "--graph rgg --vertices 3000", "--graph rgg --radius 0.05"}) {
+    const Outcome o = run_mpi(3, std::string("run --scale 10 --roots 4 -q --partition 2d --grid 1x3 ") + graph);
+    EXPECT_EQ(o.status, 0) << graph << ": " << o.err;
+    EXPECT_NE(o.out.find("bfs  max_validate"), std::string::npos);
+  }
 }
 
 }  // namespace

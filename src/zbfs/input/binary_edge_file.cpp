@@ -47,12 +47,12 @@ std::array<unsigned char, kBinaryEdgeHeaderBytes> encode_binary_edge_header(cons
 
 std::optional<std::string> decode_binary_edge_header(std::span<const unsigned char> bytes, std::uint64_t file_size,
                                                      BinaryEdgeHeader& out) {
+  if (bytes.size() >= kMagic.size() && std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0)
+    return "wrong magic: not a zbfs binary edge list (convert text files with 'zbfs convert')";
   if (bytes.size() < kBinaryEdgeHeaderBytes || file_size < kBinaryEdgeHeaderBytes) {
     return "truncated: " + std::to_string(file_size) + " bytes, shorter than the " +
            std::to_string(kBinaryEdgeHeaderBytes) + "-byte header of a zbfs binary edge list";
   }
-  if (std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0)
-    return "wrong magic: not a zbfs binary edge list (convert text files with 'zbfs convert')";
   const auto version = load_le<std::uint32_t>(bytes.data() + 8);
   if (version != kBinaryEdgeVersion) {
     return "format version " + std::to_string(version) + " is not supported (this zbfs reads version " +
