@@ -350,6 +350,13 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
   validate_graph_spec(spec);
   const GraphFormat format = output_format(files);
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
+  // This rank's share: packed, unpacked (16 bytes an edge) and formatted (up to 40).
+  const std::uint64_t needed = expected_graph_edges(spec) / static_cast<std::uint64_t>(world.size()) * 64;
+  const auto available = available_memory_bytes();
+  if (available && needed > *available) {
+    throw_usage_error("writing this graph needs about " + format_bytes(needed) + " per rank, more than the " +
+                      format_bytes(*available) + " available (use more ranks)");
+  }
   Stopwatch clock;
   const PackedEdgeList slice = generate_graph_slice(spec, world.rank(), world.size());
   std::vector<Edge> edges(slice.size());
@@ -364,8 +371,8 @@ int convert_command(const FileOptions& files) {
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   const GraphFormat format = output_format(files);
   Stopwatch clock;
-  const FileEdges read =
-      read_file_edges(world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, {}});
+  const FileEdges read = read_file_edges(
+      world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, available_memory_bytes()});
   const GraphFileShape shape{read.num_vertices, read.num_input_edges, read.id_base};
   write_graph_file(world, files.out, format, read.edges, shape);
   report_written(world, files.out, format, shape, world.allreduce(clock.elapsed_s(), ReduceOp::kMax));

@@ -358,6 +358,9 @@ TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
   expect_usage_error("run --graph rmat --rmat 0.5", "--rmat must look like");
   expect_usage_error("run --graph kronecker --vertices 100", "--vertices applies to --graph gnm and rgg");
   expect_usage_error("run --graph rgg --radius 3", "--radius must be in");
+  expect_usage_error("generate " + path("x.zel") + " --scale 43", "--scale must be in [1, 42]");
+  expect_usage_error("generate " + path("x.zel") + " --scale 40", "writing this graph needs about");
+  EXPECT_FALSE(std::filesystem::exists(path("x.zel")));
   expect_usage_error("run -q --input " + g + " --partition shared", "--partition shared runs the Kronecker benchmark");
 }
 

@@ -57,6 +57,9 @@ int vertex_bits_for(std::uint64_t num_vertices) {
 }
 
 void validate_graph_spec(const GraphSpec& s) {
+  if (s.scale < 1 || s.scale > 42) throw_usage_error("--scale must be in [1, 42], got " + std::to_string(s.scale));
+  if (s.edgefactor < 1 || s.edgefactor > 1024)
+    throw_usage_error("--edgefactor must be in [1, 1024], got " + std::to_string(s.edgefactor));
   const bool sized = s.kind == GraphKind::kGnm || s.kind == GraphKind::kRgg;
   if (s.vertices != 0 && !sized) throw_usage_error("--vertices applies to --graph gnm and rgg (others have 2^scale)");
   if (s.vertices != 0 && (s.vertices < 2 || s.vertices > kMaxVertices))
