@@ -298,7 +298,8 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   result.grid = grid.shape();
   result.num_vertices = input.num_vertices;
   result.num_input_edges = input.num_input_edges;
-  check_memory(config, grid.world(), node_ranks, input.num_vertices, input.num_input_edges, result);
+  // A generated graph was checked before it was generated; a file's size is known now.
+  if (config.input) check_memory(config, grid.world(), node_ranks, input.num_vertices, input.num_input_edges, result);
 
   // Presets price the job as if every rank had a node of its own unless told otherwise;
   // a measurement follows the real layout.

@@ -56,10 +56,7 @@ bool any_framed(std::span<const std::uint64_t> descriptors) {
 // Every member's descriptor of what it sends in a gather, in rank order.
 std::vector<std::uint64_t> gather_descriptors(const Communicator& comm, std::span<const std::uint8_t> sent,
                                               bool framed) {
-  std::vector<std::uint64_t> descriptors(static_cast<std::size_t>(comm.size()));
-  const std::uint64_t mine = describe(sent.size(), framed);
-  comm.allgather(std::span<const std::uint64_t>(&mine, 1), std::span<std::uint64_t>(descriptors));
-  return descriptors;
+  return comm.allgather_value(describe(sent.size(), framed));
 }
 std::uint64_t total_of(std::span<const std::uint64_t> counts) {
   return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});

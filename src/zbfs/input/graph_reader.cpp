@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <numeric>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
@@ -20,11 +21,8 @@ constexpr std::size_t kScanChunk = 1 << 16;
 
 // Lower ranks' values summed.
 std::uint64_t sum_before_me(const Communicator& world, std::uint64_t mine) {
-  std::vector<std::uint64_t> all(static_cast<std::size_t>(world.size()));
-  world.allgather(std::span<const std::uint64_t>(&mine, 1), std::span<std::uint64_t>(all));
-  std::uint64_t sum = 0;
-  for (int r = 0; r < world.rank(); ++r) sum += all[static_cast<std::size_t>(r)];
-  return sum;
+  const std::vector<std::uint64_t> all = world.allgather_value(mine);
+  return std::accumulate(all.begin(), all.begin() + world.rank(), std::uint64_t{0});
 }
 
 // Opens the file on every rank; one failure fails all alike.
@@ -81,12 +79,12 @@ ParsedLines parse_in_parallel(std::string_view text, const TextSyntax& syntax) {
     const auto i = static_cast<std::size_t>(t);
     parts[i] = parse_edge_lines(text.substr(cut[i], cut[i + 1] - cut[i]), syntax);
   }
-  ParsedLines all;
-  std::uint64_t lines_before = 0;
-  std::size_t total = 0;
-  for (const ParsedLines& part : parts) total += part.edges.size();
-  all.edges.reserve(total);
-  for (std::size_t i = 0; i < parts.size(); ++i) {
+  // The first part's edges stay where they are (with one thread, nothing is copied); the
+  // others are appended in order, each freed once copied.
+  ParsedLines all = std::move(parts[0]);
+  if (all.error) return all;
+  std::uint64_t lines_before = count_lines(text.substr(0, cut[1]));
+  for (std::size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].error) {
       all.error = parts[i].error;
       all.error->line += lines_before;

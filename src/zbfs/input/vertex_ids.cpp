@@ -10,12 +10,6 @@ namespace {
 // Sample elements per rank from which the splitters of the distributed sort are chosen.
 constexpr std::size_t kSamplesPerRank = 64;
 
-std::vector<std::uint64_t> all_counts(const Communicator& world, std::uint64_t mine) {
-  std::vector<std::uint64_t> counts(static_cast<std::size_t>(world.size()));
-  world.allgather(std::span<const std::uint64_t>(&mine, 1), std::span<std::uint64_t>(counts));
-  return counts;
-}
-
 // Sends `ids` (grouped by destination, counts per destination), lets `answer` map what
 // arrived, and returns the answers in the order of `ids`.
 template <class Answer>
@@ -40,7 +34,7 @@ VertexIds VertexIds::with_base(std::uint64_t base) {
 
 VertexIds VertexIds::from_table(const Communicator& world, std::vector<std::uint64_t> mine) {
   VertexIds ids;
-  const std::vector<std::uint64_t> counts = all_counts(world, mine.size());
+  const std::vector<std::uint64_t> counts = world.allgather_value(std::uint64_t{mine.size()});
   ids.first_of_rank_.assign(counts.size() + 1, 0);
   for (std::size_t r = 0; r < counts.size(); ++r) ids.first_of_rank_[r + 1] = ids.first_of_rank_[r] + counts[r];
   ids.table_ = std::move(mine);

@@ -104,12 +104,18 @@ class Communicator {
     count_gather(mine.size_bytes(), mine.size_bytes() * static_cast<std::uint64_t>(size_));
   }
 
+  // Every rank's one value, in rank order.
+  template <class T>
+  [[nodiscard]] std::vector<T> allgather_value(T mine) const {
+    std::vector<T> all(static_cast<std::size_t>(size_));
+    allgather(std::span<const T>(&mine, 1), std::span<T>(all));
+    return all;
+  }
+
   // Variable contributions, concatenated in rank order; `counts` gets each rank's count.
   template <class T>
   std::vector<T> allgatherv(std::span<const T> mine, std::vector<std::uint64_t>& counts) const {
-    counts.assign(static_cast<std::size_t>(size_), 0);
-    const std::uint64_t my_count = mine.size();
-    allgather(std::span<const std::uint64_t>(&my_count, 1), std::span<std::uint64_t>(counts));
+    counts = allgather_value(std::uint64_t{mine.size()});
     std::uint64_t total = 0;
     for (const std::uint64_t c : counts) total += c;
     std::vector<T> all(total);
