@@ -3,8 +3,8 @@
 // messages a run recorded with `zbfs run --dump-frontiers DIR`, grouped by phase and
 // kind (each message encoded as its own frame, as the exchanges do). Counters per row:
 // ratio (wire / raw 64-bit bytes), bits per id, the data's empirical entropy in bits per
-// id (zero-order, of the gaps for sets and of the values for sequences) and speed in
-// millions of ids per second. One thread.
+// id (zero-order, of the gaps for sets and of the values for sequences), the mean
+// message length and speed in millions of ids per second. One thread.
 //
 //   build/bin/zbfs_codec_bench [--dump DIR] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
@@ -159,6 +159,7 @@ void set_counters(benchmark::State& state, const Dataset& d, std::size_t wire_by
   state.counters["ratio"] = static_cast<double>(wire_bytes) / (ids * 8);
   state.counters["bits/id"] = static_cast<double>(wire_bytes) * 8 / ids;
   state.counters["entropy"] = d.entropy_bits;
+  state.counters["ids/msg"] = ids / static_cast<double>(d.messages.size());
   state.counters["Mids/s"] = benchmark::Counter(ids / 1e6, benchmark::Counter::kIsIterationInvariantRate);
 }
 

@@ -5,6 +5,7 @@ set(ZBFS_FRAME_CODEC_SOURCES
   src/zbfs/codec/frame.cpp
   src/zbfs/codec/none_varint_codec.cpp
   src/zbfs/codec/block_codec.cpp
+  src/zbfs/codec/rice_codec.cpp
   src/zbfs/codec/streamvbyte_codec.cpp
   src/zbfs/codec/roaring_codec.cpp
   src/zbfs/codec/zstd_codec.cpp

@@ -411,6 +411,67 @@ TEST(Codec, RefusesHostileFramesWithValidChecksums) {
 namespace zbfs {
 namespace {
 
+// Rice decodes a sorted set's full blocks after the first from the stop bits' positions
+// (fused with the prefix sum), and everything else by taking the high parts apart: both
+// must give the same ids, at every parameter, near the top of the id range and for
+// unary streams the fast path does not take.
+TEST(Codec, RiceFullBlocksDecodeLikeTheGeneralPath) {
+  std::mt19937_64 rng(17);
+  for (unsigned s = 0; s <= 54; ++s) {  // 448 gaps below 2^(s+1) each stay below 2^64
+    for (const std::uint64_t start : {std::uint64_t{0}, ~std::uint64_t{0} - (std::uint64_t{448} << (s + 1))}) {
+      std::vector<std::uint64_t> ids;  // 3.5 blocks with gaps of mean about 2^s
+      std::uint64_t x = start;
+      for (std::size_t i = 0; i < 448; ++i) {
+        ids.push_back(x);
+        x += 1 + (rng() >> (63 - s));
+      }
+      ByteBuffer b;
+      encode_frame(CodecId::kRice, ids, IdOrder::kSortedSet, b);
+      EXPECT_EQ(decode_frame(b.bytes(), ids.size()), ids) << "mean gap 2^" << s << " from " << start;
+    }
+  }
+  const auto codec = static_cast<std::uint8_t>(CodecId::kRice);
+  const auto block = [](std::uint8_t k, std::uint8_t low_fill, const std::vector<std::uint8_t>& unary) {
+    ByteBuffer b;
+    b.put_u8(k);
+    std::fill_n(b.extend(16 * std::size_t{k}), 16 * std::size_t{k}, low_fill);
+    b.append(unary.data(), unary.size());
+    return std::vector<std::uint8_t>(b.data(), b.data() + b.size());
+  };
+  const auto concat = [](const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
+    ByteBuffer both;
+    both.append(a.data(), a.size());
+    both.append(b.data(), b.size());
+    return std::vector<std::uint8_t>(both.data(), both.data() + both.size());
+  };
+  const std::vector<std::uint8_t> all_stops(16, 0xff);             // 128 high parts of 0
+  const std::vector<std::uint8_t> first = block(0, 0, all_stops);  // ids base .. base + 127
+  // A first high part of 8 * 4100 (an encoder never writes it): positions past 16 bits,
+  // read by the general path.
+  std::vector<std::uint8_t> long_run(4100 + 16, 0);
+  std::fill(long_run.begin() + 4100, long_run.end(), 0xff);
+  std::vector<std::uint64_t> expected(256);
+  for (std::uint64_t i = 0; i < 256; ++i) expected[i] = i < 128 ? i : i + 8 * 4100;
+  EXPECT_EQ(decode_frame(forge(codec, 0, 256, 0, concat(first, block(0, 0, long_run))), 256), expected);
+  // Fast-path blocks: stop bits missing, a stop bit after the 128th, low bits missing.
+  std::vector<std::uint8_t> short_unary(15, 0xff);
+  EXPECT_THROW(decode_frame(forge(codec, 0, 256, 0, concat(first, block(0, 0, short_unary))), 256), DecodeError);
+  std::vector<std::uint8_t> extra(17, 0xff);  // 7 stop bits, then 120, then 2 in the last byte
+  extra.front() = 0xfe;
+  extra.back() = 0b11;
+  EXPECT_THROW(decode_frame(forge(codec, 0, 256, 0, concat(first, block(0, 0, extra))), 256), DecodeError);
+  extra.back() = 0b01;
+  EXPECT_NO_THROW(decode_frame(forge(codec, 0, 256, 0, concat(first, block(0, 0, extra))), 256));
+  EXPECT_THROW(decode_frame(forge(codec, 0, 256, 0, concat(first, {3, 0})), 256), DecodeError);
+  // The widest fast-path parameter with every low bit set: 128 * 2^46 past the first
+  // block, past 2^64 from near the top, and exactly as the general path from 0.
+  const std::vector<std::uint8_t> wide = concat(first, block(46, 0xff, all_stops));
+  EXPECT_THROW(decode_frame(forge(codec, 0, 256, ~std::uint64_t{0} - (std::uint64_t{1} << 50), wide), 256),
+               DecodeError);
+  const std::vector<std::uint64_t> decoded = decode_frame(forge(codec, 0, 256, 0, wide), 256);
+  for (std::uint64_t i = 128; i < 256; ++i) ASSERT_EQ(decoded[i], 127 + (i - 127) * (std::uint64_t{1} << 46)) << i;
+}
+
 TEST(CodecCost, EstimatesFollowThePerIdFiguresByHand) {
   const CodecCostModel model = CodecCostModel::uniform({4, 1e-9, 2e-9}, 0.5e-9, 3e-9);
   MessageShape ids;

@@ -37,16 +37,16 @@ struct IdRange {
 // missing from SSE/AVX2, so values are biased by 2^63 and compared signed, in vectors of
 // two with two accumulators each (to break the dependency chains).
 inline IdRange range_of_ids(const std::uint64_t* ids, std::size_t n) {
-  using Lanes = std::uint64_t __attribute__((vector_size(16)));
+  using Unsigned = std::uint64_t __attribute__((vector_size(16)));
   using Signed = std::int64_t __attribute__((vector_size(16)));
   constexpr std::uint64_t kBias = std::uint64_t{1} << 63;
   std::uint64_t lowest = ids[0];
   std::uint64_t highest = ids[0];
   const std::size_t vectors_end = n - n % 4;
   if (vectors_end != 0) {
-    const Lanes bias = {kBias, kBias};
+    const Unsigned bias = {kBias, kBias};
     const auto biased = [&](std::size_t at) {
-      Lanes v;
+      Unsigned v;
       std::memcpy(&v, ids + at, sizeof v);
       return reinterpret_cast<Signed>(v ^ bias);
     };
@@ -133,6 +133,7 @@ class IdRebuilder {
   [[nodiscard]] bool started() const { return started_; }
   [[nodiscard]] std::uint64_t last() const { return prev_; }
   void continue_from(std::uint64_t last, bool wrapped) {
+    started_ = true;
     prev_ = last;
     failed_ |= wrapped;
   }

@@ -1,0 +1,206 @@
+// Bit packing kernels shared by the block codecs (bitpack, pfor) and rice: 128 values of
+// b bits in two interleaved lanes (value i in lane i % 2, each lane a stream of 64-bit
+// words: 64 values of b bits fill exactly b words, whatever b), so that one vector
+// instruction packs or unpacks a value of each lane. The kernels are generated per bit
+// width with every shift known at compile time. Short blocks use a plain little-endian
+// bit stream instead. Internal to the codec folder.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+namespace zbfs::codec_detail {
+
+inline constexpr std::size_t kBlock = 128;
+inline constexpr std::size_t kLanes = 2;  // 64 values of b bits fill exactly b words per lane
+
+// Both lanes at once in one 128-bit vector (GCC/Clang vector extensions: SSE2 on x86,
+// NEON on ARM); the auto-vectoriser does not find this on its own.
+using Lanes = std::uint64_t __attribute__((vector_size(16)));
+
+// Packed words are addressed as bytes: the kernels read from received buffers and write
+// into send buffers in place, at any alignment.
+inline __attribute__((always_inline)) Lanes load_lanes(const void* at) {
+  Lanes v;
+  std::memcpy(&v, at, sizeof v);
+  return v;
+}
+inline __attribute__((always_inline)) void store_lanes(void* at, Lanes v) { std::memcpy(at, &v, sizeof v); }
+
+inline constexpr std::uint64_t mask_of(unsigned b) { return b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1; }
+template <unsigned B>
+inline constexpr std::uint64_t kMask = mask_of(B);
+
+// What a kernel packs: values minus the reference, masked to B bits when some may be
+// wider (pfor's exceptions); values minus the reference that fit; or residuals that fit
+// as they are (a sorted set's gaps, reference 0).
+enum class Source { kWideValues, kValues, kResiduals };
+
+// Value J of each lane into its lane's current word (`word`, in a register), which is
+// stored once it is full.
+template <unsigned B, Source S, unsigned J>
+inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restrict__ in, Lanes offset, Lanes& word,
+                                                    std::uint8_t* __restrict__ out) {
+  constexpr unsigned bit = J * B;
+  constexpr unsigned index = bit / 64;
+  constexpr unsigned shift = bit % 64;
+  Lanes v = load_lanes(in + J * kLanes);
+  if constexpr (S != Source::kResiduals) v -= offset;
+  if constexpr (S == Source::kWideValues) v &= kMask<B>;
+  if constexpr (shift == 0) {
+    word = v;
+  } else {
+    word |= v << shift;
+  }
+  if constexpr (shift + B >= 64) {
+    store_lanes(out + index * kLanes * 8, word);
+    if constexpr (shift + B > 64) word = v >> (64 - shift);
+  }
+}
+
+// Value J of each lane as B bits (zero when B is 0).
+template <unsigned B, unsigned J>
+inline __attribute__((always_inline)) Lanes unpack_one(const std::uint8_t* __restrict__ in) {
+  if constexpr (B == 0) {
+    return Lanes{0, 0};
+  } else {
+    constexpr unsigned bit = J * B;
+    constexpr unsigned word = bit / 64;
+    constexpr unsigned shift = bit % 64;
+    Lanes v = load_lanes(in + word * kLanes * 8) >> shift;
+    if constexpr (shift + B > 64) v |= load_lanes(in + (word + 1) * kLanes * 8) << (64 - shift);
+    return v & kMask<B>;
+  }
+}
+
+// The kernels expand over every value index with a fold over an index sequence, in
+// always-inlined helpers: a lambda there may be left out of line, which puts the running
+// state in memory.
+
+template <unsigned B, Source S, unsigned... J>
+inline __attribute__((always_inline)) void pack_all(const std::uint64_t* in, Lanes offset, std::uint8_t* out,
+                                                    std::integer_sequence<unsigned, J...>) {
+  Lanes word = {0, 0};
+  (pack_one<B, S, J>(in, offset, word, out), ...);
+}
+
+// 128 values minus `offset` (residuals: offset unused), of B bits (B > 0), into 16 B
+// bytes.
+template <unsigned B, Source S>
+void pack_block(const std::uint64_t* in, std::uint64_t offset, std::uint8_t* out) {
+  pack_all<B, S>(in, Lanes{offset, offset}, out, std::make_integer_sequence<unsigned, kBlock / kLanes>{});
+}
+
+template <unsigned B, unsigned... J>
+inline __attribute__((always_inline)) void unpack_all(const std::uint8_t* in, Lanes reference, std::uint64_t* out,
+                                                      std::integer_sequence<unsigned, J...>) {
+  (store_lanes(out + J * kLanes, unpack_one<B, J>(in) + reference), ...);
+}
+
+// 128 values of B bits plus the reference (B = 0 too: every value is the reference).
+template <unsigned B>
+void unpack_block(const std::uint8_t* in, std::uint64_t reference, std::uint64_t* out) {
+  unpack_all<B>(in, Lanes{reference, reference}, out, std::make_integer_sequence<unsigned, kBlock / kLanes>{});
+}
+
+// Two pairs of a sorted set's block: an in-register scan of each pair, the first pair's
+// total added into the second, then the running total (the last id so far, in both
+// lanes). From one quad to the next the only dependency is a shuffle and an add, so the
+// scan's chain costs half a cycle per id rather than one.
+template <unsigned B, unsigned Q>
+inline __attribute__((always_inline)) void unpack_gap_quad(const std::uint8_t* in, Lanes pair_steps, Lanes& total,
+                                                           std::uint64_t* out) {
+  Lanes a = unpack_one<B, 2 * Q>(in);
+  Lanes b = unpack_one<B, 2 * Q + 1>(in);
+  a += __builtin_shufflevector(Lanes{0, 0}, a, 0, 2) + pair_steps;  // {v0 + step, v0 + v1 + 2 step}
+  b += __builtin_shufflevector(Lanes{0, 0}, b, 0, 2) + pair_steps;
+  b += __builtin_shufflevector(a, a, 1, 1);
+  store_lanes(out + 2 * Q * kLanes, a + total);
+  store_lanes(out + (2 * Q + 1) * kLanes, b + total);
+  total += __builtin_shufflevector(b, b, 1, 1);
+}
+
+template <unsigned B, unsigned... Q>
+inline __attribute__((always_inline)) std::uint64_t unpack_gap_all(const std::uint8_t* in, Lanes pair_steps,
+                                                                   Lanes total, std::uint64_t* out,
+                                                                   std::integer_sequence<unsigned, Q...>) {
+  (unpack_gap_quad<B, Q>(in, pair_steps, total, out), ...);
+  return total[0];
+}
+
+// A sorted set's block fused with its prefix sum: x[k] = x[k-1] + value + step, from
+// x[-1] = last, two ids at a time in 128-bit registers (cross-half shuffles of 256-bit
+// ones cost several micro-ops on some x86 cores). Returns the block's last id (the
+// caller checks it for wrap-around).
+template <unsigned B>
+std::uint64_t unpack_gap_block(const std::uint8_t* in, std::uint64_t step, std::uint64_t last, std::uint64_t* out) {
+  return unpack_gap_all<B>(in, Lanes{step, 2 * step}, Lanes{last, last}, out,
+                           std::make_integer_sequence<unsigned, kBlock / (2 * kLanes)>{});
+}
+
+using PackKernel = void (*)(const std::uint64_t*, std::uint64_t, std::uint8_t*);
+using UnpackKernel = void (*)(const std::uint8_t*, std::uint64_t, std::uint64_t*);
+using GapUnpackKernel = std::uint64_t (*)(const std::uint8_t*, std::uint64_t, std::uint64_t, std::uint64_t*);
+
+template <Source S, unsigned... B>
+constexpr std::array<PackKernel, 65> make_packers(std::integer_sequence<unsigned, B...>) {
+  return {nullptr, &pack_block<B + 1, S>...};
+}
+template <unsigned... B>
+constexpr std::array<UnpackKernel, 65> make_unpackers(std::integer_sequence<unsigned, B...>) {
+  return {&unpack_block<B>...};
+}
+template <unsigned... B>
+constexpr std::array<GapUnpackKernel, 65> make_gap_unpackers(std::integer_sequence<unsigned, B...>) {
+  return {&unpack_gap_block<B>...};
+}
+inline constexpr std::array<PackKernel, 65> kWidePackers =
+    make_packers<Source::kWideValues>(std::make_integer_sequence<unsigned, 64>{});
+inline constexpr std::array<PackKernel, 65> kPackers =
+    make_packers<Source::kValues>(std::make_integer_sequence<unsigned, 64>{});
+inline constexpr std::array<PackKernel, 65> kResidualPackers =
+    make_packers<Source::kResiduals>(std::make_integer_sequence<unsigned, 64>{});
+inline constexpr std::array<UnpackKernel, 65> kUnpackers = make_unpackers(std::make_integer_sequence<unsigned, 65>{});
+inline constexpr std::array<GapUnpackKernel, 65> kGapUnpackers =
+    make_gap_unpackers(std::make_integer_sequence<unsigned, 65>{});
+
+inline std::size_t packed_bytes(std::size_t n, unsigned b) { return (n * b + 7) / 8; }
+
+// n < 128 values minus the reference, masked to b bits, as a little-endian bit stream of
+// packed_bytes(n, b) bytes.
+inline void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::uint64_t reference, std::uint8_t* out) {
+  const std::uint64_t mask = mask_of(b);
+  unsigned __int128 acc = 0;
+  unsigned filled = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    acc |= static_cast<unsigned __int128>((v[k] - reference) & mask) << filled;
+    filled += b;
+    while (filled >= 8) {
+      *out++ = static_cast<std::uint8_t>(acc);
+      acc >>= 8;
+      filled -= 8;
+    }
+  }
+  if (filled > 0) *out = static_cast<std::uint8_t>(acc);
+}
+
+inline void unpack_stream(const std::uint8_t* in, std::size_t n, unsigned b, std::uint64_t reference,
+                          std::uint64_t* v) {
+  const std::uint64_t mask = mask_of(b);
+  unsigned __int128 acc = 0;
+  unsigned filled = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    while (filled < b) {
+      acc |= static_cast<unsigned __int128>(*in++) << filled;
+      filled += 8;
+    }
+    v[k] = (static_cast<std::uint64_t>(acc) & mask) + reference;
+    acc >>= b;
+    filled -= b;
+  }
+}
+
+}  // namespace zbfs::codec_detail
