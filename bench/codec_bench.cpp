@@ -1,5 +1,5 @@
-// Codec benchmark (Google Benchmark): every codec on synthetic sets (uniform, clustered,
-// Zipf-distributed gaps, and a sequence of parents) and, with --dump DIR, on the
+// Codec benchmark (Google Benchmark): every codec on synthetic sets (uniform and
+// geometric gaps, clustered, Zipf-distributed gaps, and a sequence of parents) and, with --dump DIR, on the
 // messages a run recorded with `zbfs run --dump-frontiers DIR`, grouped by phase and
 // kind (each message encoded as its own frame, as the exchanges do). Counters per row:
 // ratio (wire / raw 64-bit bytes), bits per id, the data's empirical entropy in bits per
@@ -71,6 +71,20 @@ std::vector<Dataset> synthetic_sets() {
     std::uint64_t x = 0;
     while (ids.size() < kIds) {
       x += 1 + rng() % 31;  // mean gap 16
+      ids.push_back(x);
+    }
+    d.messages.push_back(ids);
+    sets.push_back(d);
+  }
+  {
+    // A random set of density 1/4, as a frontier is: geometric gaps of mean 4 (what the
+    // codec cost model calibrates on).
+    Dataset d{"random 1/4", {}, IdOrder::kSortedSet};
+    std::geometric_distribution<std::uint64_t> failures(0.25);
+    std::vector<std::uint64_t> ids;
+    std::uint64_t x = 0;
+    while (ids.size() < kIds) {
+      x += 1 + failures(rng);
       ids.push_back(x);
     }
     d.messages.push_back(ids);
