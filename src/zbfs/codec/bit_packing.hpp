@@ -35,9 +35,9 @@ template <unsigned B>
 inline constexpr std::uint64_t kMask = mask_of(B);
 
 // What a kernel packs: values minus the reference, masked to B bits when some may be
-// wider (pfor's exceptions); values minus the reference that fit; or residuals that fit
-// as they are (a sorted set's gaps, reference 0).
-enum class Source { kWideValues, kValues, kResiduals };
+// wider (pfor's exceptions); values minus the reference that fit; residuals that fit as
+// they are (a sorted set's gaps, reference 0); or the low B bits of residuals (rice).
+enum class Source { kWideValues, kValues, kResiduals, kLowBits };
 
 // Value J of each lane into its lane's current word (`word`, in a register), which is
 // stored once it is full.
@@ -48,8 +48,9 @@ inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restr
   constexpr unsigned index = bit / 64;
   constexpr unsigned shift = bit % 64;
   Lanes v = load_lanes(in + J * kLanes);
-  if constexpr (S != Source::kResiduals) v -= offset;
-  if constexpr (S == Source::kWideValues) v &= kMask<B>;
+  if constexpr (S == Source::kWideValues || S == Source::kValues) v -= offset;
+  // Wider values are masked, except the one whose high bits the shift drops anyway.
+  if constexpr ((S == Source::kWideValues || S == Source::kLowBits) && shift + B != 64) v &= kMask<B>;
   if constexpr (shift == 0) {
     word = v;
   } else {
@@ -161,6 +162,8 @@ inline constexpr std::array<PackKernel, 65> kWidePackers =
     make_packers<Source::kWideValues>(std::make_integer_sequence<unsigned, 64>{});
 inline constexpr std::array<PackKernel, 65> kPackers =
     make_packers<Source::kValues>(std::make_integer_sequence<unsigned, 64>{});
+inline constexpr std::array<PackKernel, 65> kLowBitPackers =
+    make_packers<Source::kLowBits>(std::make_integer_sequence<unsigned, 64>{});
 inline constexpr std::array<PackKernel, 65> kResidualPackers =
     make_packers<Source::kResiduals>(std::make_integer_sequence<unsigned, 64>{});
 inline constexpr std::array<UnpackKernel, 65> kUnpackers = make_unpackers(std::make_integer_sequence<unsigned, 65>{});

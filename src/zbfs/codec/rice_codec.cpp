@@ -173,7 +173,7 @@ void encode_rice_block(const std::uint64_t* r, std::size_t n, unsigned __int128 
   out.put_u8(static_cast<std::uint8_t>(k));
   if (k > 0) {
     if (n == kBlock) {
-      kWidePackers[k](r, 0, out.extend(16 * std::size_t{k}));
+      kLowBitPackers[k](r, 0, out.extend(16 * std::size_t{k}));
     } else {
       pack_stream(r, n, k, 0, out.extend(packed_bytes(n, k)));
     }
