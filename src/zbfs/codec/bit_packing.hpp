@@ -142,6 +142,32 @@ std::uint64_t unpack_gap_block(const std::uint8_t* in, std::uint64_t step, std::
                            std::make_integer_sequence<unsigned, kBlock / (2 * kLanes)>{});
 }
 
+// A sorted set's full block after the first (x[-1] exists): its residuals (gaps minus
+// one) into r, with their OR, which bounds their width, and their sum (wrapping; exact
+// while the OR is below 2^56), in one pass with two accumulators of each.
+struct BlockGaps {
+  std::uint64_t any;
+  std::uint64_t sum;
+};
+inline BlockGaps gaps_of_block(const std::uint64_t* x, std::uint64_t* r) {
+  const Lanes ones = {1, 1};
+  Lanes any[2] = {{0, 0}, {0, 0}};
+  Lanes sum[2] = {{0, 0}, {0, 0}};
+  for (std::size_t k = 0; k < kBlock; k += 4) {
+    const Lanes g0 = load_lanes(x + k) - load_lanes(x + k - 1) - ones;
+    const Lanes g1 = load_lanes(x + k + 2) - load_lanes(x + k + 1) - ones;
+    store_lanes(r + k, g0);
+    store_lanes(r + k + 2, g1);
+    any[0] |= g0;
+    any[1] |= g1;
+    sum[0] += g0;
+    sum[1] += g1;
+  }
+  const Lanes a = any[0] | any[1];
+  const Lanes t = sum[0] + sum[1];
+  return {a[0] | a[1], t[0] + t[1]};
+}
+
 using PackKernel = void (*)(const std::uint64_t*, std::uint64_t, std::uint8_t*);
 using UnpackKernel = void (*)(const std::uint8_t*, std::uint64_t, std::uint64_t*);
 using GapUnpackKernel = std::uint64_t (*)(const std::uint8_t*, std::uint64_t, std::uint64_t, std::uint64_t*);

@@ -17,8 +17,8 @@
 //
 // pfor picks, per block, the width that minimises the block's size when the values
 // wider than it are stored as exceptions.
+#include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "zbfs/codec/bit_packing.hpp"
 #include "zbfs/codec/payload_codecs.hpp"
@@ -102,20 +102,8 @@ void encode_block(const std::uint64_t* r, std::size_t n, IdOrder order, bool wit
 // values packed against their minimum. Writes the same bytes as encode_block.
 void encode_full_block(const std::uint64_t* x, IdOrder order, std::uint64_t base, ByteBuffer& out) {
   if (order == IdOrder::kSortedSet) {
-    const Lanes ones = {1, 1};
-    Lanes even = {0, 0};
-    Lanes odd = {0, 0};
     alignas(64) std::array<std::uint64_t, kBlock> gaps;
-    for (std::size_t k = 0; k < kBlock; k += 4) {
-      const Lanes g0 = load_lanes(x + k) - load_lanes(x + k - 1) - ones;
-      const Lanes g1 = load_lanes(x + k + 2) - load_lanes(x + k + 1) - ones;
-      store_lanes(gaps.data() + k, g0);
-      store_lanes(gaps.data() + k + 2, g1);
-      even |= g0;
-      odd |= g1;
-    }
-    const Lanes widest = even | odd;
-    const unsigned b = bit_width_of(widest[0] | widest[1]);
+    const unsigned b = bit_width_of(gaps_of_block(x, gaps.data()).any);
     out.put_u8(static_cast<std::uint8_t>(b));
     out.put_varint(0);
     if (b > 0) kResidualPackers[b](gaps.data(), 0, out.extend(16 * std::size_t{b}));

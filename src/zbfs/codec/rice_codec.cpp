@@ -59,34 +59,20 @@ unsigned rice_parameter(unsigned __int128 sum, std::size_t n) {
 }
 
 // Residuals of ids[begin, begin + n) into r; returns their sum. A sorted set's full
-// block after the first (x[-1] exists) takes its gaps, their sum and their OR in one
-// vector pass.
+// block after the first takes its gaps, their sum and their OR in one vector pass.
 unsigned __int128 rice_residuals(const PayloadInput& in, std::size_t begin, std::size_t n, std::uint64_t* r) {
-  Lanes sum = {0, 0};
-  Lanes any = {0, 0};
   if (n == kBlock && begin > 0 && in.order == IdOrder::kSortedSet) {
-    const std::uint64_t* x = in.ids.data() + begin;
-    const Lanes ones = {1, 1};
-    for (std::size_t k = 0; k < kBlock; k += 2) {
-      const Lanes g = load_lanes(x + k) - load_lanes(x + k - 1) - ones;
-      store_lanes(r + k, g);
-      sum += g;
-      any |= g;
-    }
-  } else {
-    compute_residuals(in.ids.data(), begin, n, in.order, in.base, r);
-    std::size_t k = 0;
-    for (; k + 2 <= n; k += 2) {
-      const Lanes v = load_lanes(r + k);
-      sum += v;
-      any |= v;
-    }
-    if (k < n) {
-      sum[0] += r[k];
-      any[0] |= r[k];
-    }
+    const BlockGaps gaps = gaps_of_block(in.ids.data() + begin, r);
+    return sum_of(r, n, gaps.sum, gaps.any);
   }
-  return sum_of(r, n, sum[0] + sum[1], any[0] | any[1]);
+  compute_residuals(in.ids.data(), begin, n, in.order, in.base, r);
+  std::uint64_t sum = 0;
+  std::uint64_t any = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    sum += r[k];
+    any |= r[k];
+  }
+  return sum_of(r, n, sum, any);
 }
 
 // A little-endian bit writer that stores its whole register after every append and moves
