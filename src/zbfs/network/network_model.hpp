@@ -97,10 +97,11 @@ struct LinkMeasurement {
 struct LoadedMeasurement {
   bool measured = false;  // false: no two ranks on different nodes could pair up
   int pairs = 0;          // pairs swapping at once
-  // Per size, the median over repetitions of the slowest pair's time per swap (one_way_s:
-  // a swap sends and receives the size at once). A repetition is a burst of swaps whose
-  // mean time it keeps: the model adds up thousands of messages, so the occasional slow
-  // one counts, while the median drops repetitions something else disturbed.
+  // Per size, the slowest rank's typical time per swap (one_way_s: a swap sends and
+  // receives the size at once): each rank's median over repetitions, then the largest of
+  // those. A repetition is a burst of swaps whose mean time it keeps: the model adds up
+  // thousands of messages, so the occasional slow one counts, while the median drops
+  // repetitions something else disturbed.
   std::vector<PingPongSample> samples;
   LinkCost fit;  // latency: the smallest swap; bandwidth: fitted through the large ones
 };
