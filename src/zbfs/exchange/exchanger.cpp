@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
-#include <numeric>
 
 #include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/core/memory.hpp"
@@ -44,28 +43,6 @@ void check_room_for(std::uint64_t ids) {
   }
 }
 
-// Before its data, every message's descriptor travels: its length in bytes and whether
-// it is a frame or unframed 64-bit words (MessageCodec::Encoding). When nothing that
-// arrives is framed, the data lands straight where it belongs, as in passthrough.
-std::uint64_t describe(std::uint64_t bytes, bool framed) { return bytes << 1 | (framed ? 1U : 0U); }
-std::uint64_t described_bytes(std::uint64_t descriptor) { return descriptor >> 1; }
-bool described_framed(std::uint64_t descriptor) { return (descriptor & 1) != 0; }
-bool any_framed(std::span<const std::uint64_t> descriptors) {
-  return std::any_of(descriptors.begin(), descriptors.end(), described_framed);
-}
-// Every member's descriptor of what it sends in a gather, in rank order.
-std::vector<std::uint64_t> gather_descriptors(const Communicator& comm, std::span<const std::uint8_t> sent,
-                                              bool framed) {
-  return comm.allgather_value(describe(sent.size(), framed));
-}
-std::uint64_t total_of(std::span<const std::uint64_t> counts) {
-  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
-}
-std::vector<std::uint64_t> described_byte_counts(std::span<const std::uint64_t> descriptors) {
-  std::vector<std::uint64_t> bytes(descriptors.size());
-  std::transform(descriptors.begin(), descriptors.end(), bytes.begin(), described_bytes);
-  return bytes;
-}
 // Ids in an unframed piece of `bytes` bytes.
 std::uint64_t unframed_ids(std::uint64_t bytes, std::uint64_t max_ids) {
   if (bytes % sizeof(std::uint64_t) != 0) throw DecodeError("unframed message of " + std::to_string(bytes) + " bytes");
@@ -80,6 +57,15 @@ std::span<std::uint8_t> byte_view(std::span<std::uint64_t> words) {
   return {reinterpret_cast<std::uint8_t*>(words.data()), words.size_bytes()};
 }
 
+using Piece = Communicator::Piece;
+using Arrival = Communicator::Arrival;
+
+// A piece is flagged when it is a frame; unframed ones are 64-bit words as they are
+// (MessageCodec::Encoding).
+bool any_framed(std::span<const Arrival> arrivals) {
+  return std::any_of(arrivals.begin(), arrivals.end(), [](const Arrival& a) { return a.flagged; });
+}
+
 // Room for `bytes` received bytes, checked against memory first.
 std::span<std::uint8_t> receive_room(ByteBuffer& buffer, std::uint64_t bytes) {
   check_room_for((bytes + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t));
@@ -87,23 +73,47 @@ std::span<std::uint8_t> receive_room(ByteBuffer& buffer, std::uint64_t bytes) {
   return {buffer.extend(static_cast<std::size_t>(bytes)), static_cast<std::size_t>(bytes)};
 }
 
-// The ids of every piece of `bytes` (described by `descriptors`, in source order) into
-// out, with piece `own` (if any) taken from own_ids instead. Returns the offsets of each
-// piece's ids.
-std::vector<std::uint64_t> decode_pieces(std::span<const std::uint8_t> bytes,
-                                         std::span<const std::uint64_t> descriptors, int own,
-                                         std::span<const std::uint64_t> own_ids, std::uint64_t max_ids,
-                                         std::vector<std::uint64_t>& out) {
-  const std::size_t pieces = descriptors.size();
+// One round of id messages (Communicator::exchange_probed). When nothing that arrives is
+// framed the ids land straight in `ids`, as without a codec; otherwise the bytes land in
+// `received`, for decode_pieces. Returns what arrived from each member.
+std::vector<Arrival> exchange_id_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
+                                        std::uint64_t max_ids, std::vector<std::uint64_t>& ids, ByteBuffer& received) {
+  std::vector<Arrival> seen;
+  comm.exchange_probed(pieces, kind, [&](std::span<const Arrival> arrivals) {
+    seen.assign(arrivals.begin(), arrivals.end());
+    std::uint64_t total = 0;
+    if (any_framed(arrivals)) {
+      for (const Arrival& a : arrivals) total += a.bytes;
+      return receive_room(received, total);
+    }
+    for (const Arrival& a : arrivals) total += unframed_ids(a.bytes, max_ids);
+    check_room_for(total);
+    ids.resize(static_cast<std::size_t>(total));
+    return byte_view(std::span<std::uint64_t>(ids));
+  });
+  return seen;
+}
+
+// Offsets of each member's ids when every piece arrived unframed.
+std::vector<std::uint64_t> unframed_offsets(std::span<const Arrival> arrivals) {
+  std::vector<std::uint64_t> offsets(arrivals.size() + 1, 0);
+  for (std::size_t s = 0; s < arrivals.size(); ++s)
+    offsets[s + 1] = offsets[s] + arrivals[s].bytes / sizeof(std::uint64_t);
+  return offsets;
+}
+
+// The ids of every piece of `bytes` (what `arrivals` describes, in source order) into
+// out. Returns the offsets of each piece's ids.
+std::vector<std::uint64_t> decode_pieces(std::span<const std::uint8_t> bytes, std::span<const Arrival> arrivals,
+                                         std::uint64_t max_ids, std::vector<std::uint64_t>& out) {
+  const std::size_t pieces = arrivals.size();
   std::vector<FrameHeader> headers(pieces);
   std::vector<std::uint64_t> offsets(pieces + 1, 0);
   std::uint64_t at = 0;
   for (std::size_t s = 0; s < pieces; ++s) {
-    const std::uint64_t length = described_bytes(descriptors[s]);
+    const std::uint64_t length = arrivals[s].bytes;
     std::uint64_t count = 0;
-    if (static_cast<int>(s) == own) {
-      count = own_ids.size();
-    } else if (described_framed(descriptors[s])) {
+    if (arrivals[s].flagged) {
       const std::span<const std::uint8_t> piece = bytes.subspan(at, length);
       headers[s] = read_frame_header(piece, max_ids);
       if (headers[s].frame_bytes() != piece.size()) throw DecodeError("message is not exactly one frame");
@@ -118,11 +128,9 @@ std::vector<std::uint64_t> decode_pieces(std::span<const std::uint8_t> bytes,
   out.resize(static_cast<std::size_t>(offsets[pieces]));
   at = 0;
   for (std::size_t s = 0; s < pieces; ++s) {
-    const std::uint64_t length = described_bytes(descriptors[s]);
+    const std::uint64_t length = arrivals[s].bytes;
     std::uint64_t* into = out.data() + offsets[s];
-    if (static_cast<int>(s) == own) {
-      if (!own_ids.empty()) std::memcpy(into, own_ids.data(), own_ids.size_bytes());
-    } else if (described_framed(descriptors[s])) {
+    if (arrivals[s].flagged) {
       decode_frame_into(bytes.subspan(at, length), headers[s], into);
     } else if (length != 0) {
       std::memcpy(into, bytes.data() + at, length);
@@ -132,41 +140,40 @@ std::vector<std::uint64_t> decode_pieces(std::span<const std::uint8_t> bytes,
   return offsets;
 }
 
-// Every rank's ids, concatenated in rank order, through frames.
-std::vector<std::uint64_t> allgather_encoded(const Communicator& comm, std::span<const std::uint64_t> mine,
-                                             MessageCodec& codec, std::uint64_t max_ids) {
+// Every rank's ids, concatenated in rank order, in one round; through frames with a
+// codec (nullptr: passthrough).
+std::vector<std::uint64_t> allgather_ids(const Communicator& comm, std::span<const std::uint64_t> mine,
+                                         MessageCodec* codec, std::uint64_t max_ids) {
   Stopwatch clock;
   ByteBuffer frame;
   MessageCodec::Encoding how{CodecId::kNone, false};
-  if (!mine.empty()) {
-    how = codec.encode_ids(mine, IdsAre::kSet, comm.slowest_link(), frame);
+  if (encoding(codec) && !mine.empty()) {
+    how = codec->encode_ids(mine, IdsAre::kSet, comm.slowest_link(), frame);
     book_frame(comm, how.codec);
   }
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
-  const std::vector<std::uint64_t> descriptors = gather_descriptors(comm, sent, how.framed);
-  const std::vector<std::uint64_t> byte_counts = described_byte_counts(descriptors);
+  std::vector<Piece> pieces(static_cast<std::size_t>(comm.size()), Piece{sent, how.framed});
+  pieces[static_cast<std::size_t>(comm.rank())] = {byte_view(mine), false};
   std::vector<std::uint64_t> ids;
+  ByteBuffer received;
+  const std::vector<Arrival> arrivals = exchange_id_pieces(comm, pieces, CommPattern::kGather, max_ids, ids, received);
   double decode_s = 0;
-  if (!any_framed(descriptors)) {
-    std::uint64_t total = 0;
-    for (const std::uint64_t bytes : byte_counts) total += unframed_ids(bytes, max_ids);
-    check_room_for(total);
-    ids.resize(static_cast<std::size_t>(total));
-    comm.allgatherv_into(sent, byte_counts, byte_view(std::span<std::uint64_t>(ids)));
-  } else {
-    ByteBuffer received;
-    comm.allgatherv_into(sent, byte_counts, receive_room(received, total_of(byte_counts)));
+  if (any_framed(arrivals)) {
     clock.restart();
-    decode_pieces(received.bytes(), descriptors, comm.rank(), mine, max_ids, ids);
+    decode_pieces(received.bytes(), arrivals, max_ids, ids);
     decode_s = clock.elapsed_s();
   }
-  const auto peers = static_cast<std::uint64_t>(comm.size() - 1);
-  book_codec_work(comm, peers * mine.size_bytes(), peers * sent.size(), encode_s, decode_s);
+  if (encoding(codec)) {
+    const auto peers = static_cast<std::uint64_t>(comm.size() - 1);
+    book_codec_work(comm, peers * mine.size_bytes(), peers * sent.size(), encode_s, decode_s);
+  }
   return ids;
 }
 
-// The partner's ids for mine, through frames.
+// The partner's ids for mine, through frames: the descriptor (length and whether it is
+// a frame) first, then the data.
+std::uint64_t describe(std::uint64_t bytes, bool framed) { return bytes << 1 | (framed ? 1U : 0U); }
 std::vector<std::uint64_t> sendrecv_encoded(const Communicator& comm, std::span<const std::uint64_t> mine, int partner,
                                             MessageCodec& codec, std::uint64_t max_ids) {
   Stopwatch clock;
@@ -179,10 +186,10 @@ std::vector<std::uint64_t> sendrecv_encoded(const Communicator& comm, std::span<
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
   const std::uint64_t descriptor = comm.sendrecv_value(describe(sent.size(), how.framed), partner);
-  const std::uint64_t length = described_bytes(descriptor);
+  const std::uint64_t length = descriptor >> 1;
   std::vector<std::uint64_t> ids;
   double decode_s = 0;
-  if (!described_framed(descriptor)) {
+  if ((descriptor & 1) == 0) {
     const std::uint64_t count = unframed_ids(length, max_ids);
     check_room_for(count);
     ids.resize(static_cast<std::size_t>(count));
@@ -250,9 +257,7 @@ std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<c
   }
   // Rank order is range order: the first halving bit is the highest rank bit.
   book_ids(comm, static_cast<std::uint64_t>(p - 1) * held.size());
-  if (encoding(codec)) return allgather_encoded(comm, held, *codec, max_ids_per_message);
-  std::vector<std::uint64_t> counts;
-  return comm.allgatherv(std::span<const std::uint64_t>(held), counts);
+  return allgather_ids(comm, held, codec, max_ids_per_message);
 }
 
 void DirectExchanger::record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
@@ -275,96 +280,58 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
   }
   book_ids(comm,
            static_cast<std::uint64_t>(outgoing.ids.size()) - outgoing.counts[static_cast<std::size_t>(comm.rank())]);
-  if (codec_.passthrough()) {
-    std::vector<std::uint64_t> counts;
-    in.ids = comm.alltoallv(std::span<const std::uint64_t>(outgoing.ids),
-                            std::span<const std::uint64_t>(outgoing.counts), counts);
-    in.offsets.assign(counts.size() + 1, 0);
-    for (std::size_t s = 0; s < counts.size(); ++s) in.offsets[s + 1] = in.offsets[s] + counts[s];
-    return in;
-  }
   Stopwatch clock;
   const auto ranks = static_cast<std::size_t>(comm.size());
   const auto me = static_cast<std::size_t>(comm.rank());
-  // Frames for this rank's framed messages; unframed ones stay where they are.
+  // Frames for the messages auto (or a fixed codec) frames; the rest, this rank's own
+  // included, go as the ids they are.
   ByteBuffer frames;
-  std::vector<MessageCodec::Encoding> how(ranks, {CodecId::kNone, false});
-  std::vector<std::uint64_t> frame_bytes(ranks, 0);
+  std::vector<std::uint64_t> frame_end(ranks, 0);
+  std::vector<Piece> pieces(ranks);
   std::uint64_t raw_bytes = 0;
   std::uint64_t first = 0;
   const std::span<const std::uint64_t> all_ids(outgoing.ids);
   for (std::size_t d = 0; d < ranks; ++d) {
     const std::span<const std::uint64_t> ids = all_ids.subspan(first, outgoing.counts[d]);
     first += outgoing.counts[d];
-    if (d == me || ids.empty()) continue;
-    const std::size_t before = frames.size();
-    how[d] = codec_.encode_ids(ids, kind, comm.link_cost_to(static_cast<int>(d)), frames);
-    book_frame(comm, how[d].codec);
-    frame_bytes[d] = frames.size() - before;
+    pieces[d] = {byte_view(ids), false};
+    if (codec_.passthrough() || d == me || ids.empty()) continue;
+    const MessageCodec::Encoding how = codec_.encode_ids(ids, kind, comm.link_cost_to(static_cast<int>(d)), frames);
+    book_frame(comm, how.codec);
+    pieces[d].flagged = how.framed;
+    frame_end[d] = frames.size();
     raw_bytes += ids.size_bytes();
   }
-  // Own ids travel unframed through MPI like the rest (a local copy).
-  std::vector<std::uint64_t> descriptors(ranks);
-  std::vector<std::uint64_t> send_bytes(ranks);
-  bool framing = false;
-  for (std::size_t d = 0; d < ranks; ++d) {
-    send_bytes[d] = how[d].framed ? frame_bytes[d] : outgoing.counts[d] * sizeof(std::uint64_t);
-    descriptors[d] = describe(send_bytes[d], how[d].framed);
-    framing |= how[d].framed;
-  }
-  // With any frame, one buffer in destination order; else the ids as they are.
-  ByteBuffer mixed;
-  std::span<const std::uint8_t> sent = byte_view(all_ids.first(first));
-  if (framing) {
-    first = 0;
-    std::uint64_t framed_at = 0;
-    for (std::size_t d = 0; d < ranks; ++d) {
-      if (how[d].framed) {
-        mixed.append(frames.data() + framed_at, frame_bytes[d]);
-        framed_at += frame_bytes[d];
-      } else {
-        mixed.append(all_ids.data() + first, outgoing.counts[d] * sizeof(std::uint64_t));
-      }
-      first += outgoing.counts[d];
+  // The frames buffer has stopped growing: point the framed pieces into it.
+  std::uint64_t wire_bytes = 0;
+  for (std::size_t d = 0, framed_at = 0; d < ranks; ++d) {
+    if (pieces[d].flagged) {
+      pieces[d].bytes = {frames.data() + framed_at, static_cast<std::size_t>(frame_end[d] - framed_at)};
+      framed_at = frame_end[d];
     }
-    sent = mixed.bytes();
+    wire_bytes += d == me ? 0 : pieces[d].bytes.size();
   }
   const double encode_s = clock.elapsed_s();
-  std::vector<std::uint64_t> arriving(ranks);
-  comm.alltoall(std::span<const std::uint64_t>(descriptors), std::span<std::uint64_t>(arriving));
-  const std::vector<std::uint64_t> received_bytes = described_byte_counts(arriving);
+  ByteBuffer received;
+  const std::vector<Arrival> arrivals =
+      exchange_id_pieces(comm, pieces, CommPattern::kPersonalized, max_ids_, in.ids, received);
   double decode_s = 0;
-  if (!any_framed(arriving)) {
-    in.offsets.assign(ranks + 1, 0);
-    for (std::size_t s = 0; s < ranks; ++s)
-      in.offsets[s + 1] = in.offsets[s] + unframed_ids(received_bytes[s], max_ids_);
-    check_room_for(in.offsets[ranks]);
-    in.ids.resize(static_cast<std::size_t>(in.offsets[ranks]));
-    comm.alltoallv_into(sent, send_bytes, received_bytes, byte_view(std::span<std::uint64_t>(in.ids)));
+  if (!any_framed(arrivals)) {
+    in.offsets = unframed_offsets(arrivals);
   } else {
-    ByteBuffer received;
-    comm.alltoallv_into(sent, send_bytes, received_bytes, receive_room(received, total_of(received_bytes)));
     clock.restart();
-    in.offsets = decode_pieces(received.bytes(), arriving, -1, {}, max_ids_, in.ids);
+    in.offsets = decode_pieces(received.bytes(), arrivals, max_ids_, in.ids);
     decode_s = clock.elapsed_s();
   }
-  std::uint64_t wire_bytes = 0;
-  for (std::size_t d = 0; d < ranks; ++d) wire_bytes += d == me ? 0 : send_bytes[d];
-  book_codec_work(comm, raw_bytes, wire_bytes, encode_s, decode_s);
+  if (!codec_.passthrough()) book_codec_work(comm, raw_bytes, wire_bytes, encode_s, decode_s);
   return in;
 }
 
 std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) {
   record(comm, RecordedKind::kSet, MessageRecorder::kEveryMember, mine);
   if (column_gather_ == ColumnGather::kUnion) return union_allreduce(comm, mine, &codec_, max_ids_);
-  std::vector<std::uint64_t> all;
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * mine.size());
-  if (codec_.passthrough()) {
-    std::vector<std::uint64_t> counts;
-    all = comm.allgatherv(mine, counts);
-  } else {
-    all = allgather_encoded(comm, mine, codec_, max_ids_);
-  }
+  std::vector<std::uint64_t> all = allgather_ids(comm, mine, &codec_, max_ids_);
   // Frontier pieces are disjoint and in rank order, so this is already the union; other
   // callers get it made so.
   if (!std::is_sorted(all.begin(), all.end())) std::sort(all.begin(), all.end());
@@ -386,32 +353,35 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
   book_frame(comm, how.codec);
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
-  const std::vector<std::uint64_t> descriptors = gather_descriptors(comm, sent, how.framed);
-  for (const std::uint64_t d : descriptors) {
-    if (!described_framed(d) && described_bytes(d) != mine.size_bytes()) {
-      throw DecodeError("unframed bitmap slice of " + std::to_string(described_bytes(d)) + " bytes, expected " +
-                        std::to_string(mine.size_bytes()));
+  std::vector<Piece> pieces(static_cast<std::size_t>(comm.size()), Piece{sent, how.framed});
+  pieces[static_cast<std::size_t>(comm.rank())] = {byte_view(mine), false};
+  // Unframed slices land straight in `all` when no member sent a frame.
+  ByteBuffer received;
+  std::vector<Arrival> seen;
+  comm.exchange_probed(pieces, CommPattern::kGather, [&](std::span<const Arrival> arrivals) {
+    seen.assign(arrivals.begin(), arrivals.end());
+    std::uint64_t total = 0;
+    for (const Arrival& a : arrivals) {
+      if (!a.flagged && a.bytes != mine.size_bytes()) {
+        throw DecodeError("unframed bitmap slice of " + std::to_string(a.bytes) + " bytes, expected " +
+                          std::to_string(mine.size_bytes()));
+      }
+      total += a.bytes;
     }
-  }
+    return any_framed(arrivals) ? receive_room(received, total) : byte_view(all);
+  });
   double decode_s = 0;
-  if (!any_framed(descriptors)) {
-    comm.allgather(mine, all);
-  } else {
-    const std::vector<std::uint64_t> byte_counts = described_byte_counts(descriptors);
-    ByteBuffer received;
-    comm.allgatherv_into(sent, byte_counts, receive_room(received, total_of(byte_counts)));
+  if (any_framed(seen)) {
     clock.restart();
     std::uint64_t at = 0;
-    for (std::size_t s = 0; s < byte_counts.size(); ++s) {
+    for (std::size_t s = 0; s < seen.size(); ++s) {
       const std::span<std::uint64_t> slice = all.subspan(s * mine.size(), mine.size());
-      if (static_cast<int>(s) == comm.rank()) {
-        if (!mine.empty()) std::memcpy(slice.data(), mine.data(), slice.size_bytes());
-      } else if (described_framed(descriptors[s])) {
-        decode_bitmap_frame(received.bytes().subspan(at, byte_counts[s]), slice);
-      } else {
+      if (seen[s].flagged) {
+        decode_bitmap_frame(received.bytes().subspan(at, seen[s].bytes), slice);
+      } else if (!slice.empty()) {
         std::memcpy(slice.data(), received.data() + at, slice.size_bytes());
       }
-      at += byte_counts[s];
+      at += seen[s].bytes;
     }
     decode_s = clock.elapsed_s();
   }

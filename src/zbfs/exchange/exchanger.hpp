@@ -1,8 +1,10 @@
 // Exchanger: the one interface through which every frontier and predecessor exchange of
 // the distributed BFS and validator passes, so that compression, relay routing and
 // aggregation can be plugged in without touching the kernels. All members are collective
-// over the communicator they are given. DirectExchanger maps each call onto one MPI
-// collective; its column gather is either an allgatherv or a set-union allreduce. With a
+// over the communicator they are given. DirectExchanger maps each call onto one round
+// of messages whose sizes the receivers probe (Communicator::exchange_probed: no count
+// exchange first), or an allgather for bitmaps without a codec; its column gather is
+// either that one-round allgatherv or a set-union allreduce. With a
 // codec, each message travels as one frame (codec/frame.hpp), chosen per message under
 // `auto`; raw and wire bytes, encode and decode time and frames per codec go to the
 // current phase.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <utility>
 
 #include "zbfs/core/error.hpp"
@@ -30,6 +31,8 @@ Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
   check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  check_mpi(MPI_Comm_dup(comm_, &probed_comm_), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_set_errhandler(probed_comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
 }
 
 Communicator Communicator::duplicate(MPI_Comm comm) {
@@ -42,11 +45,14 @@ Communicator::~Communicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   // Freeing is local in practice (no message is exchanged); after MPI_Finalize it is illegal.
-  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+  if (finalized) return;
+  if (probed_comm_ != MPI_COMM_NULL) MPI_Comm_free(&probed_comm_);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
 Communicator::Communicator(Communicator&& other) noexcept
     : comm_(std::exchange(other.comm_, MPI_COMM_NULL)),
+      probed_comm_(std::exchange(other.probed_comm_, MPI_COMM_NULL)),
       rank_(other.rank_),
       size_(other.size_),
       metrics_(other.metrics_),
@@ -62,6 +68,7 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
   if (this != &other) {
     Communicator old(std::move(*this));
     comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+    probed_comm_ = std::exchange(other.probed_comm_, MPI_COMM_NULL);
     rank_ = other.rank_;
     size_ = other.size_;
     metrics_ = other.metrics_;
@@ -170,6 +177,62 @@ std::vector<Communicator::SparseMessage> Communicator::sparse_exchange(std::span
                    [](const SparseMessage& a, const SparseMessage& b) { return a.rank < b.rank; });
   record(CommPattern::kPersonalized, messages, bytes, priced);
   return incoming;
+}
+
+void Communicator::exchange_probed(std::span<const Piece> pieces, CommPattern kind, const PlaceArrivals& place) const {
+  const auto members = static_cast<std::size_t>(size_);
+  const auto me = static_cast<std::size_t>(rank_);
+  if (pieces.size() != members) throw Error(ExitCode::kFailure, "exchange_probed: one piece per member expected");
+  mark_collective();
+  // Tag 1 carries the flag, tag 0 its absence.
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * members);
+  std::uint64_t bytes = 0;
+  ClassTraffic priced;
+  for (std::size_t d = 0; d < members; ++d) {
+    if (d == me) continue;
+    const Piece& piece = pieces[d];
+    requests.emplace_back();
+    check_mpi(MPI_Isend(piece.bytes.data(), mpi_count(piece.bytes.size(), "exchange_probed"), MPI_BYTE,
+                        static_cast<int>(d), piece.flagged ? 1 : 0, probed_comm_, &requests.back()),
+              "MPI_Isend");
+    bytes += piece.bytes.size();
+    priced.add(link_to(static_cast<int>(d)), 1, static_cast<double>(piece.bytes.size()));
+  }
+  std::vector<Arrival> arrivals(members);
+  std::vector<MPI_Message> matched(members, MPI_MESSAGE_NULL);
+  arrivals[me] = {pieces[me].bytes.size(), pieces[me].flagged};
+  for (std::size_t s = 0; s < members; ++s) {
+    if (s == me) continue;
+    MPI_Status status;
+    check_mpi(MPI_Mprobe(static_cast<int>(s), MPI_ANY_TAG, probed_comm_, &matched[s], &status), "MPI_Mprobe");
+    int count = 0;
+    check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    arrivals[s] = {static_cast<std::uint64_t>(count), status.MPI_TAG == 1};
+  }
+  const std::span<std::uint8_t> into = place(arrivals);
+  std::uint64_t total = 0;
+  for (const Arrival& a : arrivals) total += a.bytes;
+  if (into.size() != total) throw Error(ExitCode::kFailure, "exchange_probed: the buffer does not fit the arrivals");
+  std::uint64_t at = 0;
+  for (std::size_t s = 0; s < members; ++s) {
+    std::uint8_t* const where = into.data() + at;
+    at += arrivals[s].bytes;
+    if (s == me) {
+      if (!pieces[me].bytes.empty()) std::memcpy(where, pieces[me].bytes.data(), pieces[me].bytes.size());
+      continue;
+    }
+    requests.emplace_back();
+    check_mpi(MPI_Imrecv(where, static_cast<int>(arrivals[s].bytes), MPI_BYTE, &matched[s], &requests.back()),
+              "MPI_Imrecv");
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  if (kind == CommPattern::kGather) {
+    const std::uint64_t mine = pieces[(me + 1) % members].bytes.size();
+    count_gather(mine, total - arrivals[me].bytes + mine);
+  } else {
+    record(kind, members - 1, bytes, priced);
+  }
 }
 
 std::vector<std::string> Communicator::allgather_strings(const std::string& mine) const {

@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -275,6 +276,27 @@ class Communicator {
   };
   [[nodiscard]] std::vector<SparseMessage> sparse_exchange(std::span<const SparseMessage> outgoing) const;
 
+  // Variable-length messages in one round, with no sizes exchanged first (a count
+  // all-to-all costs a full latency of its own, which small and compressed messages
+  // feel): every other member gets its piece, empty or not, with a flag carried in the
+  // tag; each member's message is probed for its size and flag, `place` is given them
+  // all (this rank's own piece as it is) and returns the buffer they land in, back to
+  // back in rank order (their sum long), and this rank's own piece is copied there.
+  // Collective. `kind`: kGather when every piece is the same data (booked as a gather),
+  // else kPersonalized. The messages travel on a duplicate communicator that carries
+  // nothing else, so probing a member for any tag can only match its next message of
+  // these exchanges.
+  struct Piece {
+    std::span<const std::uint8_t> bytes;
+    bool flagged = false;
+  };
+  struct Arrival {
+    std::uint64_t bytes = 0;
+    bool flagged = false;
+  };
+  using PlaceArrivals = std::function<std::span<std::uint8_t>(std::span<const Arrival>)>;
+  void exchange_probed(std::span<const Piece> pieces, CommPattern kind, const PlaceArrivals& place) const;
+
   // Collective: each rank's string, in rank order, on every rank.
   [[nodiscard]] std::vector<std::string> allgather_strings(const std::string& mine) const;
 
@@ -308,6 +330,7 @@ class Communicator {
   static constexpr int kSparseTags[2] = {3, 4};
 
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm probed_comm_ = MPI_COMM_NULL;  // exchange_probed's messages only
   int rank_ = 0;
   int size_ = 1;
   PhaseMetrics* metrics_ = nullptr;
