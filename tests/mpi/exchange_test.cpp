@@ -148,14 +148,13 @@ TEST(ProbedExchange, DeliversEveryPieceWithItsFlagRoundAfterRound) {
       pieces[static_cast<std::size_t>(d)] = {bytes, (me + d + r) % 2 == 1};
     }
     std::vector<std::uint8_t> in;
-    std::vector<Communicator::Arrival> seen;
-    comm.exchange_probed(pieces, CommPattern::kPersonalized, [&](std::span<const Communicator::Arrival> arrivals) {
-      seen.assign(arrivals.begin(), arrivals.end());
-      std::size_t total = 0;
-      for (const auto& a : arrivals) total += static_cast<std::size_t>(a.bytes);
-      in.assign(total, 0);
-      return std::span<std::uint8_t>(in);
-    });
+    const std::vector<Communicator::Arrival> seen =
+        comm.exchange_probed(pieces, CommPattern::kPersonalized, [&](std::span<const Communicator::Arrival> arrivals) {
+          std::size_t total = 0;
+          for (const auto& a : arrivals) total += static_cast<std::size_t>(a.bytes);
+          in.assign(total, 0);
+          return std::span<std::uint8_t>(in);
+        });
     ASSERT_EQ(seen.size(), static_cast<std::size_t>(p));
     std::size_t at = 0;
     for (int s = 0; s < p; ++s) {

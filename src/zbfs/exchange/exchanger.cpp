@@ -78,9 +78,7 @@ std::span<std::uint8_t> receive_room(ByteBuffer& buffer, std::uint64_t bytes) {
 // `received`, for decode_pieces. Returns what arrived from each member.
 std::vector<Arrival> exchange_id_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
                                         std::uint64_t max_ids, std::vector<std::uint64_t>& ids, ByteBuffer& received) {
-  std::vector<Arrival> seen;
-  comm.exchange_probed(pieces, kind, [&](std::span<const Arrival> arrivals) {
-    seen.assign(arrivals.begin(), arrivals.end());
+  return comm.exchange_probed(pieces, kind, [&](std::span<const Arrival> arrivals) {
     std::uint64_t total = 0;
     if (any_framed(arrivals)) {
       for (const Arrival& a : arrivals) total += a.bytes;
@@ -91,7 +89,6 @@ std::vector<Arrival> exchange_id_pieces(const Communicator& comm, std::span<cons
     ids.resize(static_cast<std::size_t>(total));
     return byte_view(std::span<std::uint64_t>(ids));
   });
-  return seen;
 }
 
 // Offsets of each member's ids when every piece arrived unframed.
@@ -357,19 +354,18 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
   pieces[static_cast<std::size_t>(comm.rank())] = {byte_view(mine), false};
   // Unframed slices land straight in `all` when no member sent a frame.
   ByteBuffer received;
-  std::vector<Arrival> seen;
-  comm.exchange_probed(pieces, CommPattern::kGather, [&](std::span<const Arrival> arrivals) {
-    seen.assign(arrivals.begin(), arrivals.end());
-    std::uint64_t total = 0;
-    for (const Arrival& a : arrivals) {
-      if (!a.flagged && a.bytes != mine.size_bytes()) {
-        throw DecodeError("unframed bitmap slice of " + std::to_string(a.bytes) + " bytes, expected " +
-                          std::to_string(mine.size_bytes()));
-      }
-      total += a.bytes;
-    }
-    return any_framed(arrivals) ? receive_room(received, total) : byte_view(all);
-  });
+  const std::vector<Arrival> seen =
+      comm.exchange_probed(pieces, CommPattern::kGather, [&](std::span<const Arrival> arrivals) {
+        std::uint64_t total = 0;
+        for (const Arrival& a : arrivals) {
+          if (!a.flagged && a.bytes != mine.size_bytes()) {
+            throw DecodeError("unframed bitmap slice of " + std::to_string(a.bytes) + " bytes, expected " +
+                              std::to_string(mine.size_bytes()));
+          }
+          total += a.bytes;
+        }
+        return any_framed(arrivals) ? receive_room(received, total) : byte_view(all);
+      });
   double decode_s = 0;
   if (any_framed(seen)) {
     clock.restart();

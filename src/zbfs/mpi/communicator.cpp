@@ -179,7 +179,8 @@ std::vector<Communicator::SparseMessage> Communicator::sparse_exchange(std::span
   return incoming;
 }
 
-void Communicator::exchange_probed(std::span<const Piece> pieces, CommPattern kind, const PlaceArrivals& place) const {
+std::vector<Communicator::Arrival> Communicator::exchange_probed(std::span<const Piece> pieces, CommPattern kind,
+                                                                 const PlaceArrivals& place) const {
   const auto members = static_cast<std::size_t>(size_);
   const auto me = static_cast<std::size_t>(rank_);
   if (pieces.size() != members) throw Error(ExitCode::kFailure, "exchange_probed: one piece per member expected");
@@ -228,11 +229,13 @@ void Communicator::exchange_probed(std::span<const Piece> pieces, CommPattern ki
   }
   check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   if (kind == CommPattern::kGather) {
+    // What every peer got (the piece of the next member; this rank's own with no peer).
     const std::uint64_t mine = pieces[(me + 1) % members].bytes.size();
     count_gather(mine, total - arrivals[me].bytes + mine);
   } else {
     record(kind, members - 1, bytes, priced);
   }
+  return arrivals;
 }
 
 std::vector<std::string> Communicator::allgather_strings(const std::string& mine) const {

@@ -282,10 +282,9 @@ class Communicator {
   // tag; each member's message is probed for its size and flag, `place` is given them
   // all (this rank's own piece as it is) and returns the buffer they land in, back to
   // back in rank order (their sum long), and this rank's own piece is copied there.
-  // Collective. `kind`: kGather when every piece is the same data (booked as a gather),
-  // else kPersonalized. The messages travel on a duplicate communicator that carries
-  // nothing else, so probing a member for any tag can only match its next message of
-  // these exchanges.
+  // Returns the arrivals `place` was given. Collective. `kind`: kGather when every piece is the same data (booked as a
+  // gather), else kPersonalized. The messages travel on a duplicate communicator that carries nothing else, so probing
+  // a member for any tag can only match its next message of these exchanges.
   struct Piece {
     std::span<const std::uint8_t> bytes;
     bool flagged = false;
@@ -295,7 +294,8 @@ class Communicator {
     bool flagged = false;
   };
   using PlaceArrivals = std::function<std::span<std::uint8_t>(std::span<const Arrival>)>;
-  void exchange_probed(std::span<const Piece> pieces, CommPattern kind, const PlaceArrivals& place) const;
+  std::vector<Arrival> exchange_probed(std::span<const Piece> pieces, CommPattern kind,
+                                       const PlaceArrivals& place) const;
 
   // Collective: each rank's string, in rank order, on every rank.
   [[nodiscard]] std::vector<std::string> allgather_strings(const std::string& mine) const;
