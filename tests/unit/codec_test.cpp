@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/codec/bit_packing.hpp"
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"
@@ -411,6 +413,56 @@ TEST(Codec, RefusesHostileFramesWithValidChecksums) {
 namespace zbfs {
 namespace {
 
+// bitpack decodes a sorted set's full blocks with a kernel per width that also sums the
+// gaps (on 256-bit vectors where the build targets AVX2), and the rest of each frame, a
+// sequence's blocks included, with the plain unpackers: every width, a base of 0 (whose
+// first block takes the general path) and not, and sets that end at 2^64 - 1.
+TEST(Codec, BitpackDecodesEveryBlockWidth) {
+  std::mt19937_64 rng(23);
+  const auto below = [&rng](unsigned bits) { return bits == 0 ? 0 : rng() >> (64 - bits); };
+  for (unsigned b = 0; b <= 54; ++b) {  // 3.5 blocks of gaps below 2^b + 1 stay below 2^64
+    const std::uint64_t span = std::uint64_t{448} << b;
+    for (const std::uint64_t start : {std::uint64_t{0}, std::uint64_t{12345}, ~std::uint64_t{0} - span}) {
+      std::vector<std::uint64_t> ids{start};
+      for (std::size_t i = 1; i < 448; ++i) ids.push_back(ids.back() + 1 + below(b));
+      ByteBuffer frame;
+      ASSERT_EQ(encode_frame(CodecId::kBitpack, ids, IdOrder::kSortedSet, frame), CodecId::kBitpack);
+      EXPECT_EQ(decode_frame(frame.bytes(), ids.size()), ids) << "gaps of " << b << " bits from " << start;
+    }
+  }
+  for (unsigned b = 0; b <= 64; ++b) {
+    std::vector<std::uint64_t> values(300);
+    for (auto& v : values) v = (b == 64 ? 0 : std::uint64_t{7} << b) | below(b);
+    ByteBuffer frame;
+    encode_frame(CodecId::kBitpack, values, IdOrder::kSequence, frame);
+    EXPECT_EQ(decode_frame(frame.bytes(), values.size()), values) << "values of " << b << " bits";
+  }
+}
+
+// The fused kernels in use (on 256-bit vectors where the build targets AVX2) and the
+// portable ones against a plain prefix sum, at every width, wrapping as unsigned sums do.
+TEST(Codec, GapKernelsMatchAPlainPrefixSumAtEveryWidth) {
+  using namespace codec_detail;
+  std::mt19937_64 rng(29);
+  for (unsigned b = 0; b <= 64; ++b) {
+    std::array<std::uint64_t, kBlock> values{};
+    for (auto& v : values) v = b == 0 ? 0 : rng() >> (64 - b);
+    std::vector<std::uint8_t> packed(16 * std::size_t{b} + 1);
+    if (b > 0) kResidualPackers[b](values.data(), 0, packed.data());
+    const std::uint64_t step = rng() % 1000;
+    const std::uint64_t last = rng();
+    std::array<std::uint64_t, kBlock> expected{};
+    std::uint64_t x = last;
+    for (std::size_t k = 0; k < kBlock; ++k) expected[k] = x += values[k] + step;
+    std::array<std::uint64_t, kBlock> in_use{};
+    std::array<std::uint64_t, kBlock> in_pairs{};
+    EXPECT_EQ(kGapUnpackers[b](packed.data(), step, last, in_use.data()), x) << b;
+    EXPECT_EQ(kGapUnpackersInPairs[b](packed.data(), step, last, in_pairs.data()), x) << b;
+    EXPECT_EQ(in_use, expected) << b;
+    EXPECT_EQ(in_pairs, expected) << b;
+  }
+}
+
 // Rice decodes a sorted set's full blocks after the first from the stop bits' positions
 // (fused with the prefix sum), and everything else by taking the high parts apart: both
 // must give the same ids, at every parameter, near the top of the id range and for
@@ -432,17 +484,14 @@ TEST(Codec, RiceFullBlocksDecodeLikeTheGeneralPath) {
   }
   const auto codec = static_cast<std::uint8_t>(CodecId::kRice);
   const auto block = [](std::uint8_t k, std::uint8_t low_fill, const std::vector<std::uint8_t>& unary) {
-    ByteBuffer b;
-    b.put_u8(k);
-    std::fill_n(b.extend(16 * std::size_t{k}), 16 * std::size_t{k}, low_fill);
-    b.append(unary.data(), unary.size());
-    return std::vector<std::uint8_t>(b.data(), b.data() + b.size());
+    std::vector<std::uint8_t> b(1 + 16 * std::size_t{k}, low_fill);
+    b[0] = k;
+    b.insert(b.end(), unary.begin(), unary.end());
+    return b;
   };
-  const auto concat = [](const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
-    ByteBuffer both;
-    both.append(a.data(), a.size());
-    both.append(b.data(), b.size());
-    return std::vector<std::uint8_t>(both.data(), both.data() + both.size());
+  const auto concat = [](std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
   };
   const std::vector<std::uint8_t> all_stops(16, 0xff);             // 128 high parts of 0
   const std::vector<std::uint8_t> first = block(0, 0, all_stops);  // ids base .. base + 127

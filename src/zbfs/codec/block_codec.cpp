@@ -5,11 +5,12 @@
 // block is packed as a plain bit stream instead, so a short message costs its bits and
 // not a whole block.
 //
-// Full bitpack blocks take a fast path at both ends: a set's gaps are computed in the
-// pass that finds their width and packed straight into the send buffer, and on receipt
-// the unpack kernel does the prefix sum too and writes the ids in place (pfor blocks
-// without exceptions as well). Partial blocks, the first block of a set and pfor's
-// encoder go through a residual buffer.
+// Full bitpack blocks take a fast path at both ends: a set's gaps (after its first
+// block) are computed in the pass that finds their width and packed straight into the
+// send buffer, and on receipt the unpack kernel does the prefix sum too and writes the
+// ids in place, in a lean loop over a set's blocks that also checksums the payload
+// behind it (pfor blocks without exceptions take the kernel too). Partial blocks and
+// pfor's encoder go through a residual buffer.
 //
 //   bitpack block: u8 b | varint reference | packed values
 //   pfor block:    u8 b | u8 exceptions e | varint reference | packed low b bits
@@ -21,6 +22,7 @@
 #include <array>
 
 #include "zbfs/codec/bit_packing.hpp"
+#include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/payload_codecs.hpp"
 #include "zbfs/codec/residuals.hpp"
 
@@ -191,6 +193,7 @@ bool decode_full_block(ByteReader& reader, const BlockHeader& h, IdRebuilder& re
   kUnpackers[h.b](reader.take(16 * std::size_t{h.b}, "packed block").data(), lowest, ids);
   return true;
 }
+
 }  // namespace
 
 void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out) {
@@ -209,20 +212,105 @@ void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out
   }
 }
 
-void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out) {
+namespace {
+
+// The payload's CRC-32C taken behind the decoder, in whole strides of crc32c's fast path
+// as soon as the decoder has read past them: the crc32 instructions then run beside the
+// unpacking rather than in a pass before it, and a small block does not pay a call of
+// its own (checksummed alone, block by block, one stream of crc32 was slower than the
+// unpacking of wide blocks).
+class TrailingChecksum {
+ public:
+  TrailingChecksum(std::span<const std::uint8_t> payload, std::uint32_t crc) : payload_(payload), crc_(crc) {}
+
+  void advance_to(std::size_t position) {
+    if (position - done_ < kCrc32cStrideBytes) return;
+    const std::size_t bytes = (position - done_) / kCrc32cStrideBytes * kCrc32cStrideBytes;
+    crc_ = crc32c(payload_.subspan(done_, bytes), crc_);
+    done_ += bytes;
+  }
+  // The CRC of the whole payload.
+  std::uint32_t finish() {
+    crc_ = crc32c(payload_.subspan(done_), crc_);
+    done_ = payload_.size();
+    return crc_;
+  }
+
+ private:
+  std::span<const std::uint8_t> payload_;
+  std::uint32_t crc_;
+  std::size_t done_ = 0;
+};
+
+// bitpack's full blocks of a sorted set, one after another for as long as each takes
+// the fused kernel (with the one-byte reference the encoder writes), from ids[begin]: the
+// lean loop of the common case, with one bounds check per block. The first block, whose
+// first residual is the first id minus the base, continues from base - 1 as if that were
+// the id before (the caller sees that the base is not 0). Returns where it stopped; what
+// it could not take is left to the general path.
+std::uint64_t decode_gap_blocks(ByteReader& reader, IdRebuilder& rebuild, const PayloadOutput& out, std::uint64_t begin,
+                                TrailingChecksum& checksum) {
+  constexpr unsigned kWidest = 54;  // values (packed + reference + 1) below 2^55
+  const std::uint64_t first = rebuild.started() ? rebuild.last() : out.base - 1;
+  std::uint64_t last = first;
+  bool wrapped = false;
+  const std::uint64_t from = begin;
+  while (out.count - begin >= kBlock && reader.remaining() >= 2) {
+    const std::uint8_t* block = reader.here();
+    const unsigned b = block[0];
+    const std::uint8_t reference = block[1];
+    const std::size_t bytes = 2 + 16 * std::size_t{b};
+    if (b > kWidest || reference >= 0x80 || bytes > reader.remaining()) break;
+    const std::uint64_t end = kGapUnpackers[b](block + 2, reference + 1u, last, out.ids + begin);
+    wrapped |= end < last;
+    last = end;
+    reader.skip(bytes, "packed block");
+    checksum.advance_to(reader.position());
+    begin += kBlock;
+  }
+  if (begin != from) rebuild.continue_from(last, wrapped);
+  return begin;
+}
+
+// Decodes the payload; returns the CRC-32C of its bytes, continued from `crc`.
+std::uint32_t decode_blocks_checksummed(std::span<const std::uint8_t> payload, bool with_exceptions,
+                                        const PayloadOutput& out, std::uint32_t crc) {
+  TrailingChecksum checksum(payload, crc);
   ByteReader reader(payload);
   IdRebuilder rebuild(out.order, out.base);
+  const bool gap_blocks = !with_exceptions && out.order == IdOrder::kSortedSet;
   alignas(64) std::array<std::uint64_t, kBlock> r;
-  for (std::uint64_t begin = 0; begin < out.count; begin += kBlock) {
+  for (std::uint64_t begin = 0; begin < out.count;) {
+    if (gap_blocks && (rebuild.started() || out.base != 0)) {
+      begin = decode_gap_blocks(reader, rebuild, out, begin, checksum);
+      if (begin == out.count) break;
+    }
     const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, out.count - begin));
     const BlockHeader header = read_block_header(reader, count, with_exceptions);
     if (count != kBlock || !decode_full_block(reader, header, rebuild, out, out.ids + begin)) {
       const unsigned widest = decode_block_values(reader, header, count, r.data());
       rebuild.apply(r.data(), count, out.ids + begin, widest);
     }
+    checksum.advance_to(reader.position());
+    begin += count;
   }
   if (rebuild.failed()) throw DecodeError("ids overflow 64 bits");
   if (reader.remaining() != 0) throw DecodeError("bytes left after the last block");
+  return checksum.finish();
+}
+}  // namespace
+
+void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out,
+                   const PayloadChecksum& checksum) {
+  std::uint32_t crc = 0;
+  try {
+    crc = decode_blocks_checksummed(payload, with_exceptions, out, checksum.header_crc);
+  } catch (const DecodeError&) {
+    // A corrupted frame is reported as such, whatever the decoder tripped on first.
+    if (crc32c(payload, checksum.header_crc) != checksum.expected) throw DecodeError("frame checksum mismatch");
+    throw;
+  }
+  if (crc != checksum.expected) throw DecodeError("frame checksum mismatch");
 }
 
 }  // namespace zbfs::codec_detail

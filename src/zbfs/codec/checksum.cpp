@@ -31,6 +31,7 @@ constexpr std::array<std::uint32_t, 256> kTable = make_table();
 // advances a register over kChunk zero bytes. That shift is linear in the register's 32
 // bits and is tabulated per byte of it; the result is exactly CRC-32C.
 constexpr std::size_t kChunk = 256;
+static_assert(3 * kChunk == kCrc32cStrideBytes);
 
 using ShiftTables = std::array<std::array<std::uint32_t, 256>, 4>;
 

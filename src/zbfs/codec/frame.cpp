@@ -62,10 +62,15 @@ void end_frame(std::size_t frame_start, std::size_t slot, ByteBuffer& out) {
   std::memcpy(out.data() + slot + 4, &crc, 4);
 }
 
+// The frame's payload, not yet verified.
+std::span<const std::uint8_t> payload_of(std::span<const std::uint8_t> bytes, const FrameHeader& header) {
+  if (header.frame_bytes() > bytes.size()) throw DecodeError("frame longer than its buffer");
+  return bytes.subspan(header.header_bytes, header.payload_bytes);
+}
+
 // The frame's payload, once its checksum is verified.
 std::span<const std::uint8_t> verified_payload(std::span<const std::uint8_t> bytes, const FrameHeader& header) {
-  if (header.frame_bytes() > bytes.size()) throw DecodeError("frame longer than its buffer");
-  const std::span<const std::uint8_t> payload = bytes.subspan(header.header_bytes, header.payload_bytes);
+  const std::span<const std::uint8_t> payload = payload_of(bytes, header);
   if (frame_checksum(bytes.first(header.header_bytes - 4), payload) != header.checksum) {
     throw DecodeError("frame checksum mismatch");
   }
@@ -144,13 +149,18 @@ FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t
 }
 
 void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out) {
-  const std::span<const std::uint8_t> payload = verified_payload(bytes, header);
   const PayloadOutput o{out, header.count, header.order, header.base};
+  if (header.codec == CodecId::kBitpack || header.codec == CodecId::kPfor) {
+    const codec_detail::PayloadChecksum checksum{crc32c(bytes.first(header.header_bytes - 4)), header.checksum};
+    codec_detail::decode_blocks(payload_of(bytes, header), header.codec == CodecId::kPfor, o, checksum);
+    return;
+  }
+  const std::span<const std::uint8_t> payload = verified_payload(bytes, header);
   switch (header.codec) {
     case CodecId::kNone: codec_detail::decode_none(payload, o); return;
     case CodecId::kVarint: codec_detail::decode_varint(payload, o); return;
-    case CodecId::kBitpack: codec_detail::decode_blocks(payload, false, o); return;
-    case CodecId::kPfor: codec_detail::decode_blocks(payload, true, o); return;
+    case CodecId::kBitpack:
+    case CodecId::kPfor: return;  // above
     case CodecId::kStreamVByte: codec_detail::decode_streamvbyte(payload, o); return;
     case CodecId::kRoaring: codec_detail::decode_roaring(payload, o); return;
     case CodecId::kZstd: codec_detail::decode_zstd(payload, o); return;

@@ -30,9 +30,20 @@ void decode_none(std::span<const std::uint8_t> payload, const PayloadOutput& out
 void encode_varint(const PayloadInput& in, ByteBuffer& out);
 void decode_varint(std::span<const std::uint8_t> payload, const PayloadOutput& out);
 
-// bitpack (with_exceptions = false) and pfor (true) share the block format.
+// The frame's checksum for a decoder that verifies it itself: the CRC-32C of the header
+// bytes before the checksum (`header_crc`), continued over the payload, must give
+// `expected`.
+struct PayloadChecksum {
+  std::uint32_t header_crc;
+  std::uint32_t expected;
+};
+
+// bitpack (with_exceptions = false) and pfor (true) share the block format. The decoder
+// checksums each block as it reads it, so that the crc32 instructions overlap the
+// unpacking, and reports a mismatch before any other error.
 void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out);
-void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out);
+void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out,
+                   const PayloadChecksum& checksum);
 
 // Golomb-Rice in blocks of 128 (block_codec.cpp, with bitpack's kernels).
 void encode_rice(const PayloadInput& in, ByteBuffer& out);
