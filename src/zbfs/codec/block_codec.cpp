@@ -29,6 +29,11 @@
 namespace zbfs::codec_detail {
 namespace {
 
+// The widest block the fused gap kernel takes: its values (packed + reference + 1) stay
+// below 2^55, so a block's sum stays below 2^62 and a wrap past 2^64 shows as an end
+// below the start.
+constexpr unsigned kWidestGapBlock = 54;
+
 // Sorted sets' residuals are gaps: their OR bounds them, and a reference would rarely
 // pay for a minimum. Sequences need a true frame of reference.
 IdRange range_of(const std::uint64_t* r, std::size_t n, IdOrder order) {
@@ -180,8 +185,9 @@ bool decode_full_block(ByteReader& reader, const BlockHeader& h, IdRebuilder& re
                        std::uint64_t* ids) {
   if (h.exceptions != 0) return false;
   if (out.order == IdOrder::kSortedSet) {
-    constexpr unsigned kWidest = 54;  // values (packed + reference + 1) below 2^55
-    if (!rebuild.started() || h.b > kWidest || h.reference >= std::uint64_t{1} << kWidest) return false;
+    if (!rebuild.started() || h.b > kWidestGapBlock || h.reference >= std::uint64_t{1} << kWidestGapBlock) {
+      return false;
+    }
     const std::uint8_t* packed = reader.take(16 * std::size_t{h.b}, "packed block").data();
     const std::uint64_t start = rebuild.last();
     const std::uint64_t end = kGapUnpackers[h.b](packed, h.reference + 1, start, ids);
@@ -250,7 +256,6 @@ class TrailingChecksum {
 // it could not take is left to the general path.
 std::uint64_t decode_gap_blocks(ByteReader& reader, IdRebuilder& rebuild, const PayloadOutput& out, std::uint64_t begin,
                                 TrailingChecksum& checksum) {
-  constexpr unsigned kWidest = 54;  // values (packed + reference + 1) below 2^55
   const std::uint64_t first = rebuild.started() ? rebuild.last() : out.base - 1;
   std::uint64_t last = first;
   bool wrapped = false;
@@ -260,7 +265,7 @@ std::uint64_t decode_gap_blocks(ByteReader& reader, IdRebuilder& rebuild, const 
     const unsigned b = block[0];
     const std::uint8_t reference = block[1];
     const std::size_t bytes = 2 + 16 * std::size_t{b};
-    if (b > kWidest || reference >= 0x80 || bytes > reader.remaining()) break;
+    if (b > kWidestGapBlock || reference >= 0x80 || bytes > reader.remaining()) break;
     const std::uint64_t end = kGapUnpackers[b](block + 2, reference + 1u, last, out.ids + begin);
     wrapped |= end < last;
     last = end;

@@ -282,9 +282,10 @@ class Communicator {
   // tag; each member's message is probed for its size and flag, `place` is given them
   // all (this rank's own piece as it is) and returns the buffer they land in, back to
   // back in rank order (their sum long), and this rank's own piece is copied there.
-  // Returns the arrivals `place` was given. Collective. `kind`: kGather when every piece is the same data (booked as a
-  // gather), else kPersonalized. The messages travel on a duplicate communicator that carries nothing else, so probing
-  // a member for any tag can only match its next message of these exchanges.
+  // Returns the arrivals `place` was given. Collective. `kind`: kGather when every piece
+  // is the same data (booked as a gather), else kPersonalized. The messages travel on a
+  // duplicate communicator that carries nothing else, so probing a member for any tag
+  // can only match its next message of these exchanges.
   struct Piece {
     std::span<const std::uint8_t> bytes;
     bool flagged = false;
