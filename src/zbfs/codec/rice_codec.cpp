@@ -284,8 +284,12 @@ std::size_t read_stop_sums(std::span<const std::uint8_t> unary, std::size_t n, s
     base += advance;
     produced += static_cast<unsigned>(std::popcount(byte));
   };
-  // Two bytes per step while both surely belong to this block (a byte holds at most 8
-  // stop bits), then one at a time.
+  // Eight bytes, then two, per step while they surely belong to this block (a byte holds
+  // at most 8 stop bits), then one at a time.
+  while (produced + 64 < n && at + 8 <= limit) {
+    for (std::size_t j = 0; j < 8; ++j) read_byte(unary[at + j]);
+    at += 8;
+  }
   while (produced + 8 < n && at + 2 <= limit) {
     read_byte(unary[at]);
     read_byte(unary[at + 1]);
@@ -327,11 +331,38 @@ inline __attribute__((always_inline)) void unpack_rice_all(const std::uint8_t* l
   (unpack_rice_quad<K, Q>(lows, c, total, out), ...);
 }
 
-// 128 ids from x_{-1} = last; returns the last of them.
+#if defined(ZBFS_WIDE_GAP_KERNEL)
+// Four ids in one 256-bit vector, as bitpack's unpack_gap_octet: the low bits plus one,
+// scanned, plus the running total (whose chain is one add per quad), plus c_i << K.
+template <unsigned K, unsigned Q>
+inline __attribute__((always_inline)) void unpack_rice_quad_wide(const std::uint8_t* lows, const std::uint16_t* c,
+                                                                 __m256i& total, std::uint64_t* out) {
+  const __m256i scanned = scan_four(_mm256_add_epi64(unpack_two<K, 2 * Q>(lows), _mm256_set1_epi64x(1)));
+  const __m256i high = _mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(c + 4 * Q)));
+  const __m256i ids = _mm256_add_epi64(_mm256_add_epi64(scanned, total), _mm256_slli_epi64(high, K));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * Q), ids);
+  total = _mm256_add_epi64(total, _mm256_permute4x64_epi64(scanned, 0xFF));
+}
+
+template <unsigned K, unsigned... Q>
+inline __attribute__((always_inline)) void unpack_rice_all_wide(const std::uint8_t* lows, const std::uint16_t* c,
+                                                                __m256i total, std::uint64_t* out,
+                                                                std::integer_sequence<unsigned, Q...>) {
+  (unpack_rice_quad_wide<K, Q>(lows, c, total, out), ...);
+}
+#endif
+
+// 128 ids from x_{-1} = last; returns the last of them. On 256-bit vectors where
+// bitpack's kernel is (ZBFS_WIDE_GAP_KERNEL), else in pairs.
 template <unsigned K>
 std::uint64_t unpack_rice_block(const std::uint8_t* lows, const std::uint16_t* c, std::uint64_t last,
                                 std::uint64_t* out) {
+#if defined(ZBFS_WIDE_GAP_KERNEL)
+  unpack_rice_all_wide<K>(lows, c, _mm256_set1_epi64x(static_cast<long long>(last)), out,
+                          std::make_integer_sequence<unsigned, kBlock / 4>{});
+#else
   unpack_rice_all<K>(lows, c, Lanes{last, last}, out, std::make_integer_sequence<unsigned, kBlock / 4>{});
+#endif
   return out[kBlock - 1];
 }
 
