@@ -240,6 +240,28 @@ struct BlockGaps {
   std::uint64_t sum;
 };
 inline BlockGaps gaps_of_block(const std::uint64_t* x, std::uint64_t* r) {
+#if defined(ZBFS_WIDE_GAP_KERNEL)
+  const __m256i ones = _mm256_set1_epi64x(1);
+  __m256i any[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  __m256i sum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  const auto load = [x](std::size_t at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + at)); };
+  for (std::size_t k = 0; k < kBlock; k += 8) {
+    const __m256i g0 = _mm256_sub_epi64(_mm256_sub_epi64(load(k), load(k - 1)), ones);
+    const __m256i g1 = _mm256_sub_epi64(_mm256_sub_epi64(load(k + 4), load(k + 3)), ones);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + k), g0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + k + 4), g1);
+    any[0] = _mm256_or_si256(any[0], g0);
+    any[1] = _mm256_or_si256(any[1], g1);
+    sum[0] = _mm256_add_epi64(sum[0], g0);
+    sum[1] = _mm256_add_epi64(sum[1], g1);
+  }
+  const __m256i a4 = _mm256_or_si256(any[0], any[1]);
+  const __m256i t4 = _mm256_add_epi64(sum[0], sum[1]);
+  const __m128i a = _mm_or_si128(_mm256_castsi256_si128(a4), _mm256_extracti128_si256(a4, 1));
+  const __m128i t = _mm_add_epi64(_mm256_castsi256_si128(t4), _mm256_extracti128_si256(t4, 1));
+  return {static_cast<std::uint64_t>(_mm_cvtsi128_si64(a) | _mm_extract_epi64(a, 1)),
+          static_cast<std::uint64_t>(_mm_cvtsi128_si64(t) + _mm_extract_epi64(t, 1))};
+#else
   const Lanes ones = {1, 1};
   Lanes any[2] = {{0, 0}, {0, 0}};
   Lanes sum[2] = {{0, 0}, {0, 0}};
@@ -256,6 +278,7 @@ inline BlockGaps gaps_of_block(const std::uint64_t* x, std::uint64_t* r) {
   const Lanes a = any[0] | any[1];
   const Lanes t = sum[0] + sum[1];
   return {a[0] | a[1], t[0] + t[1]};
+#endif
 }
 
 using PackKernel = void (*)(const std::uint64_t*, std::uint64_t, std::uint8_t*);
