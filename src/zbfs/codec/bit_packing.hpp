@@ -12,9 +12,9 @@
 #include <cstring>
 #include <utility>
 
-// The sorted-set decoder's fused kernel runs on 256-bit vectors with AVX2, except on
-// cores that split them in two halves (AMD Zen 1), where the 128-bit kernel issues fewer
-// micro-ops.
+// The sorted-set kernels (bitpack's and rice's fused decoders, the encoders' gap pass)
+// run on 256-bit vectors with AVX2, except on cores that split them in two halves (AMD
+// Zen 1), where the 128-bit kernels issue fewer micro-ops.
 #if defined(__AVX2__) && !defined(__znver1__)
 #include <immintrin.h>
 #define ZBFS_WIDE_GAP_KERNEL 1

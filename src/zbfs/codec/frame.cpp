@@ -150,22 +150,21 @@ FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t
 
 void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out) {
   const PayloadOutput o{out, header.count, header.order, header.base};
-  if (header.codec == CodecId::kBitpack || header.codec == CodecId::kPfor) {
-    const codec_detail::PayloadChecksum checksum{crc32c(bytes.first(header.header_bytes - 4)), header.checksum};
-    codec_detail::decode_blocks(payload_of(bytes, header), header.codec == CodecId::kPfor, o, checksum);
-    return;
-  }
-  const std::span<const std::uint8_t> payload = verified_payload(bytes, header);
   switch (header.codec) {
-    case CodecId::kNone: codec_detail::decode_none(payload, o); return;
-    case CodecId::kVarint: codec_detail::decode_varint(payload, o); return;
+    case CodecId::kNone: codec_detail::decode_none(verified_payload(bytes, header), o); return;
+    case CodecId::kVarint: codec_detail::decode_varint(verified_payload(bytes, header), o); return;
     case CodecId::kBitpack:
-    case CodecId::kPfor: return;  // above
-    case CodecId::kStreamVByte: codec_detail::decode_streamvbyte(payload, o); return;
-    case CodecId::kRoaring: codec_detail::decode_roaring(payload, o); return;
-    case CodecId::kZstd: codec_detail::decode_zstd(payload, o); return;
-    case CodecId::kBitmap: codec_detail::decode_bitmap(payload, o); return;
-    case CodecId::kRice: codec_detail::decode_rice(payload, o); return;
+    case CodecId::kPfor: {
+      // These verify the checksum behind their decoding.
+      const codec_detail::PayloadChecksum checksum{crc32c(bytes.first(header.header_bytes - 4)), header.checksum};
+      codec_detail::decode_blocks(payload_of(bytes, header), header.codec == CodecId::kPfor, o, checksum);
+      return;
+    }
+    case CodecId::kStreamVByte: codec_detail::decode_streamvbyte(verified_payload(bytes, header), o); return;
+    case CodecId::kRoaring: codec_detail::decode_roaring(verified_payload(bytes, header), o); return;
+    case CodecId::kZstd: codec_detail::decode_zstd(verified_payload(bytes, header), o); return;
+    case CodecId::kBitmap: codec_detail::decode_bitmap(verified_payload(bytes, header), o); return;
+    case CodecId::kRice: codec_detail::decode_rice(verified_payload(bytes, header), o); return;
   }
 }
 

@@ -39,13 +39,13 @@ struct PayloadChecksum {
 };
 
 // bitpack (with_exceptions = false) and pfor (true) share the block format. The decoder
-// checksums each block as it reads it, so that the crc32 instructions overlap the
-// unpacking, and reports a mismatch before any other error.
+// checksums the payload behind itself, in strides, so that the crc32 instructions
+// overlap the unpacking, and reports a mismatch before any other error.
 void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out);
 void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out,
                    const PayloadChecksum& checksum);
 
-// Golomb-Rice in blocks of 128 (block_codec.cpp, with bitpack's kernels).
+// Golomb-Rice in blocks of 128 (rice_codec.cpp, with bitpack's kernels).
 void encode_rice(const PayloadInput& in, ByteBuffer& out);
 void decode_rice(std::span<const std::uint8_t> payload, const PayloadOutput& out);
 
