@@ -470,6 +470,39 @@ TEST(Codec, GapKernelsMatchAPlainPrefixSumAtEveryWidth) {
   }
 }
 
+// Partial blocks (a message's last ids, and short messages) are a plain little-endian bit
+// stream: value k's bit j is the stream's bit k * b + j. Both packers (a word at a time up
+// to 56 bits, a byte at a time above) must write exactly that, ignoring bits above b.
+TEST(Codec, PartialBlocksPackTheLittleEndianBitStreamAtEveryWidth) {
+  using namespace codec_detail;
+  std::mt19937_64 rng(31);
+  for (unsigned b = 1; b <= 64; ++b) {
+    for (const std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{47}, kBlock - 1}) {
+      const std::uint64_t reference = rng() % 1000;
+      std::vector<std::uint64_t> values(n);
+      for (auto& v : values) v = reference + rng();  // bits above b too, which must not show
+      std::vector<std::uint8_t> expected(packed_bytes(n, b), 0);
+      for (std::size_t k = 0; k < n; ++k) {
+        for (unsigned j = 0; j < b; ++j) {
+          const std::size_t bit = k * b + j;
+          if ((((values[k] - reference) >> j) & 1) != 0)
+            expected[bit / 8] |= static_cast<std::uint8_t>(1u << (bit % 8));
+        }
+      }
+      std::vector<std::uint8_t> packed(packed_bytes(n, b) + 1, 0xA5);  // the byte after must stay
+      pack_stream(values.data(), n, b, reference, packed.data());
+      EXPECT_EQ(packed.back(), 0xA5) << b << " bits, " << n << " values";
+      packed.pop_back();
+      EXPECT_EQ(packed, expected) << b << " bits, " << n << " values";
+      std::vector<std::uint64_t> unpacked(n);
+      unpack_stream(packed.data(), n, b, reference, unpacked.data());
+      for (std::size_t k = 0; k < n; ++k) {
+        EXPECT_EQ(unpacked[k], ((values[k] - reference) & mask_of(b)) + reference) << b << " bits, value " << k;
+      }
+    }
+  }
+}
+
 // Rice decodes a sorted set's full blocks after the first from the stop bits' positions
 // (fused with the prefix sum), and everything else by taking the high parts apart: both
 // must give the same ids, at every parameter, near the top of the id range and for

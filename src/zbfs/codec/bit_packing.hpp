@@ -322,6 +322,27 @@ inline std::size_t packed_bytes(std::size_t n, unsigned b) { return (n * b + 7) 
 // packed_bytes(n, b) bytes.
 inline void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::uint64_t reference, std::uint8_t* out) {
   const std::uint64_t mask = mask_of(b);
+  if (b <= 56 && n < kBlock) {
+    // A 64-bit store per value into a padded copy: fewer than 8 bits wait in the
+    // accumulator, so one more value (b <= 56) still fits in it, and each store's whole
+    // bytes are final. The copy lets the last store run past the packed bytes.
+    std::array<std::uint8_t, (kBlock - 1) * 7 + 8> padded;
+    std::uint64_t acc = 0;
+    unsigned filled = 0;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      acc |= ((v[k] - reference) & mask) << filled;
+      filled += b;
+      std::memcpy(padded.data() + at, &acc, 8);
+      const unsigned whole = filled / 8;
+      at += whole;
+      acc >>= 8 * whole;
+      filled -= 8 * whole;
+    }
+    if (filled > 0) std::memcpy(padded.data() + at, &acc, 8);
+    std::memcpy(out, padded.data(), packed_bytes(n, b));
+    return;
+  }
   unsigned __int128 acc = 0;
   unsigned filled = 0;
   for (std::size_t k = 0; k < n; ++k) {
