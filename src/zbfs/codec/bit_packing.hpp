@@ -318,6 +318,10 @@ inline constexpr std::array<GapUnpackKernel, 65> kGapUnpackersInPairs =
 
 inline std::size_t packed_bytes(std::size_t n, unsigned b) { return (n * b + 7) / 8; }
 
+// A partial block of up to 56-bit values, with room for one 64-bit access at any value's
+// first byte: the fast paths of pack_stream and unpack_stream work in such a copy.
+using PaddedTail = std::array<std::uint8_t, (kBlock - 1) * 7 + 8>;
+
 // n < 128 values minus the reference, masked to b bits, as a little-endian bit stream of
 // packed_bytes(n, b) bytes.
 inline void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::uint64_t reference, std::uint8_t* out) {
@@ -325,8 +329,8 @@ inline void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::
   if (b <= 56 && n < kBlock) {
     // A 64-bit store per value into a padded copy: fewer than 8 bits wait in the
     // accumulator, so one more value (b <= 56) still fits in it, and each store's whole
-    // bytes are final. The copy lets the last store run past the packed bytes.
-    std::array<std::uint8_t, (kBlock - 1) * 7 + 8> padded;
+    // bytes are final (the last store also holds the last, partial byte).
+    PaddedTail padded;
     std::uint64_t acc = 0;
     unsigned filled = 0;
     std::size_t at = 0;
@@ -339,7 +343,6 @@ inline void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::
       acc >>= 8 * whole;
       filled -= 8 * whole;
     }
-    if (filled > 0) std::memcpy(padded.data() + at, &acc, 8);
     std::memcpy(out, padded.data(), packed_bytes(n, b));
     return;
   }
@@ -363,7 +366,7 @@ inline void unpack_stream(const std::uint8_t* in, std::size_t n, unsigned b, std
   if (b <= 56 && n < kBlock) {
     // Each value with one 64-bit load at its first byte (b + 7 bits fit), from a copy with
     // eight zero bytes after it so that no load passes the end of `in`.
-    std::array<std::uint8_t, (kBlock - 1) * 7 + 8> padded;
+    PaddedTail padded;
     const std::size_t bytes = packed_bytes(n, b);
     std::memcpy(padded.data(), in, bytes);
     std::memset(padded.data() + bytes, 0, 8);
