@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,14 +46,26 @@ std::vector<std::uint64_t> some_roots(const std::vector<Edge>& edges, std::size_
   return roots;
 }
 
+// Vertices that no tuple touches, not even a self-loop.
+std::vector<std::uint64_t> edgeless_vertices(std::uint64_t n, const std::vector<Edge>& edges) {
+  std::vector<bool> touched(n, false);
+  for (const Edge& e : edges) touched[e.u] = touched[e.v] = true;
+  std::vector<std::uint64_t> edgeless;
+  for (std::uint64_t v = 0; v < n; ++v) {
+    if (!touched[v]) edgeless.push_back(v);
+  }
+  return edgeless;
+}
+
 // Runs searches from a few keys and checks them; returns every search's whole parent
 // array (for comparisons across configurations). With a route, the BFS and the
-// distributed validator both go over it.
+// distributed validator both go over it. With `edgeless_keys`, every other search starts
+// from a vertex without edges (the bottom-up masks leave such vertices out).
 template <class V>
 std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, const GraphCase& g, Direction direction,
                                                       ColumnGather gather, std::size_t num_roots,
                                                       CodecChoice codec = CodecChoice{CodecId::kNone},
-                                                      const RouteChoice* route = nullptr) {
+                                                      const RouteChoice* route = nullptr, bool edgeless_keys = false) {
   SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)) + " codec " +
                std::string(codec.name()) + " route " + (route != nullptr ? route->describe() : std::string("none")));
   PhaseMetrics metrics;
@@ -74,7 +87,18 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
   std::vector<std::int64_t> owned(grid.blocks().block());
   BfsOptions options;
   options.direction = direction;
-  for (const std::uint64_t root : some_roots(edges, num_roots)) {
+  std::vector<std::uint64_t> roots = some_roots(edges, num_roots);
+  if (edgeless_keys) {
+    const std::vector<std::uint64_t> edgeless = edgeless_vertices(generator.num_vertices(), edges);
+    EXPECT_GE(edgeless.size(), roots.size());
+    std::vector<std::uint64_t> mixed;
+    for (std::size_t i = 0; i < roots.size() && i < edgeless.size(); ++i) {
+      mixed.push_back(edgeless[edgeless.size() * i / roots.size()]);
+      mixed.push_back(roots[i]);
+    }
+    roots = mixed;
+  }
+  for (const std::uint64_t root : roots) {
     SCOPED_TRACE("root " + std::to_string(root));
     bfs.run(root, owned, options);
     std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
@@ -114,6 +138,99 @@ TEST(DistributedBfs, FixedDirections) {
   for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)}}) {
     for (const Direction direction : {Direction::kTopDown, Direction::kBottomUp}) {
       check_searches<std::uint32_t>(layout, {8, 8, 3}, direction, ColumnGather::kAllgatherv, 3);
+    }
+  }
+}
+
+// A search key without edges is visited by its owner alone; the searches after it must
+// start from fresh masks.
+TEST(DistributedBfs, SearchKeysWithoutEdgesInEveryDirection) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    for (const Direction direction : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {
+      check_searches<std::uint32_t>(layout, {9, 4, 7}, direction, ColumnGather::kAllgatherv, 2,
+                                    CodecChoice{CodecId::kNone}, nullptr, true);
+    }
+  }
+}
+
+// Passes everything to a DirectExchanger and notes, for each bitmap gather, the
+// communicator and the positions this rank's slice of the mask selects.
+class GatherCounter final : public Exchanger {
+ public:
+  struct Gather {
+    const Communicator* comm;
+    std::uint64_t positions;
+  };
+  IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override {
+    return direct_.all_to_all(comm, outgoing, kind);
+  }
+  std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override {
+    return direct_.gather_ids(comm, mine);
+  }
+  void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
+                     std::span<const std::uint64_t> mask) override {
+    std::uint64_t positions = mine.size() * 64;
+    if (!mask.empty()) {
+      positions = 0;
+      for (const std::uint64_t w : mask.subspan(static_cast<std::size_t>(comm.rank()) * mine.size(), mine.size())) {
+        positions += static_cast<std::uint64_t>(std::popcount(w));
+      }
+    }
+    gathers.push_back({&comm, positions});
+    direct_.gather_bitmap(comm, mine, all, mask);
+  }
+  std::vector<Gather> gathers;
+
+ private:
+  DirectExchanger direct_{ColumnGather::kAllgatherv};
+};
+
+// Forced bottom-up, step t gathers the frontier of level t and the visited set after
+// level t - 1's discoveries. A rank's slice sends only its open positions: its vertices
+// with edges that were in no earlier frontier (for the frontier), or not visited at the
+// previous gather (for the visited set); that is, for both, those unreached or at level
+// t or beyond.
+TEST(DistributedBfs, BottomUpGathersSendOnlyOpenPositions) {
+  const int p = world_size();
+  const GraphCase g{11, 16, 1};
+  const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
+  for (const Layout& layout : testing::all_layouts(p)) {
+    SCOPED_TRACE(describe(layout, g, Direction::kBottomUp));
+    PhaseMetrics metrics;
+    const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
+    const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
+    const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid));
+    GatherCounter exchanger;
+    DistributedBfs<std::uint32_t> bfs(grid, graph, exchanger, metrics);
+    std::vector<std::int64_t> owned(grid.blocks().block());
+    BfsOptions options;
+    options.direction = Direction::kBottomUp;
+    for (const std::uint64_t root : some_roots(edges, 2)) {
+      SCOPED_TRACE("root " + std::to_string(root));
+      exchanger.gathers.clear();
+      const BfsStats stats = bfs.run(root, owned, options);
+      const std::vector<std::int64_t> level = reference_bfs_levels(generator.num_vertices(), edges, root);
+      const std::span<const std::uint64_t> degree = graph.owned_degree();
+      std::vector<std::uint64_t> want;
+      for (std::size_t t = 0; t < stats.steps.size(); ++t) {
+        std::uint64_t open = 0;
+        for (std::size_t i = 0; i < degree.size(); ++i) {
+          const std::uint64_t v = grid.my_first_vertex() + i;
+          const bool later = v >= generator.num_vertices() || level[v] < 0 || static_cast<std::size_t>(level[v]) >= t;
+          open += degree[i] > 0 && later ? 1 : 0;
+        }
+        want.push_back(open);
+      }
+      const TraversalLayout bottom_up = grid.bottom_up();
+      for (const Communicator* comm : {bottom_up.expand, bottom_up.fold}) {
+        std::vector<std::uint64_t> got;
+        for (const auto& gather : exchanger.gathers) {
+          if (gather.comm == comm) got.push_back(gather.positions);
+        }
+        // Communicators of one rank gather nothing.
+        EXPECT_EQ(got, comm->size() > 1 ? want : std::vector<std::uint64_t>{})
+            << (comm == bottom_up.expand ? "frontier" : "visited");
+      }
     }
   }
 }

@@ -55,8 +55,18 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       sent_parent_(grid.row_group().local_size()),
       source_frontier_(grid.bottom_up().source.local_size()),
       target_visited_(grid.bottom_up().target.local_size()),
-      visited_delta_(block_),
       gathered_delta_(grid.bottom_up().target.local_size()) {
+  const TraversalLayout bottom_up = grid.bottom_up();
+  if (bottom_up.expand->size() > 1) {
+    source_has_edges_ = Bitmap(bottom_up.source.local_size());
+    source_open_ = Bitmap(bottom_up.source.local_size());
+    gather_has_edges(*bottom_up.expand, source_has_edges_);
+  }
+  if (bottom_up.fold->size() > 1) {
+    target_has_edges_ = Bitmap(bottom_up.target.local_size());
+    target_open_ = Bitmap(bottom_up.target.local_size());
+    gather_has_edges(*bottom_up.fold, target_has_edges_);
+  }
   if (route == nullptr) return;
   std::optional<RoutedExchange>& routed = grid.partition() == Partition::k1D ? fold_route_ : reduce_route_;
   routed.emplace(route->plan_for(grid.row().size()), route->merge());
@@ -82,6 +92,7 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
     visited_.clear();
     frontier_.clear();
     sent_.clear();
+    source_open_current_ = false;
     target_visited_current_ = false;
     const auto n = static_cast<std::int64_t>(block_);
 #pragma omp parallel for schedule(static)
@@ -214,8 +225,18 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
   const std::uint64_t* target_visited = visited_.data();
   if (layout.expand->size() > 1) {
     const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    const std::span<std::uint64_t> open(source_open_.data(), source_open_.num_words());
+    if (!source_open_current_) {
+      std::copy_n(source_has_edges_.data(), open.size(), open.data());
+      source_open_current_ = true;
+    }
     exchanger_.gather_bitmap(*layout.expand, std::span<const std::uint64_t>(frontier_.data(), words_per_block),
-                             std::span<std::uint64_t>(source_frontier_.data(), source_frontier_.num_words()));
+                             std::span<std::uint64_t>(source_frontier_.data(), source_frontier_.num_words()), open);
+    // A vertex is in one frontier only: later gathers leave these positions out.
+    const std::uint64_t* gathered = source_frontier_.data();
+    const auto words = static_cast<std::int64_t>(open.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t w = 0; w < words; ++w) open[static_cast<std::size_t>(w)] &= ~gathered[w];
     frontier = source_frontier_.data();
   }
   if (layout.fold->size() > 1) {
@@ -380,21 +401,41 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
 template <class V>
 void DistributedBfs<V>::gather_visited(const Communicator& fold, std::size_t words_per_block) {
   const std::span<std::uint64_t> all(target_visited_.data(), target_visited_.num_words());
+  const std::span<std::uint64_t> open(target_open_.data(), target_open_.num_words());
   const std::span<const std::uint64_t> mine(visited_.data(), words_per_block);
+  const auto words = static_cast<std::int64_t>(all.size());
   if (!target_visited_current_) {
-    exchanger_.gather_bitmap(fold, mine, all);
+    // The copy starts from the vertices with edges: the others are never discovered (an
+    // isolated search key is visited only by its owner, which needs no copy of it).
+    exchanger_.gather_bitmap(fold, mine, all, std::span<const std::uint64_t>(target_has_edges_.data(), all.size()));
+    const std::uint64_t* has_edges = target_has_edges_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t w = 0; w < words; ++w)
+      open[static_cast<std::size_t>(w)] = has_edges[w] & ~all[static_cast<std::size_t>(w)];
     target_visited_current_ = true;
     return;
   }
-  const std::span<const std::uint64_t> last =
-      all.subspan(static_cast<std::size_t>(fold.rank()) * words_per_block, words_per_block);
-  std::uint64_t* delta = visited_delta_.data();
-  for (std::size_t w = 0; w < words_per_block; ++w) delta[w] = mine[w] ^ last[w];
+  // Each member's open slice selects exactly its visited bits set since the last gather.
   const std::span<std::uint64_t> gathered(gathered_delta_.data(), all.size());
-  exchanger_.gather_bitmap(fold, std::span<const std::uint64_t>(delta, words_per_block), gathered);
-  const auto words = static_cast<std::int64_t>(all.size());
+  exchanger_.gather_bitmap(fold, mine, gathered, open);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t w = 0; w < words; ++w) all[static_cast<std::size_t>(w)] |= gathered[static_cast<std::size_t>(w)];
+  for (std::int64_t w = 0; w < words; ++w) {
+    const auto i = static_cast<std::size_t>(w);
+    all[i] |= gathered[i];
+    open[i] &= ~gathered[i];
+  }
+}
+
+template <class V>
+void DistributedBfs<V>::gather_has_edges(const Communicator& comm, Bitmap& has_edges) const {
+  const ScopedPhase phase(metrics_, Phase::kConstruction);
+  const std::span<const std::uint64_t> degree = graph_.owned_degree();
+  std::vector<std::uint64_t> mine(static_cast<std::size_t>(grid_.blocks().words_per_block()), 0);
+  for (std::size_t v = 0; v < degree.size(); ++v) {
+    if (degree[v] > 0) mine[v / 64] |= std::uint64_t{1} << (v % 64);
+  }
+  comm.allgather(std::span<const std::uint64_t>(mine),
+                 std::span<std::uint64_t>(has_edges.data(), has_edges.num_words()));
 }
 
 template <class V>

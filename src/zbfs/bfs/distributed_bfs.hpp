@@ -6,10 +6,14 @@
 // send the others' ids, each at most once per search, to their owners (row exchange).
 // Bottom-up step: gather the source group's frontier and the target group's visited set
 // as bitmaps, look for a frontier parent of every unvisited target, and send the ids of
-// those found elsewhere to their owners. Only ids travel during the search: a sender
-// remembers the parent it used, and the predecessor reduction after the search fetches
-// it for every vertex whose discovery came from another rank. The direction switch is
-// Beamer's heuristic on global counts, exactly as the single-process kernel applies it.
+// those found elsewhere to their owners. The bitmaps travel masked (Exchanger::
+// gather_bitmap): only positions that can still change are sent. A vertex without edges
+// is never discovered, a vertex in one gathered frontier is in no later one, and a
+// visited bit once gathered stays set, so those positions are left out; at scale 20 that
+// halves the bitmaps' bits (the first mask alone drops the 38% of vertices without edges). Only ids travel during the
+// search: a sender remembers the parent it used, and the predecessor reduction after the search fetches it for every
+// vertex whose discovery came from another rank. The direction switch is Beamer's heuristic on global counts, exactly
+// as the single-process kernel applies it.
 //
 // With a route (--route), 1D top-down folds send (vertex, parent) pairs instead, along
 // the route and merged on the way (one per vertex: the smallest parent), and owners take
@@ -70,11 +74,13 @@ class DistributedBfs {
   LevelCounts finish_level(bool with_edges);
   void reduce_predecessors(std::span<std::int64_t> parent);
   // Bottom-up: the fold group's visited sets into target_visited_. The first gather of a
-  // search sends whole slices; later ones only the bits set since the previous gather
-  // (visited words XOR this rank's slice of the copy), which are ORed into the copy.
-  // Visited bits are never cleared within a search, so the copy stays exact, and the
-  // late bottom-up steps send sparse bitmaps that compress to almost nothing.
+  // search sends the positions of vertices with edges; later ones only the positions
+  // still unvisited in the copy, so each sends the bits set since the previous gather,
+  // which are ORed into the copy. Visited bits are never cleared within a search, so the
+  // copy stays exact, and the late bottom-up steps send short, sparse bitmaps.
   void gather_visited(const Communicator& fold, std::size_t words_per_block);
+  // Gathers every member's has-an-edge bits into `has_edges` (collective over `comm`).
+  void gather_has_edges(const Communicator& comm, Bitmap& has_edges) const;
 
   std::optional<RoutedExchange> fold_route_;    // 1D with a route: the top-down fold
   std::optional<RoutedExchange> reduce_route_;  // 2D with a route: the predecessor reduction
@@ -88,16 +94,21 @@ class DistributedBfs {
   std::uint64_t block_;
   std::uint64_t first_vertex_;
 
-  Bitmap visited_;                       // owned vertices reached so far
-  Bitmap frontier_;                      // owned vertices of the current level
-  Bitmap next_;                          // owned vertices of the next level
-  Bitmap sent_;                          // row-group vertices this rank has reported to their owner
-  LargeArray<V> sent_parent_;            // the column-group-local parent it reported them with
-  Bitmap source_frontier_;               // bottom-up: frontier of the source group (when gathered)
-  Bitmap target_visited_;                // bottom-up: visited set of the target group (when gathered)
+  Bitmap visited_;             // owned vertices reached so far
+  Bitmap frontier_;            // owned vertices of the current level
+  Bitmap next_;                // owned vertices of the next level
+  Bitmap sent_;                // row-group vertices this rank has reported to their owner
+  LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with
+  // Bottom-up, when gathered (the communicator has more than one member):
+  Bitmap source_frontier_;               // frontier of the source group
+  Bitmap source_has_edges_;              // its vertices with at least one edge (fixed)
+  Bitmap source_open_;                   // those in no frontier gathered in this search: the mask
+  bool source_open_current_ = false;     // source_open_ was set up in this search
+  Bitmap target_visited_;                // visited set of the target group
+  Bitmap target_has_edges_;              // its vertices with at least one edge (fixed)
+  Bitmap target_open_;                   // those not visited in the copy: the mask
   bool target_visited_current_ = false;  // target_visited_ was gathered in this search
-  Bitmap visited_delta_;                 // gather_visited's scratch: this rank's new bits
-  Bitmap gathered_delta_;                // and the fold group's
+  Bitmap gathered_delta_;                // gather_visited's scratch: the fold group's new bits
 };
 
 extern template class DistributedBfs<std::uint32_t>;

@@ -111,8 +111,9 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   const std::uint64_t graph = directed * 2 * id_bytes + csr_copies * directed * id_bytes + offsets + rounds;
   const std::uint64_t block = n / p + 64;
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
-  // row-group vertex; bottom-up copies of the gathered bitmaps.
-  const std::uint64_t bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + (row_group + col_group) / 8;
+  // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
+  // (four bitmaps per group at most).
+  const std::uint64_t bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8;
   // The rank's slice of the packed edge list, kept for validation.
   const std::uint64_t slice = PackedEdgeList::bytes_needed(vertex_bits_for(n), m / p + 1);
   const std::uint64_t validation = c.validate ? block * 9 + (std::uint64_t{1} << 20) * 80 : 0;

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <numeric>
+#include <string>
 
 #include "zbfs/codec/sorted_set.hpp"
+#include "zbfs/core/bit_compaction.hpp"
 #include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
 
@@ -337,11 +340,55 @@ std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm,
 }
 
 void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
-                                    std::span<std::uint64_t> all) {
+                                    std::span<std::uint64_t> all, std::span<const std::uint64_t> mask) {
+  const auto members = static_cast<std::size_t>(comm.size());
+  if (all.size() != members * mine.size() || (!mask.empty() && mask.size() != all.size())) {
+    throw Error(ExitCode::kFailure, "gather_bitmap: " + std::to_string(mine.size()) + " words per member, " +
+                                        std::to_string(all.size()) + " gathered, a mask of " +
+                                        std::to_string(mask.size()));
+  }
+  if (mask.empty()) {
+    const std::vector<std::uint64_t> words(members, mine.size());
+    gather_words(comm, mine, words, all);
+    return;
+  }
+  // Every member knows every mask slice, so each one's packed length.
+  std::vector<std::uint64_t> words(members);
+  for (std::size_t s = 0; s < members; ++s) {
+    words[s] = packed_words(count_set_bits(mask.subspan(s * mine.size(), mine.size())));
+  }
+  const auto me = static_cast<std::size_t>(comm.rank());
+  std::vector<std::uint64_t> packed(static_cast<std::size_t>(std::accumulate(words.begin(), words.end(), 0ull)));
+  std::uint64_t my_offset = std::accumulate(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(me), 0ull);
+  const std::span<std::uint64_t> my_packed(packed.data() + my_offset, static_cast<std::size_t>(words[me]));
+  compact_bits(mine, mask.subspan(me * mine.size(), mine.size()), my_packed);
+  std::vector<std::uint64_t> gathered(packed.size());
+  gather_words(comm, my_packed, words, gathered);
+  std::uint64_t at = 0;
+  for (std::size_t s = 0; s < members; ++s) {
+    const std::span<const std::uint64_t> piece(gathered.data() + at, static_cast<std::size_t>(words[s]));
+    const std::span<const std::uint64_t> slice_mask = mask.subspan(s * mine.size(), mine.size());
+    // A packed piece's bits past its mask's positions are 0 as compact_bits writes them.
+    const std::uint64_t bits = count_set_bits(slice_mask);
+    if (bits % 64 != 0 && (piece.back() >> (bits % 64)) != 0) {
+      throw DecodeError("bitmap slice has bits past the " + std::to_string(bits) + " its mask selects");
+    }
+    expand_bits(piece, slice_mask, all.subspan(s * mine.size(), mine.size()));
+    at += words[s];
+  }
+}
+
+void DirectExchanger::gather_words(const Communicator& comm, std::span<const std::uint64_t> mine,
+                                   std::span<const std::uint64_t> words, std::span<std::uint64_t> all) {
   record(comm, RecordedKind::kBitmap, MessageRecorder::kEveryMember, mine);
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * count_set_bits(mine));
+  const bool equal = std::all_of(words.begin(), words.end(), [&](std::uint64_t w) { return w == mine.size(); });
   if (codec_.passthrough()) {
-    comm.allgather(mine, all);
+    if (equal) {
+      comm.allgather(mine, all);
+    } else {
+      comm.allgatherv_into(mine, words, all);
+    }
     return;
   }
   Stopwatch clock;
@@ -357,10 +404,12 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
   const std::vector<Arrival> seen =
       comm.exchange_probed(pieces, CommPattern::kGather, [&](std::span<const Arrival> arrivals) {
         std::uint64_t total = 0;
-        for (const Arrival& a : arrivals) {
-          if (!a.flagged && a.bytes != mine.size_bytes()) {
+        for (std::size_t s = 0; s < arrivals.size(); ++s) {
+          const Arrival& a = arrivals[s];
+          const std::uint64_t expected = words[s] * sizeof(std::uint64_t);
+          if (!a.flagged && a.bytes != expected) {
             throw DecodeError("unframed bitmap slice of " + std::to_string(a.bytes) + " bytes, expected " +
-                              std::to_string(mine.size_bytes()));
+                              std::to_string(expected));
           }
           total += a.bytes;
         }
@@ -370,14 +419,16 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
   if (any_framed(seen)) {
     clock.restart();
     std::uint64_t at = 0;
+    std::uint64_t first_word = 0;
     for (std::size_t s = 0; s < seen.size(); ++s) {
-      const std::span<std::uint64_t> slice = all.subspan(s * mine.size(), mine.size());
+      const std::span<std::uint64_t> slice = all.subspan(first_word, static_cast<std::size_t>(words[s]));
       if (seen[s].flagged) {
         decode_bitmap_frame(received.bytes().subspan(at, seen[s].bytes), slice);
       } else if (!slice.empty()) {
         std::memcpy(slice.data(), received.data() + at, slice.size_bytes());
       }
       at += seen[s].bytes;
+      first_word += words[s];
     }
     decode_s = clock.elapsed_s();
   }

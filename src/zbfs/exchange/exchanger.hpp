@@ -3,10 +3,10 @@
 // aggregation can be plugged in without touching the kernels. All members are collective
 // over the communicator they are given. DirectExchanger maps each call onto one round
 // of messages whose sizes the receivers probe (Communicator::exchange_probed: no count
-// exchange first), or an allgather for bitmaps without a codec; its column gather is
-// either that one-round allgatherv or a set-union allreduce. With a
-// codec, each message travels as one frame (codec/frame.hpp), chosen per message under
-// `auto`; raw and wire bytes, encode and decode time and frames per codec go to the
+// exchange first), or, for bitmaps without a codec, an allgather (an allgatherv when
+// masked); its column gather is either a one-round allgatherv or a set-union allreduce.
+// With a codec, each message travels as one frame (codec/frame.hpp), chosen per message
+// under `auto`; raw and wire bytes, encode and decode time and frames per codec go to the
 // current phase.
 #pragma once
 
@@ -31,9 +31,12 @@ class Exchanger {
   virtual IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) = 0;
   // Union of every rank's sorted, duplicate-free id list, sorted, on every rank.
   virtual std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) = 0;
-  // Concatenation of equal-sized bitmap slices (64-bit words) in rank order.
+  // Concatenation of equal-sized bitmap slices (64-bit words) in rank order. With a
+  // mask (as long as `all`, and the same on every member) only the bits at the mask's
+  // positions travel, packed (core/bit_compaction.hpp): each member sends the bits of its
+  // slice that its slice of the mask selects, and every bit outside the mask arrives 0.
   virtual void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
-                             std::span<std::uint64_t> all) = 0;
+                             std::span<std::uint64_t> all, std::span<const std::uint64_t> mask = {}) = 0;
 };
 
 class DirectExchanger final : public Exchanger {
@@ -44,14 +47,17 @@ class DirectExchanger final : public Exchanger {
       : column_gather_(column_gather), codec_(std::move(codec)), max_ids_(max_ids_per_message) {}
   IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override;
   std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override;
-  void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
-                     std::span<std::uint64_t> all) override;
+  void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
+                     std::span<const std::uint64_t> mask = {}) override;
   // Every message sent from now on is also written to `recorder` (kept by the caller).
   void set_recorder(MessageRecorder* recorder) { recorder_ = recorder; }
 
  private:
   void record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
               std::span<const std::uint64_t> values) const;
+  // Every member's bitmap words (member s: words[s] of them) concatenated in rank order.
+  void gather_words(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<const std::uint64_t> words,
+                    std::span<std::uint64_t> all);
 
   ColumnGather column_gather_;
   MessageRecorder* recorder_ = nullptr;
