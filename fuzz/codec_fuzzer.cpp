@@ -23,7 +23,7 @@ void decode_hostile(const std::uint8_t* data, std::size_t size) {
   if (size < 4) return;
   ByteBuffer frame;
   frame.put_u8(static_cast<std::uint8_t>(kCodec));
-  frame.put_u8(data[0] & 1u);
+  frame.put_u8(data[0] & 3u);  // sequence and complement flags
   frame.put_varint(static_cast<std::uint64_t>(data[1]) | (static_cast<std::uint64_t>(data[2]) << 8));
   frame.put_varint(data[3] < 128 ? data[3] : ~std::uint64_t{0} - data[3]);
   frame.put_u32(static_cast<std::uint32_t>(size - 4));
@@ -32,7 +32,7 @@ void decode_hostile(const std::uint8_t* data, std::size_t size) {
   frame.append(data + 4, size - 4);
   try {
     const std::vector<std::uint64_t> ids = zbfs::decode_frame(frame.bytes(), 1u << 16);
-    if ((data[0] & 1u) == 0) {
+    if ((data[0] & 3u) == 0) {
       for (std::size_t k = 1; k < ids.size(); ++k) {
         if (ids[k - 1] >= ids[k]) std::abort();  // a decoded set must be strictly increasing
       }

@@ -17,6 +17,7 @@
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"
+#include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/exchange/message_codec.hpp"
 
 namespace zbfs {
@@ -238,6 +239,88 @@ TEST(Codec, BitmapFramesRoundTripThroughEveryCodec) {
   ByteBuffer list;
   encode_bitmap_frame(CodecId::kVarint, words, list);
   EXPECT_THROW(decode_bitmap_frame(list.bytes(), too_small), DecodeError);
+}
+
+// The set (or zero) bits' positions in order, appended after what the list held, for
+// words of every count of bits (the writer stores eight per word before it knows).
+TEST(SortedSet, AppendsTheSetAndTheZeroBitsInOrder) {
+  std::mt19937_64 rng(12);
+  std::vector<std::uint64_t> words = {0, ~std::uint64_t{0}, 0xff, 0x1ff, std::uint64_t{1} << 63, 0x8000000000000001};
+  for (int k = 0; k < 40; ++k) words.push_back(rng() & rng() & (k % 3 == 0 ? rng() : ~std::uint64_t{0}));
+  std::vector<std::uint64_t> want_set = {7};
+  std::vector<std::uint64_t> want_clear = {7};
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (unsigned bit = 0; bit < 64; ++bit) {
+      ((words[w] >> bit) & 1 ? want_set : want_clear).push_back((w * 64 + bit) + (((words[w] >> bit) & 1) ? 1000 : 0));
+    }
+  }
+  std::vector<std::uint64_t> set = {7};
+  append_set_bits(words, 1000, set);
+  EXPECT_EQ(set, want_set);
+  std::vector<std::uint64_t> clear = {7};
+  append_clear_bits(words, clear);
+  EXPECT_EQ(clear, want_clear);
+  EXPECT_EQ(count_set_bits(words), want_set.size() - 1);
+}
+
+// A bitmap more than half full travels as its zero bits' positions (flag bit 1): fewer
+// ids, the same bitmap back, through every list codec; at exactly half, as its set bits.
+TEST(Codec, DenseBitmapFramesListTheZeroBits) {
+  std::mt19937_64 rng(8);
+  std::vector<std::uint64_t> dense(23);
+  for (auto& w : dense) w = rng() | rng() | rng();  // about 7 bits in 8 set
+  dense[4] = ~std::uint64_t{0};
+  dense[9] = 0;
+  const std::vector<std::uint64_t> full(5, ~std::uint64_t{0});
+  const std::vector<std::uint64_t> half = {0xffffffffULL, 0xffffffff00000000ULL};
+  for (const CodecId codec : kAllCodecs) {
+    if (codec == CodecId::kBitmap) continue;  // the words as they are
+    SCOPED_TRACE(std::string(to_string(codec)));
+    for (const auto& words : {dense, full, half}) {
+      ByteBuffer b;
+      encode_bitmap_frame(codec, words, b);
+      const FrameHeader header = read_frame_header(b.bytes(), words.size() * 64);
+      const std::uint64_t set = count_set_bits(words);
+      EXPECT_EQ(header.complement, set > words.size() * 32);
+      EXPECT_EQ(header.count, header.complement ? words.size() * 64 - set : set);
+      std::vector<std::uint64_t> back(words.size(), 0x1234);
+      decode_bitmap_frame(b.bytes(), back);
+      EXPECT_EQ(back, words);
+      // It holds positions, not ids: list decoding refuses it.
+      if (header.complement) {
+        EXPECT_THROW(decode_frame(b.bytes(), 1u << 20), DecodeError);
+      }
+    }
+  }
+  // A complement frame must fit the receiving bitmap, like any other.
+  ByteBuffer b;
+  encode_bitmap_frame(CodecId::kRice, dense, b);
+  std::vector<std::uint64_t> too_small(dense.size() - 1);
+  EXPECT_THROW(decode_bitmap_frame(b.bytes(), too_small), DecodeError);
+}
+
+// The complement flag is refused on sequences and on raw bitmap words.
+TEST(Codec, RefusesTheComplementFlagWhereItMeansNothing) {
+  const auto with_flags = [](CodecId codec, std::uint8_t flags, std::span<const std::uint64_t> ids, IdOrder order) {
+    ByteBuffer b;
+    encode_frame(codec, ids, order, b);
+    std::vector<std::uint8_t> bytes(b.data(), b.data() + b.size());
+    bytes[1] = flags;
+    // Re-sign the header so that only the flag is wrong.
+    const FrameHeader h = read_frame_header(b.bytes(), 1000);
+    const std::uint32_t crc =
+        frame_checksum({bytes.data(), h.header_bytes - 4}, {bytes.data() + h.header_bytes, h.payload_bytes});
+    std::memcpy(bytes.data() + h.header_bytes - 4, &crc, 4);
+    return bytes;
+  };
+  const std::vector<std::uint64_t> ids = {0, 3, 70};  // base 0: the bitmap codec copies words
+  std::vector<std::uint64_t> words(2);
+  EXPECT_THROW(read_frame_header(with_flags(CodecId::kVarint, 3, ids, IdOrder::kSequence), 1000), DecodeError);
+  EXPECT_THROW(decode_bitmap_frame(with_flags(CodecId::kBitmap, 2, ids, IdOrder::kSortedSet), words), DecodeError);
+  // A list frame flagged as a complement is a bitmap frame: 0, 3 and 70 clear.
+  decode_bitmap_frame(with_flags(CodecId::kVarint, 2, ids, IdOrder::kSortedSet), words);
+  EXPECT_EQ(words[0], ~std::uint64_t{0b1001});
+  EXPECT_EQ(words[1], ~(std::uint64_t{1} << 6));
 }
 
 // Every strict prefix of a frame, and every single flipped bit, must be refused.
@@ -588,6 +671,13 @@ TEST(CodecCost, EstimatesFollowThePerIdFiguresByHand) {
   EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).bytes, 800);
   EXPECT_DOUBLE_EQ(model.estimate(CodecId::kBitmap, bitmap).encode_s, 0);
   EXPECT_DOUBLE_EQ(model.estimate(CodecId::kVarint, bitmap).encode_s, 640 * 1e-9 + 100 * 0.5e-9);
+  // A bitmap's shape counts what a list codec carries: its zero bits once they are fewer.
+  std::vector<std::uint64_t> words(10, ~std::uint64_t{0});
+  words[3] = 0b101;
+  EXPECT_EQ(MessageShape::of_bitmap(words).count, 62u);
+  EXPECT_DOUBLE_EQ(MessageShape::of_bitmap(words).spread_bits, std::log2(640.0 / 62));
+  words.assign(10, 0b101);
+  EXPECT_EQ(MessageShape::of_bitmap(words).count, 20u);
   // Roaring and bitmap cannot carry sequences.
   MessageShape sequence;
   sequence.count = 10;

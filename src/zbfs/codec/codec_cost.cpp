@@ -99,7 +99,10 @@ MessageShape MessageShape::of_unsorted_set(std::span<const std::uint64_t> ids) {
 MessageShape MessageShape::of_bitmap(std::span<const std::uint64_t> words) {
   MessageShape shape;
   shape.bitmap_words = words.size();
-  shape.count = count_set_bits(words);
+  // List codecs carry the set bits, or the zero bits when they are fewer
+  // (encode_bitmap_frame).
+  const std::uint64_t set = count_set_bits(words);
+  shape.count = std::min(set, words.size() * 64 - set);
   shape.spread_bits =
       shape.count == 0 ? 0 : std::log2(static_cast<double>(words.size()) * 64 / static_cast<double>(shape.count));
   return shape;

@@ -19,7 +19,8 @@ namespace zbfs {
 
 // What the chooser knows of a message: how many ids, how spread out (log2 of the mean
 // gap of a sorted set, or of the value range of a sequence), and whether it is a bitmap
-// of bitmap_words words (count then being its set bits).
+// of bitmap_words words (count then being the positions a list codec would carry: its
+// set bits, or its zero bits when those are fewer).
 struct MessageShape {
   std::uint64_t count = 0;
   double spread_bits = 0;

@@ -17,6 +17,7 @@ using codec_detail::PayloadInput;
 using codec_detail::PayloadOutput;
 
 constexpr std::uint8_t kSequenceFlag = 1;
+constexpr std::uint8_t kComplementFlag = 2;
 
 // The codec that will actually encode this input.
 CodecId resolve(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order) {
@@ -42,9 +43,11 @@ std::uint64_t base_of(CodecId codec, std::span<const std::uint64_t> ids, IdOrder
 }
 
 // Writes the header up to the payload length; returns where the length and checksum go.
-std::size_t begin_frame(CodecId codec, IdOrder order, std::uint64_t count, std::uint64_t base, ByteBuffer& out) {
+std::size_t begin_frame(CodecId codec, IdOrder order, std::uint64_t count, std::uint64_t base, ByteBuffer& out,
+                        bool complement = false) {
   out.put_u8(static_cast<std::uint8_t>(codec));
-  out.put_u8(order == IdOrder::kSequence ? kSequenceFlag : 0);
+  out.put_u8(static_cast<std::uint8_t>((order == IdOrder::kSequence ? kSequenceFlag : 0) |
+                                       (complement ? kComplementFlag : 0)));
   out.put_varint(count);
   out.put_varint(base);
   const std::size_t slot = out.size();
@@ -91,22 +94,27 @@ void encode_payload(CodecId codec, const PayloadInput& in, ByteBuffer& out) {
   }
 }
 
-}  // namespace
-
-CodecId encode_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order, ByteBuffer& out) {
+CodecId encode_ids_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order, bool complement,
+                         ByteBuffer& out) {
   codec = resolve(codec, ids, order);
   const PayloadInput in{ids, order, base_of(codec, ids, order)};
   const std::size_t start = out.size();
-  std::size_t slot = begin_frame(codec, order, ids.size(), in.base, out);
+  std::size_t slot = begin_frame(codec, order, ids.size(), in.base, out, complement);
   if (codec == CodecId::kStreamVByte && !codec_detail::encode_streamvbyte(in, out)) {
     // A residual of 2^32 or more: start the frame again as bitpack.
     out.shrink_to(start);
     codec = CodecId::kBitpack;
-    slot = begin_frame(codec, order, ids.size(), in.base, out);
+    slot = begin_frame(codec, order, ids.size(), in.base, out, complement);
   }
   if (codec != CodecId::kStreamVByte) encode_payload(codec, in, out);
   end_frame(start, slot, out);
   return codec;
+}
+
+}  // namespace
+
+CodecId encode_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order, ByteBuffer& out) {
+  return encode_ids_frame(codec, ids, order, false, out);
 }
 
 CodecId encode_bitmap_frame(CodecId codec, std::span<const std::uint64_t> words, ByteBuffer& out) {
@@ -117,9 +125,16 @@ CodecId encode_bitmap_frame(CodecId codec, std::span<const std::uint64_t> words,
     end_frame(start, slot, out);
     return codec;
   }
+  // More than half full, the zero bits are the shorter list (and code to fewer bits:
+  // the same entropy spread over fewer ids).
+  const bool complement = count_set_bits(words) > words.size() * 32;
   std::vector<std::uint64_t> positions;
-  append_set_bits(words, 0, positions);
-  return encode_frame(codec, positions, IdOrder::kSortedSet, out);
+  if (complement) {
+    append_clear_bits(words, positions);
+  } else {
+    append_set_bits(words, 0, positions);
+  }
+  return encode_ids_frame(codec, positions, IdOrder::kSortedSet, complement, out);
 }
 
 FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t max_count) {
@@ -130,8 +145,10 @@ FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t
   if (!known) throw DecodeError("unknown codec " + std::to_string(codec));
   h.codec = *known;
   const std::uint8_t flags = reader.u8("frame flags");
-  if ((flags & ~kSequenceFlag) != 0) throw DecodeError("unknown frame flags");
+  if ((flags & ~(kSequenceFlag | kComplementFlag)) != 0) throw DecodeError("unknown frame flags");
   h.order = (flags & kSequenceFlag) != 0 ? IdOrder::kSequence : IdOrder::kSortedSet;
+  h.complement = (flags & kComplementFlag) != 0;
+  if (h.complement && h.order == IdOrder::kSequence) throw DecodeError("complement flag on a sequence");
   h.count = reader.varint("frame count");
   if (h.count > max_count) {
     throw DecodeError("frame of " + std::to_string(h.count) + " ids where at most " + std::to_string(max_count) +
@@ -149,6 +166,7 @@ FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t
 }
 
 void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out) {
+  if (header.complement) throw DecodeError("a bitmap's zero positions where ids were expected");
   const PayloadOutput o{out, header.count, header.order, header.base};
   switch (header.codec) {
     case CodecId::kNone: codec_detail::decode_none(verified_payload(bytes, header), o); return;
@@ -187,6 +205,7 @@ void decode_bitmap_frame(std::span<const std::uint8_t> bytes, std::span<std::uin
   if (header.frame_bytes() != bytes.size()) throw DecodeError("bytes left after the frame");
   if (header.order != IdOrder::kSortedSet) throw DecodeError("bitmap frame of a sequence");
   if (header.codec == CodecId::kBitmap && header.base == 0) {
+    if (header.complement) throw DecodeError("bitmap words with the complement flag");
     const std::span<const std::uint8_t> payload = verified_payload(bytes, header);
     std::fill(words.begin(), words.end(), 0);
     if (codec_detail::decode_bitmap_words(payload, words) != header.count) {
@@ -195,10 +214,13 @@ void decode_bitmap_frame(std::span<const std::uint8_t> bytes, std::span<std::uin
     return;
   }
   std::vector<std::uint64_t> ids(static_cast<std::size_t>(header.count));
-  decode_frame_into(bytes, header, ids.data());
-  std::fill(words.begin(), words.end(), 0);
+  FrameHeader listed = header;
+  listed.complement = false;  // the positions themselves are a plain sorted set
+  decode_frame_into(bytes, listed, ids.data());
   if (!ids.empty() && ids.back() >= positions) throw DecodeError("bitmap position past the receiving bitmap");
-  for (const std::uint64_t p : ids) words[p / 64] |= std::uint64_t{1} << (p % 64);
+  // The listed positions flip bits of an empty (or, for a complement, a full) bitmap.
+  std::fill(words.begin(), words.end(), header.complement ? ~std::uint64_t{0} : 0);
+  for (const std::uint64_t p : ids) words[p / 64] ^= std::uint64_t{1} << (p % 64);
 }
 
 }  // namespace zbfs

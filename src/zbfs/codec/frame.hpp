@@ -1,9 +1,9 @@
 // Frames: the self-describing unit every codec writes. A frame holds one sequence of
 // 64-bit ids, encoded by one codec, behind a small header:
 //
-//   u8 codec | u8 flags (bit 0: sequence, else sorted set) | varint count | varint base
-//   | u32 payload bytes | u32 CRC-32C of the header bytes before it and the payload
-//   | payload
+//   u8 codec | u8 flags (bit 0: sequence, else sorted set; bit 1: the set lists a
+//   bitmap's zero bits) | varint count | varint base | u32 payload bytes | u32 CRC-32C
+//   of the header bytes before it and the payload | payload
 //
 // Codecs work on the native 64-bit ids (on residuals, see residuals.hpp); none converts
 // them to 32 bits first. A codec that cannot carry a given sequence (roaring and bitmap
@@ -33,6 +33,9 @@ struct FrameHeader {
   IdOrder order = IdOrder::kSortedSet;
   std::uint64_t count = 0;
   std::uint64_t base = 0;
+  // A bitmap frame of the positions of its zero bits (a bitmap more than half full lists
+  // fewer positions so); only decode_bitmap_frame accepts it.
+  bool complement = false;
   std::size_t header_bytes = 0;   // up to and including the checksum
   std::size_t payload_bytes = 0;  // after the header
   std::uint32_t checksum = 0;
@@ -47,7 +50,8 @@ constexpr std::size_t kMaxFrameHeaderBytes = 2 + 3 * 10 + 4;
 CodecId encode_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order, ByteBuffer& out);
 
 // The frame of the set bits of `words` (bit b of word w is position 64w + b) as a sorted
-// set of positions. With kBitmap the words are copied as they are, with no extraction.
+// set of positions, or of its zero bits' positions when more than half the bits are set.
+// With kBitmap the words are copied as they are, with no extraction.
 CodecId encode_bitmap_frame(CodecId codec, std::span<const std::uint64_t> words, ByteBuffer& out);
 
 // Parses the header of the frame at the start of `bytes`; checks its fields and that the
@@ -56,7 +60,7 @@ CodecId encode_bitmap_frame(CodecId codec, std::span<const std::uint64_t> words,
 FrameHeader read_frame_header(std::span<const std::uint8_t> bytes, std::uint64_t max_count);
 
 // Decodes the frame `header` describes (as read from the same bytes) into out[0, count),
-// verifying the checksum first.
+// verifying the checksum first. A complement frame is refused (it holds no ids).
 void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out);
 
 // The checksum of a frame with this header (the bytes before the checksum) and payload;

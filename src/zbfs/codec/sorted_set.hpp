@@ -15,6 +15,9 @@ void sort_set(std::span<const std::uint64_t> ids, std::vector<std::uint64_t>& ou
 // Appends base + (64w + b) for every set bit b of word w, in increasing order.
 void append_set_bits(std::span<const std::uint64_t> words, std::uint64_t base, std::vector<std::uint64_t>& out);
 
+// Appends 64w + b for every zero bit b of word w, in increasing order.
+void append_clear_bits(std::span<const std::uint64_t> words, std::vector<std::uint64_t>& out);
+
 std::uint64_t count_set_bits(std::span<const std::uint64_t> words);
 
 }  // namespace zbfs
