@@ -353,25 +353,24 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
     return;
   }
   // Every member knows every mask slice, so each one's packed length.
+  std::vector<std::uint64_t> bits(members);
   std::vector<std::uint64_t> words(members);
   for (std::size_t s = 0; s < members; ++s) {
-    words[s] = packed_words(count_set_bits(mask.subspan(s * mine.size(), mine.size())));
+    bits[s] = count_set_bits(mask.subspan(s * mine.size(), mine.size()));
+    words[s] = packed_words(bits[s]);
   }
   const auto me = static_cast<std::size_t>(comm.rank());
-  std::vector<std::uint64_t> packed(static_cast<std::size_t>(std::accumulate(words.begin(), words.end(), 0ull)));
-  std::uint64_t my_offset = std::accumulate(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(me), 0ull);
-  const std::span<std::uint64_t> my_packed(packed.data() + my_offset, static_cast<std::size_t>(words[me]));
+  std::vector<std::uint64_t> my_packed(static_cast<std::size_t>(words[me]));
   compact_bits(mine, mask.subspan(me * mine.size(), mine.size()), my_packed);
-  std::vector<std::uint64_t> gathered(packed.size());
+  std::vector<std::uint64_t> gathered(static_cast<std::size_t>(std::accumulate(words.begin(), words.end(), 0ull)));
   gather_words(comm, my_packed, words, gathered);
   std::uint64_t at = 0;
   for (std::size_t s = 0; s < members; ++s) {
     const std::span<const std::uint64_t> piece(gathered.data() + at, static_cast<std::size_t>(words[s]));
     const std::span<const std::uint64_t> slice_mask = mask.subspan(s * mine.size(), mine.size());
     // A packed piece's bits past its mask's positions are 0 as compact_bits writes them.
-    const std::uint64_t bits = count_set_bits(slice_mask);
-    if (bits % 64 != 0 && (piece.back() >> (bits % 64)) != 0) {
-      throw DecodeError("bitmap slice has bits past the " + std::to_string(bits) + " its mask selects");
+    if (bits[s] % 64 != 0 && (piece.back() >> (bits[s] % 64)) != 0) {
+      throw DecodeError("bitmap slice has bits past the " + std::to_string(bits[s]) + " its mask selects");
     }
     expand_bits(piece, slice_mask, all.subspan(s * mine.size(), mine.size()));
     at += words[s];
