@@ -10,10 +10,11 @@
 // gather_bitmap): only positions that can still change are sent. A vertex without edges
 // is never discovered, a vertex in one gathered frontier is in no later one, and a
 // visited bit once gathered stays set, so those positions are left out; at scale 20 that
-// halves the bitmaps' bits (the first mask alone drops the 38% of vertices without edges). Only ids travel during the
-// search: a sender remembers the parent it used, and the predecessor reduction after the search fetches it for every
-// vertex whose discovery came from another rank. The direction switch is Beamer's heuristic on global counts, exactly
-// as the single-process kernel applies it.
+// halves the bitmaps' bits (the first mask alone drops the 38% of vertices without
+// edges). Only ids travel during the search: a sender remembers the parent it used, and
+// the predecessor reduction after the search fetches it for every vertex whose
+// discovery came from another rank. The direction switch is Beamer's heuristic on global
+// counts, exactly as the single-process kernel applies it.
 //
 // With a route (--route), 1D top-down folds send (vertex, parent) pairs instead, along
 // the route and merged on the way (one per vertex: the smallest parent), and owners take

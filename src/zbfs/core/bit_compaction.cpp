@@ -69,63 +69,72 @@ __attribute__((target("bmi2"))) std::uint64_t deposit_by_hardware(std::uint64_t 
 }
 #endif
 
-std::uint64_t set_bits_of(std::span<const std::uint64_t> mask) {
-  std::uint64_t bits = 0;
-  for (const std::uint64_t m : mask) bits += static_cast<std::uint64_t>(std::popcount(m));
-  return bits;
-}
-
-void check_sizes(std::span<const std::uint64_t> words, std::span<const std::uint64_t> mask, std::uint64_t bits,
-                 std::span<const std::uint64_t> packed) {
+void check_lengths(std::span<const std::uint64_t> words, std::span<const std::uint64_t> mask) {
   if (words.size() != mask.size()) {
     throw Error(ExitCode::kFailure, "bit compaction: " + std::to_string(words.size()) + " words against a mask of " +
                                         std::to_string(mask.size()));
   }
-  if (packed.size() < packed_words(bits)) {
-    throw Error(ExitCode::kFailure, "bit compaction: " + std::to_string(packed.size()) + " packed words for " +
-                                        std::to_string(bits) + " bits");
-  }
+}
+
+// The packed words are checked as they are reached, in the pass that packs or unpacks:
+// counting the mask's bits first would read every mask word once more.
+[[noreturn]] void too_few_packed_words(std::size_t have) {
+  throw Error(ExitCode::kFailure,
+              "bit compaction: " + std::to_string(have) + " packed words, fewer than the mask's positions need");
 }
 
 // Appends up to 64 bits to packed words, a whole word at a time.
 class PackedWriter {
  public:
-  explicit PackedWriter(std::uint64_t* out) : out_(out) {}
+  explicit PackedWriter(std::span<std::uint64_t> out) : out_(out) {}
   // The low `count` bits of v (v has no bits above them), count at most 64.
   void append(std::uint64_t v, unsigned count) {
     pending_ |= v << filled_;
     filled_ += count;
     if (filled_ >= 64) {
-      *out_++ = pending_;
+      store();
       filled_ -= 64;
       // The bits of v that did not fit (none when the word was empty before).
       pending_ = filled_ > 0 ? v >> (count - filled_) : 0;
     }
   }
   void finish() {
-    if (filled_ > 0) *out_ = pending_;
+    if (filled_ > 0) store();
   }
 
  private:
-  std::uint64_t* out_;
+  void store() {
+    if (next_ == out_.size()) too_few_packed_words(out_.size());
+    out_[next_++] = pending_;
+  }
+
+  std::span<std::uint64_t> out_;
+  std::size_t next_ = 0;
   std::uint64_t pending_ = 0;
   unsigned filled_ = 0;
 };
 
+// Returns the bits packed.
 template <class Extract>
-void compact_with(std::span<const std::uint64_t> words, std::span<const std::uint64_t> mask, std::uint64_t* packed,
-                  Extract extract) {
+std::uint64_t compact_with(std::span<const std::uint64_t> words, std::span<const std::uint64_t> mask,
+                           std::span<std::uint64_t> packed, Extract extract) {
+  check_lengths(words, mask);
   PackedWriter writer(packed);
+  std::uint64_t bits = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
     const std::uint64_t m = mask[w];
-    writer.append(extract(words[w], m), static_cast<unsigned>(std::popcount(m)));
+    const auto count = static_cast<unsigned>(std::popcount(m));
+    writer.append(extract(words[w], m), count);
+    bits += count;
   }
   writer.finish();
+  return bits;
 }
 
 template <class Deposit>
-void expand_with(const std::uint64_t* packed, std::span<const std::uint64_t> mask, std::uint64_t* words,
-                 Deposit deposit) {
+void expand_with(std::span<const std::uint64_t> packed, std::span<const std::uint64_t> mask,
+                 std::span<std::uint64_t> words, Deposit deposit) {
+  check_lengths(words, mask);
   std::uint64_t at = 0;  // bit position in packed
   for (std::size_t w = 0; w < mask.size(); ++w) {
     const std::uint64_t m = mask[w];
@@ -134,11 +143,13 @@ void expand_with(const std::uint64_t* packed, std::span<const std::uint64_t> mas
       words[w] = 0;
       continue;
     }
-    const std::uint64_t* from = packed + at / 64;
+    const auto first = static_cast<std::size_t>(at / 64);
     const auto offset = static_cast<unsigned>(at % 64);
-    std::uint64_t v = from[0] >> offset;
-    // The next word is read only when the bits run into it, so it exists.
-    if (offset + count > 64) v |= from[1] << (64 - offset);
+    // The next word is read only when the bits run into it.
+    const bool straddles = offset + count > 64;
+    if (first + (straddles ? 1 : 0) >= packed.size()) too_few_packed_words(packed.size());
+    std::uint64_t v = packed[first] >> offset;
+    if (straddles) v |= packed[first + 1] << (64 - offset);
     words[w] = deposit(v, m);  // deposit takes only the low `count` bits
     at += count;
   }
@@ -158,30 +169,23 @@ bool hardware_available() {
 
 std::uint64_t compact_bits(std::span<const std::uint64_t> words, std::span<const std::uint64_t> mask,
                            std::span<std::uint64_t> packed, Method method) {
-  const std::uint64_t bits = set_bits_of(mask);
-  check_sizes(words, mask, bits, packed);
 #if defined(__x86_64__)
-  if (method == Method::kHardware) {
-    compact_with(words, mask, packed.data(), extract_by_hardware);
-    return bits;
-  }
+  if (method == Method::kHardware) return compact_with(words, mask, packed, extract_by_hardware);
 #endif
   (void)method;
-  compact_with(words, mask, packed.data(), extract_by_tables);
-  return bits;
+  return compact_with(words, mask, packed, extract_by_tables);
 }
 
 void expand_bits(std::span<const std::uint64_t> packed, std::span<const std::uint64_t> mask,
                  std::span<std::uint64_t> words, Method method) {
-  check_sizes(words, mask, set_bits_of(mask), packed);
 #if defined(__x86_64__)
   if (method == Method::kHardware) {
-    expand_with(packed.data(), mask, words.data(), deposit_by_hardware);
+    expand_with(packed, mask, words, deposit_by_hardware);
     return;
   }
 #endif
   (void)method;
-  expand_with(packed.data(), mask, words.data(), deposit_by_tables);
+  expand_with(packed, mask, words, deposit_by_tables);
 }
 
 }  // namespace bit_compaction_detail
