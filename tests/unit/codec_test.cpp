@@ -436,6 +436,19 @@ TEST(Codec, RefusesHostileFramesWithValidChecksums) {
         decode_frame(forge(codec(CodecId::kBitpack), 1, 128, ~std::uint64_t{0} - 255, full_block(8, 0, 0xff)), 128));
     EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 1, 128, 2, full_block(1, ~std::uint64_t{0} - 1, 0)), 128),
                  DecodeError);
+    // A sorted set's partial last block, fused with the prefix sum too: after a full
+    // block, and alone (continuing from the base), carried past 2^64.
+    ByteBuffer tail_block;
+    tail_block.put_u8(54);
+    tail_block.put_varint((std::uint64_t{1} << 54) - 1);
+    std::fill_n(tail_block.extend(codec_detail::packed_bytes(100, 54)), codec_detail::packed_bytes(100, 54), 0xff);
+    const std::vector<std::uint8_t> tail(tail_block.data(), tail_block.data() + tail_block.size());
+    std::vector<std::uint8_t> block_and_tail = full_block(0, 0, 0);
+    block_and_tail.insert(block_and_tail.end(), tail.begin(), tail.end());
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 0, 228, near_top, block_and_tail), 228), DecodeError);
+    EXPECT_NO_THROW(decode_frame(forge(codec(CodecId::kBitpack), 0, 228, 0, block_and_tail), 228));
+    EXPECT_THROW(decode_frame(forge(codec(CodecId::kBitpack), 0, 100, near_top, tail), 100), DecodeError);
+    EXPECT_NO_THROW(decode_frame(forge(codec(CodecId::kBitpack), 0, 100, 1, tail), 100));
   }
   // rice (u8 k, low bits, unary high parts): parameter above 64, stop bits missing, bits
   // after the last stop bit, bytes after the last block, a high part that carries a value
@@ -560,13 +573,17 @@ TEST(Codec, GapKernelsMatchAPlainPrefixSumAtEveryWidth) {
 }
 
 // Partial blocks (a message's last ids, and short messages) are a plain little-endian bit
-// stream: value k's bit j is the stream's bit k * b + j. Both packers (a word at a time up
-// to 56 bits, a byte at a time above) must write exactly that, ignoring bits above b.
+// stream: value k's bit j is the stream's bit k * b + j. Both packers (kernels per width
+// up to 56 bits, in groups of eight values and then one at a time; a byte at a time
+// above) must write exactly that, ignoring bits above b, and the unpackers (the plain one
+// and the one fused with a sorted set's prefix sum) read it back without reading past it
+// (the packed input is exactly its size). Every length below a block: every group count
+// and remainder.
 TEST(Codec, PartialBlocksPackTheLittleEndianBitStreamAtEveryWidth) {
   using namespace codec_detail;
   std::mt19937_64 rng(31);
   for (unsigned b = 1; b <= 64; ++b) {
-    for (const std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{47}, kBlock - 1}) {
+    for (std::size_t n = 1; n < kBlock; ++n) {
       const std::uint64_t reference = rng() % 1000;
       std::vector<std::uint64_t> values(n);
       for (auto& v : values) v = reference + rng();  // bits above b too, which must not show
@@ -586,8 +603,17 @@ TEST(Codec, PartialBlocksPackTheLittleEndianBitStreamAtEveryWidth) {
       std::vector<std::uint64_t> unpacked(n);
       unpack_stream(packed.data(), n, b, reference, unpacked.data());
       for (std::size_t k = 0; k < n; ++k) {
-        EXPECT_EQ(unpacked[k], ((values[k] - reference) & mask_of(b)) + reference) << b << " bits, value " << k;
+        ASSERT_EQ(unpacked[k], ((values[k] - reference) & mask_of(b)) + reference) << b << " bits, value " << k;
       }
+      if (b > kWidestStreamKernel) continue;
+      const std::uint64_t step = 1 + rng() % 3;
+      std::uint64_t last = rng() >> 8;
+      const std::uint64_t start = last;
+      std::vector<std::uint64_t> ids(n);
+      std::vector<std::uint64_t> expected_ids(n);
+      for (std::size_t k = 0; k < n; ++k) expected_ids[k] = last += ((values[k] - reference) & mask_of(b)) + step;
+      EXPECT_EQ(kGapStreamUnpackers[b](packed.data(), n, step, start, ids.data()), last) << b << " bits, " << n;
+      ASSERT_EQ(ids, expected_ids) << b << " bits, " << n << " values";
     }
   }
 }

@@ -31,12 +31,16 @@ using Lanes = std::uint64_t __attribute__((vector_size(16)));
 
 // Packed words are addressed as bytes: the kernels read from received buffers and write
 // into send buffers in place, at any alignment.
-inline __attribute__((always_inline)) Lanes load_lanes(const void* at) {
-  Lanes v;
+template <typename Word = Lanes>
+inline __attribute__((always_inline)) Word load_lanes(const void* at) {
+  Word v;
   std::memcpy(&v, at, sizeof v);
   return v;
 }
-inline __attribute__((always_inline)) void store_lanes(void* at, Lanes v) { std::memcpy(at, &v, sizeof v); }
+template <typename Word>
+inline __attribute__((always_inline)) void store_lanes(void* at, Word v) {
+  std::memcpy(at, &v, sizeof v);
+}
 
 inline constexpr std::uint64_t mask_of(unsigned b) { return b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1; }
 template <unsigned B>
@@ -48,14 +52,15 @@ inline constexpr std::uint64_t kMask = mask_of(B);
 enum class Source { kWideValues, kValues, kResiduals, kLowBits };
 
 // Value J of each lane into its lane's current word (`word`, in a register), which is
-// stored once it is full.
-template <unsigned B, Source S, unsigned J>
-inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restrict__ in, Lanes offset, Lanes& word,
+// stored once it is full. With a plain 64-bit Word there is one lane: a bit stream.
+template <unsigned B, Source S, unsigned J, typename Word = Lanes>
+inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restrict__ in, Word offset, Word& word,
                                                     std::uint8_t* __restrict__ out) {
+  constexpr unsigned lanes = sizeof(Word) / 8;
   constexpr unsigned bit = J * B;
   constexpr unsigned index = bit / 64;
   constexpr unsigned shift = bit % 64;
-  Lanes v = load_lanes(in + J * kLanes);
+  Word v = load_lanes<Word>(in + J * lanes);
   if constexpr (S == Source::kWideValues || S == Source::kValues) v -= offset;
   // Wider values are masked, except the one whose high bits the shift drops anyway.
   if constexpr ((S == Source::kWideValues || S == Source::kLowBits) && shift + B != 64) v &= kMask<B>;
@@ -65,7 +70,7 @@ inline __attribute__((always_inline)) void pack_one(const std::uint64_t* __restr
     word |= v << shift;
   }
   if constexpr (shift + B >= 64) {
-    store_lanes(out + index * kLanes * 8, word);
+    store_lanes(out + index * lanes * 8, word);
     if constexpr (shift + B > 64) word = v >> (64 - shift);
   }
 }
@@ -318,34 +323,161 @@ inline constexpr std::array<GapUnpackKernel, 65> kGapUnpackersInPairs =
 
 inline std::size_t packed_bytes(std::size_t n, unsigned b) { return (n * b + 7) / 8; }
 
-// A partial block of up to 56-bit values, with room for one 64-bit access at any value's
-// first byte: the fast paths of pack_stream and unpack_stream work in such a copy.
-using PaddedTail = std::array<std::uint8_t, (kBlock - 1) * 7 + 8>;
+// Partial blocks (fewer than 128 values) are a plain little-endian bit stream. Up to 56
+// bits wide they take kernels generated per width, like the blocks': eight values of B
+// bits fill exactly B bytes, so within each group of eight every offset and shift is a
+// constant, and a group does not wait for the one before it. The few values after the
+// last group start on a byte boundary and go one at a time. Both directions work in a
+// padded copy, which absorbs the 64-bit accesses that pass the stream's end.
+inline constexpr unsigned kWidestStreamKernel = 56;
+inline constexpr std::size_t kStreamGroup = 8;
+using PaddedTail = std::array<std::uint8_t, (kBlock - 1) * kWidestStreamKernel / 8 + 16>;
 
-// n < 128 values minus the reference, masked to b bits, as a little-endian bit stream of
+// n values minus the reference, masked to b bits (b <= 56), one at a time from a byte
+// boundary, into `out` with 8 bytes of room after packed_bytes(n, b).
+inline void pack_stream_values(const std::uint64_t* v, std::size_t n, unsigned b, std::uint64_t reference,
+                               std::uint8_t* out) {
+  // Fewer than 8 bits wait in the accumulator, so one more value (b <= 56) still fits in
+  // it, and each 64-bit store's whole bytes are final.
+  const std::uint64_t mask = mask_of(b);
+  std::uint64_t acc = 0;
+  unsigned filled = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    acc |= ((v[k] - reference) & mask) << filled;
+    filled += b;
+    std::memcpy(out, &acc, 8);
+    const unsigned whole = filled / 8;
+    out += whole;
+    acc >>= 8 * whole;
+    filled -= 8 * whole;
+  }
+}
+
+template <unsigned B, unsigned... J>
+inline __attribute__((always_inline)) void pack_stream_group(const std::uint64_t* in, std::uint64_t reference,
+                                                             std::uint8_t* out, std::integer_sequence<unsigned, J...>) {
+  std::uint64_t word = 0;
+  (pack_one<B, Source::kWideValues, J, std::uint64_t>(in, reference, word, out), ...);
+  // The last, partial word (its bits past the group are zeros the next group overwrites).
+  if constexpr (kStreamGroup * B % 64 != 0) store_lanes(out + kStreamGroup * B / 64 * 8, word);
+}
+
+template <unsigned B>
+void pack_stream_kernel(const std::uint64_t* v, std::size_t n, std::uint64_t reference, std::uint8_t* out) {
+  PaddedTail padded;
+  const std::size_t groups = n / kStreamGroup;
+  for (std::size_t g = 0; g < groups; ++g) {
+    pack_stream_group<B>(v + g * kStreamGroup, reference, padded.data() + g * B,
+                         std::make_integer_sequence<unsigned, kStreamGroup>{});
+  }
+  pack_stream_values(v + groups * kStreamGroup, n % kStreamGroup, B, reference, padded.data() + groups * B);
+  std::memcpy(out, padded.data(), packed_bytes(n, B));
+}
+
+// Value J of a group of B-bit values, with one 64-bit load at its first byte (B + 7 bits
+// fit).
+template <unsigned B, unsigned J>
+inline __attribute__((always_inline)) std::uint64_t stream_value(const std::uint8_t* group) {
+  constexpr unsigned bit = J * B;
+  return (load_lanes<std::uint64_t>(group + bit / 8) >> (bit % 8)) & kMask<B>;
+}
+
+// What an unpacked value becomes: plus the reference, or a sorted set's next id (the
+// running id plus the value plus the step).
+struct PlusReference {
+  std::uint64_t reference;
+  std::uint64_t* out;
+  __attribute__((always_inline)) void operator()(std::uint64_t value) { *out++ = value + reference; }
+};
+struct RunningId {
+  std::uint64_t step;
+  std::uint64_t last;
+  std::uint64_t* out;
+  __attribute__((always_inline)) void operator()(std::uint64_t value) {
+    last += value + step;
+    *out++ = last;
+  }
+};
+
+template <unsigned B, typename Emit, unsigned... J>
+inline __attribute__((always_inline)) void unpack_stream_group(const std::uint8_t* group, Emit& emit,
+                                                               std::integer_sequence<unsigned, J...>) {
+  (emit(stream_value<B, J>(group)), ...);
+}
+
+// Emits the n values (n < 128) of the B-bit stream at `in`, B <= 56. Each value takes one
+// 64-bit load at its first byte, in place while the load stays inside the stream; the
+// values that start in the stream's last 8 bytes read a zero-padded copy of them.
+template <unsigned B, typename Emit>
+inline __attribute__((always_inline)) void unpack_stream_into(const std::uint8_t* in, std::size_t n, Emit& emit) {
+  const std::size_t bytes = packed_bytes(n, B);
+  const std::size_t groups = n / kStreamGroup;
+  std::size_t g = 0;
+  // A group's last load ends at byte (7 B) / 8 + 8 of it.
+  for (; g < groups && g * B + 7 * B / 8 + 8 <= bytes; ++g) {
+    unpack_stream_group<B>(in + g * B, emit, std::make_integer_sequence<unsigned, kStreamGroup>{});
+  }
+  const std::size_t last_from = bytes > 8 ? bytes - 8 : 0;
+  std::array<std::uint8_t, 16> last{};
+  std::memcpy(last.data(), in + last_from, bytes - last_from);
+  for (std::size_t k = g * kStreamGroup, bit = g * B * 8; k < n; ++k, bit += B) {
+    const std::size_t at = bit / 8;
+    const std::uint8_t* word = at + 8 <= bytes ? in + at : last.data() + (at - last_from);
+    emit((load_lanes<std::uint64_t>(word) >> (bit % 8)) & kMask<B>);
+  }
+}
+
+template <unsigned B>
+void unpack_stream_kernel(const std::uint8_t* in, std::size_t n, std::uint64_t reference, std::uint64_t* v) {
+  PlusReference emit{reference, v};
+  unpack_stream_into<B>(in, n, emit);
+}
+
+// A sorted set's partial block fused with its prefix sum, as unpack_gap_block: x[k] =
+// x[k-1] + value + step from x[-1] = last; returns the last id.
+template <unsigned B>
+std::uint64_t unpack_gap_stream_kernel(const std::uint8_t* in, std::size_t n, std::uint64_t step, std::uint64_t last,
+                                       std::uint64_t* out) {
+  RunningId emit{step, last, out};
+  unpack_stream_into<B>(in, n, emit);
+  return emit.last;
+}
+
+using StreamPackKernel = void (*)(const std::uint64_t*, std::size_t, std::uint64_t, std::uint8_t*);
+using StreamUnpackKernel = void (*)(const std::uint8_t*, std::size_t, std::uint64_t, std::uint64_t*);
+using GapStreamUnpackKernel = std::uint64_t (*)(const std::uint8_t*, std::size_t, std::uint64_t, std::uint64_t,
+                                                std::uint64_t*);
+
+// Indexed by width, 1 to 56 (entry 0 unused).
+template <unsigned... B>
+constexpr std::array<StreamPackKernel, kWidestStreamKernel + 1> make_stream_packers(
+    std::integer_sequence<unsigned, B...>) {
+  return {nullptr, &pack_stream_kernel<B + 1>...};
+}
+template <unsigned... B>
+constexpr std::array<StreamUnpackKernel, kWidestStreamKernel + 1> make_stream_unpackers(
+    std::integer_sequence<unsigned, B...>) {
+  return {nullptr, &unpack_stream_kernel<B + 1>...};
+}
+template <unsigned... B>
+constexpr std::array<GapStreamUnpackKernel, kWidestStreamKernel + 1> make_gap_stream_unpackers(
+    std::integer_sequence<unsigned, B...>) {
+  return {nullptr, &unpack_gap_stream_kernel<B + 1>...};
+}
+inline constexpr auto kStreamPackers = make_stream_packers(std::make_integer_sequence<unsigned, kWidestStreamKernel>{});
+inline constexpr auto kStreamUnpackers =
+    make_stream_unpackers(std::make_integer_sequence<unsigned, kWidestStreamKernel>{});
+inline constexpr auto kGapStreamUnpackers =
+    make_gap_stream_unpackers(std::make_integer_sequence<unsigned, kWidestStreamKernel>{});
+
+// n values minus the reference, masked to b bits, as a little-endian bit stream of
 // packed_bytes(n, b) bytes.
 inline void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::uint64_t reference, std::uint8_t* out) {
-  const std::uint64_t mask = mask_of(b);
-  if (b <= 56 && n < kBlock) {
-    // A 64-bit store per value into a padded copy: fewer than 8 bits wait in the
-    // accumulator, so one more value (b <= 56) still fits in it, and each store's whole
-    // bytes are final (the last store also holds the last, partial byte).
-    PaddedTail padded;
-    std::uint64_t acc = 0;
-    unsigned filled = 0;
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      acc |= ((v[k] - reference) & mask) << filled;
-      filled += b;
-      std::memcpy(padded.data() + at, &acc, 8);
-      const unsigned whole = filled / 8;
-      at += whole;
-      acc >>= 8 * whole;
-      filled -= 8 * whole;
-    }
-    std::memcpy(out, padded.data(), packed_bytes(n, b));
+  if (b >= 1 && b <= kWidestStreamKernel && n < kBlock) {
+    kStreamPackers[b](v, n, reference, out);
     return;
   }
+  const std::uint64_t mask = mask_of(b);
   unsigned __int128 acc = 0;
   unsigned filled = 0;
   for (std::size_t k = 0; k < n; ++k) {
@@ -362,21 +494,11 @@ inline void pack_stream(const std::uint64_t* v, std::size_t n, unsigned b, std::
 
 inline void unpack_stream(const std::uint8_t* in, std::size_t n, unsigned b, std::uint64_t reference,
                           std::uint64_t* v) {
-  const std::uint64_t mask = mask_of(b);
-  if (b <= 56 && n < kBlock) {
-    // Each value with one 64-bit load at its first byte (b + 7 bits fit), from a copy with
-    // eight zero bytes after it so that no load passes the end of `in`.
-    PaddedTail padded;
-    const std::size_t bytes = packed_bytes(n, b);
-    std::memcpy(padded.data(), in, bytes);
-    std::memset(padded.data() + bytes, 0, 8);
-    for (std::size_t k = 0, bit = 0; k < n; ++k, bit += b) {
-      std::uint64_t word;
-      std::memcpy(&word, padded.data() + bit / 8, 8);
-      v[k] = ((word >> (bit % 8)) & mask) + reference;
-    }
+  if (b >= 1 && b <= kWidestStreamKernel && n < kBlock) {
+    kStreamUnpackers[b](in, n, reference, v);
     return;
   }
+  const std::uint64_t mask = mask_of(b);
   unsigned __int128 acc = 0;
   unsigned filled = 0;
   for (std::size_t k = 0; k < n; ++k) {

@@ -33,6 +33,7 @@ namespace {
 // below 2^55, so a block's sum stays below 2^62 and a wrap past 2^64 shows as an end
 // below the start.
 constexpr unsigned kWidestGapBlock = 54;
+static_assert(kWidestGapBlock <= kWidestStreamKernel);
 
 // Sorted sets' residuals are gaps: their OR bounds them, and a reference would rarely
 // pay for a minimum. Sequences need a true frame of reference.
@@ -200,6 +201,23 @@ bool decode_full_block(ByteReader& reader, const BlockHeader& h, IdRebuilder& re
   return true;
 }
 
+// A sorted set's partial block without exceptions, fused with its prefix sum as the
+// full blocks are, under the same bounds (values below 2^55, so a wrap shows as an end
+// below the start), continuing from the last id or, for a set's first block, from base -
+// 1 where the base is not 0. Returns false, having read nothing, otherwise.
+bool decode_gap_tail(ByteReader& reader, const BlockHeader& h, std::size_t n, IdRebuilder& rebuild,
+                     const PayloadOutput& out, std::uint64_t* ids) {
+  if (out.order != IdOrder::kSortedSet || h.exceptions != 0 || h.b == 0 || h.b > kWidestGapBlock ||
+      h.reference >= std::uint64_t{1} << kWidestGapBlock || (!rebuild.started() && out.base == 0)) {
+    return false;
+  }
+  const std::uint8_t* packed = reader.take(packed_bytes(n, h.b), "packed tail").data();
+  const std::uint64_t start = rebuild.started() ? rebuild.last() : out.base - 1;
+  const std::uint64_t end = kGapStreamUnpackers[h.b](packed, n, h.reference + 1, start, ids);
+  rebuild.continue_from(end, end < start);
+  return true;
+}
+
 }  // namespace
 
 void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out) {
@@ -292,7 +310,9 @@ std::uint32_t decode_blocks_checksummed(std::span<const std::uint8_t> payload, b
     }
     const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, out.count - begin));
     const BlockHeader header = read_block_header(reader, count, with_exceptions);
-    if (count != kBlock || !decode_full_block(reader, header, rebuild, out, out.ids + begin)) {
+    const bool fused = count == kBlock ? decode_full_block(reader, header, rebuild, out, out.ids + begin)
+                                       : decode_gap_tail(reader, header, count, rebuild, out, out.ids + begin);
+    if (!fused) {
       const unsigned widest = decode_block_values(reader, header, count, r.data());
       rebuild.apply(r.data(), count, out.ids + begin, widest);
     }
