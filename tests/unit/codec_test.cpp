@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -548,8 +549,9 @@ TEST(Codec, BitpackDecodesEveryBlockWidth) {
   }
 }
 
-// The fused kernels in use (on 256-bit vectors where the build targets AVX2) and the
-// portable ones against a plain prefix sum, at every width, wrapping as unsigned sums do.
+// The fused kernels in use (on 256-bit vectors where the build targets AVX2, one of them
+// checksumming too) and the portable ones against a plain prefix sum, at every width,
+// wrapping as unsigned sums do.
 TEST(Codec, GapKernelsMatchAPlainPrefixSumAtEveryWidth) {
   using namespace codec_detail;
   std::mt19937_64 rng(29);
@@ -569,6 +571,16 @@ TEST(Codec, GapKernelsMatchAPlainPrefixSumAtEveryWidth) {
     EXPECT_EQ(kGapUnpackersInPairs[b](packed.data(), step, last, in_pairs.data()), x) << b;
     EXPECT_EQ(in_use, expected) << b;
     EXPECT_EQ(in_pairs, expected) << b;
+#if defined(ZBFS_WIDE_GAP_KERNEL)
+    // The kernel that also continues a CRC register over the packed words.
+    const auto crc = static_cast<std::uint32_t>(rng());
+    const std::span<const std::uint8_t> words(packed.data(), 16 * std::size_t{b});
+    std::array<std::uint64_t, kBlock> checksummed{};
+    const GapBlockEnd end = kChecksummedGapUnpackers[b](packed.data(), step, last, checksummed.data(), ~crc);
+    EXPECT_EQ(end.last, x) << b;
+    EXPECT_EQ(end.crc, ~crc32c(words, crc)) << b;
+    EXPECT_EQ(checksummed, expected) << b;
+#endif
   }
 }
 

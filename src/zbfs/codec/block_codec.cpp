@@ -8,9 +8,11 @@
 // Full bitpack blocks take a fast path at both ends: a set's gaps (after its first
 // block) are computed in the pass that finds their width and packed straight into the
 // send buffer, and on receipt the unpack kernel does the prefix sum too and writes the
-// ids in place, in a lean loop over a set's blocks that also checksums the payload
-// behind it (pfor blocks without exceptions take the kernel too). Partial blocks and
-// pfor's encoder go through a residual buffer.
+// ids in place, in a lean loop over a set's blocks where the kernel also takes the
+// payload's checksum (pfor blocks without exceptions take the kernel too). A set's
+// partial block is decoded by a stream kernel fused with the prefix sum in the same way.
+// Partial blocks on the way out, pfor's encoder and blocks no kernel takes go through a
+// residual buffer.
 //
 //   bitpack block: u8 b | varint reference | packed values
 //   pfor block:    u8 b | u8 exceptions e | varint reference | packed low b bits
@@ -20,6 +22,7 @@
 // wider than it are stored as exceptions.
 #include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "zbfs/codec/bit_packing.hpp"
 #include "zbfs/codec/checksum.hpp"
@@ -242,7 +245,8 @@ namespace {
 // as soon as the decoder has read past them: the crc32 instructions then run beside the
 // unpacking rather than in a pass before it, and a small block does not pay a call of
 // its own (checksummed alone, block by block, one stream of crc32 was slower than the
-// unpacking of wide blocks).
+// unpacking of wide blocks). A kernel that takes the CRC itself continues the register
+// (register_at) and hands it back (resume).
 class TrailingChecksum {
  public:
   TrailingChecksum(std::span<const std::uint8_t> payload, std::uint32_t crc) : payload_(payload), crc_(crc) {}
@@ -252,6 +256,17 @@ class TrailingChecksum {
     const std::size_t bytes = (position - done_) / kCrc32cStrideBytes * kCrc32cStrideBytes;
     crc_ = crc32c(payload_.subspan(done_, bytes), crc_);
     done_ += bytes;
+  }
+  // The CRC register (not inverted) of the payload's first `position` bytes, for a kernel
+  // that continues it; resume() takes it back.
+  std::uint32_t register_at(std::size_t position) {
+    if (position != done_) crc_ = crc32c(payload_.subspan(done_, position - done_), crc_);
+    done_ = position;
+    return ~crc_;
+  }
+  void resume(std::size_t position, std::uint32_t crc_register) {
+    crc_ = ~crc_register;
+    done_ = position;
   }
   // The CRC of the whole payload.
   std::uint32_t finish() {
@@ -266,6 +281,21 @@ class TrailingChecksum {
   std::size_t done_ = 0;
 };
 
+// A bitpack block (u8 b, a one-byte reference, 16 b packed bytes) of a sorted set through
+// the fused kernel, continuing the CRC register over all its bytes: on the way where the
+// wide kernel runs, in a pass behind it otherwise.
+GapBlockEnd unpack_checksummed_gap_block(const std::uint8_t* block, unsigned b, std::uint64_t step, std::uint64_t last,
+                                         std::uint64_t* ids, std::uint32_t crc) {
+#if defined(ZBFS_WIDE_GAP_KERNEL)
+  std::uint16_t head;
+  std::memcpy(&head, block, 2);
+  return kChecksummedGapUnpackers[b](block + 2, step, last, ids, _mm_crc32_u16(crc, head));
+#else
+  const std::uint64_t end = kGapUnpackers[b](block + 2, step, last, ids);
+  return {end, ~crc32c({block, 2 + 16 * std::size_t{b}}, ~crc)};
+#endif
+}
+
 // bitpack's full blocks of a sorted set, one after another for as long as each takes
 // the fused kernel (with the one-byte reference the encoder writes), from ids[begin]: the
 // lean loop of the common case, with one bounds check per block. The first block, whose
@@ -278,19 +308,21 @@ std::uint64_t decode_gap_blocks(ByteReader& reader, IdRebuilder& rebuild, const 
   std::uint64_t last = first;
   bool wrapped = false;
   const std::uint64_t from = begin;
+  std::uint32_t crc = checksum.register_at(reader.position());
   while (out.count - begin >= kBlock && reader.remaining() >= 2) {
     const std::uint8_t* block = reader.here();
     const unsigned b = block[0];
     const std::uint8_t reference = block[1];
     const std::size_t bytes = 2 + 16 * std::size_t{b};
     if (b > kWidestGapBlock || reference >= 0x80 || bytes > reader.remaining()) break;
-    const std::uint64_t end = kGapUnpackers[b](block + 2, reference + 1u, last, out.ids + begin);
-    wrapped |= end < last;
-    last = end;
+    const GapBlockEnd end = unpack_checksummed_gap_block(block, b, reference + 1u, last, out.ids + begin, crc);
+    wrapped |= end.last < last;
+    last = end.last;
+    crc = end.crc;
     reader.skip(bytes, "packed block");
-    checksum.advance_to(reader.position());
     begin += kBlock;
   }
+  checksum.resume(reader.position(), crc);
   if (begin != from) rebuild.continue_from(last, wrapped);
   return begin;
 }
