@@ -123,6 +123,12 @@ TEST(Codec, EveryCodecRoundTripsEveryCase) {
       EXPECT_EQ(header.codec, used);
       EXPECT_EQ(header.count, c.ids.size());
       EXPECT_EQ(header.frame_bytes(), buffer.size());
+      // The checksum, whether the encoder took it on the way or in a pass: the table
+      // CRC-32C of the payload, continued over the header bytes before the checksum.
+      const std::span<const std::uint8_t> bytes = buffer.bytes();
+      const std::uint32_t payload_crc = crc32c_portable(bytes.subspan(header.header_bytes, header.payload_bytes));
+      EXPECT_EQ(header.checksum, crc32c_portable(bytes.first(header.header_bytes - 4), payload_crc))
+          << to_string(codec) << " " << c.name;
     }
   }
 }
@@ -572,7 +578,15 @@ TEST(Codec, GapKernelsMatchAPlainPrefixSumAtEveryWidth) {
     EXPECT_EQ(in_use, expected) << b;
     EXPECT_EQ(in_pairs, expected) << b;
 #if defined(ZBFS_WIDE_GAP_KERNEL)
-    // The kernel that also continues a CRC register over the packed words.
+    // The packer and the gap kernel that also continue a CRC register over the packed
+    // words.
+    if (b > 0) {
+      std::vector<std::uint8_t> repacked(packed.size());
+      const auto seed = static_cast<std::uint32_t>(rng());
+      const std::uint32_t register_after = kChecksummedResidualPackers[b](values.data(), 0, repacked.data(), ~seed);
+      EXPECT_EQ(repacked, packed) << b;
+      EXPECT_EQ(register_after, ~crc32c({packed.data(), 16 * std::size_t{b}}, seed)) << b;
+    }
     const auto crc = static_cast<std::uint32_t>(rng());
     const std::span<const std::uint8_t> words(packed.data(), 16 * std::size_t{b});
     std::array<std::uint64_t, kBlock> checksummed{};

@@ -116,6 +116,40 @@ void pack_block(const std::uint64_t* in, std::uint64_t offset, std::uint8_t* out
   pack_all<B, S>(in, Lanes{offset, offset}, out, std::make_integer_sequence<unsigned, kBlock / kLanes>{});
 }
 
+#if defined(ZBFS_WIDE_GAP_KERNEL)
+// The CRC register (not inverted) over the words value J completed: both lanes' word, 16
+// bytes, once its last value is in. Read back from where pack_one just stored them.
+template <unsigned B, unsigned J>
+inline __attribute__((always_inline)) void checksum_completed(const std::uint8_t* out, std::uint64_t& crc) {
+  constexpr unsigned bit = J * B;
+  if constexpr (bit % 64 + B >= 64) {
+    const std::uint8_t* word = out + bit / 64 * kLanes * 8;
+    crc = _mm_crc32_u64(crc, load_lanes<std::uint64_t>(word));
+    crc = _mm_crc32_u64(crc, load_lanes<std::uint64_t>(word + 8));
+  }
+}
+
+template <unsigned B, Source S, unsigned... J>
+inline __attribute__((always_inline)) std::uint32_t pack_all_checksummed(const std::uint64_t* in, Lanes offset,
+                                                                         std::uint8_t* out, std::uint32_t crc,
+                                                                         std::integer_sequence<unsigned, J...>) {
+  Lanes word = {0, 0};
+  std::uint64_t c = crc;
+  ((pack_one<B, S, J>(in, offset, word, out), checksum_completed<B, J>(out, c)), ...);
+  return static_cast<std::uint32_t>(c);
+}
+
+// pack_block that also continues a CRC register over the 16 B bytes it writes, as the
+// checksummed gap kernel does on receipt: the register's chain runs beside the vector
+// work.
+template <unsigned B, Source S>
+std::uint32_t pack_block_checksummed(const std::uint64_t* in, std::uint64_t offset, std::uint8_t* out,
+                                     std::uint32_t crc) {
+  return pack_all_checksummed<B, S>(in, Lanes{offset, offset}, out, crc,
+                                    std::make_integer_sequence<unsigned, kBlock / kLanes>{});
+}
+#endif
+
 template <unsigned B, unsigned... J>
 inline __attribute__((always_inline)) void unpack_all(const std::uint8_t* in, Lanes reference, std::uint64_t* out,
                                                       std::integer_sequence<unsigned, J...>) {
@@ -284,21 +318,25 @@ GapBlockEnd unpack_gap_block_checksummed(const std::uint8_t* in, std::uint64_t s
 }
 #endif
 
-// A sorted set's full block after the first (x[-1] exists): its residuals (gaps minus
-// one) into r, with their OR, which bounds their width, and their sum (wrapping; exact
-// while the OR is below 2^56), in one pass with two accumulators of each.
+// A sorted set's full block x[0, 128), after the id `before` (x[-1], or base - 1 for a
+// set's first block, whose first gap is then 0): its residuals (gaps minus one) into r,
+// with their OR, which bounds their width, and their sum (wrapping; exact while the OR
+// is below 2^56), in one pass with two accumulators of each.
 struct BlockGaps {
   std::uint64_t any;
   std::uint64_t sum;
 };
-inline BlockGaps gaps_of_block(const std::uint64_t* x, std::uint64_t* r) {
+inline BlockGaps gaps_of_block(const std::uint64_t* x, std::uint64_t before, std::uint64_t* r) {
 #if defined(ZBFS_WIDE_GAP_KERNEL)
   const __m256i ones = _mm256_set1_epi64x(1);
   __m256i any[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
   __m256i sum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
   const auto load = [x](std::size_t at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + at)); };
+  // {before, x0, x1, x2}: the ids before the first four.
+  const __m256i first_before = _mm256_blend_epi32(_mm256_permute4x64_epi64(load(0), 0x90),
+                                                  _mm256_set1_epi64x(static_cast<long long>(before)), 0x03);
   for (std::size_t k = 0; k < kBlock; k += 8) {
-    const __m256i g0 = _mm256_sub_epi64(_mm256_sub_epi64(load(k), load(k - 1)), ones);
+    const __m256i g0 = _mm256_sub_epi64(_mm256_sub_epi64(load(k), k == 0 ? first_before : load(k - 1)), ones);
     const __m256i g1 = _mm256_sub_epi64(_mm256_sub_epi64(load(k + 4), load(k + 3)), ones);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + k), g0);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + k + 4), g1);
@@ -318,7 +356,7 @@ inline BlockGaps gaps_of_block(const std::uint64_t* x, std::uint64_t* r) {
   Lanes any[2] = {{0, 0}, {0, 0}};
   Lanes sum[2] = {{0, 0}, {0, 0}};
   for (std::size_t k = 0; k < kBlock; k += 4) {
-    const Lanes g0 = load_lanes(x + k) - load_lanes(x + k - 1) - ones;
+    const Lanes g0 = load_lanes(x + k) - (k == 0 ? Lanes{before, x[0]} : load_lanes(x + k - 1)) - ones;
     const Lanes g1 = load_lanes(x + k + 2) - load_lanes(x + k + 1) - ones;
     store_lanes(r + k, g0);
     store_lanes(r + k + 2, g1);
@@ -365,6 +403,15 @@ inline constexpr std::array<UnpackKernel, 65> kUnpackers = make_unpackers(std::m
 inline constexpr std::array<GapUnpackKernel, 65> kGapUnpackers =
     make_gap_unpackers<false>(std::make_integer_sequence<unsigned, 65>{});
 #if defined(ZBFS_WIDE_GAP_KERNEL)
+using ChecksummedPackKernel = std::uint32_t (*)(const std::uint64_t*, std::uint64_t, std::uint8_t*, std::uint32_t);
+template <unsigned... B>
+constexpr std::array<ChecksummedPackKernel, 65> make_checksummed_residual_packers(
+    std::integer_sequence<unsigned, B...>) {
+  return {nullptr, &pack_block_checksummed<B + 1, Source::kResiduals>...};
+}
+inline constexpr std::array<ChecksummedPackKernel, 65> kChecksummedResidualPackers =
+    make_checksummed_residual_packers(std::make_integer_sequence<unsigned, 64>{});
+
 using ChecksummedGapUnpackKernel = GapBlockEnd (*)(const std::uint8_t*, std::uint64_t, std::uint64_t, std::uint64_t*,
                                                    std::uint32_t);
 template <unsigned... B>

@@ -108,16 +108,51 @@ void encode_block(const std::uint64_t* r, std::size_t n, IdOrder order, bool wit
   }
 }
 
+// The CRC-32C of the payload an encoder appends to a buffer from `start`, taken in one
+// pass at the end or, where a kernel takes it on the way, up to that kernel's block
+// (register_at) and then from the register the kernel hands back (resume).
+class AppendedChecksum {
+ public:
+  explicit AppendedChecksum(std::size_t start) : done_(start) {}
+
+  std::uint32_t register_at(const ByteBuffer& out) {
+    if (out.size() != done_) crc_ = crc32c({out.data() + done_, out.size() - done_}, crc_);
+    done_ = out.size();
+    return ~crc_;
+  }
+  void resume(const ByteBuffer& out, std::uint32_t crc_register) {
+    crc_ = ~crc_register;
+    done_ = out.size();
+  }
+  std::uint32_t finish(const ByteBuffer& out) { return ~register_at(out); }
+
+ private:
+  std::size_t done_;
+  std::uint32_t crc_ = 0;
+};
+
 // A full bitpack block straight from the ids: a sorted set's gaps in one pass that also
-// finds their width (the block after the first, so that x[-1] exists), or a sequence's
-// values packed against their minimum. Writes the same bytes as encode_block.
-void encode_full_block(const std::uint64_t* x, IdOrder order, std::uint64_t base, ByteBuffer& out) {
+// finds their width, packed by a kernel that takes the payload's CRC on the way where the
+// wide kernels run, or a sequence's values packed against their minimum. x[-1] is the id
+// before the block: for a set's first block, base - 1, whose gap to x[0] = base is the
+// first residual, 0. Writes the same bytes as encode_block.
+void encode_full_block(const std::uint64_t* x, std::uint64_t before, IdOrder order, std::uint64_t base, ByteBuffer& out,
+                       [[maybe_unused]] AppendedChecksum& checksum) {
   if (order == IdOrder::kSortedSet) {
     alignas(64) std::array<std::uint64_t, kBlock> gaps;
-    const unsigned b = bit_width_of(gaps_of_block(x, gaps.data()).any);
+    const unsigned b = bit_width_of(gaps_of_block(x, before, gaps.data()).any);
+#if defined(ZBFS_WIDE_GAP_KERNEL)
+    std::uint32_t crc = checksum.register_at(out);
+    const std::uint16_t head = static_cast<std::uint16_t>(b);  // b, then a reference of 0 (a one-byte varint)
+    std::memcpy(out.extend(2), &head, 2);
+    crc = _mm_crc32_u16(crc, head);
+    if (b > 0) crc = kChecksummedResidualPackers[b](gaps.data(), 0, out.extend(16 * std::size_t{b}), crc);
+    checksum.resume(out, crc);
+#else
     out.put_u8(static_cast<std::uint8_t>(b));
     out.put_varint(0);
     if (b > 0) kResidualPackers[b](gaps.data(), 0, out.extend(16 * std::size_t{b}));
+#endif
     return;
   }
   const IdRange range = range_of_ids(x, kBlock);
@@ -223,20 +258,23 @@ bool decode_gap_tail(ByteReader& reader, const BlockHeader& h, std::size_t n, Id
 
 }  // namespace
 
-void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out) {
+std::uint32_t encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out) {
   alignas(64) std::array<std::uint64_t, kBlock> r;
   const std::size_t n = in.ids.size();
   // Worst case per block: header, reference and 64-bit values (plus exceptions' bytes).
   out.reserve(out.size() + n * 9 + 32);
+  AppendedChecksum checksum(out.size());
   for (std::size_t begin = 0; begin < n; begin += kBlock) {
     const std::size_t count = std::min(kBlock, n - begin);
-    if (!with_exceptions && count == kBlock && (begin > 0 || in.order == IdOrder::kSequence)) {
-      encode_full_block(in.ids.data() + begin, in.order, in.base, out);
+    if (!with_exceptions && count == kBlock) {
+      const std::uint64_t before = begin > 0 ? in.ids[begin - 1] : in.base - 1;
+      encode_full_block(in.ids.data() + begin, before, in.order, in.base, out, checksum);
     } else {
       compute_residuals(in.ids.data(), begin, count, in.order, in.base, r.data());
       encode_block(r.data(), count, in.order, with_exceptions, out);
     }
   }
+  return checksum.finish(out);
 }
 
 namespace {
@@ -327,10 +365,10 @@ std::uint64_t decode_gap_blocks(ByteReader& reader, IdRebuilder& rebuild, const 
   return begin;
 }
 
-// Decodes the payload; returns the CRC-32C of its bytes, continued from `crc`.
-std::uint32_t decode_blocks_checksummed(std::span<const std::uint8_t> payload, bool with_exceptions,
-                                        const PayloadOutput& out, std::uint32_t crc) {
-  TrailingChecksum checksum(payload, crc);
+}  // namespace
+
+std::uint32_t decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out) {
+  TrailingChecksum checksum(payload, 0);
   ByteReader reader(payload);
   IdRebuilder rebuild(out.order, out.base);
   const bool gap_blocks = !with_exceptions && out.order == IdOrder::kSortedSet;
@@ -354,20 +392,6 @@ std::uint32_t decode_blocks_checksummed(std::span<const std::uint8_t> payload, b
   if (rebuild.failed()) throw DecodeError("ids overflow 64 bits");
   if (reader.remaining() != 0) throw DecodeError("bytes left after the last block");
   return checksum.finish();
-}
-}  // namespace
-
-void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out,
-                   const PayloadChecksum& checksum) {
-  std::uint32_t crc = 0;
-  try {
-    crc = decode_blocks_checksummed(payload, with_exceptions, out, checksum.header_crc);
-  } catch (const DecodeError&) {
-    // A corrupted frame is reported as such, whatever the decoder tripped on first.
-    if (crc32c(payload, checksum.header_crc) != checksum.expected) throw DecodeError("frame checksum mismatch");
-    throw;
-  }
-  if (crc != checksum.expected) throw DecodeError("frame checksum mismatch");
 }
 
 }  // namespace zbfs::codec_detail

@@ -4,6 +4,7 @@
 #include <bit>
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/payload_codecs.hpp"
@@ -55,13 +56,16 @@ std::size_t begin_frame(CodecId codec, IdOrder order, std::uint64_t count, std::
   return slot;
 }
 
-void end_frame(std::size_t frame_start, std::size_t slot, ByteBuffer& out) {
+// Fills in the payload length and the checksum, from the payload's CRC-32C where the
+// encoder took it on the way.
+void end_frame(std::size_t frame_start, std::size_t slot, ByteBuffer& out,
+               std::optional<std::uint32_t> payload_crc = std::nullopt) {
   const std::size_t payload = out.size() - slot - 8;
   if (payload > UINT32_MAX) throw Error(ExitCode::kFailure, "frame payload above 4 GiB; use more ranks");
   const auto payload32 = static_cast<std::uint32_t>(payload);
   std::memcpy(out.data() + slot, &payload32, 4);
-  const std::uint32_t crc =
-      frame_checksum({out.data() + frame_start, slot + 4 - frame_start}, {out.data() + slot + 8, payload});
+  if (!payload_crc) payload_crc = crc32c({out.data() + slot + 8, payload});
+  const std::uint32_t crc = crc32c({out.data() + frame_start, slot + 4 - frame_start}, *payload_crc);
   std::memcpy(out.data() + slot + 4, &crc, 4);
 }
 
@@ -80,18 +84,20 @@ std::span<const std::uint8_t> verified_payload(std::span<const std::uint8_t> byt
   return payload;
 }
 
-void encode_payload(CodecId codec, const PayloadInput& in, ByteBuffer& out) {
+// Appends the payload; returns its CRC-32C where the encoder took it on the way.
+std::optional<std::uint32_t> encode_payload(CodecId codec, const PayloadInput& in, ByteBuffer& out) {
   switch (codec) {
-    case CodecId::kNone: codec_detail::encode_none(in, out); return;
-    case CodecId::kVarint: codec_detail::encode_varint(in, out); return;
-    case CodecId::kBitpack: codec_detail::encode_blocks(in, false, out); return;
-    case CodecId::kPfor: codec_detail::encode_blocks(in, true, out); return;
+    case CodecId::kNone: codec_detail::encode_none(in, out); break;
+    case CodecId::kVarint: codec_detail::encode_varint(in, out); break;
+    case CodecId::kBitpack: return codec_detail::encode_blocks(in, false, out);
+    case CodecId::kPfor: return codec_detail::encode_blocks(in, true, out);
     case CodecId::kStreamVByte: break;  // handled by the caller (it may fall back)
-    case CodecId::kRoaring: codec_detail::encode_roaring(in, out); return;
-    case CodecId::kZstd: codec_detail::encode_zstd(in, out); return;
-    case CodecId::kBitmap: codec_detail::encode_bitmap(in, out); return;
-    case CodecId::kRice: codec_detail::encode_rice(in, out); return;
+    case CodecId::kRoaring: codec_detail::encode_roaring(in, out); break;
+    case CodecId::kZstd: codec_detail::encode_zstd(in, out); break;
+    case CodecId::kBitmap: codec_detail::encode_bitmap(in, out); break;
+    case CodecId::kRice: codec_detail::encode_rice(in, out); break;
   }
+  return std::nullopt;
 }
 
 CodecId encode_ids_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOrder order, bool complement,
@@ -106,8 +112,9 @@ CodecId encode_ids_frame(CodecId codec, std::span<const std::uint64_t> ids, IdOr
     codec = CodecId::kBitpack;
     slot = begin_frame(codec, order, ids.size(), in.base, out, complement);
   }
-  if (codec != CodecId::kStreamVByte) encode_payload(codec, in, out);
-  end_frame(start, slot, out);
+  const std::optional<std::uint32_t> payload_crc =
+      codec != CodecId::kStreamVByte ? encode_payload(codec, in, out) : std::nullopt;
+  end_frame(start, slot, out, payload_crc);
   return codec;
 }
 
@@ -173,9 +180,18 @@ void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& h
     case CodecId::kVarint: codec_detail::decode_varint(verified_payload(bytes, header), o); return;
     case CodecId::kBitpack:
     case CodecId::kPfor: {
-      // These verify the checksum behind their decoding.
-      const codec_detail::PayloadChecksum checksum{crc32c(bytes.first(header.header_bytes - 4)), header.checksum};
-      codec_detail::decode_blocks(payload_of(bytes, header), header.codec == CodecId::kPfor, o, checksum);
+      // These take the payload's checksum on the way; a corrupted frame is reported as
+      // such, whatever the decoder tripped on first.
+      const std::span<const std::uint8_t> payload = payload_of(bytes, header);
+      const std::span<const std::uint8_t> before_checksum = bytes.first(header.header_bytes - 4);
+      std::uint32_t payload_crc = 0;
+      try {
+        payload_crc = codec_detail::decode_blocks(payload, header.codec == CodecId::kPfor, o);
+      } catch (const DecodeError&) {
+        if (frame_checksum(before_checksum, payload) != header.checksum) throw DecodeError("frame checksum mismatch");
+        throw;
+      }
+      if (crc32c(before_checksum, payload_crc) != header.checksum) throw DecodeError("frame checksum mismatch");
       return;
     }
     case CodecId::kStreamVByte: codec_detail::decode_streamvbyte(verified_payload(bytes, header), o); return;
@@ -188,7 +204,9 @@ void decode_frame_into(std::span<const std::uint8_t> bytes, const FrameHeader& h
 
 std::uint32_t frame_checksum(std::span<const std::uint8_t> header_before_checksum,
                              std::span<const std::uint8_t> payload) {
-  return crc32c(payload, crc32c(header_before_checksum));
+  // The payload comes first, so that an encoder can take its CRC on the way, before it
+  // knows the payload's length (which the header holds).
+  return crc32c(header_before_checksum, crc32c(payload));
 }
 
 std::vector<std::uint64_t> decode_frame(std::span<const std::uint8_t> bytes, std::uint64_t max_count) {

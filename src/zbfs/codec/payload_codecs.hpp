@@ -30,20 +30,14 @@ void decode_none(std::span<const std::uint8_t> payload, const PayloadOutput& out
 void encode_varint(const PayloadInput& in, ByteBuffer& out);
 void decode_varint(std::span<const std::uint8_t> payload, const PayloadOutput& out);
 
-// The frame's checksum for a decoder that verifies it itself: the CRC-32C of the header
-// bytes before the checksum (`header_crc`), continued over the payload, must give
-// `expected`.
-struct PayloadChecksum {
-  std::uint32_t header_crc;
-  std::uint32_t expected;
-};
-
-// bitpack (with_exceptions = false) and pfor (true) share the block format. The decoder
-// checksums the payload behind itself, in strides, so that the crc32 instructions
-// overlap the unpacking, and reports a mismatch before any other error.
-void encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out);
-void decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out,
-                   const PayloadChecksum& checksum);
+// bitpack (with_exceptions = false) and pfor (true) share the block format. Both return
+// the payload's CRC-32C, which they take on the way (the frame's checksum continues it
+// over the header): the decoder in strides behind itself, so that the crc32 instructions
+// overlap the unpacking, and both in the fused kernels of a sorted set's blocks. The
+// decoder's result is only to be trusted once that checksum matches (frame.cpp reports a
+// mismatch before any error the decoder threw).
+std::uint32_t encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBuffer& out);
+std::uint32_t decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out);
 
 // Golomb-Rice in blocks of 128 (rice_codec.cpp, with bitpack's kernels).
 void encode_rice(const PayloadInput& in, ByteBuffer& out);

@@ -62,7 +62,7 @@ unsigned rice_parameter(unsigned __int128 sum, std::size_t n) {
 // block after the first takes its gaps, their sum and their OR in one vector pass.
 unsigned __int128 rice_residuals(const PayloadInput& in, std::size_t begin, std::size_t n, std::uint64_t* r) {
   if (n == kBlock && begin > 0 && in.order == IdOrder::kSortedSet) {
-    const BlockGaps gaps = gaps_of_block(in.ids.data() + begin, r);
+    const BlockGaps gaps = gaps_of_block(in.ids.data() + begin, in.ids[begin - 1], r);
     return sum_of(r, n, gaps.sum, gaps.any);
   }
   compute_residuals(in.ids.data(), begin, n, in.order, in.base, r);
