@@ -5,9 +5,9 @@
 // block is packed as a plain bit stream instead, so a short message costs its bits and
 // not a whole block.
 //
-// Full bitpack blocks take a fast path at both ends: a set's gaps (after its first
-// block) are computed in the pass that finds their width and packed straight into the
-// send buffer, and on receipt the unpack kernel does the prefix sum too and writes the
+// Full bitpack blocks take a fast path at both ends: a set's gaps are computed in the
+// pass that finds their width and packed straight into the send buffer by a kernel that
+// also takes the payload's checksum, and on receipt the unpack kernel does the prefix sum too and writes the
 // ids in place, in a lean loop over a set's blocks where the kernel also takes the
 // payload's checksum (pfor blocks without exceptions take the kernel too). A set's
 // partial block is decoded by a stream kernel fused with the prefix sum in the same way.
