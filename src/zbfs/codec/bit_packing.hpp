@@ -432,8 +432,9 @@ inline std::size_t packed_bytes(std::size_t n, unsigned b) { return (n * b + 7) 
 // bits wide they take kernels generated per width, like the blocks': eight values of B
 // bits fill exactly B bytes, so within each group of eight every offset and shift is a
 // constant, and a group does not wait for the one before it. The few values after the
-// last group start on a byte boundary and go one at a time. Both directions work in a
-// padded copy, which absorbs the 64-bit accesses that pass the stream's end.
+// last group start on a byte boundary and go one at a time. The packer works in a padded
+// copy, which absorbs the 64-bit stores that pass the stream's end; the unpacker reads in
+// place, and its loads that would pass the end read a padded copy of the last 8 bytes.
 inline constexpr unsigned kWidestStreamKernel = 56;
 inline constexpr std::size_t kStreamGroup = 8;
 using PaddedTail = std::array<std::uint8_t, (kBlock - 1) * kWidestStreamKernel / 8 + 16>;

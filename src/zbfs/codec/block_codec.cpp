@@ -108,23 +108,37 @@ void encode_block(const std::uint64_t* r, std::size_t n, IdOrder order, bool wit
   }
 }
 
-// The CRC-32C of the payload an encoder appends to a buffer from `start`, taken in one
-// pass at the end or, where a kernel takes it on the way, up to that kernel's block
-// (register_at) and then from the register the kernel hands back (resume).
-class AppendedChecksum {
+// A payload's CRC-32C, taken over its bytes in order as a coder passes them. `seen` is
+// the buffer up to where the coder has read or written, and the payload starts at
+// `start` in it. A decoder takes it in whole strides of crc32c's fast path as soon as it
+// has read past them (advance): the crc32 instructions then run beside the unpacking
+// rather than in a pass before it, and a small block does not pay a call of its own
+// (checksummed alone, block by block, one stream of crc32 was slower than the unpacking
+// of wide blocks). A kernel that takes the CRC itself continues the register
+// (register_at) and hands it back (resume).
+class PayloadChecksum {
  public:
-  explicit AppendedChecksum(std::size_t start) : done_(start) {}
+  explicit PayloadChecksum(std::size_t start) : done_(start) {}
 
-  std::uint32_t register_at(const ByteBuffer& out) {
-    if (out.size() != done_) crc_ = crc32c({out.data() + done_, out.size() - done_}, crc_);
-    done_ = out.size();
+  void advance(std::span<const std::uint8_t> seen) {
+    if (seen.size() - done_ < kCrc32cStrideBytes) return;
+    const std::size_t bytes = (seen.size() - done_) / kCrc32cStrideBytes * kCrc32cStrideBytes;
+    crc_ = crc32c(seen.subspan(done_, bytes), crc_);
+    done_ += bytes;
+  }
+  // The CRC register (not inverted) of everything seen.
+  std::uint32_t register_at(std::span<const std::uint8_t> seen) {
+    if (seen.size() != done_) crc_ = crc32c(seen.subspan(done_), crc_);
+    done_ = seen.size();
     return ~crc_;
   }
-  void resume(const ByteBuffer& out, std::uint32_t crc_register) {
+  // The register after the first `seen_bytes` bytes of the buffer.
+  void resume(std::size_t seen_bytes, std::uint32_t crc_register) {
     crc_ = ~crc_register;
-    done_ = out.size();
+    done_ = seen_bytes;
   }
-  std::uint32_t finish(const ByteBuffer& out) { return ~register_at(out); }
+  // The CRC of the whole payload, `seen` to its end.
+  std::uint32_t finish(std::span<const std::uint8_t> seen) { return ~register_at(seen); }
 
  private:
   std::size_t done_;
@@ -137,17 +151,17 @@ class AppendedChecksum {
 // before the block: for a set's first block, base - 1, whose gap to x[0] = base is the
 // first residual, 0. Writes the same bytes as encode_block.
 void encode_full_block(const std::uint64_t* x, std::uint64_t before, IdOrder order, std::uint64_t base, ByteBuffer& out,
-                       [[maybe_unused]] AppendedChecksum& checksum) {
+                       [[maybe_unused]] PayloadChecksum& checksum) {
   if (order == IdOrder::kSortedSet) {
     alignas(64) std::array<std::uint64_t, kBlock> gaps;
     const unsigned b = bit_width_of(gaps_of_block(x, before, gaps.data()).any);
 #if defined(ZBFS_WIDE_GAP_KERNEL)
-    std::uint32_t crc = checksum.register_at(out);
+    std::uint32_t crc = checksum.register_at(out.bytes());
     const std::uint16_t head = static_cast<std::uint16_t>(b);  // b, then a reference of 0 (a one-byte varint)
     std::memcpy(out.extend(2), &head, 2);
     crc = _mm_crc32_u16(crc, head);
     if (b > 0) crc = kChecksummedResidualPackers[b](gaps.data(), 0, out.extend(16 * std::size_t{b}), crc);
-    checksum.resume(out, crc);
+    checksum.resume(out.size(), crc);
 #else
     out.put_u8(static_cast<std::uint8_t>(b));
     out.put_varint(0);
@@ -263,7 +277,7 @@ std::uint32_t encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBu
   const std::size_t n = in.ids.size();
   // Worst case per block: header, reference and 64-bit values (plus exceptions' bytes).
   out.reserve(out.size() + n * 9 + 32);
-  AppendedChecksum checksum(out.size());
+  PayloadChecksum checksum(out.size());
   for (std::size_t begin = 0; begin < n; begin += kBlock) {
     const std::size_t count = std::min(kBlock, n - begin);
     if (!with_exceptions && count == kBlock) {
@@ -274,50 +288,10 @@ std::uint32_t encode_blocks(const PayloadInput& in, bool with_exceptions, ByteBu
       encode_block(r.data(), count, in.order, with_exceptions, out);
     }
   }
-  return checksum.finish(out);
+  return checksum.finish(out.bytes());
 }
 
 namespace {
-
-// The payload's CRC-32C taken behind the decoder, in whole strides of crc32c's fast path
-// as soon as the decoder has read past them: the crc32 instructions then run beside the
-// unpacking rather than in a pass before it, and a small block does not pay a call of
-// its own (checksummed alone, block by block, one stream of crc32 was slower than the
-// unpacking of wide blocks). A kernel that takes the CRC itself continues the register
-// (register_at) and hands it back (resume).
-class TrailingChecksum {
- public:
-  TrailingChecksum(std::span<const std::uint8_t> payload, std::uint32_t crc) : payload_(payload), crc_(crc) {}
-
-  void advance_to(std::size_t position) {
-    if (position - done_ < kCrc32cStrideBytes) return;
-    const std::size_t bytes = (position - done_) / kCrc32cStrideBytes * kCrc32cStrideBytes;
-    crc_ = crc32c(payload_.subspan(done_, bytes), crc_);
-    done_ += bytes;
-  }
-  // The CRC register (not inverted) of the payload's first `position` bytes, for a kernel
-  // that continues it; resume() takes it back.
-  std::uint32_t register_at(std::size_t position) {
-    if (position != done_) crc_ = crc32c(payload_.subspan(done_, position - done_), crc_);
-    done_ = position;
-    return ~crc_;
-  }
-  void resume(std::size_t position, std::uint32_t crc_register) {
-    crc_ = ~crc_register;
-    done_ = position;
-  }
-  // The CRC of the whole payload.
-  std::uint32_t finish() {
-    crc_ = crc32c(payload_.subspan(done_), crc_);
-    done_ = payload_.size();
-    return crc_;
-  }
-
- private:
-  std::span<const std::uint8_t> payload_;
-  std::uint32_t crc_;
-  std::size_t done_ = 0;
-};
 
 // A bitpack block (u8 b, a one-byte reference, 16 b packed bytes) of a sorted set through
 // the fused kernel, continuing the CRC register over all its bytes: on the way where the
@@ -341,12 +315,12 @@ GapBlockEnd unpack_checksummed_gap_block(const std::uint8_t* block, unsigned b, 
 // the id before (the caller sees that the base is not 0). Returns where it stopped; what
 // it could not take is left to the general path.
 std::uint64_t decode_gap_blocks(ByteReader& reader, IdRebuilder& rebuild, const PayloadOutput& out, std::uint64_t begin,
-                                TrailingChecksum& checksum) {
+                                PayloadChecksum& checksum) {
   const std::uint64_t first = rebuild.started() ? rebuild.last() : out.base - 1;
   std::uint64_t last = first;
   bool wrapped = false;
   const std::uint64_t from = begin;
-  std::uint32_t crc = checksum.register_at(reader.position());
+  std::uint32_t crc = checksum.register_at(reader.consumed());
   while (out.count - begin >= kBlock && reader.remaining() >= 2) {
     const std::uint8_t* block = reader.here();
     const unsigned b = block[0];
@@ -368,7 +342,7 @@ std::uint64_t decode_gap_blocks(ByteReader& reader, IdRebuilder& rebuild, const 
 }  // namespace
 
 std::uint32_t decode_blocks(std::span<const std::uint8_t> payload, bool with_exceptions, const PayloadOutput& out) {
-  TrailingChecksum checksum(payload, 0);
+  PayloadChecksum checksum(0);
   ByteReader reader(payload);
   IdRebuilder rebuild(out.order, out.base);
   const bool gap_blocks = !with_exceptions && out.order == IdOrder::kSortedSet;
@@ -386,12 +360,12 @@ std::uint32_t decode_blocks(std::span<const std::uint8_t> payload, bool with_exc
       const unsigned widest = decode_block_values(reader, header, count, r.data());
       rebuild.apply(r.data(), count, out.ids + begin, widest);
     }
-    checksum.advance_to(reader.position());
+    checksum.advance(reader.consumed());
     begin += count;
   }
   if (rebuild.failed()) throw DecodeError("ids overflow 64 bits");
   if (reader.remaining() != 0) throw DecodeError("bytes left after the last block");
-  return checksum.finish();
+  return checksum.finish(reader.consumed());
 }
 
 }  // namespace zbfs::codec_detail

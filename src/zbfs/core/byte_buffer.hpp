@@ -94,6 +94,8 @@ class ByteReader {
   [[nodiscard]] std::size_t position() const { return at_; }
   [[nodiscard]] std::size_t remaining() const { return bytes_.size() - at_; }
   [[nodiscard]] const std::uint8_t* here() const { return bytes_.data() + at_; }
+  // The bytes read so far.
+  [[nodiscard]] std::span<const std::uint8_t> consumed() const { return bytes_.first(at_); }
 
   // The next n bytes; `what` names them in the error.
   std::span<const std::uint8_t> take(std::size_t n, const char* what) {
