@@ -37,7 +37,7 @@ struct TextOptions {
   std::string network = "measure";
   std::string network_latency;
   std::string network_bandwidth;
-  int ranks_per_node = 0;
+  std::optional<int> ranks_per_node;  // unset: the network's default layout
   std::string graph = "kronecker";
   std::string rmat;
   std::string input;
@@ -110,7 +110,7 @@ NetworkChoice network_choice_of(const TextOptions& text) {
   if (!text.network_bandwidth.empty()) {
     choice.bandwidth_bytes_per_s = parse_bandwidth_bytes_per_s(text.network_bandwidth, "--network-bandwidth");
   }
-  if (text.ranks_per_node != 0) choice.ranks_per_node = text.ranks_per_node;
+  choice.ranks_per_node = text.ranks_per_node;
   return choice;
 }
 
@@ -292,8 +292,11 @@ struct ModelOptions {
 };
 
 int model_command(ModelOptions options, int rank) {
-  const RecordedRun run = read_recorded_run(options.record);
+  // The flags are checked before the record is read, so that a bad flag says so.
   if (options.ranks < 1) throw_usage_error("--ranks must be at least 1");
+  const NetworkChoice choice = network_choice_of(options.text);
+  if (choice.ranks_per_node && *choice.ranks_per_node < 1) throw_usage_error("--ranks-per-node must be at least 1");
+  const RecordedRun run = read_recorded_run(options.record);
   ProjectionTarget target;
   target.ranks = options.ranks;
   if (!options.grid.empty()) {
@@ -308,7 +311,6 @@ int model_command(ModelOptions options, int rank) {
   } else {
     target.grid = run.partition == Partition::k1D ? GridShape{1, target.ranks} : most_square_grid(target.ranks);
   }
-  const NetworkChoice choice = network_choice_of(options.text);
   if (choice.name == "recorded") {
     target.network = run.network;
     apply_inter_node_overrides(choice, target.network);
@@ -317,7 +319,6 @@ int model_command(ModelOptions options, int rank) {
   } else {
     target.network = model_of(choice);
   }
-  if (choice.ranks_per_node && *choice.ranks_per_node < 1) throw_usage_error("--ranks-per-node must be at least 1");
   target.ranks_per_node = choice.ranks_per_node.value_or(1);
   const Projection projection = project_run(run, target);
   if (rank == 0) std::fputs(format_projection(options.record, run, target, projection).c_str(), stdout);

@@ -452,6 +452,8 @@ TEST(CliErrors, NetworkOptions) {
   expect_usage_error("run --network 1gbe --network-latency fast", "--network-latency");
   expect_usage_error("run --network 1gbe --network-bandwidth 0gbit", "--network-bandwidth");
   expect_usage_error("run --ranks-per-node -1", "--ranks-per-node");
+  expect_usage_error("run --ranks-per-node 0", "--ranks-per-node");  // 0 is not "the default"
+  expect_usage_error("model /nonexistent/run.json --ranks 4 --ranks-per-node 0", "--ranks-per-node");
   expect_usage_error("model", "record");
   expect_usage_error("model /nonexistent/run.json --ranks 4", "/nonexistent/run.json");
   expect_usage_error("model " + std::string(ZBFS_BINARY) + " --ranks 4", "not a JSON document");
