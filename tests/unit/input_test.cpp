@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/core/error.hpp"
 #include "zbfs/input/binary_edge_file.hpp"
 #include "zbfs/input/edge_text.hpp"
 #include "zbfs/input/graph_format.hpp"
+#include "zbfs/input/input_file.hpp"
 
 namespace zbfs {
 namespace {
@@ -43,11 +45,29 @@ TEST(EdgeListText, ReportsTheFirstMalformedLine) {
   expect_error(parse_edge_lines("0 1\n7\n", kEdgeList), 2, "expected two vertex ids");
   expect_error(parse_edge_lines("-1 2\n", kEdgeList), 1, "'-1' is not a vertex id");
   expect_error(parse_edge_lines("1 2.5\n", kEdgeList), 1, "'2.5' is not a vertex id");
+  // Bytes of a binary file read as text are shown escaped, never raw.
+  const ParsedLines binary = parse_edge_lines("1 2\n\x01\xff\x1b[2J 3\n", kEdgeList);
+  expect_error(binary, 2, "'\\x01\\xff\\x1b[2J' is not a vertex id");
   expect_error(parse_edge_lines("# ok\n4611686018427387904 1\n", kEdgeList), 2, "too large");
   // The largest id accepted: 2^62 - 1.
   EXPECT_FALSE(parse_edge_lines("4611686018427387903 0\n", kEdgeList).error);
   // Edges before the error are kept (the caller discards them), none after.
   EXPECT_EQ(parse_edge_lines("0 1\nbad line\n2 3\n", kEdgeList).edges.size(), 1U);
+}
+
+TEST(InputFile, SaysWhatIsWrongWithAPath) {
+  const auto message_of = [](const std::string& path) {
+    try {
+      InputFile file(path);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // A directory opens but is no regular file; no stale errno is appended.
+  EXPECT_EQ(message_of("/"), "'/' is not a regular file");
+  EXPECT_EQ(message_of("/nonexistent/zbfs-graph"), "cannot open '/nonexistent/zbfs-graph': No such file or directory");
 }
 
 TEST(MatrixMarketText, EntriesAreOneBasedAndChecked) {

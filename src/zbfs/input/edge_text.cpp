@@ -32,11 +32,24 @@ Fields split_fields(std::string_view line) {
   return f;
 }
 
+// A token as an error message shows it: at most kShown bytes, and bytes that are not
+// printable ASCII as \xNN, so that a binary file read as text cannot garble a terminal.
 std::string quoted(std::string_view token) {
   constexpr std::size_t kShown = 40;
-  std::string text(token.substr(0, kShown));
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text = "'";
+  for (const char c : token.substr(0, kShown)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      text += c;
+    } else {
+      text += "\\x";
+      text += kHex[byte >> 4];
+      text += kHex[byte & 0xf];
+    }
+  }
   if (token.size() > kShown) text += "...";
-  return "'" + text + "'";
+  return text + "'";
 }
 
 // A vertex id: decimal digits only (no sign), at most kMaxFileVertexId.

@@ -15,8 +15,9 @@ InputFile::InputFile(std::string path) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw Error(ExitCode::kUsage, "cannot open '" + path_ + "': " + std::strerror(errno));
   struct stat info {};
-  if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
-    const int error = errno;
+  const bool stat_failed = ::fstat(fd_, &info) != 0;
+  if (stat_failed || !S_ISREG(info.st_mode)) {
+    const int error = stat_failed ? errno : 0;  // errno is stale when fstat succeeded
     ::close(fd_);
     fd_ = -1;
     throw Error(ExitCode::kUsage,
