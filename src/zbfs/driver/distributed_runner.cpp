@@ -84,6 +84,12 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
   }
 }
 
+// "on 4 ranks, 2 threads each", for the progress lines.
+std::string job_layout(int ranks, int threads) {
+  return "on " + std::to_string(ranks) + (ranks == 1 ? " rank, " : " ranks, ") + std::to_string(threads) +
+         (threads == 1 ? " thread each" : " threads each");
+}
+
 // The input graph: this rank's slice of a generated graph, or of a file (which is also
 // where the file's errors surface, before anything else is allocated).
 LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int node_ranks, const Progress& progress,
@@ -94,8 +100,7 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
     GraphFileSpec spec = *config.input;
     spec.memory_per_rank = memory_per_rank(config, node_ranks);
     progress.phase("reading " + spec.path + " (" + (spec.format ? to_string(*spec.format) : "format by content") +
-                   (spec.relabel ? ", relabelled" : "") + ") on " + std::to_string(world.size()) + " ranks, " +
-                   std::to_string(result.threads) + " threads each");
+                   (spec.relabel ? ", relabelled" : "") + ") " + job_layout(world.size(), result.threads));
     world.barrier();
     clock.restart();
     const ScopedPhase phase(metrics, Phase::kGeneration);
@@ -108,8 +113,7 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
     what += spec.kind == GraphKind::kKronecker || spec.kind == GraphKind::kRmat
                 ? "scale " + std::to_string(spec.scale) + ", edgefactor " + std::to_string(spec.edgefactor)
                 : std::to_string(graph.num_vertices) + " vertices";
-    progress.phase("generating " + what + ") on " + std::to_string(world.size()) + " ranks, " +
-                   std::to_string(result.threads) + " threads each");
+    progress.phase("generating " + what + ") " + job_layout(world.size(), result.threads));
     world.barrier();
     clock.restart();
     const ScopedPhase phase(metrics, Phase::kGeneration);

@@ -128,7 +128,8 @@ RunResult run_benchmark(const RunConfig& config) {
 
   const Progress progress(!config.quiet);
   progress.phase("generating the Kronecker edge list (scale " + std::to_string(config.scale) + ", edgefactor " +
-                 std::to_string(config.edgefactor) + ", " + std::to_string(result.threads) + " threads)");
+                 std::to_string(config.edgefactor) + ", " + std::to_string(result.threads) +
+                 (result.threads == 1 ? " thread)" : " threads)"));
   const KroneckerGenerator generator(KroneckerParams{config.scale, config.edgefactor, config.seed});
   Stopwatch clock;
   const PackedEdgeList edges = generate_edge_list(generator);
