@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -547,6 +548,21 @@ TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   EXPECT_NE(big.out.find("predicted TEPS"), std::string::npos);
   expect_usage_error("model " + json_path.string() + " --ranks 6 --grid 2x2", "--grid");
   expect_usage_error("model " + json_path.string() + " --ranks 4 --network measure", "measure");
+  // A damaged record gets one line naming the file and what is wrong with it.
+  const auto damaged_path = std::filesystem::temp_directory_path() / "zbfs_cli_model_damaged.json";
+  const auto expect_refused = [&](const std::function<void(nlohmann::json&)>& damage, const std::string& mention) {
+    nlohmann::json damaged = j;
+    damage(damaged);
+    std::ofstream(damaged_path) << damaged.dump();
+    expect_usage_error("model " + damaged_path.string() + " --ranks 16", damaged_path.string() + "' " + mention);
+  };
+  expect_refused([](nlohmann::json& d) { d["phases"] = "x"; }, "has a malformed phases field");
+  expect_refused([](nlohmann::json& d) { d["traffic"] = 7; }, "has a malformed traffic field");
+  expect_refused([](nlohmann::json& d) { d["searches"][0]["time_s"] = -1.0; }, "has a search with impossible figures");
+  expect_refused([](nlohmann::json& d) { d["phases"]["row_exchange"]["time_s"]["max"] = -1.0; },
+                 "has a negative time in phase row_exchange");
+  expect_refused([](nlohmann::json& d) { d["traffic"][0]["phase"] = "warp"; }, "names an unknown phase 'warp'");
+  std::filesystem::remove(damaged_path);
   std::filesystem::remove(json_path);
 }
 

@@ -12,11 +12,11 @@ namespace zbfs {
 namespace {
 
 template <class E>
-E enum_named(const std::string& name, std::size_t count, const std::string& what) {
+E enum_named(const std::string& name, std::size_t count, const std::string& what, const std::string& path) {
   for (std::size_t i = 0; i < count; ++i) {
     if (to_string(static_cast<E>(i)) == name) return static_cast<E>(i);
   }
-  throw_usage_error("unknown " + what + " '" + name + "'");
+  throw_usage_error("'" + path + "' names an unknown " + what + " '" + name + "'");
 }
 
 }  // namespace
@@ -55,10 +55,19 @@ RecordedRun read_recorded_run(const std::string& path) {
       }
     }
     const auto& searches = j.at("searches");
+    // Iterating a JSON value that is not an array or an object would go over the value
+    // itself (a string in place of `phases` read as one phase named '').
+    for (const char* key : {"searches", "traffic"}) {
+      if (!j.at(key).is_array()) throw_usage_error("'" + path + "' has a malformed " + key + " field");
+    }
+    if (!j.at("phases").is_object()) throw_usage_error("'" + path + "' has a malformed phases field");
     for (const auto& s : searches) {
       run.searches += 1;
-      run.mean_traversed_edges += s.at("traversed_edges").get<double>();
-      run.mean_bfs_time_s += s.at("time_s").get<double>();
+      const double edges = s.at("traversed_edges").get<double>();
+      const double time_s = s.at("time_s").get<double>();
+      if (!(edges >= 0) || !(time_s > 0)) throw_usage_error("'" + path + "' has a search with impossible figures");
+      run.mean_traversed_edges += edges;
+      run.mean_bfs_time_s += time_s;
       if (s.contains("validate_time_s")) run.validations += 1;
     }
     if (run.searches > 0) {
@@ -66,15 +75,18 @@ RecordedRun read_recorded_run(const std::string& path) {
       run.mean_bfs_time_s /= run.searches;
     }
     for (const auto& [name, p] : j.at("phases").items()) {
-      const auto phase = enum_named<Phase>(name, kPhaseCount, "phase");
-      run.max_time_s[static_cast<std::size_t>(phase)] = p.at("time_s").at("max").get<double>();
-      run.max_model_s[static_cast<std::size_t>(phase)] = p.at("modelled_time_s").at("max").get<double>();
+      const auto phase = enum_named<Phase>(name, kPhaseCount, "phase", path);
+      const double time_s = p.at("time_s").at("max").get<double>();
+      const double model_s = p.at("modelled_time_s").at("max").get<double>();
+      if (!(time_s >= 0) || !(model_s >= 0)) throw_usage_error("'" + path + "' has a negative time in phase " + name);
+      run.max_time_s[static_cast<std::size_t>(phase)] = time_s;
+      run.max_model_s[static_cast<std::size_t>(phase)] = model_s;
     }
     for (const auto& t : j.at("traffic")) {
       TrafficRecord r;
-      r.phase = enum_named<Phase>(t.at("phase").get<std::string>(), kPhaseCount, "phase");
-      r.role = enum_named<CommRole>(t.at("communicator").get<std::string>(), kCommRoleCount, "communicator");
-      r.pattern = enum_named<CommPattern>(t.at("pattern").get<std::string>(), kCommPatternCount, "pattern");
+      r.phase = enum_named<Phase>(t.at("phase").get<std::string>(), kPhaseCount, "phase", path);
+      r.role = enum_named<CommRole>(t.at("communicator").get<std::string>(), kCommRoleCount, "communicator", path);
+      r.pattern = enum_named<CommPattern>(t.at("pattern").get<std::string>(), kCommPatternCount, "pattern", path);
       r.calls = t.at("calls").get<double>();
       r.messages = t.at("messages").get<double>();
       r.bytes = t.at("bytes").get<double>();
