@@ -1,6 +1,8 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -380,6 +382,44 @@ int convert_command(const FileOptions& files) {
   return 0;
 }
 
+// Integer flags take plain decimal numbers. CLI11 reads them with strtoll/strtoull in
+// base 0, where "010" is octal 8 (--root 010 would search from vertex 8), "0x10" is hex,
+// "-1" wraps to 2^64 - 1 for an unsigned flag and a number past 2^64 saturates; each
+// value is checked here and handed on without leading zeros.
+std::string decimal_integer(std::string& value, bool is_signed) {
+  const std::string given = value;
+  const bool negative = is_signed && !value.empty() && value.front() == '-';
+  const std::size_t first = value.find_first_not_of('0', negative ? 1 : 0);
+  const std::string digits = value.substr(negative ? 1 : 0);
+  const bool plain = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+  if (!plain) return "'" + given + "' is not a" + (is_signed ? "n integer" : " non-negative integer");
+  value = first == std::string::npos ? "0" : (negative ? "-" : "") + value.substr(first);
+  std::int64_t as_signed = 0;
+  std::uint64_t as_unsigned = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, error] =
+      is_signed ? std::from_chars(value.data(), end, as_signed) : std::from_chars(value.data(), end, as_unsigned);
+  if (error != std::errc() || ptr != end) return "'" + given + "' is out of range";
+  return {};
+}
+
+// The check above on every integer flag of `app` and its subcommands.
+void require_decimal_integers(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (type != "INT" && type != "UINT") continue;
+    const bool is_signed = type == "INT";
+    option->transform(CLI::Validator([is_signed](std::string& v) { return decimal_integer(v, is_signed); }, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) require_decimal_integers(*sub);
+}
+
+// --vertices and --edges hold 0 for "the default"; an explicit 0 is an error, not that.
+void refuse_explicit_zero_sizes(const CLI::App& app, const RunConfig& config) {
+  if (app.count("--vertices") > 0 && config.graph.vertices == 0) throw_usage_error("--vertices must be at least 2");
+  if (app.count("--edges") > 0 && config.graph.edges == 0) throw_usage_error("--edges must be at least 1");
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, int rank, int ranks) {
@@ -416,6 +456,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   convert->add_option("--format", convert_files.format, "IN's format: edgelist, mtx or binary (default: by content)");
   convert->add_option("--to", convert_files.to,
                       "OUT's format: binary, edgelist or mtx (default: by the name, else binary)");
+  require_decimal_integers(app);
   if (argc > 1 && argv[1][0] != '-' &&
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
     throw_usage_error(std::string("unknown command '") + argv[1] +
@@ -434,8 +475,14 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
     if (message.find("subcommand") != std::string::npos) message += " (see 'zbfs --help')";
     throw_usage_error(message);
   }
-  if (run->parsed()) return run_command(config, text, *run, rank, ranks);
-  if (generate->parsed()) return generate_command(generate_config, generate_text, generate_files);
+  if (run->parsed()) {
+    refuse_explicit_zero_sizes(*run, config);
+    return run_command(config, text, *run, rank, ranks);
+  }
+  if (generate->parsed()) {
+    refuse_explicit_zero_sizes(*generate, generate_config);
+    return generate_command(generate_config, generate_text, generate_files);
+  }
   if (convert->parsed()) return convert_command(convert_files);
   if (model->parsed()) return model_command(model_options, rank);
   return 0;

@@ -460,6 +460,26 @@ TEST(CliErrors, NetworkOptions) {
   expect_usage_error("model " + std::string(ZBFS_BINARY) + " --ranks 4", "not a JSON document");
 }
 
+// Integer flags are plain decimal: CLI11 alone reads "010" as octal 8 and "0x9" as hex,
+// wraps "-1" for an unsigned flag and saturates a number past 2^64.
+TEST(CliErrors, IntegerFlagsAreDecimal) {
+  expect_usage_error("run --scale 0x9", "--scale: '0x9' is not an integer");
+  expect_usage_error("run --scale 1e1", "--scale: '1e1' is not an integer");
+  expect_usage_error("run --root -1", "--root: '-1' is not a non-negative integer");
+  expect_usage_error("run --seed 18446744073709551616", "--seed: '18446744073709551616' is out of range");
+  expect_usage_error("model /nonexistent/run.json -P 0x10", "--ranks: '0x10' is not an integer");
+  // 0 is "the default" inside; given explicitly it is refused.
+  expect_usage_error("run --graph gnm --vertices 0", "--vertices must be at least 2");
+  expect_usage_error("generate /tmp/zbfs_never_written.bin --graph gnm --edges 0", "--edges must be at least 1");
+  const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_decimal.json";
+  const Outcome o = run_zbfs("run -q --scale 010 --roots 1 --root 0012 --no-validate --json " + json_path.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+  EXPECT_EQ(j["config"]["scale"], 10);
+  EXPECT_EQ(j["searches"][0]["root"], 12);
+  std::filesystem::remove(json_path);
+}
+
 TEST(CliErrors, CodecOptions) {
   expect_usage_error("run --codec lz4", "--codec");
   expect_usage_error("run --dump-frontiers /proc/zbfs-no/such/dir", "/proc/zbfs-no/such/dir");
