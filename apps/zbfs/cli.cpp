@@ -414,10 +414,13 @@ void require_decimal_integers(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) require_decimal_integers(*sub);
 }
 
-// --vertices and --edges hold 0 for "the default"; an explicit 0 is an error, not that.
+// The generator's sizes hold 0 for "the default"; an explicit 0 is an error, not that.
 void refuse_explicit_zero_sizes(const CLI::App& app, const RunConfig& config) {
-  if (app.count("--vertices") > 0 && config.graph.vertices == 0) throw_usage_error("--vertices must be at least 2");
-  if (app.count("--edges") > 0 && config.graph.edges == 0) throw_usage_error("--edges must be at least 1");
+  const GraphSpec& g = config.graph;
+  if (app.count("--vertices") > 0 && g.vertices == 0) throw_usage_error("--vertices must be at least 2");
+  if (app.count("--edges") > 0 && g.edges == 0) throw_usage_error("--edges must be at least 1");
+  if (app.count("--radius") > 0 && g.radius == 0) throw_usage_error("--radius must be in (0, 1.414]");
+  if (app.count("--degree") > 0 && g.degree == 0) throw_usage_error("--degree must be a positive number");
 }
 
 }  // namespace

@@ -462,7 +462,7 @@ TEST(CliErrors, NetworkOptions) {
 
 // Integer flags are plain decimal: CLI11 alone reads "010" as octal 8 and "0x9" as hex,
 // wraps "-1" for an unsigned flag and saturates a number past 2^64.
-TEST(CliErrors, IntegerFlagsAreDecimal) {
+TEST(CliErrors, NumberFlagsAreReadAsWritten) {
   expect_usage_error("run --scale 0x9", "--scale: '0x9' is not an integer");
   expect_usage_error("run --scale 1e1", "--scale: '1e1' is not an integer");
   expect_usage_error("run --root -1", "--root: '-1' is not a non-negative integer");
@@ -471,6 +471,8 @@ TEST(CliErrors, IntegerFlagsAreDecimal) {
   // 0 is "the default" inside; given explicitly it is refused.
   expect_usage_error("run --graph gnm --vertices 0", "--vertices must be at least 2");
   expect_usage_error("generate /tmp/zbfs_never_written.bin --graph gnm --edges 0", "--edges must be at least 1");
+  expect_usage_error("run --graph rgg --radius 0", "--radius must be in (0, 1.414]");
+  expect_usage_error("run --graph rgg --degree 0", "--degree must be a positive number");
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_decimal.json";
   const Outcome o = run_zbfs("run -q --scale 010 --roots 1 --root 0012 --no-validate --json " + json_path.string());
   ASSERT_EQ(o.status, 0) << o.err;
