@@ -350,7 +350,8 @@ inline BlockGaps gaps_of_block(const std::uint64_t* x, std::uint64_t before, std
   const __m128i a = _mm_or_si128(_mm256_castsi256_si128(a4), _mm256_extracti128_si256(a4, 1));
   const __m128i t = _mm_add_epi64(_mm256_castsi256_si128(t4), _mm256_extracti128_si256(t4, 1));
   return {static_cast<std::uint64_t>(_mm_cvtsi128_si64(a) | _mm_extract_epi64(a, 1)),
-          static_cast<std::uint64_t>(_mm_cvtsi128_si64(t) + _mm_extract_epi64(t, 1))};
+          // Unsigned, so that the sum wraps: added as long long, a hostile set overflowed (UB).
+          static_cast<std::uint64_t>(_mm_cvtsi128_si64(t)) + static_cast<std::uint64_t>(_mm_extract_epi64(t, 1))};
 #else
   const Lanes ones = {1, 1};
   Lanes any[2] = {{0, 0}, {0, 0}};
