@@ -98,6 +98,7 @@ TEST(CliErrors, ImpossibleSizeIsRefusedWithBothNumbers) {
   EXPECT_NE(o.err.find("TiB"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("available"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("--force"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("per rank on 1 rank,"), std::string::npos) << o.err;  // not "1 ranks"
 }
 
 TEST(Cli, HelpAndVersionSucceed) {
@@ -171,7 +172,7 @@ TEST(CliErrors, PartitionOptions) {
 TEST(CliErrors, RouteOptions) {
   expect_usage_error("run --route ring", "ring");
   expect_usage_error("run --route gridk --route-dims 2x", "--route-dims");
-  expect_usage_error("run --route gridk --route-dims 2x2", "multiply to 4");
+  expect_usage_error("run --route gridk --route-dims 2x2", "multiply to 4, not to the job's 1 rank\n");
   expect_usage_error("run --route grid2 --route-dims 1", "--route gridk");
   expect_usage_error("run --no-dedup", "needs --route");
   expect_usage_error("run --route-dims 1", "needs --route");

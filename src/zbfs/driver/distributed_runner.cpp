@@ -15,6 +15,7 @@
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/core/wording.hpp"
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/generator/graph_generator.hpp"
@@ -79,15 +80,13 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
     std::string hint = "use more ranks, or --force";
     if (config.input && !config.input->relabel) hint = "use --relabel if its ids are sparse, more ranks, or --force";
     throw_usage_error(graph + " needs about " + format_bytes(result.estimated_peak_bytes) + " per rank on " +
-                      std::to_string(world.size()) + " ranks, more than this node's available memory allows (" + hint +
-                      ")");
+                      counted(world.size(), "rank") + ", more than this node's available memory allows (" + hint + ")");
   }
 }
 
 // "on 4 ranks, 2 threads each", for the progress lines.
 std::string job_layout(int ranks, int threads) {
-  return "on " + std::to_string(ranks) + (ranks == 1 ? " rank, " : " ranks, ") + std::to_string(threads) +
-         (threads == 1 ? " thread each" : " threads each");
+  return "on " + counted(ranks, "rank") + ", " + counted(threads, "thread") + " each";
 }
 
 // The input graph: this rank's slice of a generated graph, or of a file (which is also

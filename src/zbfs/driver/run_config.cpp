@@ -6,6 +6,7 @@
 
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/wording.hpp"
 #include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 
@@ -34,8 +35,8 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (c.grid && c.partition != Partition::k2D) throw_usage_error("--grid needs --partition 2d");
   if (c.grid && c.grid->size() != ranks) {
-    throw_usage_error("--grid " + c.grid->to_string() + " has " + std::to_string(c.grid->size()) +
-                      " ranks but the job has " + std::to_string(ranks));
+    throw_usage_error("--grid " + c.grid->to_string() + " has " + counted(c.grid->size(), "rank") +
+                      " but the job has " + std::to_string(ranks));
   }
   validate_network_choice(c.network);
   if (c.shared_memory && !c.dump_frontiers.empty()) {
@@ -52,7 +53,7 @@ void validate_config(const RunConfig& c, int ranks) {
       std::string got = std::to_string(product);
       if (product > RoutePlan::kMaxDimsProduct) got = "more than " + std::to_string(RoutePlan::kMaxDimsProduct);
       throw_usage_error("--route-dims " + RoutePlan::describe_dims(c.route->dims) + " multiply to " + got +
-                        ", not to the job's " + std::to_string(ranks) + " ranks");
+                        ", not to the job's " + counted(ranks, "rank"));
     }
   }
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));

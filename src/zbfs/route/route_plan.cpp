@@ -4,6 +4,7 @@
 #include <set>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/wording.hpp"
 
 namespace zbfs {
 
@@ -39,8 +40,8 @@ RoutePlan::RoutePlan(RouteKind kind, int ranks, std::vector<int> dims) : kind_(k
       if (d < 1) throw Error(ExitCode::kUsage, "route dimensions must be positive");
     }
     if (dims_product(dims) != ranks) {
-      throw Error(ExitCode::kUsage, "route dimensions " + describe_dims(dims) + " do not multiply to " +
-                                        std::to_string(ranks) + " ranks");
+      throw Error(ExitCode::kUsage,
+                  "route dimensions " + describe_dims(dims) + " do not multiply to " + counted(ranks, "rank"));
     }
     dims_ = std::move(dims);
   }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/wording.hpp"
 
 namespace zbfs {
 
@@ -11,7 +12,7 @@ ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num
   world_.attach(metrics);
   if (partition == Partition::k1D) shape = GridShape{1, world_.size()};
   if (shape.size() != world_.size()) {
-    throw_usage_error("grid " + shape.to_string() + " has " + std::to_string(shape.size()) + " ranks but the job has " +
+    throw_usage_error("grid " + shape.to_string() + " has " + counted(shape.size(), "rank") + " but the job has " +
                       std::to_string(world_.size()));
   }
   shape_ = shape;
