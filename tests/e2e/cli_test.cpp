@@ -318,6 +318,11 @@ TEST_F(GraphFileTest, MalformedFilesGiveTheFileLineAndExitStatus2) {
   expect_usage_error("run -q --input " + text + " --format binary", text + ": wrong magic");
   expect_usage_error("run -q --input " + path("missing.txt"), "cannot open '" + path("missing.txt") + "'");
   expect_usage_error("run -q --input " + file("empty.txt", "# nothing\n"), "holds no edges");
+  // An id past 2^64 used to wrap while read (this one to 0, a self-loop).
+  const std::string wrapped = file("wrapped.txt", "1 2\n0 18446744073709551616\n");
+  expect_usage_error("run -q --input " + wrapped, wrapped + ":2: vertex id '18446744073709551616' is too large");
+  // Self-loops only: no search key; this printed a result block of 0 searches.
+  expect_usage_error("run -q --input " + file("loops.txt", "0 0\n1 1\n"), "nothing to search");
 }
 
 TEST_F(GraphFileTest, TruncatedOrCorruptBinaryFilesAreRefused) {

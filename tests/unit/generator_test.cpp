@@ -192,6 +192,17 @@ TEST(SearchRoots, TooFewEligibleVerticesIsAUsageError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
   }
+  // No eligible vertex at all is an error, whatever the count (an input run asks for at
+  // most as many roots as there are eligible vertices, so for none there).
+  for (const std::uint64_t count : {0, 1}) {
+    try {
+      (void)sample_search_roots(16, 0, count, 1, [](std::uint64_t) { return false; });
+      FAIL() << "expected an error for " << count << " roots";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(e.what()).find("nothing to search"), std::string::npos) << e.what();
+    }
+  }
   // Exactly as many eligible vertices as roots: all of them are chosen.
   const std::vector<std::uint64_t> all = sample_search_roots(16, 3, 3, 1, [](std::uint64_t v) { return v < 3; });
   EXPECT_EQ(std::set<std::uint64_t>(all.begin(), all.end()), (std::set<std::uint64_t>{0, 1, 2}));

@@ -49,6 +49,10 @@ TEST(EdgeListText, ReportsTheFirstMalformedLine) {
   const ParsedLines binary = parse_edge_lines("1 2\n\x01\xff\x1b[2J 3\n", kEdgeList);
   expect_error(binary, 2, "'\\x01\\xff\\x1b[2J' is not a vertex id");
   expect_error(parse_edge_lines("# ok\n4611686018427387904 1\n", kEdgeList), 2, "too large");
+  // Ids that wrap around 2^64 while read (2^64 is 0 modulo 2^64) are too large too.
+  expect_error(parse_edge_lines("0 18446744073709551616\n", kEdgeList), 1, "too large");
+  expect_error(parse_edge_lines("0 36893488147419103233\n", kEdgeList), 1, "too large");
+  expect_error(parse_edge_lines("0 000000000000000000000000000018446744073709551616\n", kEdgeList), 1, "too large");
   // The largest id accepted: 2^62 - 1.
   EXPECT_FALSE(parse_edge_lines("4611686018427387903 0\n", kEdgeList).error);
   // Edges before the error are kept (the caller discards them), none after.

@@ -22,6 +22,12 @@ std::vector<std::uint64_t> sample_search_roots(std::uint64_t num_vertices, std::
 std::vector<std::uint64_t> sample_search_roots_batched(
     std::uint64_t num_vertices, std::uint64_t num_eligible, std::uint64_t count, std::uint64_t seed,
     const std::function<void(std::span<const std::uint64_t>, std::span<std::uint8_t>)>& eligible_batch) {
+  if (num_eligible == 0) {
+    // A file of self-loops only (or no edges) leaves no search key; say so rather than
+    // print a result block of no searches.
+    throw_usage_error(
+        "the graph has no edge between two distinct vertices (self-loops do not count): nothing to search");
+  }
   if (num_eligible < count) {
     throw_usage_error("the graph has " + std::to_string(num_eligible) + " vertices with edges, fewer than the " +
                       std::to_string(count) + " search roots asked for (--roots)");

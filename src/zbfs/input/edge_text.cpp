@@ -57,8 +57,12 @@ std::optional<std::string> parse_id(std::string_view token, std::uint64_t& id) {
   std::uint64_t value = 0;
   for (const char c : token) {
     if (c < '0' || c > '9') return quoted(token) + " is not a vertex id (ids are non-negative integers)";
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value > kMaxFileVertexId) return "vertex id " + quoted(token) + " is too large (the limit is 2^62 - 1)";
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    // Checked before the step: past 2^64 the product would wrap (2^64 read as 0).
+    if (value > (kMaxFileVertexId - digit) / 10) {
+      return "vertex id " + quoted(token) + " is too large (the limit is 2^62 - 1)";
+    }
+    value = value * 10 + digit;
   }
   id = value;
   return std::nullopt;
