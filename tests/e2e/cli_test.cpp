@@ -361,6 +361,14 @@ TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
   expect_usage_error("run -q --input " + g + " --format csv", "--format must be edgelist, mtx or binary");
   expect_usage_error("run -q --input " + g + " --root 7", "--root 7 is not a vertex of the graph");
   expect_usage_error("run -q --input " + g + " --root 0 --roots 2", "--roots and --root disagree");
+  // Two of the run's files on one path would overwrite each other, or the input.
+  expect_usage_error("run -q --input " + g + " --write-parents " + g, "--input and --write-parents name the same file");
+  EXPECT_EQ(slurp(g), "0 1\n1 2\n");
+  expect_usage_error("run -q --scale 6 --write-levels " + path("x.txt") + " --write-parents " + path("./x.txt"),
+                     "--write-levels and --write-parents name the same file");
+  expect_usage_error("run -q --scale 6 --write-levels " + path("x.txt") + " --json " + path("x.txt"),
+                     "--write-levels and --json name the same file");
+  EXPECT_FALSE(std::filesystem::exists(path("x.txt")));
   expect_usage_error("run --graph rmat --rmat 0.5,0.4,0.3", "a + b + c < 1");
   expect_usage_error("run --graph rmat --rmat 0.5", "--rmat must look like");
   expect_usage_error("run --graph kronecker --vertices 100", "--vertices applies to --graph gnm and rgg");
