@@ -89,8 +89,11 @@ class ReportFromFixtures(unittest.TestCase):
         self.assertIn("codecs", data["figures"])
 
     def test_bad_folders(self):
-        with self.assertRaises(results.ResultsError):
+        with self.assertRaisesRegex(results.ResultsError, "no such folder"):
             results.load(self.dir / "nothing")
+        (self.dir / "plain").mkdir()
+        with self.assertRaisesRegex(results.ResultsError, "no runs/ folder"):
+            results.load(self.dir / "plain")
         bad = self.dir / "bad"
         (bad / "runs" / "p").mkdir(parents=True)
         (bad / "runs" / "p" / "rep-1.json").write_text("{not json")

@@ -113,6 +113,8 @@ def load(folder: str | Path) -> Results:
     """Reads RESULTS_DIR as `zbfs-lab sweep` leaves it (or any folder of runs/POINT/rep-K.json)."""
     folder = Path(folder)
     runs_dir = folder / "runs"
+    if not folder.is_dir():
+        raise ResultsError(f"{folder}: no such folder")
     if not runs_dir.is_dir():
         raise ResultsError(f"{folder}: no runs/ folder (is this a zbfs-lab sweep's output?)")
     declared = {}
