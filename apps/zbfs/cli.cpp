@@ -230,7 +230,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   }
   apply_graph_options(text, config);
   if (!config.roots.empty() && app.count("--roots") == 0) config.num_roots = config.roots.size();
-  config.roots_at_most_eligible = config.input && app.count("--roots") == 0;
+  config.roots_at_most_eligible = app.count("--roots") == 0;
   config.write_format = *parse_bfs_output_format(text.write_format);
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;

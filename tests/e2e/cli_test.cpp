@@ -79,6 +79,22 @@ TEST(CliErrors, NegativeScale) { expect_usage_error("run --scale -3", "--scale")
 TEST(CliErrors, EdgefactorZero) { expect_usage_error("run --edgefactor 0", "--edgefactor"); }
 TEST(CliErrors, RootsZero) { expect_usage_error("run --roots 0", "--roots"); }
 TEST(CliErrors, RootsMoreThanVertices) { expect_usage_error("run --scale 3 --roots 9", "--roots"); }
+// Without --roots, a graph too small for 64 keys searches from all its vertices with
+// edges and says so ("zbfs run --scale 5" must just work); an explicit --roots is kept.
+TEST(CliRun, SmallGraphsSearchFromEveryVertexWithEdges) {
+  const Outcome o = run_zbfs("run --scale 6 --no-validate");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("NBFS:                           61\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("zbfs: 61 search keys, not 64: the graph has only 61 vertices with edges\n"), std::string::npos)
+      << o.err;
+  const Outcome mpi = run_mpi(3, "run --scale 3 -q --partition 2d");
+  ASSERT_EQ(mpi.status, 0) << mpi.err;
+  EXPECT_NE(mpi.out.find("NBFS:                           8\n"), std::string::npos) << mpi.out;
+  const Outcome shared = run_zbfs("run --scale 6 -q --partition shared");
+  ASSERT_EQ(shared.status, 0) << shared.err;
+  EXPECT_NE(shared.out.find("NBFS:                           61\n"), std::string::npos) << shared.out;
+}
+
 TEST(CliErrors, RootsMoreThanConnectedVertices) {
   expect_usage_error("run --scale 5 --edgefactor 1 --roots 32 -q", "vertices with edges");
 }

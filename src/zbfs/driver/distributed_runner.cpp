@@ -126,7 +126,7 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
 // The search keys: the given ones (in the source's ids) after checking that each is a
 // vertex with an edge, else the Graph500 draw among the vertices with edges.
 std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGrid& grid, const LoadedGraph& input,
-                                        std::span<const std::uint64_t> degree) {
+                                        std::span<const std::uint64_t> degree, const Progress& progress) {
   const Communicator& world = grid.world();
   const auto has_edges = [&](std::span<const std::uint64_t> candidates, std::span<std::uint8_t> flags) {
     std::vector<std::uint64_t> mine(candidates.size(), 0);
@@ -157,7 +157,8 @@ std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGr
   std::uint64_t eligible = 0;
   for (const std::uint64_t d : degree) eligible += d > 0 ? 1 : 0;
   eligible = world.allreduce(eligible, ReduceOp::kSum);
-  const std::uint64_t count = config.roots_at_most_eligible ? std::min(config.num_roots, eligible) : config.num_roots;
+  const std::uint64_t count = roots_to_draw(config, eligible);
+  if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
   return sample_search_roots_batched(input.num_vertices, eligible, count, config.seed, has_edges);
 }
 
@@ -196,7 +197,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   if (!config.validate) slice = PackedEdgeList();
   result.num_graph_edges = graph.global_directed_edges() / 2;
 
-  const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_degree());
+  const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_degree(), progress);
 
   // No message carries more ids than there are edge endpoints and vertices, or than
   // validation's replies: a level and a parent for both ends of every input tuple.

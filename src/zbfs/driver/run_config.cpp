@@ -52,7 +52,7 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (c.shared_memory && (!c.write_levels.empty() || !c.write_parents.empty()))
     throw_usage_error("--write-levels and --write-parents need --partition 1d or 2d");
-  if (!c.input && c.num_roots > graph_vertices(graph_spec(c))) {
+  if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(graph_spec(c))) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
                       std::to_string(graph_vertices(graph_spec(c))) + " vertices of the graph");
   }
@@ -88,6 +88,15 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
   refuse_shared_paths(c);
+}
+
+std::uint64_t roots_to_draw(const RunConfig& config, std::uint64_t eligible) {
+  return config.roots_at_most_eligible ? std::min(config.num_roots, eligible) : config.num_roots;
+}
+
+std::string fewer_search_keys(std::uint64_t count, std::uint64_t asked) {
+  return counted(static_cast<long long>(count), "search key") + ", not " + std::to_string(asked) + ": the graph has " +
+         (count == 1 ? "only 1 vertex" : "only " + std::to_string(count) + " vertices") + " with edges";
 }
 
 GraphSpec graph_spec(const RunConfig& c) {

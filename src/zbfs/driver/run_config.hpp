@@ -32,7 +32,7 @@ struct RunConfig {
   // --root: search keys in the graph source's ids (empty: num_roots sampled ones).
   std::vector<std::uint64_t> roots;
   // Sample fewer keys when the graph has fewer than num_roots vertices with edges (the
-  // CLI sets it for --input without --roots: small files must just work).
+  // CLI sets it when --roots is not given: small graphs and files must just work).
   bool roots_at_most_eligible = false;
   // --write-levels / --write-parents: the first search's result, written by the owners.
   std::string write_levels;
@@ -73,6 +73,13 @@ void validate_config(const RunConfig& config, int ranks = 1);
 
 // The generator's parameters with the run's scale, edgefactor and seed.
 GraphSpec graph_spec(const RunConfig& config);
+
+// How many search keys to draw from the graph's `eligible` vertices with edges: num_roots,
+// or all of them where there are fewer and roots_at_most_eligible is set.
+std::uint64_t roots_to_draw(const RunConfig& config, std::uint64_t eligible);
+
+// The progress line for a run that draws fewer keys than num_roots.
+std::string fewer_search_keys(std::uint64_t count, std::uint64_t asked);
 
 // The grid a 2D run uses on `ranks` ranks (1D: 1 x ranks).
 GridShape grid_for(const RunConfig& config, int ranks);
