@@ -1,9 +1,11 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -182,28 +184,43 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   add_network_options(run, text, ", or measure (a ping-pong at start-up)");
 }
 
-// Whether rank 0 can write the JSON report, agreed by every rank.
+// Whether rank 0 can write the JSON report, agreed by every rank. A file the probe
+// created is removed again: a run that fails later leaves no empty report behind.
 bool json_path_writable(const std::string& path, int rank) {
   int writable = 0;
   if (rank == 0) {
-    std::ofstream probe(path, std::ios::app);
-    writable = probe ? 1 : 0;
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
+    writable = std::ofstream(path, std::ios::app) ? 1 : 0;
+    if (writable != 0 && !existed) std::filesystem::remove(path, ec);
   }
   check_mpi(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return writable != 0;
 }
 
-// Whether rank 0 can create the file (removed again), agreed by every rank.
-bool file_creatable(const std::string& path, int rank) {
-  int ok = 0;
+// Refuses, on every rank, an output file that rank 0 could not write the way
+// write_ordered_file does (PATH.partial, renamed over PATH at the end): checked before the
+// work rather than after a long generation or run.
+void require_writable_output(const std::string& path, int rank) {
+  int problem = 0;  // -1: a directory is in the way; else the errno of creating PATH.partial
   if (rank == 0) {
     std::error_code ec;
-    const bool existed = std::filesystem::exists(path, ec);
-    ok = std::ofstream(path, std::ios::app) ? 1 : 0;
-    if (ok != 0 && !existed) std::filesystem::remove(path, ec);
+    const std::string partial = path + ".partial";
+    if (std::filesystem::is_directory(path, ec)) {
+      problem = -1;
+    } else {
+      const bool existed = std::filesystem::exists(partial, ec);
+      errno = 0;
+      if (std::ofstream(partial, std::ios::app)) {
+        if (!existed) std::filesystem::remove(partial, ec);
+      } else {
+        problem = errno != 0 ? errno : EACCES;
+      }
+    }
   }
-  check_mpi(MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  return ok != 0;
+  check_mpi(MPI_Bcast(&problem, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (problem == -1) throw_usage_error("cannot write '" + path + "': it is a directory");
+  if (problem != 0) throw_usage_error("cannot write '" + path + "': " + std::strerror(problem));
 }
 
 // Whether rank 0 can create (or use) the directory, agreed by every rank.
@@ -270,7 +287,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
     throw_usage_error("cannot create the frontier dump directory '" + config.dump_frontiers + "'");
   }
   for (const std::string* path : {&config.write_levels, &config.write_parents}) {
-    if (!path->empty() && !file_creatable(*path + ".partial", rank)) throw_usage_error("cannot write '" + *path + "'");
+    if (!path->empty()) require_writable_output(*path, rank);
   }
   const RunResult result = config.shared_memory ? run_benchmark(config) : run_distributed_benchmark(config);
   if (rank != 0) return 0;
@@ -353,6 +370,7 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
   validate_graph_spec(spec);
   const GraphFormat format = output_format(files);
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
+  require_writable_output(files.out, world.rank());
   // This rank's share: packed, unpacked (16 bytes an edge) and formatted (up to 40).
   const std::uint64_t needed = expected_graph_edges(spec) / static_cast<std::uint64_t>(world.size()) * 64;
   const auto available = available_memory_bytes();
@@ -373,6 +391,7 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
 int convert_command(const FileOptions& files) {
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   const GraphFormat format = output_format(files);
+  require_writable_output(files.out, world.rank());
   Stopwatch clock;
   const FileEdges read = read_file_edges(
       world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, available_memory_bytes()});

@@ -366,6 +366,12 @@ TEST_F(GraphFileTest, NothingIsHalfWrittenWhenConversionFails) {
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
   expect_usage_error("run --scale 6 --roots 1 --write-parents " + path("no/such/dir/p.txt"), "cannot write");
+  // Output paths are checked before the work, not when the file is renamed into place.
+  expect_usage_error("generate " + dir_.string() + " --scale 6",
+                     "cannot write '" + dir_.string() + "': it is a directory");
+  expect_usage_error("run -q --scale 6 --write-levels " + dir_.string(), "it is a directory");
+  expect_usage_error("convert " + bad + " " + path("no/such/dir/g.zel"),
+                     "cannot write '" + path("no/such/dir/g.zel") + "': No such file or directory");
 }
 
 TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
@@ -375,7 +381,9 @@ TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
   expect_usage_error("run --relabel", "--relabel needs --input");
   expect_usage_error("run --format mtx", "--format needs --input");
   expect_usage_error("run -q --input " + g + " --format csv", "--format must be edgelist, mtx or binary");
-  expect_usage_error("run -q --input " + g + " --root 7", "--root 7 is not a vertex of the graph");
+  expect_usage_error("run -q --input " + g + " --root 7 --json " + path("r.json"),
+                     "--root 7 is not a vertex of the graph");
+  EXPECT_FALSE(std::filesystem::exists(path("r.json")));  // the writability probe leaves no empty report
   expect_usage_error("run -q --input " + g + " --root 0 --roots 2", "--roots and --root disagree");
   // Two of the run's files on one path would overwrite each other, or the input.
   expect_usage_error("run -q --input " + g + " --write-parents " + g, "--input and --write-parents name the same file");
