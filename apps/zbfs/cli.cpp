@@ -371,6 +371,7 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
   const GraphFormat format = output_format(files);
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   require_writable_output(files.out, world.rank());
+  check_openmp_threads();
   // This rank's share: packed, unpacked (16 bytes an edge) and formatted (up to 40).
   const std::uint64_t needed = expected_graph_edges(spec) / static_cast<std::uint64_t>(world.size()) * 64;
   const auto available = available_memory_bytes();
@@ -392,6 +393,7 @@ int convert_command(const FileOptions& files) {
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   const GraphFormat format = output_format(files);
   require_writable_output(files.out, world.rank());
+  check_openmp_threads();
   Stopwatch clock;
   const FileEdges read = read_file_edges(
       world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, available_memory_bytes()});

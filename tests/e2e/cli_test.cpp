@@ -99,6 +99,23 @@ TEST(CliErrors, RootsMoreThanConnectedVertices) {
   expect_usage_error("run --scale 5 --edgefactor 1 --roots 32 -q", "vertices with edges");
 }
 TEST(CliErrors, UnknownDirection) { expect_usage_error("run --direction sideways", "sideways"); }
+TEST(CliErrors, TooManyOpenMpThreads) {
+  // libgomp crashed (SIGSEGV) failing to start them; zbfs refuses above --threads' limit.
+  const Outcome o = run_command("env", "OMP_NUM_THREADS=100000 " + std::string(ZBFS_BINARY) + " run --scale 6 -q");
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_EQ(o.err,
+            "zbfs: error: OpenMP would start 100000 threads per rank (OMP_NUM_THREADS); zbfs allows at most "
+            "4096 (set --threads)\n");
+  const std::string out = (std::filesystem::temp_directory_path() / "zbfs_too_many_threads.zel").string();
+  const Outcome generate = run_command("env", "OMP_NUM_THREADS=5000 " + std::string(ZBFS_BINARY) + " generate " + out);
+  EXPECT_EQ(generate.status, 2) << generate.err;
+  EXPECT_NE(generate.err.find("OpenMP would start 5000 threads"), std::string::npos) << generate.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // --threads overrides the environment.
+  const Outcome overridden =
+      run_command("env", "OMP_NUM_THREADS=100000 " + std::string(ZBFS_BINARY) + " run --scale 6 -q --threads 1");
+  EXPECT_EQ(overridden.status, 0) << overridden.err;
+}
 TEST(CliErrors, NegativeAlpha) { expect_usage_error("run --alpha -1", "--alpha"); }
 TEST(CliErrors, MissingCommand) { expect_usage_error("", "subcommand"); }
 TEST(CliErrors, UnknownCommand) { expect_usage_error("fly", "fly"); }

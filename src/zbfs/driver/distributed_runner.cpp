@@ -295,6 +295,7 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
     world.attach(&metrics);
     node_ranks = ranks_on_this_node(world);
     choose_threads(config, node_ranks);
+    check_openmp_threads();
     result.threads = omp_get_max_threads();
     input = load_graph(config, world, node_ranks, progress, metrics, result);
   }

@@ -1,5 +1,7 @@
 #include "zbfs/driver/run_config.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -58,7 +60,9 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (!(c.bfs.alpha > 0) || !std::isfinite(c.bfs.alpha)) throw_usage_error("--alpha must be a positive number");
   if (!(c.bfs.beta > 0) || !std::isfinite(c.bfs.beta)) throw_usage_error("--beta must be a positive number");
-  if (c.threads < 0 || c.threads > 4096) throw_usage_error("--threads must be in [0, 4096]");
+  if (c.threads < 0 || c.threads > kMaxThreads) {
+    throw_usage_error("--threads must be in [0, " + std::to_string(kMaxThreads) + "]");
+  }
   if (c.shared_memory && ranks != 1) {
     throw_usage_error("--partition shared runs on one process, but the job has " + std::to_string(ranks) +
                       " ranks (use 1d or 2d)");
@@ -88,6 +92,14 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
   refuse_shared_paths(c);
+}
+
+void check_openmp_threads() {
+  const int threads = omp_get_max_threads();
+  if (threads > kMaxThreads) {
+    throw_usage_error("OpenMP would start " + std::to_string(threads) + " threads per rank (OMP_NUM_THREADS); zbfs " +
+                      "allows at most " + std::to_string(kMaxThreads) + " (set --threads)");
+  }
 }
 
 std::uint64_t roots_to_draw(const RunConfig& config, std::uint64_t eligible) {

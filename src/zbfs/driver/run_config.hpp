@@ -68,6 +68,13 @@ struct RunConfig {
   bool time_waits = false;
 };
 
+// The most OpenMP threads per rank zbfs starts (--threads, or OMP_NUM_THREADS).
+constexpr int kMaxThreads = 4096;
+
+// Refuses an OpenMP default above kMaxThreads (OMP_NUM_THREADS=100000): libgomp crashed
+// with a segmentation fault when it could not start them.
+void check_openmp_threads();
+
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.
 void validate_config(const RunConfig& config, int ranks = 1);
 
