@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -135,8 +136,10 @@ std::vector<Dataset> synthetic_sets() {
 // The dump's messages by (phase, kind); bitmaps become their sets of positions.
 std::vector<Dataset> recorded_sets(const std::string& directory) {
   std::map<std::string, Dataset> groups;
+  int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(directory)) {
     if (entry.path().extension() != ".zbfsdump") continue;
+    ++files;
     for (RecordedMessage& m : read_recorded_messages(entry.path().string())) {
       const char* kind = m.kind == RecordedKind::kSet        ? "set"
                          : m.kind == RecordedKind::kSequence ? "sequence"
@@ -158,6 +161,9 @@ std::vector<Dataset> recorded_sets(const std::string& directory) {
       if (!increasing) d.order = IdOrder::kSequence;
       if (!ids.empty()) d.messages.push_back(std::move(ids));
     }
+  }
+  if (files == 0) {
+    throw std::runtime_error(directory + ": no *.zbfsdump files (write them with zbfs run --dump-frontiers DIR)");
   }
   std::vector<Dataset> sets;
   for (auto& [name, d] : groups) {
@@ -216,7 +222,11 @@ int main(int argc, char** argv) {
   std::string dump;
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--dump") == 0) {
+      if (i + 1 == argc) {
+        std::fprintf(stderr, "zbfs_codec_bench: --dump needs a directory\n");
+        return 2;
+      }
       dump = argv[++i];
     } else {
       rest.push_back(argv[i]);

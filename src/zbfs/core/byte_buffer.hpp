@@ -19,7 +19,13 @@ namespace zbfs {
 // A received buffer is malformed (truncated, corrupted or hostile). Never a crash.
 class DecodeError : public Error {
  public:
-  explicit DecodeError(const std::string& message) : Error(ExitCode::kFailure, "malformed buffer: " + message) {}
+  explicit DecodeError(const std::string& message)
+      : Error(ExitCode::kFailure, "malformed buffer: " + message), detail_(message) {}
+  // The message without the "malformed buffer: " prefix, to be set in a wider context.
+  [[nodiscard]] const std::string& detail() const { return detail_; }
+
+ private:
+  std::string detail_;
 };
 
 class ByteBuffer {

@@ -11,6 +11,33 @@ namespace {
 constexpr char kMagic[8] = {'Z', 'B', 'F', 'S', 'D', 'U', 'M', 'P'};
 constexpr std::uint32_t kVersion = 1;
 
+// The records of a dump file's bytes.
+std::vector<RecordedMessage> parse_recorded_messages(std::span<const std::uint8_t> bytes) {
+  ByteReader reader(bytes);
+  const auto magic = reader.take(sizeof kMagic, "dump magic");
+  if (!std::equal(magic.begin(), magic.end(), kMagic)) throw DecodeError("not a zbfs frontier dump");
+  if (reader.u32("dump version") != kVersion) throw DecodeError("unknown dump version");
+  reader.u32("dump rank");
+  std::vector<RecordedMessage> messages;
+  while (reader.remaining() > 0) {
+    RecordedMessage m;
+    const std::uint8_t phase = reader.u8("record phase");
+    const std::uint8_t kind = reader.u8("record kind");
+    if (phase >= kPhaseCount || kind > 2) throw DecodeError("bad record");
+    m.phase = static_cast<Phase>(phase);
+    m.kind = static_cast<RecordedKind>(kind);
+    reader.skip(2, "record padding");
+    m.destination = reader.u32("record destination");
+    const std::uint64_t count = reader.u64("record count");
+    if (count > reader.remaining() / 8) throw DecodeError("truncated record");
+    m.values.resize(static_cast<std::size_t>(count));
+    const auto values = reader.take(static_cast<std::size_t>(count * 8), "record values");
+    std::memcpy(m.values.data(), values.data(), values.size());
+    messages.push_back(std::move(m));
+  }
+  return messages;
+}
+
 }  // namespace
 
 MessageRecorder::MessageRecorder(const std::string& directory, int rank) {
@@ -45,29 +72,11 @@ std::vector<RecordedMessage> read_recorded_messages(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ExitCode::kUsage, "cannot read frontier dump '" + path + "'");
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ByteReader reader(bytes);
-  const auto magic = reader.take(sizeof kMagic, "dump magic");
-  if (!std::equal(magic.begin(), magic.end(), kMagic)) throw DecodeError(path + ": not a zbfs frontier dump");
-  if (reader.u32("dump version") != kVersion) throw DecodeError(path + ": unknown dump version");
-  reader.u32("dump rank");
-  std::vector<RecordedMessage> messages;
-  while (reader.remaining() > 0) {
-    RecordedMessage m;
-    const std::uint8_t phase = reader.u8("record phase");
-    const std::uint8_t kind = reader.u8("record kind");
-    if (phase >= kPhaseCount || kind > 2) throw DecodeError(path + ": bad record");
-    m.phase = static_cast<Phase>(phase);
-    m.kind = static_cast<RecordedKind>(kind);
-    reader.skip(2, "record padding");
-    m.destination = reader.u32("record destination");
-    const std::uint64_t count = reader.u64("record count");
-    if (count > reader.remaining() / 8) throw DecodeError(path + ": truncated record");
-    m.values.resize(static_cast<std::size_t>(count));
-    const auto values = reader.take(static_cast<std::size_t>(count * 8), "record values");
-    std::memcpy(m.values.data(), values.data(), values.size());
-    messages.push_back(std::move(m));
+  try {
+    return parse_recorded_messages(bytes);
+  } catch (const DecodeError& e) {
+    throw DecodeError(path + ": " + e.detail());  // the reader's own errors name no file
   }
-  return messages;
 }
 
 }  // namespace zbfs
