@@ -128,7 +128,7 @@ TEST(CliErrors, ImpossibleSizeIsRefusedWithBothNumbers) {
   EXPECT_EQ(o.status, 2);
   EXPECT_EQ(count_lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("needs about"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("TiB"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("PiB"), std::string::npos) << o.err;  // 4.63 PiB
   EXPECT_NE(o.err.find("available"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("--force"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("per rank on 1 rank,"), std::string::npos) << o.err;  // not "1 ranks"

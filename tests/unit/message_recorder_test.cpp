@@ -1,5 +1,7 @@
 // The frontier dump (zbfs run --dump-frontiers): what a recorder writes reads back as
 // written, and a damaged file is refused with an error that names it.
+#include "zbfs/exchange/message_recorder.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "zbfs/core/byte_buffer.hpp"
-#include "zbfs/exchange/message_recorder.hpp"
 
 namespace zbfs {
 namespace {
@@ -41,9 +42,7 @@ class FrontierDump : public ::testing::Test {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
   std::string path() const { return (dir_ / "rank-3.zbfsdump").string(); }
-  void overwrite(const std::string& bytes) const {
-    std::ofstream(path(), std::ios::binary | std::ios::trunc) << bytes;
-  }
+  void overwrite(const std::string& bytes) const { std::ofstream(path(), std::ios::binary | std::ios::trunc) << bytes; }
   std::string error_of_reading() const {
     try {
       (void)read_recorded_messages(path());

@@ -61,7 +61,7 @@ std::uint64_t peak_rss_bytes() {
 }
 
 std::string format_bytes(std::uint64_t bytes) {
-  constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+  constexpr std::array<const char*, 7> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   auto value = static_cast<double>(bytes);
   std::size_t unit = 0;
   while (value >= 1024.0 && unit + 1 < kUnits.size()) {

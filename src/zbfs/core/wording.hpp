@@ -7,12 +7,12 @@
 
 namespace zbfs {
 
-// n followed by the noun, with an 's' unless n is 1 (regular plurals only).
-inline std::string counted(long long n, std::string_view noun) {
+// n followed by the noun: the singular for 1, else the plural (by default singular + 's').
+inline std::string counted(long long n, std::string_view singular, std::string_view plural = {}) {
   std::string text = std::to_string(n) + " ";
-  text += noun;
-  if (n != 1) text += 's';
-  return text;
+  if (n == 1) return text.append(singular);
+  if (plural.empty()) return text.append(singular).append("s");
+  return text.append(plural);
 }
 
 }  // namespace zbfs

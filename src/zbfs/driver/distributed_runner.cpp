@@ -76,11 +76,15 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
   if (world.allreduce(short_of, ReduceOp::kMax) != 0) {
     std::string graph = "scale " + std::to_string(config.scale);
     if (config.input || config.graph.kind != GraphKind::kKronecker)
-      graph = "a graph of " + std::to_string(n) + " vertices and " + std::to_string(m) + " edges";
+      graph = "a graph of " + counted(static_cast<long long>(n), "vertex", "vertices") + " and " +
+              counted(static_cast<long long>(m), "edge");
     std::string hint = "use more ranks, or --force";
     if (config.input && !config.input->relabel) hint = "use --relabel if its ids are sparse, more ranks, or --force";
-    throw_usage_error(graph + " needs about " + format_bytes(result.estimated_peak_bytes) + " per rank on " +
-                      counted(world.size(), "rank") + ", more than this node's available memory allows (" + hint + ")");
+    const std::string needed = result.estimated_peak_bytes == UINT64_MAX
+                                   ? "more than 16 EiB"
+                                   : "about " + format_bytes(result.estimated_peak_bytes);
+    throw_usage_error(graph + " needs " + needed + " per rank on " + counted(world.size(), "rank") +
+                      ", more than this node's available memory allows (" + hint + ")");
   }
 }
 

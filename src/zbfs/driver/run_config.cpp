@@ -149,29 +149,33 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks) {
 }
 
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
+  // In double, saturated at the end: an input file's ids reach 2^62, where these byte
+  // counts pass 2^64 and, in integers, wrapped to estimates small enough to pass the check.
   const GridShape shape = grid_for(c, ranks);
-  const auto p = static_cast<std::uint64_t>(ranks);
-  const std::uint64_t row_group = n / static_cast<std::uint64_t>(shape.rows) + 64 * p;
-  const std::uint64_t col_group = n / static_cast<std::uint64_t>(shape.cols) + 64 * p;
-  const unsigned id_bytes = std::max(row_group, col_group) <= (std::uint64_t{1} << 32) ? 4 : 8;
+  const auto p = static_cast<double>(ranks);
+  const auto vertices = static_cast<double>(n);
+  const double row_group = vertices / shape.rows + 64 * p;
+  const double col_group = vertices / shape.cols + 64 * p;
+  const double id_bytes = std::max(row_group, col_group) <= 4294967296.0 ? 4 : 8;
   // Kernel 1: the received (row, neighbour) pairs and the CSRs built from them (two in
   // 2D); Kronecker graphs spread edges evenly enough that 25% headroom covers the busiest
   // rank; plus the generation round buffers.
-  const std::uint64_t directed = 2 * m / p * 5 / 4;
-  const std::uint64_t offsets = (col_group + (c.partition == Partition::k2D ? row_group : 0)) * 8 * 2;
-  const std::uint64_t csr_copies = c.partition == Partition::k2D ? 2 : 1;
-  const std::uint64_t rounds = (std::uint64_t{1} << 20) * 64;
-  const std::uint64_t graph = directed * 2 * id_bytes + csr_copies * directed * id_bytes + offsets + rounds;
-  const std::uint64_t block = n / p + 64;
+  const double directed = 2 * static_cast<double>(m) / p * 1.25;
+  const double offsets = (col_group + (c.partition == Partition::k2D ? row_group : 0)) * 8 * 2;
+  const double csr_copies = c.partition == Partition::k2D ? 2 : 1;
+  const double rounds = 64.0 * (1 << 20);
+  const double graph = directed * 2 * id_bytes + csr_copies * directed * id_bytes + offsets + rounds;
+  const double block = vertices / p + 64;
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
   // (four bitmaps per group at most).
-  const std::uint64_t bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8;
+  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8;
   // The rank's slice of the packed edge list, kept for validation.
-  const std::uint64_t slice = PackedEdgeList::bytes_needed(vertex_bits_for(n), m / p + 1);
-  const std::uint64_t validation = c.validate ? block * 9 + (std::uint64_t{1} << 20) * 80 : 0;
-  constexpr std::uint64_t kBaseline = 64ULL << 20;
-  return slice + graph + bfs + validation + kBaseline;
+  const double slice = (static_cast<double>(m) / p + 1) * PackedEdgeList::record_bytes_for(vertex_bits_for(n));
+  const double validation = c.validate ? block * 9 + 80.0 * (1 << 20) : 0;
+  constexpr double kBaseline = 64.0 * (1 << 20);
+  const double total = slice + graph + bfs + validation + kBaseline;
+  return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 }  // namespace zbfs

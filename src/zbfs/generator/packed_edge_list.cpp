@@ -7,11 +7,8 @@
 #include "zbfs/generator/kronecker.hpp"
 
 namespace zbfs {
-namespace {
 
-unsigned record_bytes_for(int vertex_bits) { return static_cast<unsigned>((2 * vertex_bits + 7) / 8); }
-
-}  // namespace
+unsigned PackedEdgeList::record_bytes_for(int vertex_bits) { return static_cast<unsigned>((2 * vertex_bits + 7) / 8); }
 
 std::uint64_t PackedEdgeList::bytes_needed(int vertex_bits, std::uint64_t num_edges) {
   return num_edges * record_bytes_for(vertex_bits) + kPaddingBytes;

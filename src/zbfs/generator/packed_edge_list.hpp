@@ -22,6 +22,8 @@ class PackedEdgeList {
 
   // Bytes a list of this shape occupies (for memory estimates before allocating).
   static std::uint64_t bytes_needed(int vertex_bits, std::uint64_t num_edges);
+  // Bytes of one edge: two ids of vertex_bits bits.
+  static unsigned record_bytes_for(int vertex_bits);
 
   [[nodiscard]] std::uint64_t size() const { return num_edges_; }
   [[nodiscard]] int vertex_bits() const { return vertex_bits_; }

@@ -1,0 +1,45 @@
+// The run's memory estimate, which refuses impossible sizes before anything is allocated.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "zbfs/driver/run_config.hpp"
+
+namespace zbfs {
+namespace {
+
+TEST(MemoryEstimate, GrowsWithTheGraphAndNeverWraps) {
+  // An input file's ids reach 2^62; the estimate's byte counts pass 2^64 there and once
+  // wrapped to small numbers (2^60 vertices then passed the check and failed allocating).
+  for (const Partition partition : {Partition::k1D, Partition::k2D}) {
+    RunConfig config;
+    config.partition = partition;
+    for (const int ranks : {1, 4, 6}) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks");
+      std::uint64_t previous = 0;
+      for (int bits = 10; bits <= 62; ++bits) {
+        const std::uint64_t n = std::uint64_t{1} << bits;
+        const std::uint64_t estimate = estimate_rank_peak_memory_bytes(config, ranks, n, 16);
+        EXPECT_GE(estimate, previous) << "2^" << bits << " vertices";
+        // At least each rank's parent per owned vertex (8 bytes), or all of uint64.
+        const std::uint64_t parents = n / static_cast<std::uint64_t>(ranks) * 8;
+        EXPECT_GE(estimate, bits <= 60 ? parents : UINT64_MAX) << "2^" << bits << " vertices";
+        previous = estimate;
+      }
+    }
+  }
+}
+
+TEST(MemoryEstimate, CountsTheEdgesOfEveryRank) {
+  RunConfig config;
+  const std::uint64_t n = std::uint64_t{1} << 20;
+  const std::uint64_t m = std::uint64_t{16} << 20;
+  const std::uint64_t one = estimate_rank_peak_memory_bytes(config, 1, n, m);
+  const std::uint64_t four = estimate_rank_peak_memory_bytes(config, 4, n, m);
+  EXPECT_GT(one, 16 * m);  // the CSR and the kept edge list, at 4-byte ids
+  EXPECT_LT(four, one);
+  EXPECT_GT(four, one / 8);  // per rank, a quarter of the edges plus the baseline
+}
+
+}  // namespace
+}  // namespace zbfs
