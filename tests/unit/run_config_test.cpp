@@ -1,9 +1,9 @@
 // The run's memory estimate, which refuses impossible sizes before anything is allocated.
+#include "zbfs/driver/run_config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
-
-#include "zbfs/driver/run_config.hpp"
 
 namespace zbfs {
 namespace {
