@@ -261,6 +261,19 @@ TEST(Projection, WarnsWhenTheRecordingHadNoColumnTraffic) {
   EXPECT_NE(p.warnings.front().find("column"), std::string::npos);
 }
 
+TEST(Projection, WarnsOnceWhenTheRecordingHadOneRank) {
+  RecordedRun run = two_by_two_run();
+  run.ranks = 1;
+  run.grid = {1, 1};
+  run.traffic.clear();  // one rank sends nothing
+  const Projection p = project_run(run, ProjectionTarget{16, {4, 4}, network_preset("1gbe").value(), 1});
+  ASSERT_EQ(p.warnings.size(), 1U);
+  EXPECT_NE(p.warnings.front().find("had one rank"), std::string::npos) << p.warnings.front();
+  EXPECT_EQ(p.communication_s, 0.0);
+  // Projected to one rank too, there is nothing to warn about.
+  EXPECT_TRUE(project_run(run, ProjectionTarget{1, {1, 1}, network_preset("1gbe").value(), 1}).warnings.empty());
+}
+
 TEST(RecordedRun, RefusesFilesThatAreNotRunRecords) {
   const std::string path = ::testing::TempDir() + "/zbfs_recorded_run_test.json";
   for (const char* text : {"not json", "{\"schema\": \"other\"}", "{\"schema\": \"zbfs.run\", \"schema_version\": 2}",

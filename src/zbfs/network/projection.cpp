@@ -124,8 +124,14 @@ Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
   Projection out;
   const std::vector<int> sampled = sample_ranks(target.ranks);
   out.sampled_ranks = static_cast<int>(sampled.size());
+  if (run.ranks == 1 && target.ranks > 1) {
+    // Nothing crossed a link, so every projected exchange would price as zero.
+    out.warnings.push_back(
+        "the recorded run had one rank, so it recorded no traffic and the projected communication is zero; record on "
+        "2 or more ranks (a 2d grid of at least 2 x 2 records every exchange)");
+  }
   for (const CommRole role : {CommRole::kRow, CommRole::kColumn}) {
-    if (group_size(role, run.grid) == 1 && group_size(role, target.grid) > 1) {
+    if (run.ranks > 1 && group_size(role, run.grid) == 1 && group_size(role, target.grid) > 1) {
       out.warnings.push_back(std::string("the recorded run's ") + std::string(to_string(role)) +
                              " communicators had one rank each, so no traffic on them was recorded and the "
                              "projection leaves it out; record on a grid with more than one " +
