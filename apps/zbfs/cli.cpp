@@ -1,6 +1,9 @@
 #include "cli.hpp"
 
+#include <omp.h>
+
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -9,6 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
@@ -198,6 +204,36 @@ bool json_path_writable(const std::string& path, int rank) {
   return writable != 0;
 }
 
+// Refuses two of the run's files naming one path (after resolving links and ./): they
+// would overwrite one another, or --write-parents the graph just read. Rank 0 decides
+// and every rank throws alike (paths could resolve differently on other nodes).
+void refuse_shared_paths(const RunConfig& config, int rank) {
+  std::vector<std::pair<std::string, std::string>> files;  // flag, path
+  if (config.input) files.emplace_back("--input", config.input->path);
+  if (!config.write_levels.empty()) files.emplace_back("--write-levels", config.write_levels);
+  if (!config.write_parents.empty()) files.emplace_back("--write-parents", config.write_parents);
+  if (!config.json_path.empty()) files.emplace_back("--json", config.json_path);
+  std::array<int, 2> clash = {-1, -1};
+  if (rank == 0) {
+    const auto canonical = [](const std::string& path) {
+      std::error_code error;
+      const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
+      return error ? std::filesystem::path(path).lexically_normal() : resolved;
+    };
+    for (std::size_t i = 0; i < files.size() && clash[0] < 0; ++i) {
+      for (std::size_t j = i + 1; j < files.size() && clash[0] < 0; ++j) {
+        if (canonical(files[i].second) == canonical(files[j].second))
+          clash = {static_cast<int>(i), static_cast<int>(j)};
+      }
+    }
+  }
+  check_mpi(MPI_Bcast(clash.data(), 2, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (clash[0] < 0) return;
+  const auto& first = files[static_cast<std::size_t>(clash[0])];
+  const auto& second = files[static_cast<std::size_t>(clash[1])];
+  throw_usage_error(first.first + " and " + second.first + " name the same file '" + second.second + "'");
+}
+
 // Refuses, on every rank, an output file that rank 0 could not write the way
 // write_ordered_file does (PATH.partial, renamed over PATH at the end): checked before the
 // work rather than after a long generation or run.
@@ -279,6 +315,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   }
   config.network = network_choice_of(text);
   validate_config(config, ranks);
+  refuse_shared_paths(config, rank);
   // Fail now rather than after a long run.
   if (!config.json_path.empty() && !json_path_writable(config.json_path, rank)) {
     throw_usage_error("cannot write JSON report to '" + config.json_path + "'");
@@ -371,7 +408,7 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
   const GraphFormat format = output_format(files);
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   require_writable_output(files.out, world.rank());
-  check_openmp_threads();
+  check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
   // This rank's share: packed, unpacked (16 bytes an edge) and formatted (up to 40).
   const std::uint64_t needed = expected_graph_edges(spec) / static_cast<std::uint64_t>(world.size()) * 64;
   const auto available = available_memory_bytes();
@@ -393,7 +430,7 @@ int convert_command(const FileOptions& files) {
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   const GraphFormat format = output_format(files);
   require_writable_output(files.out, world.rank());
-  check_openmp_threads();
+  check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
   Stopwatch clock;
   const FileEdges read = read_file_edges(
       world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, available_memory_bytes()});

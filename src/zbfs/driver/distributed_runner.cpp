@@ -299,7 +299,7 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
     world.attach(&metrics);
     node_ranks = ranks_on_this_node(world);
     choose_threads(config, node_ranks);
-    check_openmp_threads();
+    check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
     result.threads = omp_get_max_threads();
     input = load_graph(config, world, node_ranks, progress, metrics, result);
   }

@@ -1,14 +1,8 @@
 #include "zbfs/driver/run_config.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <string>
-#include <system_error>
-#include <utility>
-#include <vector>
 
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
@@ -17,32 +11,6 @@
 #include "zbfs/graph/csr_builder.hpp"
 
 namespace zbfs {
-
-namespace {
-
-// Two of the run's files naming the same path would silently overwrite one another (or,
-// for --input, destroy the graph just read): refuse the run before it starts.
-void refuse_shared_paths(const RunConfig& c) {
-  std::vector<std::pair<std::string, std::string>> files;  // flag, path
-  if (c.input) files.emplace_back("--input", c.input->path);
-  if (!c.write_levels.empty()) files.emplace_back("--write-levels", c.write_levels);
-  if (!c.write_parents.empty()) files.emplace_back("--write-parents", c.write_parents);
-  if (!c.json_path.empty()) files.emplace_back("--json", c.json_path);
-  const auto canonical = [](const std::string& path) {
-    std::error_code error;
-    const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
-    return error ? std::filesystem::path(path).lexically_normal() : resolved;
-  };
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    for (std::size_t j = i + 1; j < files.size(); ++j) {
-      if (canonical(files[i].second) == canonical(files[j].second)) {
-        throw_usage_error(files[i].first + " and " + files[j].first + " name the same file '" + files[j].second + "'");
-      }
-    }
-  }
-}
-
-}  // namespace
 
 void validate_config(const RunConfig& c, int ranks) {
   if (!c.input) validate_graph_spec(graph_spec(c));  // scale, edgefactor and the family's parameters
@@ -91,12 +59,10 @@ void validate_config(const RunConfig& c, int ranks) {
     }
   }
   if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
-  refuse_shared_paths(c);
 }
 
-void check_openmp_threads() {
-  const int threads = omp_get_max_threads();
-  if (threads > kMaxThreads) {
+void check_openmp_threads(std::uint64_t threads) {
+  if (threads > static_cast<std::uint64_t>(kMaxThreads)) {
     throw_usage_error("OpenMP would start " + std::to_string(threads) + " threads per rank (OMP_NUM_THREADS); zbfs " +
                       "allows at most " + std::to_string(kMaxThreads) + " (set --threads)");
   }

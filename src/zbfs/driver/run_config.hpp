@@ -72,8 +72,9 @@ struct RunConfig {
 constexpr int kMaxThreads = 4096;
 
 // Refuses an OpenMP default above kMaxThreads (OMP_NUM_THREADS=100000): libgomp crashed
-// with a segmentation fault when it could not start them.
-void check_openmp_threads();
+// with a segmentation fault when it could not start them. `threads`: the most any rank
+// would start (the same on every rank, so that every rank refuses alike).
+void check_openmp_threads(std::uint64_t threads);
 
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.
 void validate_config(const RunConfig& config, int ranks = 1);

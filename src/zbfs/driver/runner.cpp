@@ -122,7 +122,7 @@ ResultBlock make_result_block(const RunResult& r) {
 RunResult run_benchmark(const RunConfig& config) {
   validate_config(config);
   if (config.threads > 0) omp_set_num_threads(config.threads);
-  check_openmp_threads();
+  check_openmp_threads(static_cast<std::uint64_t>(omp_get_max_threads()));
   RunResult result;
   result.config = config;
   result.threads = omp_get_max_threads();
