@@ -111,6 +111,14 @@ TEST(CliErrors, TooManyOpenMpThreads) {
   EXPECT_EQ(generate.status, 2) << generate.err;
   EXPECT_NE(generate.err.find("OpenMP would start 5000 threads"), std::string::npos) << generate.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+  // Only one rank's environment asks for too many: every rank refuses alike (the others
+  // once went on into the next collective); `timeout` ends the test if that comes back.
+  const std::string binary = ZBFS_BINARY;
+  const Outcome mixed = run_command(std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np 1 " + binary +
+                                        " run --scale 6 -q : -np 1 env OMP_NUM_THREADS=5000 " + binary,
+                                    "run --scale 6 -q");
+  EXPECT_EQ(mixed.status, 2) << mixed.err;
+  EXPECT_NE(mixed.err.find("zbfs: error: OpenMP would start 5000 threads"), std::string::npos) << mixed.err;
   // --threads overrides the environment.
   const Outcome overridden =
       run_command("env", "OMP_NUM_THREADS=100000 " + std::string(ZBFS_BINARY) + " run --scale 6 -q --threads 1");
