@@ -132,7 +132,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "default: recognised from the file's first bytes");
   run.add_flag("--relabel", text.relabel,
                "--input: number the ids that occur 0..n-1 (for sparse ids); results keep the file's ids");
-  run.add_option("-r,--roots", config.num_roots, "number of BFS search keys (NBFS)")->capture_default_str();
+  run.add_option("-r,--roots", config.num_roots,
+                 "number of BFS search keys (NBFS); without it, all vertices with edges where there are fewer")
+      ->capture_default_str();
   run.add_option("--root", config.roots,
                  "a search key, in the graph's own ids (repeatable; replaces the sampled ones)");
   run.add_option("--write-levels", config.write_levels, "write every vertex's BFS level from the first search key");
