@@ -23,11 +23,14 @@ run: build
 test: build format-check
 	cd $(BUILD_DIR) && ctest -j $(JOBS) --output-on-failure
 
+# The sources git tracks or would track (new files too: a new file once landed unformatted).
+SOURCES = $$(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp')
+
 format:
-	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+	clang-format -i $(SOURCES)
 
 format-check:
-	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
+	clang-format --dry-run --Werror $(SOURCES)
 
 bench: build
 	python3 bench/scale_sweep.py --binary $(BUILD_DIR)/bin/zbfs
