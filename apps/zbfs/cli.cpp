@@ -1,7 +1,5 @@
 #include "cli.hpp"
 
-#include <omp.h>
-
 #include <CLI/CLI.hpp>
 #include <array>
 #include <cerrno>
@@ -192,16 +190,21 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   add_network_options(run, text, ", or measure (a ping-pong at start-up)");
 }
 
-// Whether rank 0 can write the JSON report, agreed by every rank. A file the probe
-// created is removed again: a run that fails later leaves no empty report behind.
+// 0 when PATH can be opened for writing, else the errno of the attempt. A file the probe
+// created is removed again: a run that fails later leaves nothing empty behind.
+int creation_errno(const std::string& path) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  errno = 0;
+  if (!std::ofstream(path, std::ios::app)) return errno != 0 ? errno : EACCES;
+  if (!existed) std::filesystem::remove(path, ec);
+  return 0;
+}
+
+// Whether rank 0 can write the JSON report, agreed by every rank.
 bool json_path_writable(const std::string& path, int rank) {
   int writable = 0;
-  if (rank == 0) {
-    std::error_code ec;
-    const bool existed = std::filesystem::exists(path, ec);
-    writable = std::ofstream(path, std::ios::app) ? 1 : 0;
-    if (writable != 0 && !existed) std::filesystem::remove(path, ec);
-  }
+  if (rank == 0) writable = creation_errno(path) == 0 ? 1 : 0;
   check_mpi(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return writable != 0;
 }
@@ -243,18 +246,7 @@ void require_writable_output(const std::string& path, int rank) {
   int problem = 0;  // -1: a directory is in the way; else the errno of creating PATH.partial
   if (rank == 0) {
     std::error_code ec;
-    const std::string partial = path + ".partial";
-    if (std::filesystem::is_directory(path, ec)) {
-      problem = -1;
-    } else {
-      const bool existed = std::filesystem::exists(partial, ec);
-      errno = 0;
-      if (std::ofstream(partial, std::ios::app)) {
-        if (!existed) std::filesystem::remove(partial, ec);
-      } else {
-        problem = errno != 0 ? errno : EACCES;
-      }
-    }
+    problem = std::filesystem::is_directory(path, ec) ? -1 : creation_errno(path + ".partial");
   }
   check_mpi(MPI_Bcast(&problem, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (problem == -1) throw_usage_error("cannot write '" + path + "': it is a directory");
@@ -410,7 +402,7 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
   const GraphFormat format = output_format(files);
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   require_writable_output(files.out, world.rank());
-  check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
+  check_job_openmp_threads(world);
   // This rank's share: packed, unpacked (16 bytes an edge) and formatted (up to 40).
   const std::uint64_t needed = expected_graph_edges(spec) / static_cast<std::uint64_t>(world.size()) * 64;
   const auto available = available_memory_bytes();
@@ -432,7 +424,7 @@ int convert_command(const FileOptions& files) {
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   const GraphFormat format = output_format(files);
   require_writable_output(files.out, world.rank());
-  check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
+  check_job_openmp_threads(world);
   Stopwatch clock;
   const FileEdges read = read_file_edges(
       world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, available_memory_bytes()});

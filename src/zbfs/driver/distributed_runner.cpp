@@ -280,6 +280,10 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
 
 }  // namespace
 
+void check_job_openmp_threads(const Communicator& world) {
+  check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
+}
+
 RunResult run_distributed_benchmark(const RunConfig& config) {
   int ranks = 1;
   check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &ranks), "MPI_Comm_size");
@@ -299,7 +303,7 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
     world.attach(&metrics);
     node_ranks = ranks_on_this_node(world);
     choose_threads(config, node_ranks);
-    check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
+    check_job_openmp_threads(world);
     result.threads = omp_get_max_threads();
     input = load_graph(config, world, node_ranks, progress, metrics, result);
   }

@@ -5,11 +5,16 @@
 #pragma once
 
 #include "zbfs/driver/runner.hpp"
+#include "zbfs/mpi/communicator.hpp"
 
 namespace zbfs {
 
 // Throws Error: exit 2 for bad configuration or too little memory, 3 when a search fails
 // validation (both raised on every rank alike), others on the failing rank only.
 RunResult run_distributed_benchmark(const RunConfig& config);
+
+// check_openmp_threads for the whole job: the most threads any rank would start, so that
+// every rank refuses alike when one rank's OMP_NUM_THREADS is too high. Collective.
+void check_job_openmp_threads(const Communicator& world);
 
 }  // namespace zbfs

@@ -74,7 +74,7 @@ std::uint64_t roots_to_draw(const RunConfig& config, std::uint64_t eligible) {
 
 std::string fewer_search_keys(std::uint64_t count, std::uint64_t asked) {
   return counted(static_cast<long long>(count), "search key") + ", not " + std::to_string(asked) + ": the graph has " +
-         (count == 1 ? "only 1 vertex" : "only " + std::to_string(count) + " vertices") + " with edges";
+         "only " + counted(static_cast<long long>(count), "vertex", "vertices") + " with edges";
 }
 
 GraphSpec graph_spec(const RunConfig& c) {
