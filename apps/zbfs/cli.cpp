@@ -131,7 +131,8 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_flag("--relabel", text.relabel,
                "--input: number the ids that occur 0..n-1 (for sparse ids); results keep the file's ids");
   run.add_option("-r,--roots", config.num_roots,
-                 "number of BFS search keys (NBFS); without it, all vertices with edges where there are fewer")
+                 "number of BFS search keys (NBFS); without it 64, or every vertex with edges when the graph has "
+                 "fewer")
       ->capture_default_str();
   run.add_option("--root", config.roots,
                  "a search key, in the graph's own ids (repeatable; replaces the sampled ones)");
@@ -146,7 +147,10 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--alpha", config.bfs.alpha, "go bottom-up when frontier edges > unexplored edges / alpha")
       ->capture_default_str();
   run.add_option("--beta", config.bfs.beta, "go top-down when the frontier < vertices / beta")->capture_default_str();
-  run.add_option("-t,--threads", config.threads, "OpenMP threads (0: the OpenMP default)")->capture_default_str();
+  run.add_option("-t,--threads", config.threads,
+                 "OpenMP threads per rank, at most 4096 (0: OMP_NUM_THREADS if set, else the node's cores split "
+                 "among its ranks)")
+      ->capture_default_str();
   run.add_flag("--no-validate", text.no_validate, "skip Graph500 validation of the BFS trees");
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
   run.add_flag("-q,--quiet", config.quiet, "no progress messages on stderr");
@@ -201,47 +205,56 @@ int creation_errno(const std::string& path) {
   return 0;
 }
 
-// Whether rank 0 can write the JSON report, agreed by every rank.
-bool json_path_writable(const std::string& path, int rank) {
-  int writable = 0;
-  if (rank == 0) writable = creation_errno(path) == 0 ? 1 : 0;
-  check_mpi(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  return writable != 0;
+// A file a command reads or writes, named by the flag or argument that gave it.
+struct NamedFile {
+  std::string flag;
+  std::string path;
+};
+
+// Whether two paths name one file: after resolving links and ./, or as hard links.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  if (std::filesystem::equivalent(a, b, error) && !error) return true;
+  const auto canonical = [](const std::string& path) {
+    std::error_code e;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, e);
+    return e ? std::filesystem::path(path).lexically_normal() : resolved;
+  };
+  return canonical(a) == canonical(b);
 }
 
-// Refuses two of the run's files naming one path (after resolving links and ./): they
-// would overwrite one another, or --write-parents the graph just read. Rank 0 decides
-// and every rank throws alike (paths could resolve differently on other nodes).
-void refuse_shared_paths(const RunConfig& config, int rank) {
-  std::vector<std::pair<std::string, std::string>> files;  // flag, path
-  if (config.input) files.emplace_back("--input", config.input->path);
-  if (!config.write_levels.empty()) files.emplace_back("--write-levels", config.write_levels);
-  if (!config.write_parents.empty()) files.emplace_back("--write-parents", config.write_parents);
-  if (!config.json_path.empty()) files.emplace_back("--json", config.json_path);
+// Refuses two of a command's files naming one file: they would overwrite one another,
+// or an output the input being read. Rank 0 decides and every rank throws alike (paths
+// could resolve differently on other nodes).
+void refuse_shared_paths(const std::vector<NamedFile>& files, int rank) {
   std::array<int, 2> clash = {-1, -1};
   if (rank == 0) {
-    const auto canonical = [](const std::string& path) {
-      std::error_code error;
-      const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
-      return error ? std::filesystem::path(path).lexically_normal() : resolved;
-    };
     for (std::size_t i = 0; i < files.size() && clash[0] < 0; ++i) {
       for (std::size_t j = i + 1; j < files.size() && clash[0] < 0; ++j) {
-        if (canonical(files[i].second) == canonical(files[j].second))
-          clash = {static_cast<int>(i), static_cast<int>(j)};
+        if (same_file(files[i].path, files[j].path)) clash = {static_cast<int>(i), static_cast<int>(j)};
       }
     }
   }
   check_mpi(MPI_Bcast(clash.data(), 2, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (clash[0] < 0) return;
-  const auto& first = files[static_cast<std::size_t>(clash[0])];
-  const auto& second = files[static_cast<std::size_t>(clash[1])];
-  throw_usage_error(first.first + " and " + second.first + " name the same file '" + second.second + "'");
+  const NamedFile& first = files[static_cast<std::size_t>(clash[0])];
+  const NamedFile& second = files[static_cast<std::size_t>(clash[1])];
+  throw_usage_error(first.flag + " and " + second.flag + " name the same file '" + second.path + "'");
 }
 
-// Refuses, on every rank, an output file that rank 0 could not write the way
-// write_ordered_file does (PATH.partial, renamed over PATH at the end): checked before the
-// work rather than after a long generation or run.
+// The run's files, by flag.
+std::vector<NamedFile> run_files(const RunConfig& config) {
+  std::vector<NamedFile> files;
+  if (config.input) files.push_back({"--input", config.input->path});
+  if (!config.write_levels.empty()) files.push_back({"--write-levels", config.write_levels});
+  if (!config.write_parents.empty()) files.push_back({"--write-parents", config.write_parents});
+  if (!config.json_path.empty()) files.push_back({"--json", config.json_path});
+  return files;
+}
+
+// Refuses, on every rank, an output file that rank 0 could not write the way every output
+// is written (PATH.partial, renamed over PATH at the end), with the reason: checked before
+// the work rather than after a long generation or run.
 void require_writable_output(const std::string& path, int rank) {
   int problem = 0;  // -1: a directory is in the way; else the errno of creating PATH.partial
   if (rank == 0) {
@@ -265,6 +278,30 @@ bool directory_creatable(const std::string& path, int rank) {
   return ok != 0;
 }
 
+// Rank 0's output of a finished run: the result block on stdout, the JSON record, the
+// phase table. Returns the one-line error of an output that could not be written.
+std::optional<std::string> report_run(const RunResult& result, const RunConfig& config) {
+  std::fputs(format_result_block(result.result_block).c_str(), stdout);
+  // A full disk under a redirected stdout shows here, not in fputs.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    return std::string("cannot write the result block to standard output: ") + std::strerror(errno);
+  }
+  if (!config.json_path.empty()) {
+    try {
+      write_json_report(result, config.json_path);
+    } catch (const Error& e) {
+      return e.what();
+    }
+  }
+  if (!config.quiet) {
+    std::fputs(
+        format_phase_table(result.phases, result.num_processes, result.network, result.config.codec.name()).c_str(),
+        stderr);
+    std::fprintf(stderr, "zbfs: peak memory %s per rank\n", format_bytes(result.peak_rss_bytes).c_str());
+  }
+  return std::nullopt;
+}
+
 int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int rank, int ranks) {
   if (!text.input.empty()) {
     for (const char* flag :
@@ -278,6 +315,8 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   apply_graph_options(text, config);
   if (!config.roots.empty() && app.count("--roots") == 0) config.num_roots = config.roots.size();
   config.roots_at_most_eligible = app.count("--roots") == 0;
+  if (app.count("--write-format") > 0 && config.write_levels.empty() && config.write_parents.empty())
+    throw_usage_error("--write-format needs --write-levels or --write-parents");
   config.write_format = *parse_bfs_output_format(text.write_format);
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
@@ -309,28 +348,19 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   }
   config.network = network_choice_of(text);
   validate_config(config, ranks);
-  refuse_shared_paths(config, rank);
+  refuse_shared_paths(run_files(config), rank);
   // Fail now rather than after a long run.
-  if (!config.json_path.empty() && !json_path_writable(config.json_path, rank)) {
-    throw_usage_error("cannot write JSON report to '" + config.json_path + "'");
-  }
   if (!config.dump_frontiers.empty() && !directory_creatable(config.dump_frontiers, rank)) {
     throw_usage_error("cannot create the frontier dump directory '" + config.dump_frontiers + "'");
   }
-  for (const std::string* path : {&config.write_levels, &config.write_parents}) {
+  for (const std::string* path : {&config.write_levels, &config.write_parents, &config.json_path}) {
     if (!path->empty()) require_writable_output(*path, rank);
   }
   const RunResult result = config.shared_memory ? run_benchmark(config) : run_distributed_benchmark(config);
-  if (rank != 0) return 0;
-  std::fputs(format_result_block(result.result_block).c_str(), stdout);
-  std::fflush(stdout);
-  if (!config.json_path.empty()) write_json_report(result, config.json_path);
-  if (!config.quiet) {
-    std::fputs(
-        format_phase_table(result.phases, result.num_processes, result.network, result.config.codec.name()).c_str(),
-        stderr);
-    std::fprintf(stderr, "zbfs: peak memory %s per rank\n", format_bytes(result.peak_rss_bytes).c_str());
-  }
+  std::optional<std::string> failure;
+  if (rank == 0) failure = report_run(result, config);
+  // Every rank ends with rank 0's outcome: exit status 1 everywhere when its output failed.
+  Communicator::duplicate(MPI_COMM_WORLD).throw_first_error(failure, ExitCode::kFailure);
   return 0;
 }
 
@@ -380,6 +410,7 @@ struct FileOptions {
   std::string out;
   std::string format;  // convert: IN's format (default: by content)
   std::string to;      // OUT's format (default: by OUT's name, else binary)
+  bool quiet = false;  // no "wrote ..." line
 };
 
 GraphFormat output_format(const FileOptions& files) {
@@ -387,10 +418,10 @@ GraphFormat output_format(const FileOptions& files) {
   return format_of_name(files.out, GraphFormat::kBinary);
 }
 
-void report_written(const Communicator& world, const std::string& path, GraphFormat format, const GraphFileShape& shape,
-                    double seconds) {
-  if (world.rank() != 0) return;
-  std::printf("zbfs: wrote %s (%s): %llu vertices, %llu edges, in %.3f s\n", path.c_str(), to_string(format),
+void report_written(const Communicator& world, const FileOptions& files, GraphFormat format,
+                    const GraphFileShape& shape, double seconds) {
+  if (world.rank() != 0 || files.quiet) return;
+  std::printf("zbfs: wrote %s (%s): %llu vertices, %llu edges, in %.3f s\n", files.out.c_str(), to_string(format),
               static_cast<unsigned long long>(shape.num_vertices), static_cast<unsigned long long>(shape.num_edges),
               seconds);
 }
@@ -416,13 +447,14 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
   for (std::uint64_t i = 0; i < slice.size(); ++i) edges[i] = slice.get(i);
   const GraphFileShape shape{graph_vertices(spec), world.allreduce(std::uint64_t{edges.size()}, ReduceOp::kSum), 0};
   write_graph_file(world, files.out, format, edges, shape);
-  report_written(world, files.out, format, shape, world.allreduce(clock.elapsed_s(), ReduceOp::kMax));
+  report_written(world, files, format, shape, world.allreduce(clock.elapsed_s(), ReduceOp::kMax));
   return 0;
 }
 
 int convert_command(const FileOptions& files) {
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   const GraphFormat format = output_format(files);
+  refuse_shared_paths({{"the input", files.in}, {"the output", files.out}}, world.rank());
   require_writable_output(files.out, world.rank());
   check_job_openmp_threads(world);
   Stopwatch clock;
@@ -430,7 +462,7 @@ int convert_command(const FileOptions& files) {
       world, GraphFileSpec{files.in, format_option(files.format, "--format"), false, available_memory_bytes()});
   const GraphFileShape shape{read.num_vertices, read.num_input_edges, read.id_base};
   write_graph_file(world, files.out, format, read.edges, shape);
-  report_written(world, files.out, format, shape, world.allreduce(clock.elapsed_s(), ReduceOp::kMax));
+  report_written(world, files, format, shape, world.allreduce(clock.elapsed_s(), ReduceOp::kMax));
   return 0;
 }
 
@@ -503,6 +535,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   add_graph_options(*generate, generate_config, generate_text);
   generate->add_option("--to", generate_files.to,
                        "format: binary, edgelist or mtx (default: by the name, else binary)");
+  generate->add_flag("-q,--quiet", generate_files.quiet, "no 'wrote ...' line");
   FileOptions convert_files;
   CLI::App* convert = app.add_subcommand(
       "convert", "convert a graph file (edgelist, mtx) to zbfs's binary edge list, which reloads much faster");
@@ -511,6 +544,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   convert->add_option("--format", convert_files.format, "IN's format: edgelist, mtx or binary (default: by content)");
   convert->add_option("--to", convert_files.to,
                       "OUT's format: binary, edgelist or mtx (default: by the name, else binary)");
+  convert->add_flag("-q,--quiet", convert_files.quiet, "no 'wrote ...' line");
   require_decimal_integers(app);
   if (argc > 1 && argv[1][0] != '-' &&
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {

@@ -15,38 +15,14 @@
 #include <sstream>
 #include <string>
 
+#include "command.hpp"
+
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-Outcome run_command(const std::string& command_prefix, const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const auto out_path = dir / ("zbfs_cli_" + tag + ".out");
-  const auto err_path = dir / ("zbfs_cli_" + tag + ".err");
-  const std::string command =
-      command_prefix + " " + args + " >" + out_path.string() + " 2>" + err_path.string() + " </dev/null";
-  const int raw = std::system(command.c_str());
-  Outcome o;
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  o.out = slurp(out_path);
-  o.err = slurp(err_path);
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return o;
-}
+using zbfs_test::count_lines;
+using zbfs_test::Outcome;
+using zbfs_test::run_command;
+using zbfs_test::slurp;
 
 Outcome run_zbfs(const std::string& args) { return run_command(ZBFS_BINARY, args); }
 
@@ -54,12 +30,6 @@ Outcome run_zbfs(const std::string& args) { return run_command(ZBFS_BINARY, args
 Outcome run_mpi(int ranks, const std::string& args) {
   return run_command(std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np " + std::to_string(ranks) + " " + ZBFS_BINARY,
                      args);
-}
-
-int count_lines(const std::string& text) {
-  int n = 0;
-  for (const char c : text) n += c == '\n' ? 1 : 0;
-  return n;
 }
 
 void expect_usage_error(const std::string& args, const std::string& mention) {

@@ -223,9 +223,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   LargeArray<std::int64_t> parent(grid.blocks().block());
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
   for (std::size_t i = 0; i < roots.size(); ++i) {
-    if (i == 0 && grid.rank() == config.fail_on_rank) {
-      throw Error(ExitCode::kFailure, "injected failure on rank " + std::to_string(grid.rank()) + " (--fail-on-rank)");
-    }
+    if (i == 0) fail_if_injected(config, grid.rank());
     const PhaseMetrics before = metrics;
     SearchResult search;
     search.root = roots[i];
@@ -271,6 +269,13 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
                         " traversed edges, the edge list has " + std::to_string(report.traversed_edges),
                     ErrorScope::kAllRanks);
       }
+    }
+    // The dump holds the first search: it is complete now. Every rank's file takes its
+    // name once all are sealed, or the job ends with the first rank's write error (and
+    // the partial files go with the recorders).
+    if (recorder && i == 0) {
+      world.throw_first_error(recorder->seal(), ExitCode::kFailure);
+      world.throw_first_error(recorder->publish(), ExitCode::kFailure);
     }
     search.phases = summarize_over_ranks(world, metrics.since(before));
     result.searches.push_back(std::move(search));

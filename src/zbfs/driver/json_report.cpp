@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <array>
-#include <fstream>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/output/output_file.hpp"
 #include "zbfs/version.hpp"
 
 namespace zbfs {
@@ -211,10 +211,10 @@ nlohmann::json to_json(const RunResult& r) {
 }
 
 void write_json_report(const RunResult& result, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw Error(ExitCode::kFailure, "cannot write JSON report to '" + path + "'");
-  out << to_json(result).dump(2) << '\n';
-  if (!out) throw Error(ExitCode::kFailure, "failed while writing JSON report to '" + path + "'");
+  const std::string text = to_json(result).dump(2) + '\n';
+  OutputFile out(path, text.size());
+  out.write_text(text);
+  out.commit();
 }
 
 }  // namespace zbfs

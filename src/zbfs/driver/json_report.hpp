@@ -14,7 +14,8 @@ inline constexpr int kRunSchemaVersion = 7;
 
 nlohmann::json to_json(const RunResult& result);
 
-// Writes the record to path; throws Error when the file cannot be written.
+// Writes the record to path (through PATH.partial: output/output_file.hpp); throws Error
+// (exit status 1) naming the file and the reason when it cannot be written.
 void write_json_report(const RunResult& result, const std::string& path);
 
 }  // namespace zbfs

@@ -58,7 +58,17 @@ void validate_config(const RunConfig& c, int ranks) {
                         ", not to the job's " + counted(ranks, "rank"));
     }
   }
-  if (c.fail_on_rank >= ranks) throw_usage_error("--fail-on-rank must name a rank below " + std::to_string(ranks));
+  if (c.fail_on_rank && (*c.fail_on_rank < 0 || *c.fail_on_rank >= ranks)) {
+    throw_usage_error("--fail-on-rank must name a rank of the job: " +
+                      (ranks == 1 ? std::string("0") : "0 to " + std::to_string(ranks - 1)) + ", got " +
+                      std::to_string(*c.fail_on_rank));
+  }
+}
+
+void fail_if_injected(const RunConfig& config, int rank) {
+  if (config.fail_on_rank == rank) {
+    throw Error(ExitCode::kFailure, "injected failure on rank " + std::to_string(rank) + " (--fail-on-rank)");
+  }
 }
 
 void check_openmp_threads(std::uint64_t threads) {

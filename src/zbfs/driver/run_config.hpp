@@ -60,7 +60,7 @@ struct RunConfig {
   std::optional<RouteChoice> route;
   // --dump-frontiers: each rank writes the first search's messages here (empty: none).
   std::string dump_frontiers;
-  int fail_on_rank = -1;  // testing aid: this rank throws at the first search
+  std::optional<int> fail_on_rank;  // testing aid: this rank throws at the first search
   // The network whose cost model prices every exchange (reported next to measured time).
   NetworkChoice network;
   // --time-waits: a timed barrier before every collective separates waiting for late
@@ -70,6 +70,10 @@ struct RunConfig {
 
 // The most OpenMP threads per rank zbfs starts (--threads, or OMP_NUM_THREADS).
 constexpr int kMaxThreads = 4096;
+
+// --fail-on-rank: throws the injected failure (exit status 1, this rank only) when `rank`
+// is the one named; the job must then end, not hang.
+void fail_if_injected(const RunConfig& config, int rank);
 
 // Refuses an OpenMP default above kMaxThreads (OMP_NUM_THREADS=100000): libgomp crashed
 // with a segmentation fault when it could not start them. `threads`: the most any rank

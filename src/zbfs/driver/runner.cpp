@@ -51,6 +51,7 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   DirectionOptimizingBfs<V> bfs(graph);
   LargeArray<std::int64_t> parent(graph.num_vertices());
   for (std::size_t i = 0; i < roots.size(); ++i) {
+    if (i == 0) fail_if_injected(config, 0);
     SearchResult search;
     search.root = roots[i];
     clock.restart();

@@ -1,6 +1,8 @@
 #include "zbfs/exchange/message_recorder.hpp"
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 
 #include "zbfs/core/byte_buffer.hpp"
@@ -43,19 +45,17 @@ std::vector<RecordedMessage> parse_recorded_messages(std::span<const std::uint8_
 MessageRecorder::MessageRecorder(const std::string& directory, int rank) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
-  path_ = (std::filesystem::path(directory) / ("rank-" + std::to_string(rank) + ".zbfsdump")).string();
-  out_.open(path_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw Error(ExitCode::kUsage, "cannot write frontier dump '" + path_ + "'", ErrorScope::kThisRank);
+  out_.emplace((std::filesystem::path(directory) / ("rank-" + std::to_string(rank) + ".zbfsdump")).string());
   ByteBuffer header;
   header.append(kMagic, sizeof kMagic);
   header.put_u32(kVersion);
   header.put_u32(static_cast<std::uint32_t>(rank));
-  out_.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+  out_->write(std::span<const char>(reinterpret_cast<const char*>(header.data()), header.size()));
 }
 
 void MessageRecorder::record(Phase phase, RecordedKind kind, std::uint32_t destination,
                              std::span<const std::uint64_t> values) {
-  if (!enabled_) return;
+  if (!enabled()) return;
   ByteBuffer head;
   head.put_u8(static_cast<std::uint8_t>(phase));
   head.put_u8(static_cast<std::uint8_t>(kind));
@@ -63,9 +63,39 @@ void MessageRecorder::record(Phase phase, RecordedKind kind, std::uint32_t desti
   head.put_u8(0);
   head.put_u32(destination);
   head.put_u64(values.size());
-  out_.write(reinterpret_cast<const char*>(head.data()), static_cast<std::streamsize>(head.size()));
-  out_.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size_bytes()));
-  if (!out_) throw Error(ExitCode::kFailure, "writing frontier dump '" + path_ + "' failed");
+  try {
+    out_->write(std::span<const char>(reinterpret_cast<const char*>(head.data()), head.size()));
+    out_->write(std::span<const char>(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+  } catch (const Error& e) {
+    // Mid-search, on this rank only: kept for finish(), which every rank calls alike.
+    failure_ = e.what();
+    out_.reset();
+  }
+}
+
+std::optional<std::string> MessageRecorder::seal() {
+  enabled_ = false;
+  if (out_ && !failure_) {
+    try {
+      out_->seal();
+    } catch (const Error& e) {
+      failure_ = e.what();
+      out_.reset();
+    }
+  }
+  return failure_;
+}
+
+std::optional<std::string> MessageRecorder::publish() {
+  if (out_ && !failure_) {
+    try {
+      out_->commit();
+    } catch (const Error& e) {
+      failure_ = e.what();
+    }
+    out_.reset();
+  }
+  return failure_;
 }
 
 std::vector<RecordedMessage> read_recorded_messages(const std::string& path) {

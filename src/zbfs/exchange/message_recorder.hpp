@@ -7,16 +7,19 @@
 //           2 bitmap words) | u16 zero | u32 destination (0xffffffff: every member)
 //           | u64 count | count u64 values
 //
-// Local (each rank writes its own file); recording can be paused between searches.
+// Local (each rank writes its own file); recording can be paused between searches. The
+// file is written through DIR/rank-R.zbfsdump.partial (output/output_file.hpp) and takes
+// its name at publish(); a write that fails stops the recording, and seal() reports it.
 #pragma once
 
 #include <cstdint>
-#include <fstream>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "zbfs/metrics/phase_metrics.hpp"
+#include "zbfs/output/output_file.hpp"
 
 namespace zbfs {
 
@@ -33,15 +36,21 @@ class MessageRecorder {
  public:
   static constexpr std::uint32_t kEveryMember = 0xffffffffu;
 
-  // Creates (truncates) DIR/rank-R.zbfsdump; throws Error when it cannot.
+  // Starts DIR/rank-R.zbfsdump; throws Error when it cannot.
   MessageRecorder(const std::string& directory, int rank);
   void set_enabled(bool enabled) { enabled_ = enabled; }
-  [[nodiscard]] bool enabled() const { return enabled_; }
+  [[nodiscard]] bool enabled() const { return enabled_ && out_.has_value(); }
   void record(Phase phase, RecordedKind kind, std::uint32_t destination, std::span<const std::uint64_t> values);
+  // Ends the recording in two steps, so that the dump files of a job take their names
+  // only when every rank's is complete: seal() syncs the file, publish() names it. Each
+  // returns the one-line error of a write that failed on the way or now (the partial file
+  // is then removed), else nothing.
+  [[nodiscard]] std::optional<std::string> seal();
+  [[nodiscard]] std::optional<std::string> publish();
 
  private:
-  std::ofstream out_;
-  std::string path_;
+  std::optional<OutputFile> out_;
+  std::optional<std::string> failure_;
   bool enabled_ = true;
 };
 

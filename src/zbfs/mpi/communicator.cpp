@@ -250,12 +250,13 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
   return result;
 }
 
-void Communicator::throw_first_error(const std::optional<std::string>& mine) const {
+void Communicator::throw_first_error(const std::optional<std::string>& mine, ExitCode code) const {
   if (allreduce(std::uint64_t{mine ? 1U : 0U}, ReduceOp::kMax) == 0) return;
   for (const std::string& message : allgather_strings(mine.value_or(""))) {
-    if (!message.empty()) throw_usage_error(message);
+    if (!message.empty()) throw Error(code, message, ErrorScope::kAllRanks);
   }
-  throw_usage_error("an unnamed error on some rank");  // only an empty message gets here
+  // Only an empty message gets here.
+  throw Error(code, "an unnamed error on some rank", ErrorScope::kAllRanks);
 }
 
 void Communicator::mark_collective() const {

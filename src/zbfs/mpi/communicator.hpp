@@ -301,11 +301,11 @@ class Communicator {
   // Collective: each rank's string, in rank order, on every rank.
   [[nodiscard]] std::vector<std::string> allgather_strings(const std::string& mine) const;
 
-  // Collective: when any rank has an error message, every rank throws a usage error
-  // (exit status 2, reported once) with the lowest rank's; otherwise returns. For errors
-  // only some ranks see (a bad line in one rank's share of a file) that must end the job
-  // alike everywhere, not abort it.
-  void throw_first_error(const std::optional<std::string>& mine) const;
+  // Collective: when any rank has an error message, every rank throws Error with the
+  // lowest rank's (reported once; exit status `code`, a usage error by default);
+  // otherwise returns. For errors only some ranks see (a bad line in one rank's share of a
+  // file, a failed write) that must end the job alike everywhere, not abort it.
+  void throw_first_error(const std::optional<std::string>& mine, ExitCode code = ExitCode::kUsage) const;
 
  private:
   explicit Communicator(MPI_Comm comm);

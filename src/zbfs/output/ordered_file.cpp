@@ -1,97 +1,125 @@
 #include "zbfs/output/ordered_file.hpp"
 
-#include <mpi.h>
+#include <sys/stat.h>
 
-#include <algorithm>
+#include <cerrno>
 #include <cstdint>
-#include <cstdio>
-#include <filesystem>
+#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/output/output_file.hpp"
+#include "zbfs/output/posix_file.hpp"
 
 namespace zbfs {
 namespace {
 
-std::string mpi_error_text(int rc) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(rc, text, &length);
-  return std::string(text, static_cast<std::size_t>(std::max(0, length)));
-}
-
-// Closes the MPI file on every path out (collective, like the open).
-class OpenFile {
- public:
-  explicit OpenFile(MPI_File handle) : handle_(handle) {}
-  OpenFile(const OpenFile&) = delete;
-  OpenFile& operator=(const OpenFile&) = delete;
-  ~OpenFile() {
-    if (handle_ != MPI_FILE_NULL) MPI_File_close(&handle_);
-  }
-  [[nodiscard]] MPI_File handle() const { return handle_; }
-  int close() { return MPI_File_close(&handle_); }
-
- private:
-  MPI_File handle_;
+// Where this rank's part starts, and the whole file's size.
+struct Layout {
+  std::uint64_t header_bytes = 0;
+  std::uint64_t my_offset = 0;
+  std::uint64_t total_bytes = 0;
 };
 
-// Writes `bytes` at `offset` in pieces that fit MPI's int counts.
-int write_at(MPI_File file, std::uint64_t offset, std::span<const char> bytes) {
-  constexpr std::size_t kPiece = std::size_t{1} << 30;
-  for (std::size_t done = 0; done < bytes.size(); done += kPiece) {
-    const std::size_t take = std::min(kPiece, bytes.size() - done);
-    const int rc = MPI_File_write_at(file, static_cast<MPI_Offset>(offset + done), bytes.data() + done,
-                                     static_cast<int>(take), MPI_BYTE, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return rc;
+Layout layout_of(const Communicator& world, std::span<const char> header, std::uint64_t mine_bytes, int position) {
+  std::vector<std::uint64_t> part_bytes(static_cast<std::size_t>(world.size()), 0);
+  part_bytes[static_cast<std::size_t>(position)] = mine_bytes;
+  world.allreduce(std::span<std::uint64_t>(part_bytes), ReduceOp::kSum);
+  Layout layout;
+  layout.header_bytes = world.allreduce(std::uint64_t{world.rank() == 0 ? header.size() : 0}, ReduceOp::kMax);
+  layout.total_bytes = layout.header_bytes;
+  for (std::size_t p = 0; p < part_bytes.size(); ++p) {
+    if (p == static_cast<std::size_t>(position)) layout.my_offset = layout.total_bytes;
+    layout.total_bytes += part_bytes[p];
   }
-  return MPI_SUCCESS;
+  return layout;
+}
+
+// Collective: when some rank failed (`reason`), rank 0 removes the partial file (when there
+// is one) and every rank throws the lowest failing rank's reason, naming PATH.
+void end_if_any_failed(const Communicator& world, const std::optional<std::string>& reason, const std::string& path,
+                       bool partial_exists) {
+  if (world.allreduce(std::uint64_t{reason ? 1U : 0U}, ReduceOp::kMax) == 0) return;
+  std::string first;
+  for (const std::string& r : world.allgather_strings(reason.value_or(""))) {
+    if (!r.empty()) {
+      first = r;
+      break;
+    }
+  }
+  std::optional<std::string> message;
+  if (world.rank() == 0) {
+    std::string problem;
+    if (partial_exists) remove_file(partial_path_of(path), problem);
+    message = partial_exists ? output_failure(path, first, problem) : "cannot write '" + path + "': " + first;
+  }
+  world.throw_first_error(message, ExitCode::kFailure);
+}
+
+std::string on_rank(const Communicator& world, const std::string& reason) {
+  return world.size() == 1 ? reason : reason + " (rank " + std::to_string(world.rank()) + ")";
 }
 
 }  // namespace
 
 void write_ordered_file(const Communicator& world, const std::string& path, std::span<const char> header,
                         std::span<const char> mine, int position) {
-  const std::string partial = path + ".partial";
-  const auto ranks = static_cast<std::size_t>(world.size());
-  // Where each part starts: the header, then the parts by position.
-  std::vector<std::uint64_t> sizes(ranks, 0);
-  std::vector<std::uint64_t> mine_at(ranks, 0);
-  mine_at[static_cast<std::size_t>(position)] = mine.size();
-  world.allreduce(std::span<std::uint64_t>(mine_at), ReduceOp::kSum);
-  std::uint64_t header_size = world.rank() == 0 ? header.size() : 0;
-  header_size = world.allreduce(header_size, ReduceOp::kMax);
-  std::uint64_t offset = header_size;
-  for (int p = 0; p < position; ++p) offset += mine_at[static_cast<std::size_t>(p)];
+  const std::string partial = partial_path_of(path);
+  const Layout layout = layout_of(world, header, mine.size(), position);
 
-  MPI_File handle = MPI_FILE_NULL;
-  int rc = MPI_File_open(world.handle(), partial.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &handle);
-  world.throw_first_error(rc == MPI_SUCCESS
-                              ? std::nullopt
-                              : std::optional<std::string>("cannot write '" + path + "': " + mpi_error_text(rc)));
-  OpenFile file(handle);
-  rc = MPI_File_set_size(file.handle(), 0);  // an old partial file may be longer
-  if (rc == MPI_SUCCESS && world.rank() == 0) rc = write_at(file.handle(), 0, header.first(header_size));
-  if (rc == MPI_SUCCESS) rc = write_at(file.handle(), offset, mine);
-  const int close_rc = file.close();
-  if (rc == MPI_SUCCESS) rc = close_rc;
-  std::optional<std::string> error;
-  if (rc != MPI_SUCCESS) error = "writing '" + path + "' failed: " + mpi_error_text(rc);
-  const std::uint64_t failed = world.allreduce(std::uint64_t{error ? 1U : 0U}, ReduceOp::kMax);
+  // Rank 0 creates the file (truncating a stale one) and sets its size aside, so that a
+  // file system without room says so before any rank writes.
+  std::optional<PosixFile> file;
+  std::optional<std::string> failure;
   if (world.rank() == 0) {
-    std::error_code ec;
-    if (failed != 0) {
-      std::filesystem::remove(partial, ec);
-    } else {
-      std::filesystem::rename(partial, path, ec);
-      if (ec) {
-        error = "cannot move the finished '" + partial + "' to '" + path + "': " + ec.message();
-        std::filesystem::remove(partial, ec);
-      }
+    try {
+      file.emplace(partial, PosixFile::Open::kCreate);
+      file->reserve(layout.total_bytes);
+    } catch (const FileError& e) {
+      failure = e.what();
     }
   }
-  world.throw_first_error(error);
+  const bool created = world.allreduce(std::uint64_t{file ? 1U : 0U}, ReduceOp::kMax) != 0;
+  if (failure) file.reset();  // closed before it is removed
+  end_if_any_failed(world, failure, path, created);
+
+  // Every rank writes its part and syncs it. The others open rank 0's file without
+  // creating one: a folder that is not shared by every node fails here instead of leaving
+  // each node a file of its own.
+  try {
+    if (!file) {
+      try {
+        file.emplace(partial, PosixFile::Open::kExisting);
+      } catch (const FileError& e) {
+        throw FileError(std::string(e.what()) + " opening the file rank 0 created; is the folder on a file system " +
+                        "every node shares?");
+      }
+    }
+    if (world.rank() == 0) file->write_at(0, header);
+    file->write_at(layout.my_offset, mine);
+    file->sync();
+    file->close();
+  } catch (const FileError& e) {
+    failure = on_rank(world, e.what());
+  }
+  file.reset();
+  end_if_any_failed(world, failure, path, true);
+
+  if (world.rank() == 0) {
+    try {
+      struct stat info {};
+      if (::stat(partial.c_str(), &info) != 0) throw FileError(std::strerror(errno));
+      if (static_cast<std::uint64_t>(info.st_size) != layout.total_bytes) {
+        throw FileError("it holds " + std::to_string(info.st_size) + " bytes, not the " +
+                        std::to_string(layout.total_bytes) + " written");
+      }
+      rename_durably(partial, path);
+    } catch (const FileError& e) {
+      failure = e.what();
+    }
+  }
+  end_if_any_failed(world, failure, path, true);
 }
 
 }  // namespace zbfs

@@ -1,8 +1,11 @@
-// Writing one file from all ranks at once (MPI-IO): every rank contributes a part, the
-// parts are laid out by a position each rank names (rank order, or the order of the
-// vertex pieces), after a header from rank 0. The data goes to PATH.partial, which is
-// renamed to PATH once every rank's write succeeded and removed otherwise: a failed run
-// never leaves a half-written file under the name asked for.
+// Writing one file from all ranks at once: every rank contributes a part, the parts are
+// laid out by a position each rank names (rank order, or the order of the vertex pieces),
+// after a header from rank 0. Rank 0 creates PATH.partial and sets the whole size aside;
+// every rank writes its part there (pwrite, every byte count checked) and syncs it; once
+// every rank succeeded, rank 0 checks the size and renames the file over PATH. On any
+// failure the partial file is removed and every rank throws the same one-line error
+// naming PATH and the reason (exit status 1): no failed run leaves a half-written file
+// under the name asked for, and an older PATH stays as it was.
 #pragma once
 
 #include <span>
@@ -13,8 +16,7 @@
 namespace zbfs {
 
 // Collective. `position`: this rank's place among the parts (a permutation of 0..P-1
-// over the ranks). `header` is used on rank 0 only. Throws a usage error (all ranks
-// alike) when the file cannot be written.
+// over the ranks). `header` is used on rank 0 only.
 void write_ordered_file(const Communicator& world, const std::string& path, std::span<const char> header,
                         std::span<const char> mine, int position);
 
