@@ -177,7 +177,44 @@ TEST(CliErrors, PartitionOptions) {
   expect_usage_error("run --partition 2d --grid 2x2", "job has 1");
   expect_usage_error("run --grid 1x1", "--partition 2d");
   expect_usage_error("run --column-gather tree", "tree");
-  expect_usage_error("run --fail-on-rank 3", "--fail-on-rank");
+  expect_usage_error("run --fail-on-rank 3", "--fail-on-rank must name a rank of the job: 0, got 3");
+  expect_usage_error("run --fail-on-rank -1", "--fail-on-rank must name a rank of the job: 0, got -1");
+  expect_usage_error("run --write-format binary", "--write-format needs --write-levels or --write-parents");
+}
+
+// --fail-on-rank works with the single-process kernel too, and names only real ranks.
+TEST(CliErrors, InjectedFailuresOnEveryPartition) {
+  const Outcome shared = run_zbfs("run -q --scale 8 --partition shared --fail-on-rank 0");
+  EXPECT_EQ(shared.status, 1) << shared.err;
+  EXPECT_EQ(shared.err, "zbfs: error: injected failure on rank 0 (--fail-on-rank)\n");
+  EXPECT_TRUE(shared.out.empty()) << shared.out;
+  const Outcome negative = run_mpi(3, "run -q --scale 8 --fail-on-rank -2");
+  EXPECT_EQ(negative.status, 2) << negative.err;
+  EXPECT_NE(negative.err.find("zbfs: error: --fail-on-rank must name a rank of the job: 0 to 2, got -2\n"),
+            std::string::npos)
+      << negative.err;
+}
+
+// The help texts say what the README says.
+TEST(Cli, HelpTextsMatchTheReadme) {
+  const Outcome help = run_zbfs("run --help");
+  ASSERT_EQ(help.status, 0);
+  std::string flat;  // CLI11 wraps long descriptions
+  for (const char c : help.out) {
+    if (c == '\n' || c == ' ') {
+      if (flat.empty() || flat.back() != ' ') flat += ' ';
+    } else {
+      flat += c;
+    }
+  }
+  EXPECT_NE(flat.find("OpenMP threads per rank, at most 4096 (0: OMP_NUM_THREADS if set, else the node's cores "
+                      "split among its ranks)"),
+            std::string::npos)
+      << help.out;
+  EXPECT_NE(flat.find("number of BFS search keys (NBFS); without it 64, or every vertex with edges when the graph "
+                      "has fewer"),
+            std::string::npos)
+      << help.out;
 }
 
 TEST(CliErrors, RouteOptions) {
@@ -367,6 +404,41 @@ TEST_F(GraphFileTest, NothingIsHalfWrittenWhenConversionFails) {
   expect_usage_error("run -q --scale 6 --write-levels " + dir_.string(), "it is a directory");
   expect_usage_error("convert " + bad + " " + path("no/such/dir/g.zel"),
                      "cannot write '" + path("no/such/dir/g.zel") + "': No such file or directory");
+  // --json says why, like the other output flags.
+  expect_usage_error("run -q --scale 6 --json " + dir_.string(),
+                     "cannot write '" + dir_.string() + "': it is a directory");
+  expect_usage_error("run -q --scale 6 --json " + path("no/such/dir/r.json"),
+                     "cannot write '" + path("no/such/dir/r.json") + "': No such file or directory");
+}
+
+// convert refuses to write over the file it reads, by any name (./, a link, a hard link).
+TEST_F(GraphFileTest, ConvertRefusesToOverwriteItsInput) {
+  const std::string g = file("g.txt", "0 1\n1 2\n");
+  expect_usage_error("convert " + g + " " + g, "the input and the output name the same file '" + g + "'");
+  expect_usage_error("convert " + g + " " + dir_.string() + "/./g.txt", "the input and the output name the same file");
+  std::filesystem::create_symlink(g, path("link.txt"));
+  expect_usage_error("convert " + path("link.txt") + " " + g, "the input and the output name the same file");
+  std::filesystem::create_hard_link(g, path("hard.txt"));
+  expect_usage_error("convert " + g + " " + path("hard.txt") + " --to edgelist",
+                     "the input and the output name the same file");
+  EXPECT_EQ(slurp(g), "0 1\n1 2\n");
+  const Outcome mpi = run_mpi(2, "convert " + g + " " + g);
+  EXPECT_EQ(mpi.status, 2) << mpi.err;
+  EXPECT_EQ(slurp(g), "0 1\n1 2\n");
+}
+
+// generate and convert print one "wrote" line, and none with -q.
+TEST_F(GraphFileTest, QuietGenerateAndConvertPrintNothing) {
+  const Outcome loud = run_zbfs("generate " + path("g.txt") + " --scale 6");
+  ASSERT_EQ(loud.status, 0) << loud.err;
+  EXPECT_EQ(loud.out.rfind("zbfs: wrote " + path("g.txt") + " (edgelist): 64 vertices, 1024 edges", 0), 0U) << loud.out;
+  for (const std::string& args :
+       {"generate -q " + path("g.zel") + " --scale 6", "convert " + path("g.txt") + " " + path("c.zel") + " --quiet"}) {
+    const Outcome quiet = run_zbfs(args);
+    ASSERT_EQ(quiet.status, 0) << args << "\n" << quiet.err;
+    EXPECT_TRUE(quiet.out.empty()) << args << "\n" << quiet.out;
+    EXPECT_TRUE(quiet.err.empty()) << args << "\n" << quiet.err;
+  }
 }
 
 TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
@@ -617,7 +689,33 @@ TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   expect_refused([](nlohmann::json& d) { d["phases"]["row_exchange"]["time_s"]["max"] = -1.0; },
                  "has a negative time in phase row_exchange");
   expect_refused([](nlohmann::json& d) { d["traffic"][0]["phase"] = "warp"; }, "names an unknown phase 'warp'");
+  // Never the JSON library's own text: the field is named, and the versions this zbfs reads.
+  expect_refused(
+      [](nlohmann::json& d) {
+        d = nlohmann::json::array({1, 2});
+      },
+      "is a JSON document but not a zbfs run record (zbfs run --json writes those)");
+  expect_refused([](nlohmann::json& d) { d["schema"] = 5; }, "is a JSON document but not a zbfs run record");
+  expect_refused([](nlohmann::json& d) { d["schema_version"] = "7"; }, "has a malformed schema_version \"7\"");
+  expect_refused([](nlohmann::json& d) { d["schema_version"] = 99; },
+                 "has schema version 99, newer than this zbfs knows; this zbfs reads versions 3 to ");
+  expect_refused([](nlohmann::json& d) { d["network"]["inter_node"].erase("latency_s"); },
+                 "lacks the field 'network.inter_node.latency_s' that a projection needs");
+  expect_refused([](nlohmann::json& d) { d["searches"][1]["time_s"] = "fast"; },
+                 "has a non-numeric 'searches[1].time_s'");
+  expect_refused([](nlohmann::json& d) { d["config"]["grid"] = 4; }, "has a non-text 'config.grid'");
+  for (const char* key : {"schema_version", "num_mpi_processes", "config", "traffic"}) {
+    const std::string mention = std::string("lacks the field '") + key + "'";
+    expect_refused([key](nlohmann::json& d) { d.erase(key); }, mention);
+  }
   std::filesystem::remove(damaged_path);
+  // More ranks than the graph has vertices: projected, with a warning.
+  const Outcome crowded = run_zbfs("model " + json_path.string() + " -P 8192");
+  ASSERT_EQ(crowded.status, 0) << crowded.err;
+  EXPECT_NE(crowded.out.find("note: 8192 ranks are more than the graph's 4096 vertices: some ranks would own none"),
+            std::string::npos)
+      << crowded.out;
+  EXPECT_EQ(big.out.find("more than the graph's"), std::string::npos) << big.out;
   std::filesystem::remove(json_path);
 }
 

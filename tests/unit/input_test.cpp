@@ -131,6 +131,14 @@ TEST(MatrixMarketHeader, RejectsWhatIsNotASquareCoordinateGraph) {
             std::string::npos);
   EXPECT_NE(error_of("%%MatrixMarket matrix coordinate real general\n% only comments\n").find("ends before its size"),
             std::string::npos);
+  // The size line's numbers are named as what they are, not as vertex ids.
+  const std::string banner = "%%MatrixMarket matrix coordinate pattern general\n";
+  EXPECT_EQ(error_of(banner + "3 3 x\n"), "2: size line: 'x' is not an entry count (counts are non-negative integers)");
+  EXPECT_EQ(error_of(banner + "-3 3 1\n"), "2: size line: '-3' is not a row count (counts are non-negative integers)");
+  EXPECT_EQ(error_of(banner + "3 3.5 1\n"),
+            "2: size line: '3.5' is not a column count (counts are non-negative integers)");
+  EXPECT_EQ(error_of(banner + "3 3 99999999999999999999\n"),
+            "2: size line: entry count '99999999999999999999' is too large (the limit is 2^62 - 1)");
 }
 
 TEST(GraphFormat, NamesExtensionsAndContent) {

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <utility>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/driver/json_report.hpp"
@@ -11,12 +15,142 @@
 namespace zbfs {
 namespace {
 
-template <class E>
-E enum_named(const std::string& name, std::size_t count, const std::string& what, const std::string& path) {
-  for (std::size_t i = 0; i < count; ++i) {
-    if (to_string(static_cast<E>(i)) == name) return static_cast<E>(i);
+// The oldest record schema a projection can read (version 3 added the traffic records).
+constexpr int kOldestProjectableSchema = 3;
+
+// Reads a record's fields by dotted name ("network.inter_node.latency_s"): a missing
+// field, or one of the wrong JSON type, is refused naming the file and the field, never
+// with the JSON library's own message.
+class RecordFields {
+ public:
+  explicit RecordFields(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void refuse(const std::string& what) const { throw_usage_error("'" + path_ + "' " + what); }
+
+  // `prefix` names `from` in messages ("searches[3]."; empty at the top).
+  [[nodiscard]] const nlohmann::json& at(const nlohmann::json& from, std::string_view dotted,
+                                         const std::string& prefix = {}) const {
+    const nlohmann::json* node = &from;
+    std::size_t start = 0;
+    while (start <= dotted.size()) {
+      const std::size_t dot = std::min(dotted.find('.', start), dotted.size());
+      const std::string key(dotted.substr(start, dot - start));
+      if (!node->is_object() || !node->contains(key)) {
+        refuse("lacks the field '" + prefix + std::string(dotted.substr(0, dot)) + "' that a projection needs");
+      }
+      node = &(*node)[key];
+      start = dot + 1;
+    }
+    return *node;
   }
-  throw_usage_error("'" + path + "' names an unknown " + what + " '" + name + "'");
+  [[nodiscard]] double number(const nlohmann::json& from, std::string_view dotted,
+                              const std::string& prefix = {}) const {
+    const nlohmann::json& value = at(from, dotted, prefix);
+    if (!value.is_number()) refuse("has a non-numeric '" + prefix + std::string(dotted) + "'");
+    return value.get<double>();
+  }
+  [[nodiscard]] int integer(const nlohmann::json& from, std::string_view dotted, const std::string& prefix = {}) const {
+    const nlohmann::json& value = at(from, dotted, prefix);
+    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1'000'000'000) {
+      refuse("has a malformed '" + prefix + std::string(dotted) + "' (not a count)");
+    }
+    return value.get<int>();
+  }
+  [[nodiscard]] std::string text(const nlohmann::json& from, std::string_view dotted,
+                                 const std::string& prefix = {}) const {
+    const nlohmann::json& value = at(from, dotted, prefix);
+    if (!value.is_string()) refuse("has a non-text '" + prefix + std::string(dotted) + "'");
+    return value.get<std::string>();
+  }
+  template <class E>
+  [[nodiscard]] E named(const std::string& name, std::size_t count, const std::string& what) const {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (to_string(static_cast<E>(i)) == name) return static_cast<E>(i);
+    }
+    refuse("names an unknown " + what + " '" + name + "'");
+  }
+
+ private:
+  std::string path_;
+};
+
+// The document's schema: a zbfs run record of a version this zbfs can project.
+void check_schema(const nlohmann::json& j, const RecordFields& fields) {
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != "zbfs.run") {
+    fields.refuse("is a JSON document but not a zbfs run record (zbfs run --json writes those)");
+  }
+  const nlohmann::json& version = fields.at(j, "schema_version");
+  if (!version.is_number_integer()) fields.refuse("has a malformed schema_version " + version.dump());
+  const long long v = version.get<long long>();
+  const std::string supported = "this zbfs reads versions " + std::to_string(kOldestProjectableSchema) + " to " +
+                                std::to_string(kRunSchemaVersion);
+  if (v > kRunSchemaVersion) {
+    fields.refuse("has schema version " + std::to_string(v) + ", newer than this zbfs knows; " + supported);
+  }
+  if (v < kOldestProjectableSchema) {
+    fields.refuse("has schema version " + std::to_string(v) + "; " + supported + " (rerun with this zbfs)");
+  }
+}
+
+void read_network(const nlohmann::json& j, const RecordFields& fields, NetworkModel& network) {
+  network.name = fields.text(j, "network.name");
+  for (auto [link, key] :
+       {std::pair{&network.intra_node, "network.intra_node"}, std::pair{&network.inter_node, "network.inter_node"}}) {
+    const nlohmann::json& figures = fields.at(j, key);
+    const std::string prefix = std::string(key) + ".";
+    link->latency_s = fields.number(figures, "latency_s", prefix);
+    link->bandwidth_bytes_per_s = fields.number(figures, "bandwidth_bytes_per_s", prefix);
+    if (!(link->latency_s >= 0) || !(link->bandwidth_bytes_per_s > 0)) fields.refuse("has an impossible network model");
+  }
+}
+
+void read_searches(const nlohmann::json& j, const RecordFields& fields, RecordedRun& run) {
+  // Iterating a JSON value that is not an array or an object would go over the value
+  // itself (a string in place of `phases` read as one phase named '').
+  for (const char* key : {"searches", "traffic"}) {
+    if (!fields.at(j, key).is_array()) fields.refuse(std::string("has a malformed ") + key + " field");
+  }
+  if (!fields.at(j, "phases").is_object()) fields.refuse("has a malformed phases field");
+  std::size_t index = 0;
+  for (const auto& s : j["searches"]) {
+    const std::string prefix = "searches[" + std::to_string(index++) + "].";
+    run.searches += 1;
+    const double edges = fields.number(s, "traversed_edges", prefix);
+    const double time_s = fields.number(s, "time_s", prefix);
+    if (!(edges >= 0) || !(time_s > 0)) fields.refuse("has a search with impossible figures");
+    run.mean_traversed_edges += edges;
+    run.mean_bfs_time_s += time_s;
+    if (s.is_object() && s.contains("validate_time_s")) run.validations += 1;
+  }
+  if (run.searches > 0) {
+    run.mean_traversed_edges /= run.searches;
+    run.mean_bfs_time_s /= run.searches;
+  }
+}
+
+void read_phases_and_traffic(const nlohmann::json& j, const RecordFields& fields, RecordedRun& run) {
+  for (const auto& [name, p] : j["phases"].items()) {
+    const auto phase = fields.named<Phase>(name, kPhaseCount, "phase");
+    const std::string prefix = "phases." + name + ".";
+    const double time_s = fields.number(p, "time_s.max", prefix);
+    const double model_s = fields.number(p, "modelled_time_s.max", prefix);
+    if (!(time_s >= 0) || !(model_s >= 0)) fields.refuse("has a negative time in phase " + name);
+    run.max_time_s[static_cast<std::size_t>(phase)] = time_s;
+    run.max_model_s[static_cast<std::size_t>(phase)] = model_s;
+  }
+  std::size_t index = 0;
+  for (const auto& t : j["traffic"]) {
+    const std::string prefix = "traffic[" + std::to_string(index++) + "].";
+    TrafficRecord r;
+    r.phase = fields.named<Phase>(fields.text(t, "phase", prefix), kPhaseCount, "phase");
+    r.role = fields.named<CommRole>(fields.text(t, "communicator", prefix), kCommRoleCount, "communicator");
+    r.pattern = fields.named<CommPattern>(fields.text(t, "pattern", prefix), kCommPatternCount, "pattern");
+    r.calls = fields.number(t, "calls", prefix);
+    r.messages = fields.number(t, "messages", prefix);
+    r.bytes = fields.number(t, "bytes", prefix);
+    if (r.calls < 0 || r.messages < 0 || r.bytes < 0) fields.refuse("has negative traffic");
+    run.traffic.push_back(r);
+  }
 }
 
 }  // namespace
@@ -25,82 +159,27 @@ RecordedRun read_recorded_run(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw_usage_error("cannot read '" + path + "'");
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw_usage_error("'" + path + "' is not a JSON document");
-  if (j.value("schema", "") != "zbfs.run") throw_usage_error("'" + path + "' is not a zbfs run record");
-  const int version = j.value("schema_version", 0);
-  if (version < 3) {
-    throw_usage_error("'" + path + "' has schema version " + std::to_string(version) +
-                      "; projections need version 3 or later (rerun with this zbfs)");
-  }
+  if (j.is_discarded()) throw_usage_error("'" + path + "' is not a JSON document");
+  const RecordFields fields(path);
+  check_schema(j, fields);
   RecordedRun run;
-  try {
-    run.ranks = j.at("num_mpi_processes").get<int>();
-    const auto& config = j.at("config");
-    const std::string partition = config.at("partition").get<std::string>();
-    if (partition == "shared")
-      throw_usage_error("'" + path + "' is a single-process run (--partition shared): no traffic to project");
-    run.partition = parse_partition(partition).value();
-    const auto grid = parse_grid_shape(config.at("grid").get<std::string>());
-    if (!grid) throw_usage_error("'" + path + "' has a malformed grid");
-    run.grid = *grid;
-    run.scale = config.at("scale").get<int>();
-    const auto& network = j.at("network");
-    run.network.name = network.at("name").get<std::string>();
-    for (auto [link, key] :
-         {std::pair{&run.network.intra_node, "intra_node"}, std::pair{&run.network.inter_node, "inter_node"}}) {
-      link->latency_s = network.at(key).at("latency_s").get<double>();
-      link->bandwidth_bytes_per_s = network.at(key).at("bandwidth_bytes_per_s").get<double>();
-      if (!(link->latency_s >= 0) || !(link->bandwidth_bytes_per_s > 0)) {
-        throw_usage_error("'" + path + "' has an impossible network model");
-      }
-    }
-    const auto& searches = j.at("searches");
-    // Iterating a JSON value that is not an array or an object would go over the value
-    // itself (a string in place of `phases` read as one phase named '').
-    for (const char* key : {"searches", "traffic"}) {
-      if (!j.at(key).is_array()) throw_usage_error("'" + path + "' has a malformed " + key + " field");
-    }
-    if (!j.at("phases").is_object()) throw_usage_error("'" + path + "' has a malformed phases field");
-    for (const auto& s : searches) {
-      run.searches += 1;
-      const double edges = s.at("traversed_edges").get<double>();
-      const double time_s = s.at("time_s").get<double>();
-      if (!(edges >= 0) || !(time_s > 0)) throw_usage_error("'" + path + "' has a search with impossible figures");
-      run.mean_traversed_edges += edges;
-      run.mean_bfs_time_s += time_s;
-      if (s.contains("validate_time_s")) run.validations += 1;
-    }
-    if (run.searches > 0) {
-      run.mean_traversed_edges /= run.searches;
-      run.mean_bfs_time_s /= run.searches;
-    }
-    for (const auto& [name, p] : j.at("phases").items()) {
-      const auto phase = enum_named<Phase>(name, kPhaseCount, "phase", path);
-      const double time_s = p.at("time_s").at("max").get<double>();
-      const double model_s = p.at("modelled_time_s").at("max").get<double>();
-      if (!(time_s >= 0) || !(model_s >= 0)) throw_usage_error("'" + path + "' has a negative time in phase " + name);
-      run.max_time_s[static_cast<std::size_t>(phase)] = time_s;
-      run.max_model_s[static_cast<std::size_t>(phase)] = model_s;
-    }
-    for (const auto& t : j.at("traffic")) {
-      TrafficRecord r;
-      r.phase = enum_named<Phase>(t.at("phase").get<std::string>(), kPhaseCount, "phase", path);
-      r.role = enum_named<CommRole>(t.at("communicator").get<std::string>(), kCommRoleCount, "communicator", path);
-      r.pattern = enum_named<CommPattern>(t.at("pattern").get<std::string>(), kCommPatternCount, "pattern", path);
-      r.calls = t.at("calls").get<double>();
-      r.messages = t.at("messages").get<double>();
-      r.bytes = t.at("bytes").get<double>();
-      if (r.calls < 0 || r.messages < 0 || r.bytes < 0) throw_usage_error("negative traffic in '" + path + "'");
-      run.traffic.push_back(r);
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw_usage_error("'" + path + "' lacks a field a projection needs (" + e.what() + ")");
-  } catch (const std::bad_optional_access&) {
-    throw_usage_error("'" + path + "' has a malformed partition");
-  }
-  if (run.ranks < 1 || run.grid.size() != run.ranks)
-    throw_usage_error("'" + path + "': the grid does not match the ranks");
-  if (run.searches == 0) throw_usage_error("'" + path + "' records no searches");
+  run.ranks = fields.integer(j, "num_mpi_processes");
+  const std::string partition = fields.text(j, "config.partition");
+  if (partition == "shared") fields.refuse("is a single-process run (--partition shared): no traffic to project");
+  const auto parsed_partition = parse_partition(partition);
+  if (!parsed_partition) fields.refuse("has a malformed partition '" + partition + "'");
+  run.partition = *parsed_partition;
+  const auto grid = parse_grid_shape(fields.text(j, "config.grid"));
+  if (!grid) fields.refuse("has a malformed grid");
+  run.grid = *grid;
+  run.scale = fields.integer(j, "config.scale");
+  // Records before the graph section: a Kronecker graph of 2^scale vertices.
+  run.num_vertices = j.contains("graph") ? fields.number(j, "graph.num_vertices") : std::ldexp(1.0, run.scale);
+  read_network(j, fields, run.network);
+  read_searches(j, fields, run);
+  read_phases_and_traffic(j, fields, run);
+  if (run.ranks < 1 || run.grid.size() != run.ranks) fields.refuse("has a grid that does not match its ranks");
+  if (run.searches == 0) fields.refuse("records no searches");
   return run;
 }
 

@@ -52,20 +52,38 @@ std::string quoted(std::string_view token) {
   return text + "'";
 }
 
-// A vertex id: decimal digits only (no sign), at most kMaxFileVertexId.
-std::optional<std::string> parse_id(std::string_view token, std::uint64_t& id) {
+// What a number in a file is, for its error messages.
+struct NumberKind {
+  const char* noun;     // "vertex id"
+  const char* article;  // "a"
+  const char* plural;   // "ids"
+};
+constexpr NumberKind kVertexId{"vertex id", "a", "ids"};
+constexpr NumberKind kRowCount{"row count", "a", "counts"};
+constexpr NumberKind kColumnCount{"column count", "a", "counts"};
+constexpr NumberKind kEntryCount{"entry count", "an", "counts"};
+
+// Decimal digits only (no sign), at most kMaxFileVertexId.
+std::optional<std::string> parse_number(std::string_view token, const NumberKind& kind, std::uint64_t& number) {
   std::uint64_t value = 0;
   for (const char c : token) {
-    if (c < '0' || c > '9') return quoted(token) + " is not a vertex id (ids are non-negative integers)";
+    if (c < '0' || c > '9') {
+      return quoted(token) + " is not " + kind.article + " " + kind.noun + " (" + kind.plural +
+             " are non-negative integers)";
+    }
     const auto digit = static_cast<std::uint64_t>(c - '0');
     // Checked before the step: past 2^64 the product would wrap (2^64 read as 0).
     if (value > (kMaxFileVertexId - digit) / 10) {
-      return "vertex id " + quoted(token) + " is too large (the limit is 2^62 - 1)";
+      return std::string(kind.noun) + " " + quoted(token) + " is too large (the limit is 2^62 - 1)";
     }
     value = value * 10 + digit;
   }
-  id = value;
+  number = value;
   return std::nullopt;
+}
+
+std::optional<std::string> parse_id(std::string_view token, std::uint64_t& id) {
+  return parse_number(token, kVertexId, id);
 }
 
 bool is_number(std::string_view token, bool integer) {
@@ -217,9 +235,9 @@ MatrixMarketHeaderParse parse_matrix_market_header(std::string_view prefix, bool
     std::uint64_t rows = 0;
     std::uint64_t cols = 0;
     std::uint64_t entries = 0;
-    std::optional<std::string> error = parse_id(f.field[0], rows);
-    if (!error) error = parse_id(f.field[1], cols);
-    if (!error) error = parse_id(f.field[2], entries);
+    std::optional<std::string> error = parse_number(f.field[0], kRowCount, rows);
+    if (!error) error = parse_number(f.field[1], kColumnCount, cols);
+    if (!error) error = parse_number(f.field[2], kEntryCount, entries);
     if (error) return fail(line_number, "size line: " + *error);
     if (rows != cols) {
       return fail(line_number, "the matrix is " + std::to_string(rows) + " x " + std::to_string(cols) +

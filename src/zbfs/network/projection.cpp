@@ -1,5 +1,7 @@
 #include "zbfs/network/projection.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 
@@ -129,6 +131,12 @@ Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
     out.warnings.push_back(
         "the recorded run had one rank, so it recorded no traffic and the projected communication is zero; record on "
         "2 or more ranks (a 2d grid of at least 2 x 2 records every exchange)");
+  }
+  if (run.num_vertices > 0 && static_cast<double>(target.ranks) > run.num_vertices) {
+    out.warnings.push_back(fmt::format(
+        "{} ranks are more than the graph's {:.0f} vertices: some ranks would own none, and the per-rank scaling "
+        "this projection assumes does not hold there",
+        target.ranks, run.num_vertices));
   }
   for (const CommRole role : {CommRole::kRow, CommRole::kColumn}) {
     if (run.ranks > 1 && group_size(role, run.grid) == 1 && group_size(role, target.grid) > 1) {

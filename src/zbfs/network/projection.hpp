@@ -28,6 +28,7 @@ struct RecordedRun {
   Partition partition = Partition::k1D;
   GridShape grid;
   int scale = 0;
+  double num_vertices = 0;                        // of the graph searched
   NetworkModel network;                           // the model that priced it
   double searches = 0;                            // BFS searches
   double validations = 0;                         // validated searches
