@@ -1,7 +1,11 @@
 import io
 import json
 import os
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -75,6 +79,65 @@ class SweepWithAFakeZbfs(unittest.TestCase):
         self.assertIn("timed out after 1 s",
                       (exp.output / "failures" / "scale-10_codec-hang" / "rep-1.txt").read_text())
 
+    def test_a_signal_ends_the_running_job_and_a_resumed_sweep_redoes_it(self):
+        path = self.dir / "exp.toml"
+        path.write_text(f'name = "fake"\nrepetitions = 1\ntimeout_s = 300\n[zbfs]\nbinary = "{FAKE}"\n'
+                        f'[matrix]\nscale = [10]\ncodec = ["none"]\n')
+        record = self.dir / "out" / "runs" / "scale-10_codec-none" / "rep-1.json"
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            pids_file = self.dir / f"pids-{sig.name}"
+            lab = subprocess.Popen([sys.executable, "-m", "zbfs_lab", "sweep", str(path), "-o", str(self.dir / "out")],
+                                   env={**os.environ, "FAKE_ZBFS_PIDS": str(pids_file)}, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            pids = wait_for_pids(pids_file, lab)
+            lab.send_signal(sig)
+            _, err = lab.communicate(timeout=60)
+            self.assertEqual(lab.returncode, 128 + sig, err)
+            self.assertIn(f"interrupted ({sig.name})", err)
+            for pid in pids:  # the job and its "rank", in the job's process group
+                self.assertTrue(gone(pid), f"process {pid} outlived the sweep ({sig.name})")
+            self.assertEqual(list((self.dir / "out").rglob("*.partial*")), [], sig.name)
+            self.assertFalse(record.exists())
+        # Resumed: the interrupted run is the one made again.
+        state = sweep(load(path, output=self.dir / "out"), io.StringIO())
+        self.assertEqual((state["done"], state["failed"]), (1, 0))
+        self.assertEqual(json.loads(record.read_text())["schema"], "zbfs.run")
+
+    def test_a_matrix_key_that_is_not_a_flag_is_refused(self):
+        path = self.dir / "exp.toml"
+        path.write_text(f'name = "typo"\n[zbfs]\nbinary = "{FAKE}"\n[matrix]\nsclae = [10]\nranks = [1]\n')
+        for extra in (["--dry-run"], []):
+            done = subprocess.run([sys.executable, "-m", "zbfs_lab", "sweep", str(path), "-o", str(self.dir / "o"),
+                                   *extra], capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertIn("matrix key 'sclae' is not a flag of zbfs run (--sclae is unknown", done.stderr)
+            self.assertEqual(done.stdout, "")
+        self.assertEqual(self.calls(), [])
+
+
+def wait_for_pids(pids_file: Path, lab: subprocess.Popen, timeout_s: float = 60) -> list[int]:
+    """The process ids a running job wrote (see fake_zbfs.py)."""
+    deadline = time.monotonic() + timeout_s
+    while not pids_file.exists():
+        if lab.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"the job never started: {lab.communicate()[1]}")
+        time.sleep(0.05)
+    return [int(p) for p in pids_file.read_text().split()]
+
+
+def gone(pid: int, wait_s: float = 10) -> bool:
+    """Whether process `pid` has ended (a zombie awaiting its reaper counts as ended)."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
 
 @unittest.skipUnless(os.environ.get("ZBFS_BINARY"), "ZBFS_BINARY is not set (ctest sets it to build/bin/zbfs)")
 class TinySweepEndToEnd(unittest.TestCase):
@@ -120,6 +183,45 @@ class TinySweepEndToEnd(unittest.TestCase):
         self.assertAlmostEqual(row[2], sum(per_search(r, "raw_bytes") for r in recs) / 2)
         self.assertAlmostEqual(row[3], sum(per_search(r, "wire_bytes") for r in recs) / 2)
         self.assertLess(row[3], row[2])  # bitpack compresses
+
+    def test_sigterm_ends_the_mpirun_job_and_its_ranks(self):
+        folder = Path(tempfile.mkdtemp(prefix="zbfs-lab-signal-"))
+        path = folder / "long.toml"
+        path.write_text(f'name = "long"\nrepetitions = 1\ntimeout_s = 600\n'
+                        f'[zbfs]\nbinary = "{os.environ["ZBFS_BINARY"]}"\nargs = ["--threads", "1"]\n'
+                        f'[matrix]\nranks = [2]\nscale = [22]\n')
+        lab = subprocess.Popen([sys.executable, "-m", "zbfs_lab", "sweep", str(path), "-o", str(folder / "out")],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while len(processes_naming(folder)) < 3:  # mpirun and two ranks
+            self.assertIsNone(lab.poll(), lab.communicate()[1] if lab.poll() is not None else "")
+            self.assertLess(time.monotonic(), deadline, "the ranks never started")
+            time.sleep(0.1)
+        lab.send_signal(signal.SIGTERM)
+        _, err = lab.communicate(timeout=60)
+        self.assertEqual(lab.returncode, 128 + signal.SIGTERM, err)
+        deadline = time.monotonic() + 15
+        while processes_naming(folder) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(processes_naming(folder), [], "mpirun or a rank outlived the sweep")
+        self.assertEqual(list((folder / "out").rglob("*.partial*")), [])
+        self.assertEqual(list((folder / "out" / "runs").rglob("*.json")), [])
+
+
+def processes_naming(folder: Path) -> list[int]:
+    """Live processes whose command line names `folder` (the sweep's mpirun and ranks do: --json)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(folder) in cmdline and state != "Z" and "zbfs_lab" not in cmdline:
+            found.append(int(entry.name))
+    return found
 
 
 if __name__ == "__main__":

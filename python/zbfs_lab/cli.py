@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
-from zbfs_lab import __version__, report, results, sweep
-from zbfs_lab.experiment import ExperimentError, load
+from zbfs_lab import __version__, files, report, results, sweep
+from zbfs_lab.experiment import ExperimentError, check_flags, load
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,13 +34,19 @@ def main(argv: list[str] | None = None) -> int:
     except (ExperimentError, results.ResultsError) as e:
         print(f"zbfs-lab: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\nzbfs-lab: interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    except files.WriteError as e:
+        print(f"zbfs-lab: error: {e}", file=sys.stderr)
+        return 1
+    except (KeyboardInterrupt, sweep.Interrupted) as e:
+        signum = e.signum if isinstance(e, sweep.Interrupted) else signal.SIGINT
+        print(f"\nzbfs-lab: interrupted ({signal.Signals(signum).name}): the run in progress was stopped and its "
+              f"partial record removed; run the same command again to resume", file=sys.stderr)
+        return 128 + signum
 
 
 def _sweep(args) -> int:
     experiment = load(args.experiment, args.output, args.binary)
+    check_flags(experiment)
     if args.dry_run:
         launch = sweep.Launch(experiment)
         for point in experiment.points:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,3 +230,26 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
     keys = list(matrix)
     experiment.points = [Point(tuple(zip(keys, combo))) for combo in itertools.product(*matrix.values())]
     return experiment
+
+
+def check_flags(experiment: Experiment) -> None:
+    """Refuses a matrix key that is not a flag of the binary's `zbfs run` (a typo such as `sclae`
+    would otherwise fail every run of the sweep, or print commands that cannot work)."""
+    keys = [k for k in experiment.matrix if k not in LAUNCHER_KEYS[experiment.launcher.kind]]
+    if not keys:
+        return
+    command = [experiment.binary, "run", "--help"]
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ExperimentError(f"cannot run '{' '.join(command)}' to check the matrix keys: "
+                              f"{getattr(e, 'strerror', None) or e}") from None
+    if done.returncode != 0:
+        raise ExperimentError(f"'{' '.join(command)}' failed (exit status {done.returncode}), so the matrix keys "
+                              f"cannot be checked: {done.stderr.strip()[:200]}")
+    flags = set(re.findall(r"--[a-z][a-z0-9-]*", done.stdout))
+    for key in keys:
+        flag = "--" + key.replace("_", "-")
+        if flag not in flags:
+            _fail(experiment.path, f"matrix key {key!r} is not a flag of zbfs run ({flag} is unknown to "
+                                   f"{experiment.binary}; see '{experiment.binary} run --help')")

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from zbfs_lab import __version__  # noqa: E402
+from zbfs_lab import __version__, files  # noqa: E402
 from zbfs_lab.results import (BFS_PHASES, EXCHANGE_PHASES, MODELLED_PHASES, Results, codec_rows,  # noqa: E402
                               label, sort_key)
 
@@ -38,9 +38,11 @@ def _footer(fig, results: Results, extra: str = "") -> None:
 
 def _save(fig, out: Path, stem: str) -> str:
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    for ext in ("png", "svg"):
-        fig.savefig(out / f"{stem}.{ext}", dpi=120)
-    plt.close(fig)
+    try:
+        for ext in ("png", "svg"):
+            files.write_with(out / f"{stem}.{ext}", lambda partial: fig.savefig(partial, dpi=120, format=ext))
+    finally:
+        plt.close(fig)
     return stem
 
 

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from zbfs_lab import __version__, figures
+from zbfs_lab import __version__, figures, files
 from zbfs_lab.results import BFS_PHASES, EXCHANGE_PHASES, MODELLED_PHASES, Results, codec_rows, label
 
 
@@ -145,7 +145,7 @@ def write(results: Results, out: str | Path) -> dict:
     tables = [_points_table(results), _breakdown_table(results), _traffic_table(results), _model_table(results),
               *_codec_tables(results)]
     for t in tables:
-        (out / f"{t.name}.md").write_text(t.markdown())
+        files.write_text(out / f"{t.name}.md", t.markdown())
     data = {
         "experiment": results.experiment,
         "results": str(results.folder),
@@ -157,8 +157,8 @@ def write(results: Results, out: str | Path) -> dict:
         "failures": results.failures,
         "tables": {t.name: {"columns": t.columns, "rows": t.rows} for t in tables},
     }
-    (out / "report.json").write_text(json.dumps(data, indent=1, default=str))
-    (out / "index.html").write_text(_index(results, drawn, tables))
+    files.write_text(out / "report.json", json.dumps(data, indent=1, default=str))
+    files.write_text(out / "index.html", _index(results, drawn, tables))
     return data
 
 

@@ -3,6 +3,10 @@ OUTPUT/runs/POINT/rep-K.json. A run whose record exists is not run again, so an 
 resumes where it stopped; a failed run leaves OUTPUT/failures/POINT/rep-K.txt (command, exit status,
 stderr) and the sweep goes on (a later sweep tries it again).
 
+Every run is a process group of its own (mpirun and its ranks). When the sweep ends early (SIGINT,
+SIGTERM, SIGHUP: the signal raises Interrupted), the running group is ended, its partial record is
+removed, and the run is done again by the next sweep. Files appear only complete (zbfs_lab.files).
+
 Layout of OUTPUT:
     experiment.toml           the experiment file as it was run
     sweep.json                the points, their parameters and what became of each run
@@ -19,10 +23,11 @@ import signal
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from zbfs_lab import __version__
+from zbfs_lab import __version__, files
 from zbfs_lab.experiment import Experiment, Point
 from zbfs_lab.progress import Progress
 
@@ -52,8 +57,70 @@ def is_record(path: Path, schema: str | None = "zbfs.run") -> bool:
     return isinstance(data, dict) and (schema is None or data.get("schema") == schema)
 
 
+class Interrupted(Exception):
+    """The sweep was asked to stop by a signal (SIGINT, SIGTERM, SIGHUP)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextmanager
+def interruptible():
+    """While inside, SIGINT, SIGTERM and SIGHUP raise Interrupted, so that the `finally` blocks on
+    the way out end the running job and remove its partial files (the default SIGTERM would end
+    this process at once and leave mpirun and its ranks running in their own group)."""
+    def stop(signum, _frame):
+        raise Interrupted(signum)
+
+    caught = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    try:
+        before = {s: signal.signal(s, stop) for s in caught}
+    except ValueError:  # not the main thread: signals stay as they are
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def _end_group(proc: subprocess.Popen, grace_s: float = 5.0) -> None:
+    """Ends the process group `proc` leads: SIGTERM (mpirun passes it to its ranks), then SIGKILL to
+    whatever is left after `grace_s`."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait_s)
+            if _group_gone(proc.pid, 1.0):
+                break
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+
+
+def _group_gone(pgid: int, wait_s: float) -> bool:
+    """Whether no process is left in group `pgid` (ranks may outlive mpirun by a moment)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
 def _run(cmd: list[str], timeout_s: float) -> tuple[int | None, str, str]:
-    """Runs cmd in its own process group; on timeout the whole group is killed (mpirun's ranks too).
+    """Runs cmd in its own process group; on timeout the whole group is killed (mpirun's ranks too),
+    and so it is when this process is interrupted (the exception goes on).
     Returns (exit status or None on timeout, stdout, stderr)."""
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -67,6 +134,9 @@ def _run(cmd: list[str], timeout_s: float) -> tuple[int | None, str, str]:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
         return None, out, err
+    except BaseException:
+        _end_group(proc)
+        raise
 
 
 def mpirun_command(mpirun: tuple[str, ...], ranks: int | None, binary: list[str]) -> list[str]:
@@ -133,18 +203,28 @@ def run_point(experiment: Experiment, launch: Launch, point: Point, rep: int) ->
     if problem:
         return _failed(failure, [], None, problem, start)
     target.parent.mkdir(parents=True, exist_ok=True)
-    # The record appears only once complete: zbfs writes a temporary name, renamed on success.
-    partial = target.with_suffix(".json.partial")
+    # The record appears only once complete: zbfs writes a temporary name (itself through its own
+    # .partial), renamed on success. What an earlier, killed sweep left there goes first.
+    partial = files.partial_path(target)
+    _remove_partials(target)
     cmd = launch.command(point, experiment.zbfs_args(point) + ["--json", str(partial)])
-    status, _, err = _run(cmd, experiment.timeout_s)
-    if status == 0 and is_record(partial):
-        partial.replace(target)
-        _forget(failure)
-        return Outcome(True, time.monotonic() - start)
-    partial.unlink(missing_ok=True)
+    try:
+        status, _, err = _run(cmd, experiment.timeout_s)
+        if status == 0 and is_record(partial):
+            files.publish(target)
+            _forget(failure)
+            return Outcome(True, time.monotonic() - start)
+    finally:
+        _remove_partials(target)
     if status == 0:
         err += "\nzbfs-lab: the run exited 0 but left no complete JSON record"
     return _failed(failure, cmd, status, err, start, experiment.timeout_s)
+
+
+def _remove_partials(target: Path) -> None:
+    """Removes TARGET.partial and zbfs's own TARGET.partial.partial."""
+    for stale in target.parent.glob(target.name + ".partial*"):
+        stale.unlink(missing_ok=True)
 
 
 def _forget(failure: Path) -> None:
@@ -159,7 +239,7 @@ def _forget(failure: Path) -> None:
 def _failed(failure: Path, cmd: list[str], status, err: str, start: float, timeout_s: float = 0) -> Outcome:
     failure.parent.mkdir(parents=True, exist_ok=True)
     how = f"timed out after {timeout_s:g} s" if status is None and cmd else f"exit status {status}"
-    failure.write_text(f"command: {' '.join(cmd) if cmd else '(not started)'}\n{how}\nstderr:\n{err}")
+    files.write_text(failure, f"command: {' '.join(cmd) if cmd else '(not started)'}\n{how}\nstderr:\n{err}")
     # The line that says what went wrong: zbfs's own error, else the last that is not mpirun's rule.
     lines = [line.strip() for line in err.splitlines() if line.strip() and not set(line.strip()) <= {"-"}]
     last = next((line for line in lines if "error" in line.lower()), lines[-1] if lines else how)
@@ -180,13 +260,15 @@ def run_codec_bench(experiment: Experiment) -> Outcome:
         status, _, err = _run(cmd, experiment.timeout_s)
         if status != 0:
             return _failed(failure, cmd, status, err, start, experiment.timeout_s)
-        partial = target.with_suffix(".json.partial")
+        partial = files.partial_path(target)
         cmd = [bench.binary, "--dump", dump, *bench.args, "--benchmark_format=json", f"--benchmark_out={partial}"]
-        status, _, err = _run(cmd, experiment.timeout_s)
-        if status != 0:
+        try:
+            status, _, err = _run(cmd, experiment.timeout_s)
+            if status != 0 or not is_record(partial, schema=None):
+                return _failed(failure, cmd, status, err, start, experiment.timeout_s)
+            files.publish(target)
+        finally:
             partial.unlink(missing_ok=True)
-            return _failed(failure, cmd, status, err, start, experiment.timeout_s)
-        partial.replace(target)
         _forget(failure)
     return Outcome(True, time.monotonic() - start)
 
@@ -196,12 +278,26 @@ def sweep(experiment: Experiment, stream=None) -> dict:
     output = experiment.output
     output.mkdir(parents=True, exist_ok=True)
     if experiment.path.resolve() != (output / "experiment.toml").resolve():
-        shutil.copyfile(experiment.path, output / "experiment.toml")
+        files.write_with(output / "experiment.toml", lambda partial: shutil.copyfile(experiment.path, partial))
     runs = [(point, rep) for point in experiment.points for rep in range(1, experiment.repetitions + 1)]
     bench_step = experiment.codec_bench is not None
     progress = Progress(len(runs) + (1 if bench_step else 0), stream)
     launch = Launch(experiment)
     state = {"experiment": experiment.name, "zbfs_lab_version": __version__, "points": []}
+    with interruptible():
+        results = _run_all(experiment, launch, runs, progress, bench_step)
+    for point in experiment.points:
+        state["points"].append({"id": point.id, "params": dict(point.params), "runs": results.get(point.id, [])})
+    state["done"] = sum(r == "done" for p in state["points"] for r in p["runs"])
+    state["failed"] = sum(r == "failed" for p in state["points"] for r in p["runs"])
+    files.write_text(output / "sweep.json", json.dumps(state, indent=1))
+    return state
+
+
+def _run_all(experiment: Experiment, launch: Launch, runs: list, progress: Progress, bench_step: bool) -> dict:
+    """Runs what is not done yet; returns each point's list of outcomes ("done" or "failed")."""
+    output = experiment.output
+    results: dict[str, list] = {}
     try:
         if bench_step:
             if is_record(output / "codec_bench.json", schema=None):
@@ -210,7 +306,6 @@ def sweep(experiment: Experiment, stream=None) -> dict:
                 outcome = run_codec_bench(experiment)
                 progress.finish_run("codec benchmark" + ("" if outcome.ok else f" ({outcome.detail})"),
                                     outcome.seconds, outcome.ok)
-        results: dict[str, list] = {}
         order = runs
         if experiment.launcher.kind == "netcluster":
             # Points that share a link setting run together (one emulated cluster each).
@@ -226,11 +321,4 @@ def sweep(experiment: Experiment, stream=None) -> dict:
             results.setdefault(point.id, []).append("done" if outcome.ok else "failed")
     finally:
         launch.close()
-    for point in experiment.points:
-        state["points"].append({"id": point.id, "params": dict(point.params), "runs": results.get(point.id, [])})
-    state["done"] = sum(r == "done" for p in state["points"] for r in p["runs"])
-    state["failed"] = sum(r == "failed" for p in state["points"] for r in p["runs"])
-    with open(output / "sweep.json", "w") as f:
-        json.dump(state, f, indent=1)
-    return state
-
+    return results
