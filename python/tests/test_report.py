@@ -1,12 +1,14 @@
 import json
 import math
+import re
 import shutil
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
-from fixtures import record, write_results
-from zbfs_lab import report, results
+from fixtures import counter, record, write_results
+from zbfs_lab import figures, report, results
 
 
 class ReportFromFixtures(unittest.TestCase):
@@ -102,6 +104,117 @@ class ReportFromFixtures(unittest.TestCase):
         (bad / "runs" / "p" / "rep-1.json").write_text('{"schema": "other"}')
         with self.assertRaisesRegex(results.ResultsError, "not a zbfs run record"):
             results.load(bad)
+
+
+class FiguresReadWell(unittest.TestCase):
+    """What a reader sees: titles inside the figure, no legend over a bar or a line, integer
+    parameters with integer ticks, 2^k written as a power, byte panels in units that read easily,
+    and one number format per table column. Checked on the drawn figures, before they are saved."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = Path(tempfile.mkdtemp(prefix="zbfs-lab-figures-"))
+        points, params = {}, {}
+        for ranks in (1, 2, 4):
+            for scale in (10, 11):
+                pid = f"ranks-{ranks}_scale-{scale}"
+                # Traffic of a few hundred bytes to a few MiB: the panels need different units.
+                rec = record(ranks, scale, "bitpack", teps=ranks * scale * 1e6, raw=300.0 * scale,
+                             wire=90.0 * ranks, phase_time=0.003)  # equal bars: no free corner
+                rec["phases"]["validation"]["raw_bytes"] = counter(2e6 * scale)  # MiB beside hundreds of bytes
+                points[pid] = [rec]
+                params[pid] = {"ranks": ranks, "scale": scale}
+        write_results(cls.dir / "res", points, params)
+        cls.drawn = {}
+        save = figures._save
+
+        def inspect(fig, out, stem):
+            fig.tight_layout(rect=(0, 0.04, 1, 1))
+            fig.canvas.draw()
+            cls.drawn[stem] = cls.measure(fig)
+            return save(fig, out, stem)
+
+        with mock.patch.object(figures, "_save", inspect):
+            cls.data = report.write(results.load(cls.dir / "res"), cls.dir / "out")
+
+    @staticmethod
+    def measure(fig) -> dict:
+        renderer = fig.canvas.get_renderer()
+        found = {"width": fig.bbox.width, "axes": []}
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            found["axes"].append({
+                "title": ax.title.get_window_extent(renderer),
+                "legend": legend.get_window_extent(renderer) if legend else None,
+                "legend_texts": [t.get_text() for t in legend.get_texts()] if legend else [],
+                "bars": [p.get_window_extent(renderer) for p in ax.patches if p.get_height() > 0],
+                "points": [pt for line in ax.get_lines() for pt in line.get_transform().transform(line.get_xydata())],
+                "xticks": [t.get_text() for t in ax.get_xticklabels() if t.get_text()],
+                "xscale": ax.get_xscale(),
+                "ylabel": ax.get_ylabel(),
+                "tallest": max((p.get_height() for p in ax.patches), default=0.0),
+            })
+        return found
+
+    def test_every_figure_is_drawn(self):
+        self.assertEqual(sorted(self.drawn), sorted(self.data["figures"]))
+        self.assertIn("traffic", self.drawn)
+        self.assertIn("teps_vs_scale", self.drawn)
+
+    def test_titles_fit_and_legends_cover_nothing(self):
+        for stem, fig in self.drawn.items():
+            for ax in fig["axes"]:
+                title = ax["title"]
+                self.assertGreaterEqual(title.x0, 0, stem)
+                self.assertLessEqual(title.x1, fig["width"], f"{stem}: the title runs off the figure")
+                legend = ax["legend"]
+                if legend is None:
+                    continue
+                self.assertLessEqual(legend.x1, fig["width"], f"{stem}: the legend runs off the figure")
+                for bar in ax["bars"]:
+                    self.assertFalse(legend.overlaps(bar), f"{stem}: the legend covers a bar")
+                for x, y in ax["points"]:
+                    self.assertFalse(legend.contains(x, y), f"{stem}: the legend covers a line's point")
+
+    def test_integer_parameters_get_integer_ticks(self):
+        for stem in ("teps_vs_ranks", "teps_vs_scale", "teps_weak_scaling"):
+            if stem not in self.drawn:
+                continue
+            ticks = self.drawn[stem]["axes"][0]["xticks"]
+            self.assertTrue(ticks, stem)
+            for tick in ticks:
+                self.assertRegex(tick.replace("\N{MINUS SIGN}", "-"), r"^\d+$", f"{stem}: tick {tick!r}")
+        self.assertEqual(self.drawn["teps_vs_ranks"]["axes"][0]["xticks"], ["1", "2", "4"])
+
+    def test_powers_of_two_are_superscripts(self):
+        texts = self.drawn["teps_weak_scaling"]["axes"][0]["legend_texts"]
+        self.assertTrue(texts)
+        for text in texts:
+            self.assertRegex(text, r"^\$2\^\{\d+\}\$ vertices/rank")
+
+    def test_traffic_panels_choose_readable_units(self):
+        units = []
+        for ax in self.drawn["traffic"]["axes"]:
+            units.append(ax["ylabel"])
+            self.assertIn(ax["ylabel"], [name for name, _ in figures.BYTE_UNITS])
+            self.assertGreaterEqual(ax["tallest"], 1.0, ax["ylabel"])
+            self.assertLess(ax["tallest"], 1024.0, ax["ylabel"])
+        self.assertGreater(len(set(units)), 1, "the fixture's panels span more than one unit")
+
+    def test_each_table_column_has_one_number_format(self):
+        index = (self.dir / "out" / "index.html").read_text()
+        for table in re.findall(r"<tbody>(.*?)</tbody>", index):
+            rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table)]
+            for column in zip(*rows):
+                numbers = [c for c in column if re.fullmatch(r"-?[\d,]+(\.\d+)?", c)]
+                decimals = {len(c.split(".")[1]) if "." in c else 0 for c in numbers}
+                self.assertLessEqual(len(decimals), 1, f"mixed formats in one column: {column}")
+
+    def test_column_format(self):
+        fmt = report.column_format([0.0123, 12.5, 1500.0, math.nan, "x"])
+        self.assertEqual([fmt(v) for v in (0.0123, 12.5, 1500.0, math.nan, "x")],
+                         ["0.0123", "12.5000", "1,500.0000", "-", "x"])
+        self.assertEqual(report.column_format([3, 4.0, 12000])(12000), "12,000")
 
 
 if __name__ == "__main__":

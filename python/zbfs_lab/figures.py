@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator  # noqa: E402
 
 from zbfs_lab import __version__, files  # noqa: E402
 from zbfs_lab.results import (BFS_PHASES, EXCHANGE_PHASES, MODELLED_PHASES, Results, codec_rows,  # noqa: E402
@@ -46,12 +47,40 @@ def _save(fig, out: Path, stem: str) -> str:
     return stem
 
 
+def _legend_outside(ax) -> None:
+    """The legend to the right of the axes, where it can cover no bar or line."""
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
 def _finish(fig, ax, results: Results, out: Path, stem: str, ylabel: str, title: str) -> str:
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=7)
+    ax.set_title(title, wrap=True)
+    _legend_outside(ax)
     _footer(fig, results)
     return _save(fig, out, stem)
+
+
+def _integer_axis(ax, values: list, log2: bool) -> None:
+    """Ticks at the values an integer parameter takes (ranks, scale), labelled as plain integers."""
+    if log2:
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_locator(FixedLocator(sorted(values)))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xticklabels([str(v) for v in sorted(values)])
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+# Binary units for byte counts: the largest that keeps the biggest value at 1 or more.
+BYTE_UNITS = [("bytes", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40)]
+
+
+def byte_unit(largest: float) -> tuple[str, float]:
+    name, size = BYTE_UNITS[0]
+    for unit in BYTE_UNITS:
+        if largest >= unit[1]:
+            name, size = unit
+    return name, size
 
 
 def _ordered_points(results: Results):
@@ -72,7 +101,7 @@ def _point_axis(ax, points, keys: list[str]) -> None:
 def time_breakdown(results: Results, out: Path) -> str | None:
     """Stacked bars: time per search in each BFS phase (slowest rank), one bar per point."""
     points, keys = _ordered_points(results)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(points) + 2), 4.5))
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.6 * len(points) + 3), 4.5))
     bottoms = [0.0] * len(points)
     for phase in BFS_PHASES:
         heights = [p.phase_per_search(phase, "time_s") * 1e3 for p in points]
@@ -96,19 +125,17 @@ def teps_vs(results: Results, out: Path, x: str) -> str | None:
     """Harmonic-mean TEPS against ranks (strong scaling: scale fixed per line) or against scale."""
     if len(results.values(x)) < 2:
         return None
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for i, (name, pts) in enumerate(_series(results, x).items()):
         ax.plot([v for v, _ in pts], [p.teps() / 1e6 for _, p in pts], marker="o",
                 color=SERIES_COLOURS[i % len(SERIES_COLOURS)], label=name)
-    if x == "ranks":
-        ax.set_xscale("log", base=2)
-        ax.set_title("Strong scaling: harmonic-mean TEPS against ranks")
-    else:
-        ax.set_title("Harmonic-mean TEPS against scale")
+    _integer_axis(ax, results.values(x), log2=x == "ranks")
+    ax.set_title("Strong scaling: harmonic-mean TEPS against ranks" if x == "ranks" else
+                 "Harmonic-mean TEPS against scale", wrap=True)
     ax.set_xlabel("MPI ranks" if x == "ranks" else "scale (log2 vertices)")
     ax.set_ylabel("harmonic-mean TEPS, millions")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend_outside(ax)
     _footer(fig, results)
     return _save(fig, out, f"teps_vs_{x}")
 
@@ -122,20 +149,20 @@ def weak_scaling(results: Results, out: Path) -> str | None:
         if not ranks or scale is None or ranks & (ranks - 1):
             continue
         per_rank = scale - int(math.log2(ranks))
-        groups.setdefault(f"2^{per_rank} vertices/rank {label(p.params, keys)}", []).append((ranks, p))
+        groups.setdefault(f"$2^{{{per_rank}}}$ vertices/rank {label(p.params, keys)}".strip(), []).append((ranks, p))
     groups = {k: sorted(v, key=lambda t: t[0]) for k, v in groups.items() if len({r for r, _ in v}) > 1}
     if not groups:
         return None
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for i, (name, pts) in enumerate(sorted(groups.items())):
         ax.plot([r for r, _ in pts], [p.teps() / 1e6 for _, p in pts], marker="s",
                 color=SERIES_COLOURS[i % len(SERIES_COLOURS)], label=name)
-    ax.set_xscale("log", base=2)
+    _integer_axis(ax, sorted({r for pts in groups.values() for r, _ in pts}), log2=True)
     ax.set_xlabel("MPI ranks")
     ax.set_ylabel("harmonic-mean TEPS, millions")
-    ax.set_title("Weak scaling: vertices per rank fixed")
+    ax.set_title("Weak scaling: vertices per rank fixed", wrap=True)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend_outside(ax)
     _footer(fig, results)
     return _save(fig, out, "teps_weak_scaling")
 
@@ -146,21 +173,26 @@ def traffic(results: Results, out: Path) -> str | None:
     if not phases:
         return None
     points, keys = _ordered_points(results)
-    fig, axes = plt.subplots(len(phases), 1, figsize=(max(6.0, 0.6 * len(points) + 2), 2.6 * len(phases)),
+    fig, axes = plt.subplots(len(phases), 1, figsize=(max(7.0, 0.6 * len(points) + 3), 2.6 * len(phases)),
                              squeeze=False)
     for ax, phase in zip(axes[:, 0], phases):
-        raw = [p.phase_per_search(phase, "raw_bytes", "sum") / 2**20 for p in points]
-        wire = [p.phase_per_search(phase, "wire_bytes", "sum") / 2**20 for p in points]
+        raw = [p.phase_per_search(phase, "raw_bytes", "sum") for p in points]
+        wire = [p.phase_per_search(phase, "wire_bytes", "sum") for p in points]
+        # Each panel in the unit its own numbers read best in (the phases differ by 1000x).
+        unit, size = byte_unit(max(raw + wire))
+        raw = [r / size for r in raw]
+        wire = [w / size for w in wire]
         xs = range(len(points))
         ax.bar([x - 0.2 for x in xs], raw, width=0.4, color=PHASE_COLOURS[phase], alpha=0.35, label="raw")
         ax.bar([x + 0.2 for x in xs], wire, width=0.4, color=PHASE_COLOURS[phase], label="on the wire")
         for x, r, w in zip(xs, raw, wire):
             if r > 0:
                 ax.annotate(f"{(1 - w / r) * 100:.0f}%", (x + 0.2, w), ha="center", va="bottom", fontsize=6)
-        ax.set_title(f"{phase}: bytes per search, all ranks (label: reduction)", fontsize=9)
-        ax.set_ylabel("MiB")
+        ax.set_title(f"{phase}: bytes per search, all ranks (label: reduction)", fontsize=9, wrap=True)
+        ax.set_ylabel(unit)
+        ax.margins(y=0.2)  # room for the labels above the tallest bars
         _point_axis(ax, points, keys)
-        ax.legend(fontsize=7)
+        _legend_outside(ax)
     _footer(fig, results)
     return _save(fig, out, "traffic")
 
@@ -200,10 +232,10 @@ def model_vs_measured(results: Results, out: Path) -> str | None:
     modelled = [sum(p.phase_per_search(ph, "modelled_time_s") for ph in MODELLED_PHASES) * 1e3 for p in points]
     if not any(measured) and not any(modelled):
         return None
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(points) + 2), 4.5))
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.6 * len(points) + 3), 4.5))
     xs = range(len(points))
     ax.bar([x - 0.2 for x in xs], measured, width=0.4, color="#4c72b0", label="measured (in MPI)")
     ax.bar([x + 0.2 for x in xs], modelled, width=0.4, color="#dd8452", label="modelled")
     _point_axis(ax, points, keys)
     return _finish(fig, ax, results, out, "model_vs_measured", "ms per search (slowest rank)",
-                   "Row, column and predecessor exchanges: model against measurement")
+                   "Exchanges: modelled against measured time")

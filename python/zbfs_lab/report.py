@@ -20,26 +20,47 @@ class Table:
     columns: list[str]
     rows: list[list]
 
-    @staticmethod
-    def cell(value) -> str:
-        if isinstance(value, float):
-            if math.isnan(value):
-                return "-"
-            return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.4e}"
-        return str(value)
+    def formatted_rows(self) -> list[list[str]]:
+        """The rows as text, each column of numbers in one format (see column_format)."""
+        formats = [column_format([row[i] for row in self.rows]) for i in range(len(self.columns))]
+        return [[fmt(v) for fmt, v in zip(formats, row)] for row in self.rows]
 
     def markdown(self) -> str:
         lines = [f"## {self.title}", "", self.note, "", "| " + " | ".join(self.columns) + " |",
                  "|" + "---|" * len(self.columns)]
-        lines += ["| " + " | ".join(self.cell(v) for v in row) + " |" for row in self.rows]
+        lines += ["| " + " | ".join(row) + " |" for row in self.formatted_rows()]
         return "\n".join(lines) + "\n"
 
     def html(self) -> str:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(self.cell(v))}</td>" for v in row) + "</tr>"
-                       for row in self.rows)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>"
+                       for row in self.formatted_rows())
         return (f"<h3>{html.escape(self.title)}</h3><p>{html.escape(self.note)}</p>"
                 f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def column_format(values: list):
+    """One format for a column's numbers, so that they line up and compare at a glance: whole
+    numbers with thousands separators; else a fixed number of decimals, as many as give the
+    smallest non-zero value three significant digits (at most six). Not a number: "-"."""
+    numbers = [float(v) for v in values if _is_number(v) and math.isfinite(v)]
+    if all(v.is_integer() for v in numbers):
+        decimals = 0
+    else:
+        smallest = min((abs(v) for v in numbers if v != 0), default=1.0)
+        decimals = max(0, min(6, 2 - math.floor(math.log10(smallest))))
+
+    def fmt(value) -> str:
+        if not _is_number(value):
+            return str(value)
+        if not math.isfinite(value):
+            return "-"
+        return f"{value:,.{decimals}f}"
+    return fmt
 
 
 def _points_table(results: Results) -> Table:
