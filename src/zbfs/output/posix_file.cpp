@@ -175,7 +175,7 @@ void PosixFile::reserve(std::uint64_t bytes) {
   if (rc == 0) return;
   const int error = errno;
   if (error == EOPNOTSUPP || error == ENOSYS || error == EINVAL || error == EINTR) return;
-  throw FileError(std::string(std::strerror(error)) + " (the file needs " + format_bytes(bytes) + ")");
+  throw FileError(std::string(std::strerror(error)) + "; the file needs " + format_bytes(bytes));
 }
 
 void PosixFile::sync() {
