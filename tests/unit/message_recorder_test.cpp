@@ -37,6 +37,9 @@ class FrontierDump : public ::testing::Test {
       recorder.record(Phase::kPredecessorReduction, RecordedKind::kSequence, 0, std::vector<std::uint64_t>{4, 1});
       recorder.record(Phase::kColumnExchange, RecordedKind::kBitmap, MessageRecorder::kEveryMember,
                       std::vector<std::uint64_t>{});
+      EXPECT_EQ(recorder.seal(), std::nullopt);
+      recorder.record(Phase::kRowExchange, RecordedKind::kSet, 1, std::vector<std::uint64_t>{8});  // sealed: ignored
+      EXPECT_EQ(recorder.publish(), std::nullopt);
     }
     std::ifstream in(path(), std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -54,6 +57,19 @@ class FrontierDump : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
+
+// The dump takes its name only when published: a recorder that ends before (an error on
+// the way) leaves neither the file nor its partial one.
+TEST_F(FrontierDump, AnUnpublishedDumpLeavesNoFile) {
+  {
+    MessageRecorder recorder(dir_.string(), 3);
+    recorder.record(Phase::kRowExchange, RecordedKind::kSet, 1, std::vector<std::uint64_t>{2, 5, 9});
+    EXPECT_TRUE(std::filesystem::exists(path() + ".partial"));
+    EXPECT_EQ(recorder.seal(), std::nullopt);
+    EXPECT_FALSE(std::filesystem::exists(path()));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+}
 
 TEST_F(FrontierDump, ReadsBackWhatWasRecorded) {
   (void)recorded();
