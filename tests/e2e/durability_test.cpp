@@ -257,10 +257,29 @@ TEST(FaultInjection, EveryWriterFailsCleanlyOnFourRanks) {
       const std::string context = w.name + " with " + fault.spec + " on rank " + std::to_string(faulty_rank);
       expect_failed_write(o, out, fault.reason, had_old_file, context);
       if (!w.only_rank_zero) {
-        EXPECT_NE(o.err.find("(rank 2)"), std::string::npos) << context << "\n" << o.err;
+        EXPECT_NE(o.err.find(fault.reason + " on rank 2 (the partial file was removed)"), std::string::npos)
+            << context << "\n"
+            << o.err;
       }
     }
   }
+}
+
+// A rank that cannot open the file rank 0 created (a folder that is not shared by every
+// node) ends the job with a message that says so, and nothing is left.
+TEST(FaultInjection, ARankThatCannotSeeTheFileEndsTheJob) {
+  const Scratch scratch;
+  const std::string out = scratch.file("p.txt");
+  const Outcome o = run_with(launcher(ZBFS_FAULT_BINARY, 4, "open@1=ENOENT", 1),
+                             "run -q -s 8 -r 1 --no-validate --write-parents " + out);
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_EQ(error_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("zbfs: error: cannot write '" + out + "': rank 1 cannot open the file rank 0 created (" +
+                       std::strerror(ENOENT) + "): is the folder on a file system every node shares?"),
+            std::string::npos)
+      << o.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(partial_files(scratch.path()).empty());
 }
 
 // Each rank writes a dump of its own; one rank's failure ends the job and no rank's dump

@@ -58,7 +58,7 @@ void end_if_any_failed(const Communicator& world, const std::optional<std::strin
 }
 
 std::string on_rank(const Communicator& world, const std::string& reason) {
-  return world.size() == 1 ? reason : reason + " (rank " + std::to_string(world.rank()) + ")";
+  return world.size() == 1 ? reason : reason + " on rank " + std::to_string(world.rank());
 }
 
 }  // namespace
@@ -87,21 +87,23 @@ void write_ordered_file(const Communicator& world, const std::string& path, std:
   // Every rank writes its part and syncs it. The others open rank 0's file without
   // creating one: a folder that is not shared by every node fails here instead of leaving
   // each node a file of its own.
-  try {
-    if (!file) {
-      try {
-        file.emplace(partial, PosixFile::Open::kExisting);
-      } catch (const FileError& e) {
-        throw FileError(std::string(e.what()) + " opening the file rank 0 created; is the folder on a file system " +
-                        "every node shares?");
-      }
+  if (!file) {
+    try {
+      file.emplace(partial, PosixFile::Open::kExisting);
+    } catch (const FileError& e) {
+      failure = "rank " + std::to_string(world.rank()) + " cannot open the file rank 0 created (" + e.what() +
+                "): is the folder on a file system every node shares?";
     }
-    if (world.rank() == 0) file->write_at(0, header);
-    file->write_at(layout.my_offset, mine);
-    file->sync();
-    file->close();
-  } catch (const FileError& e) {
-    failure = on_rank(world, e.what());
+  }
+  if (file) {
+    try {
+      if (world.rank() == 0) file->write_at(0, header);
+      file->write_at(layout.my_offset, mine);
+      file->sync();
+      file->close();
+    } catch (const FileError& e) {
+      failure = on_rank(world, e.what());
+    }
   }
   file.reset();
   end_if_any_failed(world, failure, path, true);

@@ -33,7 +33,7 @@ enum class FileOp { kOpen, kWrite, kReserve, kSync, kClose, kRename, kCount };
 // set): ZBFS_FAULT_INJECT lists faults as OP@N=RESULT, comma-separated. OP is open, write,
 // reserve, sync, close or rename; N counts that operation's calls in this process from 1,
 // and "N+" means the N-th and every later call; RESULT is an errno name (ENOSPC, EIO,
-// EDQUOT, EROFS, EACCES, EFBIG) or, for write, "short": half the bytes are written and that
+// EDQUOT, EROFS, EACCES, EFBIG, ENOENT) or, for write, "short": half the bytes are written and that
 // count returned, as a file system that just filled up does. Example, a disk filling mid-
 // file: ZBFS_FAULT_INJECT=write@2=short,write@3+=ENOSPC.
 struct Fault {
@@ -49,8 +49,13 @@ constexpr std::array<std::pair<std::string_view, FileOp>, 6> kOpNames = {{{"open
                                                                           {"sync", FileOp::kSync},
                                                                           {"close", FileOp::kClose},
                                                                           {"rename", FileOp::kRename}}};
-constexpr std::array<std::pair<std::string_view, int>, 6> kErrorNames = {
-    {{"ENOSPC", ENOSPC}, {"EIO", EIO}, {"EDQUOT", EDQUOT}, {"EROFS", EROFS}, {"EACCES", EACCES}, {"EFBIG", EFBIG}}};
+constexpr std::array<std::pair<std::string_view, int>, 7> kErrorNames = {{{"ENOSPC", ENOSPC},
+                                                                          {"EIO", EIO},
+                                                                          {"EDQUOT", EDQUOT},
+                                                                          {"EROFS", EROFS},
+                                                                          {"EACCES", EACCES},
+                                                                          {"EFBIG", EFBIG},
+                                                                          {"ENOENT", ENOENT}}};
 
 [[noreturn]] void bad_fault_spec(std::string_view item) {
   std::fprintf(stderr, "zbfs: error: ZBFS_FAULT_INJECT: cannot read '%.*s' (want OP@N=RESULT)\n",
