@@ -20,7 +20,6 @@
 //   overload    every rank reads every element of rank 0
 // Per run: the slowest rank's time (median of the repeats), start-ups per rank (max,
 // mean), bytes sent over all hops, items merged away, and bytes per hop.
-#include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
@@ -261,8 +260,7 @@ void measure(const Options& o, const std::string& pattern, const RouteChoice& ro
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   PhaseMetrics metrics;
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int ranks = world_size();
   const ProcessGrid grid(Partition::k1D, {1, ranks}, std::uint64_t{1} << o.scale, &metrics);
   const DistributedGraph<std::uint64_t> graph(grid, edge_slice(o, grid));
   for (const std::string& pattern : o.patterns) {
@@ -282,7 +280,7 @@ int main(int argc, char** argv) {
     return zbfs::run(argc, argv);
   } catch (const zbfs::Error& e) {
     std::fprintf(stderr, "zbfs_route_patterns: %s\n", e.what());
-    MPI_Abort(MPI_COMM_WORLD, static_cast<int>(e.code()));
+    zbfs::abort_job(static_cast<int>(e.code()));
   }
   return 1;
 }

@@ -226,16 +226,16 @@ bool same_file(const std::string& a, const std::string& b) {
 // Refuses two of a command's files naming one file: they would overwrite one another,
 // or an output the input being read. Rank 0 decides and every rank throws alike (paths
 // could resolve differently on other nodes).
-void refuse_shared_paths(const std::vector<NamedFile>& files, int rank) {
+void refuse_shared_paths(const std::vector<NamedFile>& files, const Communicator& world) {
   std::array<int, 2> clash = {-1, -1};
-  if (rank == 0) {
+  if (world.rank() == 0) {
     for (std::size_t i = 0; i < files.size() && clash[0] < 0; ++i) {
       for (std::size_t j = i + 1; j < files.size() && clash[0] < 0; ++j) {
         if (same_file(files[i].path, files[j].path)) clash = {static_cast<int>(i), static_cast<int>(j)};
       }
     }
   }
-  check_mpi(MPI_Bcast(clash.data(), 2, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  world.broadcast(std::span<int>(clash), 0);
   if (clash[0] < 0) return;
   const NamedFile& first = files[static_cast<std::size_t>(clash[0])];
   const NamedFile& second = files[static_cast<std::size_t>(clash[1])];
@@ -255,26 +255,26 @@ std::vector<NamedFile> run_files(const RunConfig& config) {
 // Refuses, on every rank, an output file that rank 0 could not write the way every output
 // is written (PATH.partial, renamed over PATH at the end), with the reason: checked before
 // the work rather than after a long generation or run.
-void require_writable_output(const std::string& path, int rank) {
+void require_writable_output(const std::string& path, const Communicator& world) {
   int problem = 0;  // -1: a directory is in the way; else the errno of creating PATH.partial
-  if (rank == 0) {
+  if (world.rank() == 0) {
     std::error_code ec;
     problem = std::filesystem::is_directory(path, ec) ? -1 : creation_errno(path + ".partial");
   }
-  check_mpi(MPI_Bcast(&problem, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  world.broadcast(std::span<int>(&problem, 1), 0);
   if (problem == -1) throw_usage_error("cannot write '" + path + "': it is a directory");
   if (problem != 0) throw_usage_error("cannot write '" + path + "': " + std::strerror(problem));
 }
 
 // Whether rank 0 can create (or use) the directory, agreed by every rank.
-bool directory_creatable(const std::string& path, int rank) {
+bool directory_creatable(const std::string& path, const Communicator& world) {
   int ok = 0;
-  if (rank == 0) {
+  if (world.rank() == 0) {
     std::error_code ec;
     std::filesystem::create_directories(path, ec);
     ok = std::filesystem::is_directory(path, ec) ? 1 : 0;
   }
-  check_mpi(MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  world.broadcast(std::span<int>(&ok, 1), 0);
   return ok != 0;
 }
 
@@ -303,6 +303,7 @@ std::optional<std::string> report_run(const RunResult& result, const RunConfig& 
 }
 
 int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int rank, int ranks) {
+  const Communicator world = Communicator::world();
   if (!text.input.empty()) {
     for (const char* flag :
          {"--scale", "--edgefactor", "--graph", "--vertices", "--edges", "--rmat", "--radius", "--degree"}) {
@@ -348,19 +349,19 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   }
   config.network = network_choice_of(text);
   validate_config(config, ranks);
-  refuse_shared_paths(run_files(config), rank);
+  refuse_shared_paths(run_files(config), world);
   // Fail now rather than after a long run.
-  if (!config.dump_frontiers.empty() && !directory_creatable(config.dump_frontiers, rank)) {
+  if (!config.dump_frontiers.empty() && !directory_creatable(config.dump_frontiers, world)) {
     throw_usage_error("cannot create the frontier dump directory '" + config.dump_frontiers + "'");
   }
   for (const std::string* path : {&config.write_levels, &config.write_parents, &config.json_path}) {
-    if (!path->empty()) require_writable_output(*path, rank);
+    if (!path->empty()) require_writable_output(*path, world);
   }
   const RunResult result = config.shared_memory ? run_benchmark(config) : run_distributed_benchmark(config);
   std::optional<std::string> failure;
   if (rank == 0) failure = report_run(result, config);
   // Every rank ends with rank 0's outcome: exit status 1 everywhere when its output failed.
-  Communicator::duplicate(MPI_COMM_WORLD).throw_first_error(failure, ExitCode::kFailure);
+  world.throw_first_error(failure, ExitCode::kFailure);
   return 0;
 }
 
@@ -431,8 +432,8 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
   const GraphSpec spec = graph_spec(config);
   validate_graph_spec(spec);
   const GraphFormat format = output_format(files);
-  const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
-  require_writable_output(files.out, world.rank());
+  const Communicator world = Communicator::world();
+  require_writable_output(files.out, world);
   check_job_openmp_threads(world);
   // This rank's share: packed, unpacked (16 bytes an edge) and formatted (up to 40).
   const std::uint64_t needed = expected_graph_edges(spec) / static_cast<std::uint64_t>(world.size()) * 64;
@@ -452,10 +453,10 @@ int generate_command(RunConfig config, const TextOptions& text, const FileOption
 }
 
 int convert_command(const FileOptions& files) {
-  const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
+  const Communicator world = Communicator::world();
   const GraphFormat format = output_format(files);
-  refuse_shared_paths({{"the input", files.in}, {"the output", files.out}}, world.rank());
-  require_writable_output(files.out, world.rank());
+  refuse_shared_paths({{"the input", files.in}, {"the output", files.out}}, world);
+  require_writable_output(files.out, world);
   check_job_openmp_threads(world);
   Stopwatch clock;
   const FileEdges read = read_file_edges(

@@ -1,6 +1,5 @@
 #include "zbfs/driver/distributed_runner.hpp"
 
-#include <mpi.h>
 #include <omp.h>
 #include <sched.h>
 
@@ -24,6 +23,7 @@
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/input/graph_reader.hpp"
 #include "zbfs/metrics/rank_aggregation.hpp"
+#include "zbfs/mpi/environment.hpp"
 #include "zbfs/network/network_probe.hpp"
 #include "zbfs/output/bfs_output.hpp"
 #include "zbfs/topology/process_grid.hpp"
@@ -33,15 +33,7 @@ namespace zbfs {
 namespace {
 
 // How many ranks of the job share this rank's node (collective).
-int ranks_on_this_node(const Communicator& world) {
-  MPI_Comm node_handle = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(world.handle(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node_handle),
-            "MPI_Comm_split_type");
-  int node_ranks = 1;
-  MPI_Comm_size(node_handle, &node_ranks);
-  MPI_Comm_free(&node_handle);
-  return node_ranks;
-}
+int ranks_on_this_node(const Communicator& world) { return world.split_shared().size(); }
 
 // Without --threads or OMP_NUM_THREADS, ranks sharing a node split its cores instead of
 // each starting one thread per core: oversubscribed OpenMP barriers spin for whole
@@ -290,10 +282,8 @@ void check_job_openmp_threads(const Communicator& world) {
 }
 
 RunResult run_distributed_benchmark(const RunConfig& config) {
-  int ranks = 1;
-  check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &ranks), "MPI_Comm_size");
-  int rank = 0;
-  check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  const int ranks = world_size();
+  const int rank = world_rank();
   validate_config(config, ranks);
 
   PhaseMetrics metrics;
@@ -304,7 +294,7 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   LoadedGraph input;
   int node_ranks = 1;
   {
-    Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
+    Communicator world = Communicator::world();
     world.attach(&metrics);
     node_ranks = ranks_on_this_node(world);
     choose_threads(config, node_ranks);

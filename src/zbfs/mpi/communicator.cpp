@@ -1,8 +1,10 @@
 #include "zbfs/mpi/communicator.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "zbfs/core/error.hpp"
@@ -39,6 +41,65 @@ Communicator Communicator::duplicate(MPI_Comm comm) {
   MPI_Comm copy = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &copy), "MPI_Comm_dup");
   return Communicator(copy);
+}
+
+Communicator Communicator::world() { return duplicate(MPI_COMM_WORLD); }
+
+Communicator Communicator::unmetered() const { return duplicate(comm_); }
+
+Communicator Communicator::split_shared() const {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  return Communicator(node);
+}
+
+void Communicator::send_bytes(std::span<const char> bytes, int partner, int tag) const {
+  check_mpi(MPI_Send(bytes.data(), mpi_count(bytes.size(), "send"), MPI_CHAR, partner, tag, comm_), "MPI_Send");
+}
+
+void Communicator::receive_bytes(std::span<char> bytes, int partner, int tag) const {
+  check_mpi(
+      MPI_Recv(bytes.data(), mpi_count(bytes.size(), "receive"), MPI_CHAR, partner, tag, comm_, MPI_STATUS_IGNORE),
+      "MPI_Recv");
+}
+
+void Communicator::swap_bytes_probed(std::span<const char> sent, std::span<char> received, int partner, int tag) const {
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  check_mpi(MPI_Isend(sent.data(), mpi_count(sent.size(), "swap"), MPI_CHAR, partner, tag, comm_, &requests[0]),
+            "MPI_Isend");
+  MPI_Message message = MPI_MESSAGE_NULL;
+  check_mpi(MPI_Mprobe(partner, tag, comm_, &message, MPI_STATUS_IGNORE), "MPI_Mprobe");
+  check_mpi(MPI_Imrecv(received.data(), mpi_count(received.size(), "swap"), MPI_CHAR, &message, &requests[1]),
+            "MPI_Imrecv");
+  check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
+namespace {
+
+// Completes a request while sleeping between checks (see quiet_barrier).
+void wait_quietly(MPI_Request& request) {
+  int done = 0;
+  while (true) {
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+}  // namespace
+
+void Communicator::quiet_barrier() const {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+  wait_quietly(request);
+}
+
+double Communicator::quiet_max(double value) const {
+  double result = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_, &request), "MPI_Iallreduce");
+  wait_quietly(request);
+  return result;
 }
 
 Communicator::~Communicator() {

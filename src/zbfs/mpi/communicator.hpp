@@ -42,6 +42,14 @@ class Communicator {
   Communicator() = default;
   // Duplicates `comm` (the new communicator is owned, errors return instead of aborting).
   static Communicator duplicate(MPI_Comm comm);
+  // Collective over the job: a duplicate of MPI_COMM_WORLD.
+  static Communicator world();
+  // Collective: a duplicate of this communicator with nothing attached (no metrics, no
+  // network model, no wait timing), for traffic that must not be booked, such as the
+  // network probe's own.
+  [[nodiscard]] Communicator unmetered() const;
+  // Collective: the members that share this rank's node (MPI_COMM_TYPE_SHARED), ordered by rank.
+  [[nodiscard]] Communicator split_shared() const;
   ~Communicator();
   Communicator(Communicator&& other) noexcept;
   Communicator& operator=(Communicator&& other) noexcept;
@@ -50,7 +58,6 @@ class Communicator {
 
   [[nodiscard]] int rank() const { return rank_; }
   [[nodiscard]] int size() const { return size_; }
-  [[nodiscard]] MPI_Comm handle() const { return comm_; }
   void attach(PhaseMetrics* metrics) { metrics_ = metrics; }
   [[nodiscard]] PhaseMetrics* metrics() const { return metrics_; }
   [[nodiscard]] CommRole role() const { return role_; }
@@ -297,6 +304,20 @@ class Communicator {
   using PlaceArrivals = std::function<std::span<std::uint8_t>(std::span<const Arrival>)>;
   std::vector<Arrival> exchange_probed(std::span<const Piece> pieces, CommPattern kind,
                                        const PlaceArrivals& place) const;
+
+  // Point to point, not booked (the network probe's timed messages): a blocking send or
+  // receive of raw bytes with `tag`.
+  void send_bytes(std::span<const char> bytes, int partner, int tag) const;
+  void receive_bytes(std::span<char> bytes, int partner, int tag) const;
+  // Point to point, not booked: swaps equal-sized byte arrays with `partner` the way
+  // exchange_probed moves a message (the send posted first, then the partner's message
+  // probed and received).
+  void swap_bytes_probed(std::span<const char> sent, std::span<char> received, int partner, int tag) const;
+  // Collective, not booked: a barrier and a maximum during which every member sleeps
+  // between tests of its request instead of spinning, so that on an oversubscribed
+  // machine idle members leave the cores to the members being measured.
+  void quiet_barrier() const;
+  [[nodiscard]] double quiet_max(double value) const;
 
   // Collective: each rank's string, in rank order, on every rank.
   [[nodiscard]] std::vector<std::string> allgather_strings(const std::string& mine) const;

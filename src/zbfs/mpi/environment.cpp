@@ -27,6 +27,18 @@ MpiEnvironment::~MpiEnvironment() {
   if (!finalized) MPI_Finalize();
 }
 
+int world_rank() {
+  int rank = 0;
+  if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS) throw Error(ExitCode::kFailure, "MPI_Comm_rank failed");
+  return rank;
+}
+
+int world_size() {
+  int size = 1;
+  if (MPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS) throw Error(ExitCode::kFailure, "MPI_Comm_size failed");
+  return size;
+}
+
 void abort_job(int exit_code) {
   int initialized = 0;
   int finalized = 0;

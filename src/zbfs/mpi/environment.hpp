@@ -23,6 +23,10 @@ class MpiEnvironment {
   int world_size_ = 1;
 };
 
+// This process's rank in the job, and the job's size (MPI_COMM_WORLD); local calls.
+[[nodiscard]] int world_rank();
+[[nodiscard]] int world_size();
+
 // Ends every rank of the job with `exit_code`; never returns. Use after printing the error.
 [[noreturn]] void abort_job(int exit_code);
 

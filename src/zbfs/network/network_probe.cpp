@@ -4,7 +4,7 @@
 #include <array>
 #include <chrono>
 #include <map>
-#include <thread>
+#include <span>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
@@ -23,20 +23,20 @@ double median(std::vector<double> v) {
 }
 
 // Rank 0's side (`leader`) or the peer's side of one ping-pong series.
-std::vector<PingPongSample> ping_pong(MPI_Comm comm, int partner, bool leader) {
+std::vector<PingPongSample> ping_pong(const Communicator& comm, int partner, bool leader) {
   std::vector<char> buffer(kSizes.back());
   std::vector<PingPongSample> samples;
   for (std::size_t s = 0; s < kSizes.size(); ++s) {
-    const int count = static_cast<int>(kSizes[s]);
+    const std::span<char> message(buffer.data(), kSizes[s]);
     std::vector<double> times;
     for (int rep = 0; rep <= kRepeats[s]; ++rep) {  // the first is a warm-up
       Stopwatch clock;
       if (leader) {
-        check_mpi(MPI_Send(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm), "MPI_Send");
-        check_mpi(MPI_Recv(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        comm.send_bytes(message, partner, kPingTag);
+        comm.receive_bytes(message, partner, kPingTag);
       } else {
-        check_mpi(MPI_Recv(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-        check_mpi(MPI_Send(buffer.data(), count, MPI_CHAR, partner, kPingTag, comm), "MPI_Send");
+        comm.receive_bytes(message, partner, kPingTag);
+        comm.send_bytes(message, partner, kPingTag);
       }
       if (rep > 0) times.push_back(clock.elapsed_s() / 2);
     }
@@ -45,67 +45,32 @@ std::vector<PingPongSample> ping_pong(MPI_Comm comm, int partner, bool leader) {
   return samples;
 }
 
-// Completes a request while sleeping between checks: ranks outside the measured pairs
-// must not spin, or on an oversubscribed machine they take the pairs' cores and the
-// kernel's network work, and the probe measures the scheduler instead.
-void wait_quietly(MPI_Request& request) {
-  int done = 0;
-  while (true) {
-    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-}
-
-void quiet_barrier(MPI_Comm comm) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
-  wait_quietly(request);
-}
-
-// The slowest value over the world, every rank waiting quietly.
-double quiet_max(MPI_Comm comm, double value) {
-  double result = 0;
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm, &request), "MPI_Iallreduce");
-  wait_quietly(request);
-  return result;
-}
-
+// `world` here and below is the probe's unmetered duplicate: its traffic is not booked.
 LinkMeasurement measure_pair(const Communicator& world, int peer) {
   LinkMeasurement m;
   if (peer < 0) return m;
   m.peer = peer;
   m.measured = true;
-  if (world.rank() == 0) m.samples = ping_pong(world.handle(), peer, true);
-  if (world.rank() == peer) ping_pong(world.handle(), 0, false);
-  quiet_barrier(world.handle());
+  if (world.rank() == 0) m.samples = ping_pong(world, peer, true);
+  if (world.rank() == peer) ping_pong(world, 0, false);
+  world.quiet_barrier();
   // Everyone learns rank 0's samples.
   std::vector<double> times(kSizes.size());
   if (world.rank() == 0) {
     for (std::size_t i = 0; i < kSizes.size(); ++i) times[i] = m.samples[i].one_way_s;
   }
-  check_mpi(MPI_Bcast(times.data(), static_cast<int>(times.size()), MPI_DOUBLE, 0, world.handle()), "MPI_Bcast");
+  world.broadcast(std::span<double>(times), 0);
   m.samples.clear();
   for (std::size_t i = 0; i < kSizes.size(); ++i) m.samples.push_back({kSizes[i], times[i]});
   m.fit = fit_link(m.samples);
   return m;
 }
 
-// One swap the way Communicator::exchange_probed moves a message, which is what the
+// Swaps go the way Communicator::exchange_probed moves a message, which is what the
 // exchanges the model prices use: the send posted first, then the partner's message
-// probed and received. The order matters: on two emulated hosts at 1 Gbit/s an
-// MPI_Sendrecv (receive posted first) swapped 1-4 MiB at 60-65 MB/s each way, this at
-// 100-119 MB/s, close to plain TCP both ways at once (about 110 MB/s).
-void swap_as_exchanges_do(const std::vector<char>& sent, std::vector<char>& received, int count, int partner,
-                          MPI_Comm comm) {
-  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  check_mpi(MPI_Isend(sent.data(), count, MPI_CHAR, partner, kPingTag, comm, &requests[0]), "MPI_Isend");
-  MPI_Message message = MPI_MESSAGE_NULL;
-  check_mpi(MPI_Mprobe(partner, kPingTag, comm, &message, MPI_STATUS_IGNORE), "MPI_Mprobe");
-  check_mpi(MPI_Imrecv(received.data(), count, MPI_CHAR, &message, &requests[1]), "MPI_Imrecv");
-  check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
-}
+// probed and received (swap_bytes_probed). The order matters: on two emulated hosts at
+// 1 Gbit/s an MPI_Sendrecv (receive posted first) swapped 1-4 MiB at 60-65 MB/s each way,
+// this at 100-119 MB/s, close to plain TCP both ways at once (about 110 MB/s).
 
 // The loaded swaps: the ping-pong's smallest size (the latency) and its sizes of 64 KiB
 // and more (the bandwidth fit). A timed repetition runs a burst of swaps back to back,
@@ -123,20 +88,21 @@ LoadedMeasurement measure_loaded(const Communicator& world, const std::vector<in
   const int partner = me < half ? me + half : (me < 2 * half ? me - half : -1);
   const bool swaps =
       partner >= 0 && node_of_world[static_cast<std::size_t>(me)] != node_of_world[static_cast<std::size_t>(partner)];
-  int pairs = swaps && me < half ? 1 : 0;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &pairs, 1, MPI_INT, MPI_SUM, world.handle()), "MPI_Allreduce");
+  const int pairs = world.allreduce(swaps && me < half ? 1 : 0, ReduceOp::kSum);
   LoadedMeasurement m;
   if (pairs == 0) return m;
   std::vector<char> sent(swaps ? kLoadedSizes.back() : 0);
   std::vector<char> received(sent.size());
   for (std::size_t s = 0; s < kLoadedSizes.size(); ++s) {
-    const int count = static_cast<int>(kLoadedSizes[s]);
+    const std::size_t count = kLoadedSizes[s];
     std::vector<double> mine;                             // this rank's time per swap, per repetition
     for (int rep = 0; rep <= kLoadedRepeats[s]; ++rep) {  // the first is a warm-up
-      quiet_barrier(world.handle());
+      world.quiet_barrier();
       Stopwatch clock;
-      for (int swap = 0; swaps && swap < kLoadedBursts[s]; ++swap)
-        swap_as_exchanges_do(sent, received, count, partner, world.handle());
+      for (int swap = 0; swaps && swap < kLoadedBursts[s]; ++swap) {
+        world.swap_bytes_probed(std::span<const char>(sent.data(), count), std::span<char>(received.data(), count),
+                                partner, kPingTag);
+      }
       if (rep > 0) mine.push_back(swaps ? clock.elapsed_s() / kLoadedBursts[s] : 0.0);
     }
     // Each rank's typical swap first, then the slowest of those: a pair that is slow every
@@ -144,7 +110,7 @@ LoadedMeasurement measure_loaded(const Communicator& world, const std::vector<in
     // repetition does not. The slowest pair of each repetition would: on 4 emulated hosts
     // it read 10-30% above the pairs' mean at 4 MiB and twice as noisy, where the model
     // prices sums over a thousand messages, in which such lags average out.
-    m.samples.push_back({kLoadedSizes[s], quiet_max(world.handle(), median(mine))});
+    m.samples.push_back({kLoadedSizes[s], world.quiet_max(median(mine))});
   }
   m.measured = true;
   m.pairs = pairs;
@@ -160,15 +126,10 @@ std::vector<int> node_of_world_ranks(const Communicator& world, std::optional<in
     for (int r = 0; r < world.size(); ++r) nodes[static_cast<std::size_t>(r)] = r / *ranks_per_node;
     return nodes;
   }
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(world.handle(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node_comm),
-            "MPI_Comm_split_type");
-  int leader = world.rank();
-  const int rc = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node_comm);
-  MPI_Comm_free(&node_comm);
-  check_mpi(rc, "MPI_Allreduce");
-  std::vector<int> leaders(nodes.size());
-  check_mpi(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, world.handle()), "MPI_Allgather");
+  // Unmetered: finding the layout is not the run's traffic.
+  const Communicator quiet = world.unmetered();
+  const int leader = quiet.split_shared().allreduce(world.rank(), ReduceOp::kMin);
+  const std::vector<int> leaders = quiet.allgather_value(leader);
   std::map<int, int> number_of_leader;
   for (const int l : leaders) number_of_leader.emplace(l, 0);
   int next = 0;
@@ -177,7 +138,8 @@ std::vector<int> node_of_world_ranks(const Communicator& world, std::optional<in
   return nodes;
 }
 
-NetworkMeasurement measure_network(const Communicator& world, const std::vector<int>& node_of_world) {
+NetworkMeasurement measure_network(const Communicator& metered_world, const std::vector<int>& node_of_world) {
+  const Communicator world = metered_world.unmetered();
   NetworkMeasurement result;
   Stopwatch clock;
   int intra_peer = -1;
@@ -192,7 +154,7 @@ NetworkMeasurement measure_network(const Communicator& world, const std::vector<
   if (result.inter_node.measured) {
     result.inter_node_loaded = measure_loaded(world, node_of_world);
   }
-  check_mpi(MPI_Barrier(world.handle()), "MPI_Barrier");
+  world.barrier();
   result.elapsed_s = clock.elapsed_s();
   return result;
 }

@@ -8,7 +8,7 @@
 namespace zbfs {
 
 ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num_vertices, PhaseMetrics* metrics)
-    : partition_(partition), world_(Communicator::duplicate(MPI_COMM_WORLD)) {
+    : partition_(partition), world_(Communicator::world()) {
   world_.attach(metrics);
   if (partition == Partition::k1D) shape = GridShape{1, world_.size()};
   if (shape.size() != world_.size()) {
