@@ -315,14 +315,22 @@ TEST(CliMpi, AFailingRankEndsTheWholeJob) {
 }
 
 TEST(CliMpi, AKilledRankEndsTheWholeJob) {
-  // Start a run long enough to be mid-flight, then kill one of mpirun's ranks.
+  // Start a run long enough to be mid-flight, wait until mpirun (the child of `timeout`)
+  // has started its ranks (polled, not a fixed sleep that a fast machine outruns or a slow
+  // one undershoots), then kill the newest rank. `killed` is 1 when a rank was killed.
   const std::string script = std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np 3 " + ZBFS_BINARY +
-                             " run --scale 17 --roots 64 -q >/dev/null 2>&1 & job=$!; sleep 3; "
-                             "pkill -9 -n -P $job; wait $job; echo $? ";
+                             " run --scale 18 --roots 64 -q >/dev/null 2>&1 & job=$!; killed=0; "
+                             "for i in $(seq 300); do mp=$(pgrep -P $job); "
+                             "if [ -n \"$mp\" ] && [ $(pgrep -c -P $mp) -ge 3 ]; then "
+                             "pkill -9 -n -P $mp && killed=1; break; fi; sleep 0.1; done; "
+                             "wait $job; echo $? $killed";
   const auto start = std::chrono::steady_clock::now();
   const Outcome o = run_command("bash -c", "'" + script + "'");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const int job_status = std::stoi(o.out);
+  int job_status = 0;
+  int killed = 0;
+  std::istringstream(o.out) >> job_status >> killed;
+  ASSERT_EQ(killed, 1) << "no rank of the job was found to kill: " << o.out;
   EXPECT_NE(job_status, 0);
   EXPECT_NE(job_status, 124) << "the job hung until timeout killed it";
   EXPECT_LT(seconds, 60.0);

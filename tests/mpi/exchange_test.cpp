@@ -221,11 +221,16 @@ TEST(Communicator, SplitsIntoRowsAndColumns) {
 // Rank 0 arrives late at an allreduce. Without wait timing the others' wait is part of
 // their time in MPI; with it, the wait is booked as wait_s and mpi_s is the allreduce
 // alone. The split inherits the setting. Point-to-point calls never add a barrier.
+// The bounds are loose on purpose: with 8 ranks on 2 cores (CI) a rank can lose its core
+// for tens of milliseconds, so each side starts from a barrier, a wait must show at
+// least half the delay, and the split is asserted as a ratio (the collective itself
+// well under the wait) rather than against a fixed time.
 TEST(Communicator, TimedWaitsSeparateWaitingFromTheCollective) {
   Communicator comm = world();
   if (comm.size() == 1) GTEST_SKIP() << "needs two ranks";
   constexpr double kLate = 0.3;
   const auto late_allreduce = [&](Communicator& c, PhaseMetrics& metrics) {
+    comm.barrier();  // unbooked: comm has no metrics attached
     c.attach(&metrics);
     const ScopedPhase phase(metrics, Phase::kTerminationCheck);
     if (comm.rank() == 0) std::this_thread::sleep_for(std::chrono::duration<double>(kLate));
@@ -234,19 +239,21 @@ TEST(Communicator, TimedWaitsSeparateWaitingFromTheCollective) {
   };
   PhaseMetrics plain_metrics;
   const PhaseCounters plain = late_allreduce(comm, plain_metrics);
+  comm.attach(nullptr);
   EXPECT_EQ(plain.wait_s, 0.0);
   if (comm.rank() != 0) {
-    EXPECT_GE(plain.mpi_s, kLate * 0.8);
+    EXPECT_GE(plain.mpi_s, kLate * 0.5);
   }
 
   comm.time_waits(true);
   Communicator timed = comm.split(0, comm.rank());
+  comm.time_waits(false);  // the test's own barriers stay plain
   EXPECT_TRUE(timed.times_waits());
   PhaseMetrics timed_metrics;
   const PhaseCounters waited = late_allreduce(timed, timed_metrics);
   if (comm.rank() != 0) {
-    EXPECT_GE(waited.wait_s, kLate * 0.8);
-    EXPECT_LT(waited.mpi_s, kLate / 2);
+    EXPECT_GE(waited.wait_s, kLate * 0.5);
+    EXPECT_LT(waited.mpi_s, waited.wait_s / 2) << "the collective itself should take far less than the wait";
   }
   EXPECT_EQ(timed_metrics.tally(Phase::kTerminationCheck, CommRole::kOther, CommPattern::kReduce).calls, 1U);
 
