@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/generator/counter_rng.hpp"
 #include "zbfs/generator/kronecker.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/mpi/environment.hpp"
 #include "zbfs/route/distributed_array.hpp"

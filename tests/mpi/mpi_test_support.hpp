@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/generator/kronecker.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
 namespace zbfs::testing {

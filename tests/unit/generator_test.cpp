@@ -7,10 +7,10 @@
 
 #include "test_graphs.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/generator/counter_rng.hpp"
 #include "zbfs/generator/feistel_permutation.hpp"
 #include "zbfs/generator/kronecker.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/generator/search_roots.hpp"
 
 namespace zbfs {

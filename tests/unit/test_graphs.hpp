@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "zbfs/generator/edge.hpp"
+#include "zbfs/core/edge.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/generator/kronecker.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 
 namespace zbfs::testing {

@@ -6,8 +6,8 @@
 
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/core/wording.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 
 namespace zbfs {

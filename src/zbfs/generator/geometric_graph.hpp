@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "zbfs/generator/edge.hpp"
+#include "zbfs/core/edge.hpp"
 
 namespace zbfs {
 

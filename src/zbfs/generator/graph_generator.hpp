@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "zbfs/generator/packed_edge_list.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 
 namespace zbfs {
 

@@ -48,4 +48,22 @@ void KroneckerGenerator::generate(std::uint64_t first, std::span<Edge> out) cons
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = edge(first + i);
 }
 
+PackedEdgeList generate_edge_list(const KroneckerGenerator& generator) {
+  return generate_edge_slice(generator, 0, generator.num_edges());
+}
+
+PackedEdgeList generate_edge_slice(const KroneckerGenerator& generator, std::uint64_t first_edge,
+                                   std::uint64_t num_edges) {
+  PackedEdgeList list(generator.params().scale, num_edges);
+  constexpr std::uint64_t kBlock = 1 << 14;
+  const auto num_blocks = static_cast<std::int64_t>((num_edges + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::int64_t block = 0; block < num_blocks; ++block) {
+    const std::uint64_t first = static_cast<std::uint64_t>(block) * kBlock;
+    const std::uint64_t last = std::min(num_edges, first + kBlock);
+    for (std::uint64_t i = first; i < last; ++i) list.set(i, generator.edge(first_edge + i));
+  }
+  return list;
+}
+
 }  // namespace zbfs

@@ -9,8 +9,9 @@
 #include <cstdint>
 #include <span>
 
+#include "zbfs/core/edge.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/generator/counter_rng.hpp"
-#include "zbfs/generator/edge.hpp"
 #include "zbfs/generator/feistel_permutation.hpp"
 
 namespace zbfs {
@@ -72,5 +73,12 @@ class KroneckerGenerator {
   std::uint32_t threshold_c_norm_;
   std::uint32_t threshold_a_norm_;
 };
+
+// Generates the whole edge list of `generator` in parallel (OpenMP), block by block.
+PackedEdgeList generate_edge_list(const KroneckerGenerator& generator);
+
+// Edges [first_edge, first_edge + num_edges) of the same list: one rank's slice.
+PackedEdgeList generate_edge_slice(const KroneckerGenerator& generator, std::uint64_t first_edge,
+                                   std::uint64_t num_edges);
 
 }  // namespace zbfs

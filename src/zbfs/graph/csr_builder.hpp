@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "zbfs/generator/packed_edge_list.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/graph/csr.hpp"
 
 namespace zbfs {

@@ -10,7 +10,7 @@
 #include <span>
 
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/graph/local_csr.hpp"
 #include "zbfs/topology/process_grid.hpp"
 

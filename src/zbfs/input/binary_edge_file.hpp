@@ -22,7 +22,7 @@
 #include <span>
 #include <string>
 
-#include "zbfs/generator/edge.hpp"
+#include "zbfs/core/edge.hpp"
 
 namespace zbfs {
 

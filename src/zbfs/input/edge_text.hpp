@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zbfs/generator/edge.hpp"
+#include "zbfs/core/edge.hpp"
 #include "zbfs/input/graph_format.hpp"
 
 namespace zbfs {

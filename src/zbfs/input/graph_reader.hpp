@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "zbfs/generator/edge.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
+#include "zbfs/core/edge.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/input/graph_format.hpp"
 #include "zbfs/input/vertex_ids.hpp"
 #include "zbfs/mpi/communicator.hpp"

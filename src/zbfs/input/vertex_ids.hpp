@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "zbfs/generator/edge.hpp"
+#include "zbfs/core/edge.hpp"
 #include "zbfs/mpi/communicator.hpp"
 
 namespace zbfs {

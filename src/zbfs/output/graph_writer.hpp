@@ -11,7 +11,7 @@
 #include <span>
 #include <string>
 
-#include "zbfs/generator/edge.hpp"
+#include "zbfs/core/edge.hpp"
 #include "zbfs/input/graph_format.hpp"
 #include "zbfs/mpi/communicator.hpp"
 

@@ -16,9 +16,9 @@
 #include <span>
 
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/exchange/message_codec.hpp"
-#include "zbfs/generator/packed_edge_list.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/route/route_plan.hpp"
 #include "zbfs/topology/process_grid.hpp"

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "zbfs/generator/edge.hpp"
+#include "zbfs/core/edge.hpp"
 
 namespace zbfs {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "zbfs/generator/packed_edge_list.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 
 namespace zbfs {
 

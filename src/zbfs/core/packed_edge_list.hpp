@@ -1,4 +1,4 @@
-// PackedEdgeList: the generated edge list held in memory at 2 * vertex_bits bits per
+// PackedEdgeList: an edge list (generated, or read from a file) held in memory at 2 * vertex_bits bits per
 // edge, rounded up to whole bytes (5 bytes at scale 20, 6 at scale 24, 8 at scale 32)
 // instead of the 16 bytes of two 64-bit ids. Kernel 1 and the validator stream over it.
 // Records are byte-aligned so that threads can write distinct edges without atomics.
@@ -8,12 +8,10 @@
 #include <cstring>
 #include <span>
 
+#include "zbfs/core/edge.hpp"
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/generator/edge.hpp"
 
 namespace zbfs {
-
-class KroneckerGenerator;
 
 class PackedEdgeList {
  public:
@@ -63,13 +61,6 @@ class PackedEdgeList {
 
 // `edges` packed (every id below 2^vertex_bits).
 PackedEdgeList pack_edges(std::span<const Edge> edges, int vertex_bits);
-
-// Generates the whole edge list of `generator` in parallel (OpenMP), block by block.
-PackedEdgeList generate_edge_list(const KroneckerGenerator& generator);
-
-// Edges [first_edge, first_edge + num_edges) of the same list: one rank's slice.
-PackedEdgeList generate_edge_slice(const KroneckerGenerator& generator, std::uint64_t first_edge,
-                                   std::uint64_t num_edges);
 
 // The slice of the edge list that rank `rank` of `ranks` generates and validates against.
 struct EdgeSliceRange {

@@ -1,10 +1,9 @@
-#include "zbfs/generator/packed_edge_list.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 
 #include <algorithm>
 #include <string>
 
 #include "zbfs/core/error.hpp"
-#include "zbfs/generator/kronecker.hpp"
 
 namespace zbfs {
 
@@ -30,24 +29,6 @@ PackedEdgeList pack_edges(std::span<const Edge> edges, int vertex_bits) {
   const auto count = static_cast<std::int64_t>(edges.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) list.set(static_cast<std::uint64_t>(i), edges[static_cast<std::size_t>(i)]);
-  return list;
-}
-
-PackedEdgeList generate_edge_list(const KroneckerGenerator& generator) {
-  return generate_edge_slice(generator, 0, generator.num_edges());
-}
-
-PackedEdgeList generate_edge_slice(const KroneckerGenerator& generator, std::uint64_t first_edge,
-                                   std::uint64_t num_edges) {
-  PackedEdgeList list(generator.params().scale, num_edges);
-  constexpr std::uint64_t kBlock = 1 << 14;
-  const auto num_blocks = static_cast<std::int64_t>((num_edges + kBlock - 1) / kBlock);
-#pragma omp parallel for schedule(dynamic, 4)
-  for (std::int64_t block = 0; block < num_blocks; ++block) {
-    const std::uint64_t first = static_cast<std::uint64_t>(block) * kBlock;
-    const std::uint64_t last = std::min(num_edges, first + kBlock);
-    for (std::uint64_t i = first; i < last; ++i) list.set(i, generator.edge(first_edge + i));
-  }
   return list;
 }
 
