@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 
+#include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
 
@@ -160,15 +161,10 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   visited_.set(root);
   queue_[0] = static_cast<V>(root);
   queue_size_ = 1;
-  std::uint64_t edges_to_check = graph_.num_directed_edges();
-  std::uint64_t scout_count = graph_.degree(root);
-  const auto wake_limit = static_cast<double>(n) / options.beta;
+  DirectionPolicy policy(options, n, graph_.num_directed_edges(), graph_.degree(root));
 
   while (queue_size_ > 0) {
-    const bool go_bottom_up = options.direction == Direction::kBottomUp ||
-                              (options.direction == Direction::kAuto &&
-                               static_cast<double>(scout_count) > static_cast<double>(edges_to_check) / options.alpha);
-    if (go_bottom_up) {
+    if (policy.go_bottom_up()) {
       clock.restart();
       queue_to_front_bitmap();
       stats.conversion_time_s += clock.elapsed_s();
@@ -181,17 +177,17 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
         const double t = clock.elapsed_s();
         stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
         stats.bottom_up_time_s += t;
-      } while (awake > 0 && (options.direction == Direction::kBottomUp || awake >= previous_awake ||
-                             static_cast<double>(awake) > wake_limit));
+      } while (policy.stay_bottom_up(awake, previous_awake));
       clock.restart();
       front_bitmap_to_queue();
       stats.conversion_time_s += clock.elapsed_s();
-      scout_count = 1;
+      policy.bottom_up_done();
     } else {
-      edges_to_check -= std::min(edges_to_check, scout_count);
       const std::uint64_t frontier = queue_size_;
       clock.restart();
-      const std::uint64_t discovered = top_down_step(parent, scout_count);
+      std::uint64_t frontier_edges = 0;
+      const std::uint64_t discovered = top_down_step(parent, frontier_edges);
+      policy.top_down_done(frontier_edges);
       const double t = clock.elapsed_s();
       stats.steps.push_back({StepKind::kTopDown, frontier, discovered, t});
       stats.top_down_time_s += t;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
 
@@ -112,15 +113,10 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
     root_degree = grid_.world().allreduce(root_degree, ReduceOp::kSum);
   }
   LevelCounts level{1, root_degree};
-  std::uint64_t edges_to_check = graph_.global_directed_edges();
-  std::uint64_t scout_count = level.frontier_edges;
-  const auto wake_limit = static_cast<double>(grid_.blocks().num_vertices()) / options.beta;
+  DirectionPolicy policy(options, grid_.blocks().num_vertices(), graph_.global_directed_edges(), root_degree);
 
   while (level.frontier > 0) {
-    const bool go_bottom_up = options.direction == Direction::kBottomUp ||
-                              (options.direction == Direction::kAuto &&
-                               static_cast<double>(scout_count) > static_cast<double>(edges_to_check) / options.alpha);
-    if (go_bottom_up) {
+    if (policy.go_bottom_up()) {
       std::uint64_t awake = level.frontier;
       std::uint64_t previous_awake = 0;
       do {
@@ -131,15 +127,13 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
         const double t = clock.elapsed_s();
         stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
         stats.bottom_up_time_s += t;
-      } while (awake > 0 && (options.direction == Direction::kBottomUp || awake >= previous_awake ||
-                             static_cast<double>(awake) > wake_limit));
-      scout_count = 1;
+      } while (policy.stay_bottom_up(awake, previous_awake));
+      policy.bottom_up_done();
     } else {
-      edges_to_check -= std::min(edges_to_check, scout_count);
       const std::uint64_t frontier = level.frontier;
       clock.restart();
       level = top_down_step(parent);
-      scout_count = level.frontier_edges;
+      policy.top_down_done(level.frontier_edges);
       const double t = clock.elapsed_s();
       stats.steps.push_back({StepKind::kTopDown, frontier, level.frontier, t});
       stats.top_down_time_s += t;
