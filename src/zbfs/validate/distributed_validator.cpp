@@ -11,11 +11,12 @@
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/route/distributed_array.hpp"
+#include "zbfs/validate/edge_rules.hpp"
 
 namespace zbfs {
 namespace {
 
-constexpr std::int64_t kUnreached = -1;
+constexpr std::int64_t kUnreached = kUnreachedLevel;
 constexpr std::int64_t kUnknown = -2;  // reached, level not yet known
 constexpr std::int64_t kBroken = -3;   // its parent chain does not lead to the root
 constexpr std::size_t kMaxMessages = 8;
@@ -335,27 +336,11 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
       std::int64_t lu = 0, pu = 0, lv = 0, pv = 0;
       fetch(k, 0, lu, pu);
       fetch(k, 1, lv, pv);
-      const bool reached_u = lu != kUnreached;
-      const bool reached_v = lv != kUnreached;
-      if (!reached_u && !reached_v) continue;
-      ++traversed;
-      if (reached_u != reached_v) {
-        errors.add(ValidationRule::kSpansComponent, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
-                                                        ") joins a reached and an unreached vertex");
-        continue;
-      }
-      if (lu < 0 || lv < 0) continue;  // a broken chain, reported under rule 1
-      if (lu - lv > 1 || lv - lu > 1) {
-        errors.add(ValidationRule::kInputEdgeLevels, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
-                                                         ") joins levels " + std::to_string(lu) + " and " +
-                                                         std::to_string(lv));
-      }
-      if (lv == lu + 1 && pv == static_cast<std::int64_t>(e.u)) {
-        confirmations.bucket(t, grid.owner_of(e.v)).push_back(e.v);
-      }
-      if (lu == lv + 1 && pu == static_cast<std::int64_t>(e.v)) {
-        confirmations.bucket(t, grid.owner_of(e.u)).push_back(e.u);
-      }
+      const InputEdgeOutcome edge = check_input_edge(
+          e, lu, lv, [&](std::uint64_t end) { return end == e.u ? pu : pv; }, errors);
+      traversed += edge.traversed ? 1 : 0;
+      if (edge.confirms_v) confirmations.bucket(t, grid.owner_of(e.v)).push_back(e.v);
+      if (edge.confirms_u) confirmations.bucket(t, grid.owner_of(e.u)).push_back(e.u);
     }
     const OutgoingIds confirming = confirmations.finish();
     if (table) {
@@ -374,13 +359,7 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
   }
   std::uint64_t reached = 0;
   for (std::uint64_t o = 0; o < block; ++o) {
-    if (level[o] == kUnreached) continue;
-    ++reached;
-    if (level[o] >= 0 && !confirmed.test(o)) {
-      errors.add(ValidationRule::kParentIsInputEdge, "parent link (" + std::to_string(parent[o]) + ", " +
-                                                         std::to_string(first + o) +
-                                                         ") is not an input edge between adjacent levels");
-    }
+    reached += check_parent_link(first + o, level[o], parent[o], confirmed.test(o), errors);
   }
   ValidationReport report = errors.merge(world);
   report.traversed_edges = world.allreduce(traversed, ReduceOp::kSum);

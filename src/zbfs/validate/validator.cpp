@@ -8,11 +8,12 @@
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/validate/edge_rules.hpp"
 
 namespace zbfs {
 namespace {
 
-constexpr std::int32_t kUnreached = -1;
+constexpr std::int32_t kUnreached = static_cast<std::int32_t>(kUnreachedLevel);
 constexpr std::int32_t kUnknown = -2;  // reached, level not yet computed
 constexpr std::int32_t kOnPath = -3;   // on the parent chain being walked
 constexpr std::int32_t kBroken = -4;   // its chain never reaches the root
@@ -121,38 +122,16 @@ ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t ro
   for (std::int64_t i = 0; i < m; ++i) {
     const Edge e = edges.get(static_cast<std::uint64_t>(i));
     if (e.u == e.v) continue;  // ids are below 2^vertex_bits = n, checked above
-    const std::int32_t lu = lvl[e.u];
-    const std::int32_t lv = lvl[e.v];
-    const bool reached_u = lu != kUnreached;
-    const bool reached_v = lv != kUnreached;
-    if (!reached_u && !reached_v) continue;
-    ++traversed;
-    if (reached_u != reached_v) {
-      log.add(ValidationRule::kSpansComponent, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
-                                                   ") joins a reached and an unreached vertex");
-      continue;
-    }
-    if (lu < 0 || lv < 0) continue;  // a broken chain, reported under rule 1
-    if (lu - lv > 1 || lv - lu > 1) {
-      log.add(ValidationRule::kInputEdgeLevels, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
-                                                    ") joins levels " + std::to_string(lu) + " and " +
-                                                    std::to_string(lv));
-    }
-    if (lv == lu + 1 && parent[e.v] == static_cast<std::int64_t>(e.u)) confirmed.set_atomic(e.v);
-    if (lu == lv + 1 && parent[e.u] == static_cast<std::int64_t>(e.v)) confirmed.set_atomic(e.u);
+    const InputEdgeOutcome edge = check_input_edge(
+        e, lvl[e.u], lvl[e.v], [&](std::uint64_t end) { return parent[end]; }, log);
+    traversed += edge.traversed ? 1 : 0;
+    if (edge.confirms_v) confirmed.set_atomic(e.v);
+    if (edge.confirms_u) confirmed.set_atomic(e.u);
   }
   report.traversed_edges = traversed;
 
   std::uint64_t reached = 0;
-  for (std::uint64_t v = 0; v < n; ++v) {
-    if (lvl[v] == kUnreached) continue;
-    ++reached;
-    if (lvl[v] >= 0 && !confirmed.test(v)) {
-      log.add(ValidationRule::kParentIsInputEdge, "parent link (" + std::to_string(parent[v]) + ", " +
-                                                      std::to_string(v) +
-                                                      ") is not an input edge between adjacent levels");
-    }
-  }
+  for (std::uint64_t v = 0; v < n; ++v) reached += check_parent_link(v, lvl[v], parent[v], confirmed.test(v), log);
   report.reached_vertices = reached;
   return report;
 }
