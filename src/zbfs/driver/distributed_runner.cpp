@@ -17,6 +17,7 @@
 #include "zbfs/core/timer.hpp"
 #include "zbfs/core/wording.hpp"
 #include "zbfs/driver/progress.hpp"
+#include "zbfs/driver/search_harness.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/search_roots.hpp"
@@ -214,18 +215,11 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   DistributedBfs<V> bfs(grid, graph, exchanger, metrics, route, &hop_codec, max_ids);
   LargeArray<std::int64_t> parent(grid.blocks().block());
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
-  for (std::size_t i = 0; i < roots.size(); ++i) {
-    if (i == 0) fail_if_injected(config, grid.rank());
-    const PhaseMetrics before = metrics;
-    SearchResult search;
-    search.root = roots[i];
-    // The dump holds the first search (validation included): representative and small.
-    if (recorder) recorder->set_enabled(i == 0);
-    world.barrier();
-    clock.restart();
-    search.stats = bfs.run(search.root, parent.span(), config.bfs);
-    search.time_s = slowest(world, clock.elapsed_s());
-
+  PhaseMetrics before;  // the counters when the current search started
+  SearchBackend backend;
+  backend.rank = grid.rank();
+  backend.search = [&](std::uint64_t root) { return bfs.run(root, parent.span(), config.bfs); };
+  backend.count = [&] {
     std::uint64_t endpoints = 0;
     std::uint64_t reached = 0;
     const auto owned = static_cast<std::int64_t>(parent.size());
@@ -237,42 +231,33 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     }
     std::uint64_t counts[2] = {endpoints, reached};  // tuple endpoints in the tree, reached vertices
     world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
-    search.traversed_edges = counts[0] / 2;
-    search.reached_vertices = counts[1];
-    search.teps = static_cast<double>(search.traversed_edges) / search.time_s;
+    return TreeCounts{counts[0] / 2, counts[1]};
+  };
+  backend.validate = [&](std::uint64_t root) {
+    return validate_distributed_bfs_tree(grid, slice, exchanger, root, parent.span(), metrics,
+                                         validation_route ? &*validation_route : nullptr);
+  };
+  backend.synchronize = [&] { world.barrier(); };
+  backend.slowest = [&](double seconds) { return slowest(world, seconds); };
+  backend.before_search = [&](std::size_t i) {
+    before = metrics;
+    // The dump holds the first search (validation included): representative and small.
+    if (recorder) recorder->set_enabled(i == 0);
+  };
+  backend.after_search = [&](std::size_t i, const SearchResult& search) {
     if (i == 0) write_results(config, grid, exchanger, input, search.root, parent.span(), progress);
-
-    if (config.validate) {
-      world.barrier();
-      clock.restart();
-      const ValidationReport report = validate_distributed_bfs_tree(
-          grid, slice, exchanger, search.root, parent.span(), metrics, validation_route ? &*validation_route : nullptr);
-      search.validate_time_s = slowest(world, clock.elapsed_s());
-      search.validated = true;
-      const std::string key = "validation failed for search key " + std::to_string(search.root);
-      if (!report.ok()) {
-        throw Error(ExitCode::kValidationFailed,
-                    key + " (" + std::to_string(report.error_count) + " errors): " + report.messages.front(),
-                    ErrorScope::kAllRanks);
-      }
-      if (report.traversed_edges != search.traversed_edges) {
-        throw Error(ExitCode::kValidationFailed,
-                    key + ": the BFS counted " + std::to_string(search.traversed_edges) +
-                        " traversed edges, the edge list has " + std::to_string(report.traversed_edges),
-                    ErrorScope::kAllRanks);
-      }
-    }
-    // The dump holds the first search: it is complete now. Every rank's file takes its
-    // name once all are sealed, or the job ends with the first rank's write error (and
-    // the partial files go with the recorders).
+  };
+  backend.finish_search = [&](std::size_t i, SearchResult& search) {
+    // The dump is complete now. Every rank's file takes its name once all are sealed, or
+    // the job ends with the first rank's write error (the partial files go with the
+    // recorders).
     if (recorder && i == 0) {
       world.throw_first_error(recorder->seal(), ExitCode::kFailure);
       world.throw_first_error(recorder->publish(), ExitCode::kFailure);
     }
     search.phases = summarize_over_ranks(world, metrics.since(before));
-    result.searches.push_back(std::move(search));
-    progress.count("BFS", i + 1, roots.size());
-  }
+  };
+  run_search_loop(config, roots, backend, progress, result);
 }
 
 }  // namespace

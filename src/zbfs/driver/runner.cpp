@@ -11,6 +11,7 @@
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/driver/progress.hpp"
+#include "zbfs/driver/search_harness.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/kronecker.hpp"
 #include "zbfs/generator/search_roots.hpp"
@@ -50,46 +51,23 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
 
   DirectionOptimizingBfs<V> bfs(graph);
   LargeArray<std::int64_t> parent(graph.num_vertices());
-  for (std::size_t i = 0; i < roots.size(); ++i) {
-    if (i == 0) fail_if_injected(config, 0);
-    SearchResult search;
-    search.root = roots[i];
-    clock.restart();
-    search.stats = bfs.run(search.root, parent.span(), config.bfs);
-    search.time_s = clock.elapsed_s();
-    search.traversed_edges = count_traversed_edges(graph, parent.span());
-    search.teps = static_cast<double>(search.traversed_edges) / search.time_s;
-    if (config.validate) {
-      clock.restart();
-      const ValidationReport report = validate_bfs_tree(edges, search.root, parent.span());
-      search.validate_time_s = clock.elapsed_s();
-      search.validated = true;
-      search.reached_vertices = report.reached_vertices;
-      if (!report.ok()) {
-        throw Error(ExitCode::kValidationFailed, "validation failed for search key " + std::to_string(search.root) +
-                                                     " (" + std::to_string(report.error_count) +
-                                                     " errors): " + report.messages.front());
-      }
-      if (report.traversed_edges != search.traversed_edges) {
-        throw Error(ExitCode::kValidationFailed, "validation failed for search key " + std::to_string(search.root) +
-                                                     ": the BFS counted " + std::to_string(search.traversed_edges) +
-                                                     " traversed edges, the edge list has " +
-                                                     std::to_string(report.traversed_edges));
-      }
-    } else {
-      std::uint64_t reached = 0;
+  SearchBackend backend;
+  backend.search = [&](std::uint64_t root) { return bfs.run(root, parent.span(), config.bfs); };
+  backend.count = [&] {
+    std::uint64_t reached = 0;
 #pragma omp parallel for reduction(+ : reached)
-      for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
-      search.reached_vertices = reached;
-    }
+    for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
+    return TreeCounts{count_traversed_edges(graph, parent.span()), reached};
+  };
+  backend.validate = [&](std::uint64_t root) { return validate_bfs_tree(edges, root, parent.span()); };
+  backend.finish_search = [](std::size_t, SearchResult& search) {
     // One process: the whole search is local work, and nothing travels.
     PhaseMetrics metrics;
     metrics.add_time(Phase::kLocalExpansion, search.time_s);
     metrics.add_time(Phase::kValidation, search.validate_time_s);
     search.phases = PhaseBreakdown::of_one_rank(metrics);
-    result.searches.push_back(std::move(search));
-    progress.count("BFS", i + 1, roots.size());
-  }
+  };
+  run_search_loop(config, roots, backend, progress, result);
 }
 
 }  // namespace

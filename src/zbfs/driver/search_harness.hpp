@@ -1,0 +1,53 @@
+// The benchmark's search loop, one for every backend, in GAPBS's shape (a kernel, its
+// statistics, its verifier): for each search key the kernel runs, timed; the tree's
+// traversed edges and reached vertices are counted; the Graph500 validator checks the
+// tree, timed separately, and must count the same traversed edges; the backend completes
+// the search's record. A backend (the shared-memory kernel, the distributed one, the
+// coming GPU one) supplies those steps; the loop, the timing discipline and the
+// validation-failure errors are here once. Collective when the backend's steps are.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/driver/progress.hpp"
+#include "zbfs/driver/run_config.hpp"
+#include "zbfs/driver/runner.hpp"
+#include "zbfs/validate/validator.hpp"
+
+namespace zbfs {
+
+// What a search's tree holds, over the whole graph (all ranks).
+struct TreeCounts {
+  std::uint64_t traversed_edges = 0;  // input tuples inside the searched component
+  std::uint64_t reached_vertices = 0;
+};
+
+struct SearchBackend {
+  int rank = 0;  // this process's rank (--fail-on-rank)
+  // Kernel 2 from `root`: what is timed.
+  std::function<BfsStats(std::uint64_t root)> search;
+  std::function<TreeCounts()> count;
+  // The Graph500 validator on the tree just built.
+  std::function<ValidationReport(std::uint64_t root)> validate;
+  // Before each timed part (a barrier over ranks; nothing on one process).
+  std::function<void()> synchronize = [] {};
+  // A time over ranks: the slowest (one process: the time itself).
+  std::function<double(double)> slowest = [](double seconds) { return seconds; };
+  // Around each search: before it, after it (before validation: result files), and once
+  // its record is complete but for the backend's part (the phases over ranks).
+  std::function<void(std::size_t index)> before_search = [](std::size_t) {};
+  std::function<void(std::size_t index, const SearchResult& search)> after_search = [](std::size_t,
+                                                                                       const SearchResult&) {};
+  std::function<void(std::size_t index, SearchResult& search)> finish_search = [](std::size_t, SearchResult&) {};
+};
+
+// Runs every search of `roots` and appends their records to result.searches. Throws
+// Error (exit status 3, on every rank alike) when a tree fails validation.
+void run_search_loop(const RunConfig& config, const std::vector<std::uint64_t>& roots, const SearchBackend& backend,
+                     const Progress& progress, RunResult& result);
+
+}  // namespace zbfs
