@@ -8,7 +8,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/driver/recorded_run.hpp"
-#include "zbfs/network/collective_cost.hpp"
+#include "zbfs/mpi/collective_traffic.hpp"
 #include "zbfs/network/projection.hpp"
 
 namespace zbfs {

@@ -13,7 +13,7 @@
 
 #include "zbfs/codec/codec_id.hpp"
 #include "zbfs/codec/frame.hpp"
-#include "zbfs/network/network_model.hpp"
+#include "zbfs/core/link_cost.hpp"
 
 namespace zbfs {
 

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "zbfs/core/error.hpp"
-#include "zbfs/network/collective_cost.hpp"
+#include "zbfs/mpi/collective_traffic.hpp"
 
 namespace zbfs {
 

@@ -5,7 +5,7 @@
 // rank's sends in the textbook algorithm of each collective: direct exchange for
 // all-to-all and all-gather ((P-1) messages of this rank's data), recursive doubling
 // for allreduce (ceil(log2 P) messages of the whole buffer). With a network model
-// attached, each call also adds its modelled time (network/collective_cost.hpp) to the
+// attached, each call also adds its modelled time (mpi/collective_traffic.hpp) to the
 // phase, using which members share this rank's node, and the time spent inside MPI.
 // With wait timing on, every collective first waits in a timed barrier: the time until
 // the last member arrives is booked as waiting (wait_s), so that mpi_s is the collective

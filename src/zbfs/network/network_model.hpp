@@ -13,29 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "zbfs/core/link_cost.hpp"
+
 namespace zbfs {
-
-enum class LinkClass : int { kIntraNode = 0, kInterNode = 1 };
-
-struct LinkCost {
-  double latency_s = 0;
-  double bandwidth_bytes_per_s = 1;
-
-  [[nodiscard]] double time_s(double messages, double bytes) const {
-    return messages * latency_s + bytes / bandwidth_bytes_per_s;
-  }
-};
-
-// Messages and bytes of one rank's part of a call, split by link class.
-struct ClassTraffic {
-  std::array<double, 2> messages{};
-  std::array<double, 2> bytes{};
-
-  void add(LinkClass link, double message_count, double byte_count) {
-    messages[static_cast<std::size_t>(link)] += message_count;
-    bytes[static_cast<std::size_t>(link)] += byte_count;
-  }
-};
 
 struct NetworkModel {
   std::string name = "shm";

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "zbfs/core/error.hpp"
-#include "zbfs/network/collective_cost.hpp"
+#include "zbfs/mpi/collective_traffic.hpp"
 
 namespace zbfs {
 namespace {

@@ -2,12 +2,12 @@
 // class, under the textbook algorithms (Thakur, Rabenseifner and Gropp, 2005): ring
 // all-gather, recursive-doubling reductions, direct personalised exchange. The running
 // job (mpi/communicator) and projections to other rank counts (network/projection) both
-// price traffic through these, so the two agree.
+// count traffic through these, so the two agree. Arithmetic only: no MPI.
 #pragma once
 
 #include <cstdint>
 
-#include "zbfs/network/network_model.hpp"
+#include "zbfs/core/link_cost.hpp"
 
 namespace zbfs {
 

@@ -1,4 +1,4 @@
-#include "zbfs/network/collective_cost.hpp"
+#include "zbfs/mpi/collective_traffic.hpp"
 
 #include <algorithm>
 
