@@ -34,6 +34,7 @@
 #include "zbfs/generator/counter_rng.hpp"
 #include "zbfs/generator/kronecker.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/mpi/environment.hpp"
 #include "zbfs/route/distributed_array.hpp"
 #include "zbfs/route/route_choice.hpp"

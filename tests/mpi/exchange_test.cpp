@@ -43,7 +43,7 @@ TEST(SparseExchange, DeliversIdsGroupedBySource) {
 TEST(SparseExchange, CountsTrafficIntoTheCurrentPhase) {
   Communicator comm = world();
   PhaseMetrics metrics;
-  comm.attach(&metrics);
+  comm.observe(&metrics);
   const int p = comm.size();
   OutgoingBuilder builder(p, 1);
   for (int d = 0; d < p; ++d) builder.bucket(0, d).assign(3, static_cast<std::uint64_t>(d));
@@ -79,7 +79,7 @@ TEST(SparseExchange, PricesTrafficWithTheAttachedNetworkByLinkClass) {
   Communicator comm = world();
   comm.set_role(CommRole::kRow);
   PhaseMetrics metrics;
-  comm.attach(&metrics);
+  comm.observe(&metrics);
   NetworkModel model;
   model.intra_node = {1e-6, 1e9};
   model.inter_node = {1e-3, 1e6};
@@ -87,7 +87,8 @@ TEST(SparseExchange, PricesTrafficWithTheAttachedNetworkByLinkClass) {
   const int me = comm.rank();
   std::vector<int> nodes(static_cast<std::size_t>(p));
   for (int r = 0; r < p; ++r) nodes[static_cast<std::size_t>(r)] = r / 2;  // two ranks per node
-  comm.attach_network(&model, nodes);
+  comm.attach_nodes(nodes);
+  metrics.price_links(model.intra_node, model.inter_node);
   const int on_node = std::min(p, (me / 2) * 2 + 2) - (me / 2) * 2;
   EXPECT_EQ(comm.members_on_my_node(), on_node);
   OutgoingBuilder builder(p, 1);
@@ -127,7 +128,7 @@ TEST(SparseExchange, PricesTrafficWithTheAttachedNetworkByLinkClass) {
 TEST(ProbedExchange, DeliversEveryPieceWithItsFlagRoundAfterRound) {
   Communicator comm = world();
   PhaseMetrics metrics;
-  comm.attach(&metrics);
+  comm.observe(&metrics);
   const int p = comm.size();
   const int me = comm.rank();
   // Bytes from s to d in round r: empty for some, 200 KiB for others.
@@ -180,7 +181,7 @@ TEST(ProbedExchange, DeliversEveryPieceWithItsFlagRoundAfterRound) {
   // Every round sends one message to each peer, empty ones included.
   const auto peers = static_cast<std::uint64_t>(p - 1);
   EXPECT_EQ(metrics.tally(Phase::kRowExchange, CommRole::kOther, CommPattern::kPersonalized).messages, 12 * peers);
-  comm.attach(nullptr);
+  comm.observe(nullptr);
 }
 
 std::vector<std::uint64_t> random_sorted_list(std::uint64_t seed, std::size_t count, std::uint64_t range) {
@@ -231,7 +232,7 @@ TEST(Communicator, TimedWaitsSeparateWaitingFromTheCollective) {
   constexpr double kLate = 0.3;
   const auto late_allreduce = [&](Communicator& c, PhaseMetrics& metrics) {
     comm.barrier();  // unbooked: comm has no metrics attached
-    c.attach(&metrics);
+    c.observe(&metrics);
     const ScopedPhase phase(metrics, Phase::kTerminationCheck);
     if (comm.rank() == 0) std::this_thread::sleep_for(std::chrono::duration<double>(kLate));
     EXPECT_EQ(c.allreduce(std::uint64_t{1}, ReduceOp::kSum), static_cast<std::uint64_t>(c.size()));
@@ -239,7 +240,7 @@ TEST(Communicator, TimedWaitsSeparateWaitingFromTheCollective) {
   };
   PhaseMetrics plain_metrics;
   const PhaseCounters plain = late_allreduce(comm, plain_metrics);
-  comm.attach(nullptr);
+  comm.observe(nullptr);
   EXPECT_EQ(plain.wait_s, 0.0);
   if (comm.rank() != 0) {
     EXPECT_GE(plain.mpi_s, kLate * 0.5);
@@ -260,7 +261,7 @@ TEST(Communicator, TimedWaitsSeparateWaitingFromTheCollective) {
   // A pairwise swap is not preceded by a barrier: its wait stays in mpi_s.
   if (comm.rank() < 2) {
     PhaseMetrics pair_metrics;
-    timed.attach(&pair_metrics);
+    timed.observe(&pair_metrics);
     const ScopedPhase phase(pair_metrics, Phase::kRowExchange);
     if (comm.rank() == 0) std::this_thread::sleep_for(std::chrono::duration<double>(kLate));
     EXPECT_EQ(timed.sendrecv_value(comm.rank(), 1 - comm.rank()), 1 - comm.rank());
@@ -317,7 +318,7 @@ TEST(CodecExchange, EveryCodecDeliversWhatThePlainExchangeDelivers) {
   for (const char* name : kCodecNames) {
     SCOPED_TRACE(name);
     PhaseMetrics metrics;
-    comm.attach(&metrics);
+    comm.observe(&metrics);
     DirectExchanger plain(ColumnGather::kAllgatherv);
     DirectExchanger coded(ColumnGather::kAllgatherv, MessageCodec(*parse_codec_choice(name), calibrated()));
     DirectExchanger coded_union(ColumnGather::kUnion, MessageCodec(*parse_codec_choice(name), calibrated()));
@@ -357,7 +358,7 @@ TEST(CodecExchange, EveryCodecDeliversWhatThePlainExchangeDelivers) {
       for (const std::uint64_t f : c.frames) frames += f;
       EXPECT_GT(frames, 0U);
     }
-    comm.attach(nullptr);
+    comm.observe(nullptr);
   }
 }
 
@@ -402,7 +403,7 @@ TEST(CodecExchange, MaskedBitmapGatherCarriesOnlyTheMaskedPositions) {
   for (const char* name : kCodecNames) {
     SCOPED_TRACE(name);
     PhaseMetrics metrics;
-    comm.attach(&metrics);
+    comm.observe(&metrics);
     DirectExchanger exchanger(ColumnGather::kAllgatherv, std::string_view(name) == "none"
                                                              ? MessageCodec()
                                                              : MessageCodec(*parse_codec_choice(name), calibrated()));
@@ -416,7 +417,7 @@ TEST(CodecExchange, MaskedBitmapGatherCarriesOnlyTheMaskedPositions) {
     EXPECT_EQ(c.id_bytes, peers * my_ids * 8);
     // Plain gathers send the packed words: the mask's positions, not the slice.
     EXPECT_EQ(c.raw_bytes, peers * ((my_positions + 63) / 64) * 8);
-    comm.attach(nullptr);
+    comm.observe(nullptr);
   }
 }
 
@@ -443,9 +444,10 @@ TEST(CodecExchange, AutoMixesFramedAndUnframedMessages) {
   network.inter_node = {50e-6, 117.5e6};
   std::vector<int> nodes(static_cast<std::size_t>(p));
   for (int r = 0; r < p; ++r) nodes[static_cast<std::size_t>(r)] = r / 2;
-  comm.attach_network(&network, nodes);
+  comm.attach_nodes(nodes);
   PhaseMetrics metrics;
-  comm.attach(&metrics);
+  metrics.price_links(network.intra_node, network.inter_node);
+  comm.observe(&metrics);
   auto model = std::make_shared<const CodecCostModel>(CodecCostModel::uniform({4, 10e-9, 10e-9}, 1e-9));
   DirectExchanger plain(ColumnGather::kAllgatherv);
   DirectExchanger coded(ColumnGather::kAllgatherv, MessageCodec(*parse_codec_choice("auto"), model));
@@ -493,7 +495,7 @@ TEST(CodecExchange, AutoMixesFramedAndUnframedMessages) {
   plain.gather_bitmap(comm, words, want_words);
   coded.gather_bitmap(comm, words, got_words);
   EXPECT_EQ(got_words, want_words);
-  comm.attach(nullptr);
+  comm.observe(nullptr);
 }
 
 // A hostile message aborts the receiving rank's exchange with a DecodeError rather than

@@ -280,7 +280,7 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
   int node_ranks = 1;
   {
     Communicator world = Communicator::world();
-    world.attach(&metrics);
+    world.observe(&metrics);
     node_ranks = ranks_on_this_node(world);
     choose_threads(config, node_ranks);
     check_job_openmp_threads(world);
@@ -305,7 +305,8 @@ RunResult run_distributed_benchmark(const RunConfig& config) {
     result.network_probe = measure_network(grid.world(), nodes);
   }
   result.network = network_model_for(config.network, result.network_probe ? &*result.network_probe : nullptr);
-  grid.attach_network(&result.network, nodes);
+  grid.attach_nodes(nodes);
+  metrics.price_links(result.network.intra_node, result.network.inter_node);
   grid.time_waits(config.time_waits);
   std::shared_ptr<const CodecCostModel> codec_costs;
   if (config.codec.is_auto()) {

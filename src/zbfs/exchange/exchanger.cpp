@@ -10,6 +10,7 @@
 #include "zbfs/core/bit_compaction.hpp"
 #include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/metrics/communicator_metrics.hpp"
 
 namespace zbfs {
 namespace {
@@ -19,18 +20,18 @@ bool encoding(const MessageCodec* codec) { return codec != nullptr && !codec->pa
 // Books an exchange's codec work in the communicator's current phase.
 void book_codec_work(const Communicator& comm, std::uint64_t raw_bytes, std::uint64_t wire_bytes, double encode_s,
                      double decode_s) {
-  if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr && comm.size() > 1) {
+  if (PhaseMetrics* metrics = phase_metrics_of(comm); metrics != nullptr && comm.size() > 1) {
     metrics->add_codec_work(raw_bytes, wire_bytes, encode_s, decode_s);
   }
 }
 
 // Books `ids` vertex ids sent to other ranks (PhaseCounters::id_bytes).
 void book_ids(const Communicator& comm, std::uint64_t ids) {
-  if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr && comm.size() > 1) metrics->add_ids(ids);
+  if (PhaseMetrics* metrics = phase_metrics_of(comm); metrics != nullptr && comm.size() > 1) metrics->add_ids(ids);
 }
 
 void book_frame(const Communicator& comm, CodecId codec) {
-  if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr) metrics->add_frame(codec);
+  if (PhaseMetrics* metrics = phase_metrics_of(comm); metrics != nullptr) metrics->add_frame(codec);
 }
 
 // Refuses, before allocating, a total the machine cannot hold. Asking the system
@@ -148,7 +149,7 @@ std::vector<std::uint64_t> allgather_ids(const Communicator& comm, std::span<con
   ByteBuffer frame;
   MessageCodec::Encoding how{CodecId::kNone, false};
   if (encoding(codec) && !mine.empty()) {
-    how = codec->encode_ids(mine, IdsAre::kSet, comm.slowest_link(), frame);
+    how = codec->encode_ids(mine, IdsAre::kSet, slowest_link_cost(comm), frame);
     book_frame(comm, how.codec);
   }
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
@@ -180,7 +181,7 @@ std::vector<std::uint64_t> sendrecv_encoded(const Communicator& comm, std::span<
   ByteBuffer frame;
   MessageCodec::Encoding how{CodecId::kNone, false};
   if (!mine.empty()) {
-    how = codec.encode_ids(mine, IdsAre::kSet, comm.link_cost_to(partner), frame);
+    how = codec.encode_ids(mine, IdsAre::kSet, link_cost_to(comm, partner), frame);
     book_frame(comm, how.codec);
   }
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
@@ -263,7 +264,8 @@ std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<c
 void DirectExchanger::record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
                              std::span<const std::uint64_t> values) const {
   if (recorder_ == nullptr || !recorder_->enabled() || comm.size() == 1) return;
-  recorder_->record(comm.metrics() != nullptr ? comm.metrics()->current() : Phase::kOther, kind, destination, values);
+  const PhaseMetrics* metrics = phase_metrics_of(comm);
+  recorder_->record(metrics != nullptr ? metrics->current() : Phase::kOther, kind, destination, values);
 }
 
 IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) {
@@ -296,7 +298,7 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
     first += outgoing.counts[d];
     pieces[d] = {byte_view(ids), false};
     if (codec_.passthrough() || d == me || ids.empty()) continue;
-    const MessageCodec::Encoding how = codec_.encode_ids(ids, kind, comm.link_cost_to(static_cast<int>(d)), frames);
+    const MessageCodec::Encoding how = codec_.encode_ids(ids, kind, link_cost_to(comm, static_cast<int>(d)), frames);
     book_frame(comm, how.codec);
     pieces[d].flagged = how.framed;
     frame_end[d] = frames.size();
@@ -392,7 +394,7 @@ void DirectExchanger::gather_words(const Communicator& comm, std::span<const std
   }
   Stopwatch clock;
   ByteBuffer frame;
-  const MessageCodec::Encoding how = codec_.encode_bitmap(mine, comm.slowest_link(), frame);
+  const MessageCodec::Encoding how = codec_.encode_bitmap(mine, slowest_link_cost(comm), frame);
   book_frame(comm, how.codec);
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();

@@ -8,11 +8,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "zbfs/codec/codec_id.hpp"
+#include "zbfs/core/link_cost.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/mpi/traffic.hpp"
 
 namespace zbfs {
 
@@ -31,19 +34,8 @@ constexpr std::size_t kPhaseCount = 9;
 
 std::string_view to_string(Phase phase);
 
-// Which communicator of the process grid carried traffic: the whole job, a processor row
-// (C ranks) or a processor column (R ranks). Projections to other rank counts scale
-// each one with its own group size.
-enum class CommRole : int { kWorld, kRow, kColumn, kOther };
-constexpr std::size_t kCommRoleCount = 4;
+// The communicator roles and collective patterns traffic is tallied by (mpi/traffic.hpp).
 std::string_view to_string(CommRole role);
-
-// The shape of a collective, which decides how its traffic grows with the group size:
-// personalised all-to-all (each rank's own data to its owners), gather (everyone gets
-// the group's data), reduction (a fixed-size buffer in log2 rounds) and pairwise
-// exchanges (the rounds of our set-union allreduce).
-enum class CommPattern : int { kPersonalized, kGather, kReduce, kPairwise };
-constexpr std::size_t kCommPatternCount = 4;
 std::string_view to_string(CommPattern pattern);
 
 // Routed exchanges (route/routed_exchange.hpp) book bytes per hop; a read's replies
@@ -111,10 +103,32 @@ struct PhaseCounters {
   }
 };
 
-class PhaseMetrics {
+// The counters of a rank, per phase. As the TrafficObserver of the communicators it is
+// attached to, it books every call in the current phase and prices it with the links
+// given to price_links (0 until then, and for calls of communicators without a node
+// layout).
+class PhaseMetrics final : public TrafficObserver {
  public:
   [[nodiscard]] Phase current() const { return current_; }
   void set_current(Phase phase) { current_ = phase; }
+
+  // The network model's two link classes, which price every call from now on.
+  void price_links(const LinkCost& intra_node, const LinkCost& inter_node) { links_ = {intra_node, inter_node}; }
+  // The cost of a link of class `link`, or nullptr before price_links.
+  [[nodiscard]] const LinkCost* link(LinkClass link) const {
+    return links_ ? &(*links_)[static_cast<std::size_t>(link)] : nullptr;
+  }
+
+  void on_call(CommRole role, CommPattern pattern, std::uint64_t messages, std::uint64_t bytes,
+               const ClassTraffic* by_link, double mpi_s) override {
+    double model_s = 0;
+    if (by_link != nullptr && links_) {
+      model_s = (*links_)[0].time_s(by_link->messages[0], by_link->bytes[0]) +
+                (*links_)[1].time_s(by_link->messages[1], by_link->bytes[1]);
+    }
+    add_traffic(role, pattern, messages, bytes, bytes, model_s, mpi_s);
+  }
+  void on_wait(double seconds) override { add_wait(seconds); }
 
   // One call's traffic (this rank's sends) in the current phase.
   void add_traffic(CommRole role, CommPattern pattern, std::uint64_t messages, std::uint64_t raw_bytes,
@@ -181,6 +195,7 @@ class PhaseMetrics {
   std::array<PhaseCounters, kPhaseCount> counters_{};
   std::array<TrafficTally, kTallies> tally_{};
   Phase current_ = Phase::kOther;
+  std::optional<std::array<LinkCost, 2>> links_;  // intra-node, inter-node
 };
 
 // Makes `phase` current for its lifetime and adds the elapsed time to it.

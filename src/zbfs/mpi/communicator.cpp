@@ -116,9 +116,8 @@ Communicator::Communicator(Communicator&& other) noexcept
       probed_comm_(std::exchange(other.probed_comm_, MPI_COMM_NULL)),
       rank_(other.rank_),
       size_(other.size_),
-      metrics_(other.metrics_),
+      observer_(other.observer_),
       role_(other.role_),
-      model_(other.model_),
       node_of_member_(std::move(other.node_of_member_)),
       on_node_(other.on_node_),
       off_node_(other.off_node_),
@@ -132,9 +131,8 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     probed_comm_ = std::exchange(other.probed_comm_, MPI_COMM_NULL);
     rank_ = other.rank_;
     size_ = other.size_;
-    metrics_ = other.metrics_;
+    observer_ = other.observer_;
     role_ = other.role_;
-    model_ = other.model_;
     node_of_member_ = std::move(other.node_of_member_);
     on_node_ = other.on_node_;
     off_node_ = other.off_node_;
@@ -148,13 +146,12 @@ Communicator Communicator::split(int color, int key) const {
   MPI_Comm part = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split(comm_, color, key, &part), "MPI_Comm_split");
   Communicator result(part);
-  result.metrics_ = metrics_;  // a network, if any, is attached to the new one by its owner
+  result.observer_ = observer_;  // a node layout, if any, is given to the new one by its owner
   result.time_waits_ = time_waits_;
   return result;
 }
 
-void Communicator::attach_network(const NetworkModel* model, std::span<const int> node_of_world) {
-  model_ = model;
+void Communicator::attach_nodes(std::span<const int> node_of_world) {
   MPI_Group mine = MPI_GROUP_NULL;
   MPI_Group world = MPI_GROUP_NULL;
   check_mpi(MPI_Comm_group(comm_, &mine), "MPI_Comm_group");
@@ -170,7 +167,7 @@ void Communicator::attach_network(const NetworkModel* model, std::span<const int
   on_node_ = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const auto w = static_cast<std::size_t>(world_ranks[i]);
-    if (w >= node_of_world.size()) throw Error(ExitCode::kFailure, "attach_network: node map too short");
+    if (w >= node_of_world.size()) throw Error(ExitCode::kFailure, "attach_nodes: node map too short");
     node_of_member_[i] = node_of_world[w];
   }
   for (const int node : node_of_member_) on_node_ += node == node_of_member_[static_cast<std::size_t>(rank_)] ? 1 : 0;
@@ -322,11 +319,11 @@ void Communicator::throw_first_error(const std::optional<std::string>& mine, Exi
 
 void Communicator::mark_collective() const {
   // Whether to wait depends only on the setting every member shares, never on local state
-  // such as attached metrics: a member that skipped the barrier would hang the others.
+  // such as an attached observer: a member that skipped the barrier would hang the others.
   if (time_waits_ && size_ > 1) {
     const Stopwatch waiting;
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
-    if (metrics_ != nullptr) metrics_->add_wait(waiting.elapsed_s());
+    if (observer_ != nullptr) observer_->on_wait(waiting.elapsed_s());
   }
   mark();
 }
@@ -343,9 +340,9 @@ MPI_Op Communicator::to_mpi(ReduceOp op) {
 
 void Communicator::record(CommPattern pattern, std::uint64_t messages, std::uint64_t bytes,
                           const ClassTraffic& priced) const {
-  if (metrics_ == nullptr || size_ <= 1) return;
-  metrics_->add_traffic(role_, pattern, messages, bytes, bytes, model_ != nullptr ? model_->time_s(priced) : 0.0,
-                        since_mark_.elapsed_s());
+  if (observer_ == nullptr || size_ <= 1) return;
+  observer_->on_call(role_, pattern, messages, bytes, node_of_member_.empty() ? nullptr : &priced,
+                     since_mark_.elapsed_s());
   since_mark_.restart();
 }
 

@@ -1,16 +1,16 @@
 // Communicator: an owned MPI communicator (RAII; freed on destruction) with the typed
 // collectives zbfs uses. Every member that communicates is collective over the
 // communicator. A failing MPI call throws Error; main() then aborts the whole job, so no
-// rank is left waiting. Traffic is added to the attached PhaseMetrics, counted as this
-// rank's sends in the textbook algorithm of each collective: direct exchange for
-// all-to-all and all-gather ((P-1) messages of this rank's data), recursive doubling
-// for allreduce (ceil(log2 P) messages of the whole buffer). With a network model
-// attached, each call also adds its modelled time (mpi/collective_traffic.hpp) to the
-// phase, using which members share this rank's node, and the time spent inside MPI.
-// With wait timing on, every collective first waits in a timed barrier: the time until
-// the last member arrives is booked as waiting (wait_s), so that mpi_s is the collective
-// itself, which is what a network model can predict. Point-to-point calls are not
-// preceded by a barrier; their wait for the partner stays in mpi_s.
+// rank is left waiting. Each call is reported to the attached TrafficObserver
+// (mpi/traffic.hpp), counted as this rank's sends in the textbook algorithm of each
+// collective: direct exchange for all-to-all and all-gather ((P-1) messages of this
+// rank's data), recursive doubling for allreduce (ceil(log2 P) messages of the whole
+// buffer), with the time spent inside MPI. Given the node layout (attach_nodes), the
+// report splits the traffic by link class (mpi/collective_traffic.hpp), which the
+// observer prices. With wait timing on, every collective first waits in a timed barrier:
+// the time until the last member arrives is reported as waiting, so that the time inside
+// MPI is the collective itself, which is what a network model can predict. Point-to-point
+// calls are not preceded by a barrier; their wait for the partner stays inside MPI.
 #pragma once
 
 #include <mpi.h>
@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/link_cost.hpp"
 #include "zbfs/core/timer.hpp"
-#include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/mpi/datatype.hpp"
-#include "zbfs/network/network_model.hpp"
+#include "zbfs/mpi/traffic.hpp"
 
 namespace zbfs {
 
@@ -44,8 +44,8 @@ class Communicator {
   static Communicator duplicate(MPI_Comm comm);
   // Collective over the job: a duplicate of MPI_COMM_WORLD.
   static Communicator world();
-  // Collective: a duplicate of this communicator with nothing attached (no metrics, no
-  // network model, no wait timing), for traffic that must not be booked, such as the
+  // Collective: a duplicate of this communicator with nothing attached (no observer, no
+  // node layout, no wait timing), for traffic that must not be booked, such as the
   // network probe's own.
   [[nodiscard]] Communicator unmetered() const;
   // Collective: the members that share this rank's node (MPI_COMM_TYPE_SHARED), ordered by rank.
@@ -58,28 +58,30 @@ class Communicator {
 
   [[nodiscard]] int rank() const { return rank_; }
   [[nodiscard]] int size() const { return size_; }
-  void attach(PhaseMetrics* metrics) { metrics_ = metrics; }
-  [[nodiscard]] PhaseMetrics* metrics() const { return metrics_; }
+  // Where each call is reported (nullptr: nowhere). Local.
+  void observe(TrafficObserver* observer) { observer_ = observer; }
+  [[nodiscard]] TrafficObserver* observer() const { return observer_; }
   [[nodiscard]] CommRole role() const { return role_; }
   // Local, but every member must set the same, since the barrier is collective: turns
   // the timed barrier before each collective on or off (see above).
   void time_waits(bool on) { time_waits_ = on; }
   [[nodiscard]] bool times_waits() const { return time_waits_; }
   void set_role(CommRole role) { role_ = role; }
-  // Prices this communicator's traffic with `model` (kept by the caller); node_of_world[r]
-  // is the node of world rank r. Local: every rank calls it with the same arguments.
-  void attach_network(const NetworkModel* model, std::span<const int> node_of_world);
-  // The members on this rank's node (this rank included), 1 without a network attached.
+  // The node of every member, so that traffic is split by link class; node_of_world[r] is
+  // the node of world rank r. Local: every rank calls it with the same arguments.
+  void attach_nodes(std::span<const int> node_of_world);
+  [[nodiscard]] bool knows_nodes() const { return !node_of_member_.empty(); }
+  // The members on this rank's node (this rank included), 1 without a node layout.
   [[nodiscard]] int members_on_my_node() const { return on_node_; }
-  // The attached network's link to `member`, and the slowest link to any member (what a
-  // gather's data crosses); nullptr without a network.
-  [[nodiscard]] const LinkCost* link_cost_to(int member) const {
-    return model_ == nullptr ? nullptr : &model_->link(link_to(member));
+  // The class of the link to `member`, and of the slowest link to any member (what a
+  // gather's data crosses); intra-node without a node layout.
+  [[nodiscard]] LinkClass link_to(int member) const {
+    return node_of_member_.empty() ||
+                   node_of_member_[static_cast<std::size_t>(member)] == node_of_member_[static_cast<std::size_t>(rank_)]
+               ? LinkClass::kIntraNode
+               : LinkClass::kInterNode;
   }
-  [[nodiscard]] const LinkCost* slowest_link() const {
-    if (model_ == nullptr) return nullptr;
-    return &model_->link(off_node_ > 0 ? LinkClass::kInterNode : LinkClass::kIntraNode);
-  }
+  [[nodiscard]] LinkClass slowest_link() const { return off_node_ > 0 ? LinkClass::kInterNode : LinkClass::kIntraNode; }
 
   // Collective: ranks with equal color form a new communicator, ordered by key.
   [[nodiscard]] Communicator split(int color, int key) const;
@@ -331,7 +333,7 @@ class Communicator {
  private:
   explicit Communicator(MPI_Comm comm);
   static MPI_Op to_mpi(ReduceOp op);
-  // Accounting of one call (no-ops without metrics or in a group of one).
+  // Reporting of one call (no-ops without an observer or in a group of one).
   void count_gather(std::uint64_t my_bytes, std::uint64_t total_bytes) const;
   void count_personalized_uniform(std::uint64_t bytes_per_peer) const;
   void count_rounds(std::uint64_t bytes) const;
@@ -340,13 +342,6 @@ class Communicator {
   void mark() const { since_mark_.restart(); }
   // mark() for a collective: first, with wait timing on, the timed barrier.
   void mark_collective() const;
-  [[nodiscard]] LinkClass link_to(int member) const {
-    return node_of_member_.empty() ||
-                   node_of_member_[static_cast<std::size_t>(member)] == node_of_member_[static_cast<std::size_t>(rank_)]
-               ? LinkClass::kIntraNode
-               : LinkClass::kInterNode;
-  }
-
   static constexpr int kSizeTag = 1;
   static constexpr int kDataTag = 2;
   static constexpr int kSparseTags[2] = {3, 4};
@@ -355,10 +350,9 @@ class Communicator {
   MPI_Comm probed_comm_ = MPI_COMM_NULL;  // exchange_probed's messages only
   int rank_ = 0;
   int size_ = 1;
-  PhaseMetrics* metrics_ = nullptr;
+  TrafficObserver* observer_ = nullptr;
   CommRole role_ = CommRole::kOther;
-  const NetworkModel* model_ = nullptr;
-  std::vector<int> node_of_member_;  // empty: no network attached
+  std::vector<int> node_of_member_;  // empty: no node layout given
   int on_node_ = 1;
   int off_node_ = 0;
   bool time_waits_ = false;

@@ -6,6 +6,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/metrics/communicator_metrics.hpp"
 
 namespace zbfs {
 namespace {
@@ -153,7 +154,7 @@ void RoutedExchange::book(const Communicator& comm) {
     stats_.startups += stats_.hop_startups[h];
     stats_.sent_bytes += stats_.hop_bytes[h];
   }
-  if (PhaseMetrics* metrics = comm.metrics(); metrics != nullptr && comm.size() > 1) {
+  if (PhaseMetrics* metrics = phase_metrics_of(comm); metrics != nullptr && comm.size() > 1) {
     metrics->add_route(stats_.merged_items, stats_.hop_bytes);
   }
 }
@@ -161,7 +162,7 @@ void RoutedExchange::book(const Communicator& comm) {
 std::vector<Communicator::SparseMessage> RoutedExchange::transport(const Communicator& comm,
                                                                    std::vector<Communicator::SparseMessage>& outgoing,
                                                                    HopLayout layout, std::size_t stats_hop) {
-  PhaseMetrics* metrics = comm.size() > 1 ? comm.metrics() : nullptr;
+  PhaseMetrics* metrics = comm.size() > 1 ? phase_metrics_of(comm) : nullptr;
   const bool encoding = codec_ != nullptr && !codec_->passthrough();
   std::uint64_t raw_bytes = 0;
   std::uint64_t wire_bytes = 0;
@@ -170,7 +171,7 @@ std::vector<Communicator::SparseMessage> RoutedExchange::transport(const Communi
     const Stopwatch clock;
     for (auto& m : outgoing) {
       raw_bytes += m.words.size() * sizeof(std::uint64_t);
-      HopEncoding encoded = encode_hop_message(m.words, layout, *codec_, comm.link_cost_to(m.rank));
+      HopEncoding encoded = encode_hop_message(m.words, layout, *codec_, link_cost_to(comm, m.rank));
       if (metrics != nullptr) {
         for (const CodecId codec : encoded.frames) metrics->add_frame(codec);
       }

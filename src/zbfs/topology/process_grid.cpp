@@ -7,9 +7,9 @@
 
 namespace zbfs {
 
-ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num_vertices, PhaseMetrics* metrics)
+ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num_vertices, TrafficObserver* observer)
     : partition_(partition), world_(Communicator::world()) {
-  world_.attach(metrics);
+  world_.observe(observer);
   if (partition == Partition::k1D) shape = GridShape{1, world_.size()};
   if (shape.size() != world_.size()) {
     throw_usage_error("grid " + shape.to_string() + " has " + counted(shape.size(), "rank") + " but the job has " +
@@ -31,10 +31,10 @@ ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num
   }
 }
 
-void ProcessGrid::attach_network(const NetworkModel* model, std::span<const int> node_of_world) {
-  world_.attach_network(model, node_of_world);
-  row_.attach_network(model, node_of_world);
-  col_.attach_network(model, node_of_world);
+void ProcessGrid::attach_nodes(std::span<const int> node_of_world) {
+  world_.attach_nodes(node_of_world);
+  row_.attach_nodes(node_of_world);
+  col_.attach_nodes(node_of_world);
 }
 
 void ProcessGrid::time_waits(bool on) {

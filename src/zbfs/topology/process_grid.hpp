@@ -32,10 +32,12 @@ struct TraversalLayout {
 class ProcessGrid {
  public:
   // Collective. `shape` must multiply to the world size (1D: any shape is replaced by 1 x P).
-  ProcessGrid(Partition partition, GridShape shape, std::uint64_t num_vertices, PhaseMetrics* metrics);
+  // Every call of the three communicators is reported to `observer` (may be nullptr).
+  ProcessGrid(Partition partition, GridShape shape, std::uint64_t num_vertices, TrafficObserver* observer);
 
-  // Prices the traffic of all three communicators with `model` (see Communicator).
-  void attach_network(const NetworkModel* model, std::span<const int> node_of_world);
+  // Gives all three communicators the node of every rank, so that their traffic is split
+  // by link class (see Communicator).
+  void attach_nodes(std::span<const int> node_of_world);
   // Times the wait before every collective of all three communicators (see Communicator).
   void time_waits(bool on);
 
