@@ -1,11 +1,9 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -20,6 +18,7 @@
 #include "zbfs/driver/recorded_run.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/run_files.hpp"
+#include "zbfs/driver/run_report.hpp"
 #include "zbfs/driver/runner.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/input/graph_reader.hpp"
@@ -192,31 +191,7 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   add_network_options(run, text, ", or measure (a ping-pong at start-up)");
 }
 
-// Rank 0's output of a finished run: the result block on stdout, the JSON record, the
-// phase table. Returns the one-line error of an output that could not be written.
-std::optional<std::string> report_run(const RunResult& result, const RunConfig& config) {
-  std::fputs(format_result_block(result.result_block).c_str(), stdout);
-  // A full disk under a redirected stdout shows here, not in fputs.
-  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
-    return std::string("cannot write the result block to standard output: ") + std::strerror(errno);
-  }
-  if (!config.json_path.empty()) {
-    try {
-      write_json_report(result, config.json_path);
-    } catch (const Error& e) {
-      return e.what();
-    }
-  }
-  if (!config.quiet) {
-    std::fputs(
-        format_phase_table(result.phases, result.num_processes, result.network, result.config.codec.name()).c_str(),
-        stderr);
-    std::fprintf(stderr, "zbfs: peak memory %s per rank\n", format_bytes(result.peak_rss_bytes).c_str());
-  }
-  return std::nullopt;
-}
-
-int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int rank, int ranks) {
+int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int ranks) {
   const Communicator world = Communicator::world();
   if (!text.input.empty()) {
     for (const char* flag :
@@ -265,10 +240,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   validate_config(config, ranks);
   check_run_files(config, world);  // fail now rather than after a long run
   const RunResult result = config.shared_memory ? run_benchmark(config) : run_distributed_benchmark(config);
-  std::optional<std::string> failure;
-  if (rank == 0) failure = report_run(result, config);
-  // Every rank ends with rank 0's outcome: exit status 1 everywhere when its output failed.
-  world.throw_first_error(failure, ExitCode::kFailure);
+  report_run(result, world);
   return 0;
 }
 
@@ -474,7 +446,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   }
   if (run->parsed()) {
     refuse_explicit_zero_sizes(*run, config);
-    return run_command(config, text, *run, rank, ranks);
+    return run_command(config, text, *run, ranks);
   }
   if (generate->parsed()) {
     refuse_explicit_zero_sizes(*generate, generate_config);
