@@ -242,43 +242,57 @@ LargeArray<std::int64_t> bfs_tree_levels(const ProcessGrid& grid, Exchanger& exc
   return level;
 }
 
-ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
-                                               Exchanger& exchanger, std::uint64_t root,
-                                               std::span<const std::int64_t> parent, PhaseMetrics& metrics,
-                                               const ValidationRoute* route, std::uint64_t edges_per_round) {
-  const ScopedPhase phase(metrics, Phase::kValidation);
-  const Communicator& world = grid.world();
+namespace {
+
+// Rule 1's preconditions on this rank's piece: the root is its own parent, and every
+// parent is -1 or a vertex.
+void check_parent_ranges(const ProcessGrid& grid, std::uint64_t root, std::span<const std::int64_t> parent,
+                         LocalErrors& errors) {
   const std::uint64_t n = grid.blocks().num_vertices();
   const std::uint64_t first = grid.my_first_vertex();
-  const std::uint64_t block = grid.blocks().block();
-  LocalErrors errors;
-
-  // Rule 1 preconditions: the root is its own parent; every parent is -1 or a vertex.
   if (root >= n)
     errors.add(ValidationRule::kTreeRootedAtKey, "search key " + std::to_string(root) + " is not a vertex");
   if (root < n && grid.owns(root) && parent[root - first] != static_cast<std::int64_t>(root)) {
     errors.add(ValidationRule::kTreeRootedAtKey,
                "the parent of the root " + std::to_string(root) + " is " + std::to_string(parent[root - first]));
   }
-  for (std::uint64_t o = 0; o < block; ++o) {
+  for (std::uint64_t o = 0; o < grid.blocks().block(); ++o) {
     const bool real = first + o < n;
     if (parent[o] < -1 || parent[o] >= static_cast<std::int64_t>(n) || (!real && parent[o] != -1)) {
       errors.add(ValidationRule::kTreeRootedAtKey, "parent " + std::to_string(parent[o]) + " of vertex " +
                                                        std::to_string(first + o) + " is out of range");
     }
   }
-  if (world.allreduce(errors.count(), ReduceOp::kSum) != 0) {
-    return errors.merge(world);
-  }
+}
 
+// With a route, the vertices' (level, parent, unconfirmed) table the lookups go through.
+std::optional<DistributedArray> lookup_table(const ProcessGrid& grid, const ValidationRoute* route,
+                                             std::span<const std::int64_t> parent) {
   std::optional<DistributedArray> table;
-  if (route != nullptr) {
-    // Every field starts as 1: "unconfirmed" for the third; the others are set below.
-    table.emplace(world, ArrayPlacement::of_vertices(grid), kFields, route->plan, route->merge, 1);
-    table->set_codec(route->codec, route->max_items);
-    for (std::uint64_t o = 0; o < table->local_size(); ++o)
-      table->at(o, kParentField) = static_cast<std::uint64_t>(parent[o]);
-  }
+  if (route == nullptr) return table;
+  // Every field starts as 1: "unconfirmed" for the third; the others are set by the caller.
+  table.emplace(grid.world(), ArrayPlacement::of_vertices(grid), kFields, route->plan, route->merge, 1);
+  table->set_codec(route->codec, route->max_items);
+  for (std::uint64_t o = 0; o < table->local_size(); ++o)
+    table->at(o, kParentField) = static_cast<std::uint64_t>(parent[o]);
+  return table;
+}
+
+}  // namespace
+
+ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
+                                               Exchanger& exchanger, std::uint64_t root,
+                                               std::span<const std::int64_t> parent, PhaseMetrics& metrics,
+                                               const ValidationRoute* route, std::uint64_t edges_per_round) {
+  const ScopedPhase phase(metrics, Phase::kValidation);
+  const Communicator& world = grid.world();
+  const std::uint64_t first = grid.my_first_vertex();
+  const std::uint64_t block = grid.blocks().block();
+  LocalErrors errors;
+  check_parent_ranges(grid, root, parent, errors);
+  if (world.allreduce(errors.count(), ReduceOp::kSum) != 0) return errors.merge(world);
+
+  std::optional<DistributedArray> table = lookup_table(grid, route, parent);
   const Lookups via{exchanger, table ? &*table : nullptr};
   LargeArray<std::int64_t> level(block);
   compute_levels(grid, via, root, parent, level, errors);
