@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "zbfs/core/byte_buffer.hpp"
@@ -67,7 +68,7 @@ void MessageRecorder::record(Phase phase, RecordedKind kind, std::uint32_t desti
     out_->write(std::span<const char>(reinterpret_cast<const char*>(head.data()), head.size()));
     out_->write(std::span<const char>(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
   } catch (const Error& e) {
-    // Mid-search, on this rank only: kept for finish(), which every rank calls alike.
+    // Mid-search, on this rank only: kept for seal(), which every rank calls alike.
     failure_ = e.what();
     out_.reset();
   }
@@ -75,27 +76,25 @@ void MessageRecorder::record(Phase phase, RecordedKind kind, std::uint32_t desti
 
 std::optional<std::string> MessageRecorder::seal() {
   enabled_ = false;
-  if (out_ && !failure_) {
-    try {
-      out_->seal();
-    } catch (const Error& e) {
-      failure_ = e.what();
-      out_.reset();
-    }
-  }
+  finish_step([](OutputFile& out) { out.seal(); }, false);
   return failure_;
 }
 
 std::optional<std::string> MessageRecorder::publish() {
-  if (out_ && !failure_) {
-    try {
-      out_->commit();
-    } catch (const Error& e) {
-      failure_ = e.what();
-    }
-    out_.reset();
-  }
+  finish_step([](OutputFile& out) { out.commit(); }, true);
   return failure_;
+}
+
+void MessageRecorder::finish_step(const std::function<void(OutputFile&)>& step, bool last) {
+  if (!out_ || failure_) return;
+  try {
+    step(*out_);
+  } catch (const Error& e) {
+    failure_ = e.what();
+    out_.reset();  // the file removed its partial name already
+    return;
+  }
+  if (last) out_.reset();
 }
 
 std::vector<RecordedMessage> read_recorded_messages(const std::string& path) {

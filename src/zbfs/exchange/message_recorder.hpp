@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,6 +50,9 @@ class MessageRecorder {
   [[nodiscard]] std::optional<std::string> publish();
 
  private:
+  // One step of the ending on the open file; a failure is kept, and `last` closes it.
+  void finish_step(const std::function<void(OutputFile&)>& step, bool last);
+
   std::optional<OutputFile> out_;
   std::optional<std::string> failure_;
   bool enabled_ = true;
