@@ -152,6 +152,13 @@ int error_lines(const std::string& err) {
   return n;
 }
 
+// A job that failed with exit status 1 and one error line holding `mention`.
+void expect_one_failure(const Outcome& o, const std::string& mention) {
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_EQ(error_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find(mention), std::string::npos) << o.err;
+}
+
 // The checks every failed write must pass: exit status 1, one error line naming the file
 // and the reason (and that the partial file was removed, when one was made), no partial
 // file, and the final name as it was (absent, or the old file).
@@ -272,12 +279,8 @@ TEST(FaultInjection, ARankThatCannotSeeTheFileEndsTheJob) {
   const std::string out = scratch.file("p.txt");
   const Outcome o = run_with(launcher(ZBFS_FAULT_BINARY, 4, "open@1=ENOENT", 1),
                              "run -q -s 8 -r 1 --no-validate --write-parents " + out);
-  EXPECT_EQ(o.status, 1) << o.err;
-  EXPECT_EQ(error_lines(o.err), 1) << o.err;
-  EXPECT_NE(o.err.find("zbfs: error: cannot write '" + out + "': rank 1 cannot open the file rank 0 created (" +
-                       std::strerror(ENOENT) + "): is the folder on a file system every node shares?"),
-            std::string::npos)
-      << o.err;
+  expect_one_failure(o, "zbfs: error: cannot write '" + out + "': rank 1 cannot open the file rank 0 created (" +
+                            std::strerror(ENOENT) + "): is the folder on a file system every node shares?");
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(partial_files(scratch.path()).empty());
 }
@@ -289,10 +292,7 @@ TEST(FaultInjection, FrontierDumpsFailTogether) {
   const std::string dumps = scratch.file("dumps");
   const Outcome o = run_with(launcher(ZBFS_FAULT_BINARY, 4, "close@1=EIO", 3),
                              "run -q -s 10 -r 2 --network shm --dump-frontiers " + dumps);
-  EXPECT_EQ(o.status, 1) << o.err;
-  EXPECT_EQ(error_lines(o.err), 1) << o.err;
-  EXPECT_NE(o.err.find("cannot write '" + dumps + "/rank-3.zbfsdump': " + std::strerror(EIO)), std::string::npos)
-      << o.err;
+  expect_one_failure(o, "cannot write '" + dumps + "/rank-3.zbfsdump': " + std::strerror(EIO));
   EXPECT_TRUE(partial_files(dumps).empty());
   EXPECT_TRUE(fs::is_empty(dumps)) << "a dump took its name although rank 3's failed";
 }
@@ -342,10 +342,7 @@ TEST(SmallFileSystem, FrontierDumpsFailCleanlyWhenTheDiskIsFull) {
   if (small.skip_reason()) GTEST_SKIP() << *small.skip_reason();
   const std::string dumps = small.file("dumps");
   const Outcome o = run_with(launcher(ZBFS_BINARY, 2), "run -q -s 11 -r 2 --network shm --dump-frontiers " + dumps);
-  EXPECT_EQ(o.status, 1) << o.err;
-  EXPECT_EQ(error_lines(o.err), 1) << o.err;
-  EXPECT_NE(o.err.find(std::string(std::strerror(ENOSPC)) + " (the partial file was removed)"), std::string::npos)
-      << o.err;
+  expect_one_failure(o, std::string(std::strerror(ENOSPC)) + " (the partial file was removed)");
   EXPECT_TRUE(partial_files(small.path()).empty());
   EXPECT_TRUE(fs::is_empty(dumps));
 }

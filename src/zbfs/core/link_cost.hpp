@@ -31,4 +31,11 @@ struct ClassTraffic {
   }
 };
 
+// The alpha-beta time of `traffic` over an intra-node and an inter-node link.
+[[nodiscard]] inline double traffic_time_s(const LinkCost& intra_node, const LinkCost& inter_node,
+                                           const ClassTraffic& traffic) {
+  return intra_node.time_s(traffic.messages[0], traffic.bytes[0]) +
+         inter_node.time_s(traffic.messages[1], traffic.bytes[1]);
+}
+
 }  // namespace zbfs

@@ -121,11 +121,7 @@ class PhaseMetrics final : public TrafficObserver {
 
   void on_call(CommRole role, CommPattern pattern, std::uint64_t messages, std::uint64_t bytes,
                const ClassTraffic* by_link, double mpi_s) override {
-    double model_s = 0;
-    if (by_link != nullptr && links_) {
-      model_s = (*links_)[0].time_s(by_link->messages[0], by_link->bytes[0]) +
-                (*links_)[1].time_s(by_link->messages[1], by_link->bytes[1]);
-    }
+    const double model_s = by_link != nullptr && links_ ? traffic_time_s((*links_)[0], (*links_)[1], *by_link) : 0.0;
     add_traffic(role, pattern, messages, bytes, bytes, model_s, mpi_s);
   }
   void on_wait(double seconds) override { add_wait(seconds); }

@@ -23,9 +23,7 @@ struct NetworkModel {
   LinkCost inter_node;
 
   [[nodiscard]] const LinkCost& link(LinkClass c) const { return c == LinkClass::kIntraNode ? intra_node : inter_node; }
-  [[nodiscard]] double time_s(const ClassTraffic& t) const {
-    return intra_node.time_s(t.messages[0], t.bytes[0]) + inter_node.time_s(t.messages[1], t.bytes[1]);
-  }
+  [[nodiscard]] double time_s(const ClassTraffic& t) const { return traffic_time_s(intra_node, inter_node, t); }
 };
 
 // The preset called `name` (shm, 1gbe, 10gbe, ib-qdr, ib-hdr, nvlink), if there is one.

@@ -47,26 +47,24 @@ void OutputFile::write(std::span<const char> bytes) {
   if (!file_) throw Error(ExitCode::kFailure, "internal: writing '" + path_ + "' after it was sealed");
   if (buffer_.size() + bytes.size() > kBufferBytes) flush();
   if (bytes.size() >= kBufferBytes) {
-    try {
-      file_->write_at(flushed_bytes_, bytes);
-    } catch (const FileError& e) {
-      fail(e.what());
-    }
-    flushed_bytes_ += bytes.size();
-    return;
+    append(bytes);
+  } else {
+    buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
   }
-  buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
 }
 
 void OutputFile::flush() {
-  if (buffer_.empty()) return;
+  append(buffer_);
+  buffer_.clear();
+}
+
+void OutputFile::append(std::span<const char> bytes) {
   try {
-    file_->write_at(flushed_bytes_, buffer_);
+    file_->write_at(flushed_bytes_, bytes);
   } catch (const FileError& e) {
     fail(e.what());
   }
-  flushed_bytes_ += buffer_.size();
-  buffer_.clear();
+  flushed_bytes_ += bytes.size();
 }
 
 void OutputFile::seal() {

@@ -44,6 +44,8 @@ class OutputFile {
 
  private:
   void flush();
+  // Writes `bytes` after what is on the file already (the buffer is not involved).
+  void append(std::span<const char> bytes);
   [[noreturn]] void fail(const std::string& reason);
 
   std::string path_;
