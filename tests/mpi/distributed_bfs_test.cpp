@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/validator.hpp"
@@ -75,11 +77,10 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
   const PackedEdgeList slice = testing::my_slice(generator, grid);
   const DistributedGraph<V> graph(grid, slice, 1000);
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
-  DirectExchanger exchanger(gather, MessageCodec(codec, costs));
-  MessageCodec hop_codec(codec, costs);
-  DistributedBfs<V> bfs(grid, graph, exchanger, metrics, route, &hop_codec);
-  std::optional<ValidationRoute> validation_route;
-  if (route != nullptr) validation_route = ValidationRoute{route->plan_for(grid.size()), route->merge(), &hop_codec};
+  const std::unique_ptr<Exchanger> exchanger_owned =
+      make_exchanger({gather, MessageCodec(codec, costs), route != nullptr ? std::optional(*route) : std::nullopt});
+  Exchanger& exchanger = *exchanger_owned;
+  DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
   std::vector<std::vector<std::int64_t>> parents;
 
   const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
@@ -105,8 +106,8 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
     EXPECT_EQ(levels_from_parents(parent, root), reference_bfs_levels(generator.num_vertices(), edges, root));
     const ValidationReport sequential = validate_bfs_tree(packed, root, parent);
     EXPECT_TRUE(sequential.ok()) << (sequential.messages.empty() ? "" : sequential.messages.front());
-    const ValidationReport distributed = validate_distributed_bfs_tree(
-        grid, slice, exchanger, root, owned, metrics, validation_route ? &*validation_route : nullptr, 500);
+    const ValidationReport distributed =
+        validate_distributed_bfs_tree(grid, slice, exchanger, root, owned, metrics, 500);
     EXPECT_TRUE(distributed.ok()) << (distributed.messages.empty() ? "" : distributed.messages.front());
     EXPECT_EQ(distributed.traversed_edges, sequential.traversed_edges);
     EXPECT_EQ(distributed.reached_vertices, sequential.reached_vertices);
@@ -178,6 +179,16 @@ class GatherCounter final : public Exchanger {
     }
     gathers.push_back({&comm, positions});
     direct_.gather_bitmap(comm, mine, all, mask);
+  }
+  [[nodiscard]] ExchangeTraits traits() const override { return direct_.traits(); }
+  std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
+                                std::span<const std::uint64_t> counts) override {
+    return direct_.update(comm, items, counts);
+  }
+  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                  std::span<const std::uint64_t> counts, std::size_t width,
+                                  const ReadAnswer& answer) override {
+    return direct_.read(comm, keys, counts, width, answer);
   }
   std::vector<Gather> gathers;
 
@@ -268,20 +279,14 @@ TEST(DistributedBfs, EveryRouteGivesValidTreesAndMergedRoutesAgree) {
   for (const Partition partition : {Partition::k1D, Partition::k2D}) {
     const Layout layout{partition, partition == Partition::k1D ? GridShape{1, p} : most_square_grid(p)};
     std::vector<std::vector<std::int64_t>> merged;
-    for (const RouteKind kind :
-         {RouteKind::kDirect, RouteKind::kSparse, RouteKind::kGrid2, RouteKind::kGridK, RouteKind::kHypercube}) {
-      for (const bool dedup : {true, false}) {
-        RouteChoice route;
-        route.kind = kind;
-        route.dedup = dedup;
-        const auto parents = check_searches<std::uint32_t>(
-            layout, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 3, CodecChoice{CodecId::kNone}, &route);
-        if (!dedup) continue;
-        if (merged.empty()) {
-          merged = parents;
-        } else {
-          EXPECT_EQ(parents, merged) << route.describe();
-        }
+    for (const RouteChoice& route : testing::every_route()) {
+      const auto parents = check_searches<std::uint32_t>(
+          layout, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 3, CodecChoice{CodecId::kNone}, &route);
+      if (!route.dedup) continue;
+      if (merged.empty()) {
+        merged = parents;
+      } else {
+        EXPECT_EQ(parents, merged) << route.describe();
       }
     }
     // Top-down only: every level folds over the route.

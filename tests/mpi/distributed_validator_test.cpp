@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "mpi_test_support.hpp"
 #include "zbfs/bfs/distributed_bfs.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 
 namespace zbfs {
@@ -40,12 +42,14 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     levels_ = levels_from_parents(parent_, root_);
   }
 
-  // The ways the distributed validator reaches other ranks: the exchanger, and routed
-  // distributed arrays (merging and not).
-  std::vector<std::optional<ValidationRoute>> lookups() const {
-    const int p = grid_->size();
-    return {std::nullopt, ValidationRoute{RoutePlan(RouteKind::kHypercube, p), Merge::kOnePerKey},
-            ValidationRoute{RoutePlan(RouteKind::kGrid2, p), Merge::kKeepAll}};
+  // The exchangers the distributed validator may be given: direct, and routed (merging
+  // and not).
+  static std::vector<std::unique_ptr<Exchanger>> exchangers() {
+    std::vector<std::unique_ptr<Exchanger>> all;
+    all.push_back(make_exchanger({}));
+    all.push_back(make_exchanger({ColumnGather::kAllgatherv, {}, RouteChoice{RouteKind::kHypercube, {}, true}}));
+    all.push_back(make_exchanger({ColumnGather::kAllgatherv, {}, RouteChoice{RouteKind::kGrid2, {}, false}}));
+    return all;
   }
 
   // Corrupts the full parent array, then checks both validators reject it alike.
@@ -57,10 +61,10 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     std::vector<std::int64_t> mine(owned_.size(), -1);
     const std::uint64_t first = grid_->my_first_vertex();
     for (std::uint64_t o = 0; o < mine.size() && first + o < bad.size(); ++o) mine[o] = bad[first + o];
-    for (const std::optional<ValidationRoute>& route : lookups()) {
-      SCOPED_TRACE(route ? route->plan.describe() : std::string("exchanger"));
-      const ValidationReport distributed = validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine,
-                                                                         metrics_, route ? &*route : nullptr, 700);
+    for (const std::unique_ptr<Exchanger>& exchanger : exchangers()) {
+      SCOPED_TRACE(exchanger->traits().relays_updates ? "routed" : "direct");
+      const ValidationReport distributed =
+          validate_distributed_bfs_tree(*grid_, slice_, *exchanger, root_, mine, metrics_, 700);
       EXPECT_FALSE(distributed.ok());
       EXPECT_TRUE(distributed.violates(expected)) << (distributed.messages.empty() ? "" : distributed.messages.front());
       EXPECT_EQ(sorted_rules(distributed.violated), sorted_rules(sequential.violated));
@@ -92,9 +96,9 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
 
 TEST_P(DistributedValidatorTest, AcceptsTheBfsTree) {
   std::vector<std::int64_t> mine = owned_;
-  for (const std::optional<ValidationRoute>& route : lookups()) {
-    const ValidationReport report = validate_distributed_bfs_tree(*grid_, slice_, exchanger_, root_, mine, metrics_,
-                                                                  route ? &*route : nullptr, 700);
+  for (const std::unique_ptr<Exchanger>& exchanger : exchangers()) {
+    const ValidationReport report =
+        validate_distributed_bfs_tree(*grid_, slice_, *exchanger, root_, mine, metrics_, 700);
     EXPECT_TRUE(report.ok());
     EXPECT_EQ(report.traversed_edges, validate_bfs_tree(edges_, root_, parent_).traversed_edges);
     EXPECT_EQ(report.reached_vertices, validate_bfs_tree(edges_, root_, parent_).reached_vertices);

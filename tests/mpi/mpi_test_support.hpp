@@ -8,6 +8,7 @@
 
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/generator/kronecker.hpp"
+#include "zbfs/route/route_choice.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
 namespace zbfs::testing {
@@ -18,6 +19,21 @@ struct Layout {
 };
 
 // 1D, and 2D on every R x C factorisation of `ranks`.
+// Every route kind, with merging and without (merging first).
+inline std::vector<RouteChoice> every_route() {
+  std::vector<RouteChoice> all;
+  for (const RouteKind kind :
+       {RouteKind::kDirect, RouteKind::kSparse, RouteKind::kGrid2, RouteKind::kGridK, RouteKind::kHypercube}) {
+    for (const bool dedup : {true, false}) {
+      RouteChoice route;
+      route.kind = kind;
+      route.dedup = dedup;
+      all.push_back(route);
+    }
+  }
+  return all;
+}
+
 inline std::vector<Layout> all_layouts(int ranks) {
   std::vector<Layout> layouts{{Partition::k1D, {1, ranks}}};
   for (int r = 1; r <= ranks; ++r) {

@@ -41,14 +41,15 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
 
 template <class V>
 DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
-                                  PhaseMetrics& metrics, const RouteChoice* route, MessageCodec* hop_codec,
-                                  std::uint64_t max_items_per_message)
+                                  PhaseMetrics& metrics)
     : grid_(grid),
       graph_(graph),
       exchanger_(exchanger),
       metrics_(metrics),
       block_(grid.blocks().block()),
       first_vertex_(grid.my_first_vertex()),
+      update_fold_(exchanger.traits().relays_updates && grid.partition() == Partition::k1D),
+      report_once_(!update_fold_ || exchanger.traits().merges_updates),
       visited_(block_),
       frontier_(block_),
       next_(block_),
@@ -68,11 +69,6 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
     target_open_ = Bitmap(bottom_up.target.local_size());
     gather_has_edges(*bottom_up.fold, target_has_edges_);
   }
-  if (route == nullptr) return;
-  std::optional<RoutedExchange>& routed = grid.partition() == Partition::k1D ? fold_route_ : reduce_route_;
-  routed.emplace(route->plan_for(grid.row().size()), route->merge());
-  routed->set_codec(hop_codec, max_items_per_message);
-  merge_updates_ = route->dedup;
 }
 
 template <class V>
@@ -171,8 +167,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     OutgoingBuilder builder(layout.fold->size(), threads);
     const auto count = static_cast<std::int64_t>(sources.size());
     V* sent_parent = sent_parent_.data();
-    const bool pairs = fold_route_.has_value();
-    const bool filter_sent = !pairs || merge_updates_;
+    const bool pairs = update_fold_;
+    const bool filter_sent = report_once_;
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
@@ -190,7 +186,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
               next_.set_atomic(offset);
             }
           } else if (pairs) {
-            // Routed: the pair goes out as it is, once per search unless merging is off.
+            // The pair goes out as it is, once per search unless merging is off.
             if (filter_sent && (sent_.test(target_local) || !sent_.set_atomic(target_local))) continue;
             auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
             bucket.push_back(layout.target.to_global(target_local));
@@ -300,9 +296,9 @@ template <class V>
 typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const TraversalLayout& layout,
                                                                 const OutgoingIds& outgoing,
                                                                 std::span<std::int64_t> parent, bool with_edges) {
-  // 1D bottom-up folds along a communicator of one rank: nothing to route.
-  if (fold_route_ && layout.fold == &grid_.row()) {
-    fold_routed(layout, outgoing, parent);
+  // 1D bottom-up folds along a communicator of one rank, and send ids.
+  if (update_fold_ && layout.fold == &grid_.row()) {
+    fold_updates(layout, outgoing, parent);
     return finish_level(with_edges);
   }
   IncomingIds incoming;
@@ -315,8 +311,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const TraversalL
 }
 
 template <class V>
-void DistributedBfs<V>::fold_routed(const TraversalLayout& layout, const OutgoingIds& outgoing,
-                                    std::span<std::int64_t> parent) {
+void DistributedBfs<V>::fold_updates(const TraversalLayout& layout, const OutgoingIds& outgoing,
+                                     std::span<std::int64_t> parent) {
   // The top-down step queued (vertex, parent) word pairs.
   std::vector<KeyedItem> items(outgoing.ids.size() / 2);
   std::vector<std::uint64_t> counts(outgoing.counts.size());
@@ -325,7 +321,7 @@ void DistributedBfs<V>::fold_routed(const TraversalLayout& layout, const Outgoin
   std::vector<KeyedItem> arrived;
   {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    arrived = fold_route_->exchange(*layout.fold, items, counts);
+    arrived = exchanger_.update(*layout.fold, items, counts);
   }
   const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
   const auto count = static_cast<std::int64_t>(arrived.size());
@@ -343,7 +339,7 @@ void DistributedBfs<V>::fold_routed(const TraversalLayout& layout, const Outgoin
       next_.set_atomic(offset);
     }
   }
-  if (foreign) throw Error(ExitCode::kFailure, "routed fold: a vertex arrived at a rank that does not own it");
+  if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");
 }
 
 template <class V>
@@ -437,8 +433,8 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
   const ScopedPhase phase(metrics_, Phase::kPredecessorReduction);
   const Communicator& row = grid_.row();
   // Alone in its row a rank discovered every vertex it owns itself (the same on all ranks),
-  // and routed 1D folds brought the parents along.
-  if (row.size() == 1 || fold_route_) return;
+  // and update folds brought the parents along.
+  if (row.size() == 1 || update_fold_) return;
   // Ask each reporting rank for the parent it used.
   const int threads = omp_get_max_threads();
   OutgoingBuilder builder(row.size(), threads);
@@ -456,31 +452,12 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
   const OutgoingIds requests = builder.finish();
   const PieceGroup& targets = grid_.row_group();
   const PieceGroup& sources = grid_.col_group();
-  if (reduce_route_) {
-    const std::vector<std::uint64_t> parents = reduce_route_->read(
-        row, requests.ids, requests.counts,
-        [&](std::uint64_t vertex) { return sources.to_global(sent_parent_[targets.to_local(vertex)]); });
-    for (std::size_t k = 0; k < requests.ids.size(); ++k) {
-      parent[requests.ids[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
-    }
-    return;
-  }
-  const IncomingIds asked = exchanger_.all_to_all(row, requests, IdsAre::kSequence);
-
-  OutgoingIds answers;
-  answers.ids.resize(asked.ids.size());
-  answers.counts.resize(static_cast<std::size_t>(row.size()));
-  for (int s = 0; s < asked.num_sources(); ++s) answers.counts[static_cast<std::size_t>(s)] = asked.from(s).size();
-  const auto asked_count = static_cast<std::int64_t>(asked.ids.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < asked_count; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    answers.ids[k] = sources.to_global(sent_parent_[targets.to_local(asked.ids[k])]);
-  }
-  const IncomingIds answered = exchanger_.all_to_all(row, answers, IdsAre::kSequence);
-  // Answers come back in the order of the requests, grouped by the same ranks.
+  const std::vector<std::uint64_t> parents =
+      exchanger_.read(row, requests.ids, requests.counts, 1, [&](std::uint64_t vertex, std::uint64_t* out) {
+        *out = sources.to_global(sent_parent_[targets.to_local(vertex)]);
+      });
   for (std::size_t k = 0; k < requests.ids.size(); ++k) {
-    parent[requests.ids[k] - first_vertex_] = static_cast<std::int64_t>(answered.ids[k]);
+    parent[requests.ids[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
   }
 }
 

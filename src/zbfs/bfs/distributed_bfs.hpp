@@ -16,16 +16,16 @@
 // discovery came from another rank. The direction switch is Beamer's heuristic on global
 // counts, exactly as the single-process kernel applies it.
 //
-// With a route (--route), 1D top-down folds send (vertex, parent) pairs instead, along
-// the route and merged on the way (one per vertex: the smallest parent), and owners take
-// the parent as it comes: no predecessor reduction. Without merging (--no-dedup) nothing
-// is merged anywhere, the source included: every frontier edge to another rank's
-// vertex sends its pair. In 2D the folds stay as above and the
-// predecessor reduction reads the parents along the route over the processor row.
+// When the exchanger relays updates (ExchangeTraits::relays_updates: --route), 1D
+// top-down folds send (vertex, parent) updates instead, merged on the way (one per
+// vertex: the smallest parent), and owners take the parent as it comes: no predecessor
+// reduction. When it does not merge (--no-dedup) the source does not filter either:
+// every frontier edge to another rank's vertex sends its update. In 2D the folds stay
+// id exchanges and the predecessor reduction is the exchanger's read over the processor
+// row, whichever way that travels.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 
 #include "zbfs/bfs/bfs_options.hpp"
@@ -35,8 +35,6 @@
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
-#include "zbfs/route/route_choice.hpp"
-#include "zbfs/route/routed_exchange.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
 namespace zbfs {
@@ -44,10 +42,8 @@ namespace zbfs {
 template <class V>
 class DistributedBfs {
  public:
-  // `route` (nullptr: none) and its hop codec (nullptr: plain words) are the caller's.
-  DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
-                 const RouteChoice* route = nullptr, MessageCodec* hop_codec = nullptr,
-                 std::uint64_t max_items_per_message = std::uint64_t{1} << 48);
+  DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
+                 PhaseMetrics& metrics);
 
   // `parent` has one entry per vertex of this rank's piece (blocks().block() entries):
   // the parent's global id, the root for the root, -1 when unreached.
@@ -65,8 +61,8 @@ class DistributedBfs {
   // and finishes the level.
   LevelCounts fold(const TraversalLayout& layout, const OutgoingIds& outgoing, std::span<std::int64_t> parent,
                    bool with_edges);
-  // The routed fold: (vertex, parent) pairs to the owners, who claim them with that parent.
-  void fold_routed(const TraversalLayout& layout, const OutgoingIds& outgoing, std::span<std::int64_t> parent);
+  // The update fold: (vertex, parent) pairs to the owners, who claim them with that parent.
+  void fold_updates(const TraversalLayout& layout, const OutgoingIds& outgoing, std::span<std::int64_t> parent);
   // Owners claim the ids that arrived. Until the predecessor reduction, the parent of a
   // vertex claimed so holds -2 - s, s being the row rank whose report won.
   void claim_incoming(const IncomingIds& incoming, std::span<std::int64_t> parent);
@@ -83,17 +79,17 @@ class DistributedBfs {
   // Gathers every member's has-an-edge bits into `has_edges` (collective over `comm`).
   void gather_has_edges(const Communicator& comm, Bitmap& has_edges) const;
 
-  std::optional<RoutedExchange> fold_route_;    // 1D with a route: the top-down fold
-  std::optional<RoutedExchange> reduce_route_;  // 2D with a route: the predecessor reduction
-  // Routed 1D folds: whether each vertex is reported once per search (false with
-  // --no-dedup: once per frontier edge that reaches it, as the Graph500 reference does).
-  bool merge_updates_ = true;
   const ProcessGrid& grid_;
   const DistributedGraph<V>& graph_;
   Exchanger& exchanger_;
   PhaseMetrics& metrics_;
   std::uint64_t block_;
   std::uint64_t first_vertex_;
+  // 1D top-down folds send (vertex, parent) updates (the exchanger relays them).
+  bool update_fold_;
+  // Whether a source reports each vertex once per search (false when the exchanger does
+  // not merge: once per frontier edge that reaches it, as the Graph500 reference does).
+  bool report_once_;
 
   Bitmap visited_;             // owned vertices reached so far
   Bitmap frontier_;            // owned vertices of the current level

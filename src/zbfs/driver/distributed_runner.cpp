@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -28,6 +29,7 @@
 #include "zbfs/network/network_probe.hpp"
 #include "zbfs/output/bfs_output.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 
 namespace zbfs {
@@ -200,19 +202,12 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   // validation's replies: a level and a parent for both ends of every input tuple.
   const std::uint64_t max_ids =
       std::max(2 * graph.global_directed_edges() + input.num_vertices, 4 * input.num_input_edges) + 1;
-  // Routed exchanges encode their hops with a codec of their own (auto learns per codec).
-  MessageCodec hop_codec = message_codec;
-  DirectExchanger exchanger(config.column_gather, std::move(message_codec), max_ids);
-  const RouteChoice* route = config.route ? &*config.route : nullptr;
-  std::optional<ValidationRoute> validation_route;
-  if (route != nullptr)
-    validation_route = ValidationRoute{route->plan_for(world.size()), route->merge(), &hop_codec, max_ids};
   std::optional<MessageRecorder> recorder;
-  if (!config.dump_frontiers.empty()) {
-    recorder.emplace(config.dump_frontiers, grid.rank());
-    exchanger.set_recorder(&*recorder);
-  }
-  DistributedBfs<V> bfs(grid, graph, exchanger, metrics, route, &hop_codec, max_ids);
+  if (!config.dump_frontiers.empty()) recorder.emplace(config.dump_frontiers, grid.rank());
+  const std::unique_ptr<Exchanger> exchanger_owned = make_exchanger(
+      {config.column_gather, std::move(message_codec), config.route, max_ids, recorder ? &*recorder : nullptr});
+  Exchanger& exchanger = *exchanger_owned;
+  DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
   LargeArray<std::int64_t> parent(grid.blocks().block());
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
   PhaseMetrics before;  // the counters when the current search started
@@ -234,8 +229,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     return TreeCounts{counts[0] / 2, counts[1]};
   };
   backend.validate = [&](std::uint64_t root) {
-    return validate_distributed_bfs_tree(grid, slice, exchanger, root, parent.span(), metrics,
-                                         validation_route ? &*validation_route : nullptr);
+    return validate_distributed_bfs_tree(grid, slice, exchanger, root, parent.span(), metrics);
   };
   backend.synchronize = [&] { world.barrier(); };
   backend.slowest = [&](double seconds) { return slowest(world, seconds); };

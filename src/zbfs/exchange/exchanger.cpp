@@ -5,6 +5,7 @@
 #include <iterator>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/core/bit_compaction.hpp"
@@ -28,6 +29,16 @@ void book_codec_work(const Communicator& comm, std::uint64_t raw_bytes, std::uin
 // Books `ids` vertex ids sent to other ranks (PhaseCounters::id_bytes).
 void book_ids(const Communicator& comm, std::uint64_t ids) {
   if (PhaseMetrics* metrics = phase_metrics_of(comm); metrics != nullptr && comm.size() > 1) metrics->add_ids(ids);
+}
+
+// A caller's grouping: one count per rank, adding up to the items given.
+void check_counts(const Communicator& comm, std::size_t items, std::span<const std::uint64_t> counts) {
+  const std::uint64_t total = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  if (counts.size() != static_cast<std::size_t>(comm.size()) || total != items) {
+    throw Error(ExitCode::kFailure, "exchange: " + std::to_string(counts.size()) + " counts adding up to " +
+                                        std::to_string(total) + " for " + std::to_string(items) + " items on " +
+                                        std::to_string(comm.size()) + " ranks");
+  }
 }
 
 void book_frame(const Communicator& comm, CodecId codec) {
@@ -269,19 +280,23 @@ void DirectExchanger::record(const Communicator& comm, RecordedKind kind, std::u
 }
 
 IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) {
+  return send_ids(comm, outgoing.ids, outgoing.counts, kind);
+}
+
+IncomingIds DirectExchanger::send_ids(const Communicator& comm, std::span<const std::uint64_t> outgoing_ids,
+                                      std::span<const std::uint64_t> counts, IdsAre kind) {
   IncomingIds in;
   if (recorder_ != nullptr) {
     std::uint64_t first = 0;
-    for (std::size_t d = 0; d < outgoing.counts.size(); ++d) {
-      if (static_cast<int>(d) != comm.rank() && outgoing.counts[d] > 0) {
+    for (std::size_t d = 0; d < counts.size(); ++d) {
+      if (static_cast<int>(d) != comm.rank() && counts[d] > 0) {
         record(comm, kind == IdsAre::kSet ? RecordedKind::kSet : RecordedKind::kSequence, static_cast<std::uint32_t>(d),
-               std::span<const std::uint64_t>(outgoing.ids).subspan(first, outgoing.counts[d]));
+               outgoing_ids.subspan(first, counts[d]));
       }
-      first += outgoing.counts[d];
+      first += counts[d];
     }
   }
-  book_ids(comm,
-           static_cast<std::uint64_t>(outgoing.ids.size()) - outgoing.counts[static_cast<std::size_t>(comm.rank())]);
+  book_ids(comm, static_cast<std::uint64_t>(outgoing_ids.size()) - counts[static_cast<std::size_t>(comm.rank())]);
   Stopwatch clock;
   const auto ranks = static_cast<std::size_t>(comm.size());
   const auto me = static_cast<std::size_t>(comm.rank());
@@ -292,10 +307,9 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
   std::vector<Piece> pieces(ranks);
   std::uint64_t raw_bytes = 0;
   std::uint64_t first = 0;
-  const std::span<const std::uint64_t> all_ids(outgoing.ids);
   for (std::size_t d = 0; d < ranks; ++d) {
-    const std::span<const std::uint64_t> ids = all_ids.subspan(first, outgoing.counts[d]);
-    first += outgoing.counts[d];
+    const std::span<const std::uint64_t> ids = outgoing_ids.subspan(first, counts[d]);
+    first += counts[d];
     pieces[d] = {byte_view(ids), false};
     if (codec_.passthrough() || d == me || ids.empty()) continue;
     const MessageCodec::Encoding how = codec_.encode_ids(ids, kind, link_cost_to(comm, static_cast<int>(d)), frames);
@@ -327,6 +341,47 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
   }
   if (!codec_.passthrough()) book_codec_work(comm, raw_bytes, wire_bytes, encode_s, decode_s);
   return in;
+}
+
+std::vector<KeyedItem> DirectExchanger::update(const Communicator& comm, std::span<const KeyedItem> items,
+                                               std::span<const std::uint64_t> counts) {
+  check_counts(comm, items.size(), counts);
+  std::vector<std::uint64_t> words(2 * items.size());
+  std::vector<std::uint64_t> word_counts(counts.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    words[2 * i] = items[i].key;
+    words[2 * i + 1] = items[i].value;
+  }
+  for (std::size_t d = 0; d < counts.size(); ++d) word_counts[d] = 2 * counts[d];
+  const IncomingIds arrived = send_ids(comm, words, word_counts, IdsAre::kSequence);
+  std::vector<KeyedItem> mine(arrived.ids.size() / 2);
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = {arrived.ids[2 * i], arrived.ids[2 * i + 1]};
+  // One per key, the smallest value: the first after sorting by (key, value).
+  std::sort(mine.begin(), mine.end(),
+            [](const KeyedItem& a, const KeyedItem& b) { return std::tie(a.key, a.value) < std::tie(b.key, b.value); });
+  mine.erase(
+      std::unique(mine.begin(), mine.end(), [](const KeyedItem& a, const KeyedItem& b) { return a.key == b.key; }),
+      mine.end());
+  return mine;
+}
+
+std::vector<std::uint64_t> DirectExchanger::read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                                 std::span<const std::uint64_t> counts, std::size_t width,
+                                                 const ReadAnswer& answer) {
+  check_counts(comm, keys.size(), counts);
+  const IncomingIds asked = send_ids(comm, keys, counts, IdsAre::kSequence);
+  std::vector<std::uint64_t> answers(asked.ids.size() * width);
+  std::vector<std::uint64_t> answer_counts(static_cast<std::size_t>(asked.num_sources()));
+  for (int s = 0; s < asked.num_sources(); ++s)
+    answer_counts[static_cast<std::size_t>(s)] = asked.from(s).size() * width;
+  const auto count = static_cast<std::int64_t>(asked.ids.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    answer(asked.ids[k], &answers[k * width]);
+  }
+  // The answers come back grouped by the same ranks, in the order of the keys.
+  return send_ids(comm, answers, answer_counts, IdsAre::kSequence).ids;
 }
 
 std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) {

@@ -1,16 +1,22 @@
-// Exchanger: the one interface through which every frontier and predecessor exchange of
-// the distributed BFS and validator passes, so that compression, relay routing and
-// aggregation can be plugged in without touching the kernels. All members are collective
-// over the communicator they are given. DirectExchanger maps each call onto one round
-// of messages whose sizes the receivers probe (Communicator::exchange_probed: no count
-// exchange first), or, for bitmaps without a codec, an allgather (an allgatherv when
-// masked); its column gather is either a one-round allgatherv or a set-union allreduce.
-// With a codec, each message travels as one frame (codec/frame.hpp), chosen per message
-// under `auto`; raw and wire bytes, encode and decode time and frames per codec go to the
-// current phase.
+// Exchanger: the one interface through which every exchange of the distributed BFS and
+// validator passes, so that compression, relay routing and aggregation (and later other
+// transports) plug in without touching the kernels. All members are collective over the
+// communicator they are given. Implementations are built by one factory from the run
+// configuration (transport/exchanger_factory.hpp): DirectExchanger here, RoutedExchanger
+// (route/routed_exchanger.hpp) for --route.
+//
+// DirectExchanger maps each call onto one round of messages whose sizes the receivers
+// probe (Communicator::exchange_probed: no count exchange first), or, for bitmaps
+// without a codec, an allgather (an allgatherv when masked); its column gather is either
+// a one-round allgatherv or a set-union allreduce; a read is two all-to-alls (the keys,
+// then the answers in the same order). With a codec, each message travels as one frame
+// (codec/frame.hpp), chosen per message under `auto`; raw and wire bytes, encode and
+// decode time and frames per codec go to the current phase.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -23,9 +29,26 @@
 
 namespace zbfs {
 
+// What a kernel may count on when it chooses which operation to use.
+struct ExchangeTraits {
+  // Keyed updates travel through relay ranks that merge them on the way (a route): a
+  // sender that attaches the value it knows (a BFS parent) to each update saves the
+  // reads that would fetch it later, and merging keeps the extra word cheap.
+  bool relays_updates = false;
+  // Updates are merged, one per key, the smallest value, at the source and on the way;
+  // false (--no-dedup): every update travels as sent, and a sender should not filter
+  // either.
+  bool merges_updates = true;
+};
+
+// A read's owner side: writes the values of `key` (a key this rank owns) to out[0, width).
+// It may be called from several threads at once, and should only read.
+using ReadAnswer = std::function<void(std::uint64_t key, std::uint64_t* out)>;
+
 class Exchanger {
  public:
   virtual ~Exchanger() = default;
+  [[nodiscard]] virtual ExchangeTraits traits() const = 0;
   // Sparse personalised all-to-all of vertex ids. With IdsAre::kSet each message may
   // arrive reordered and with duplicates merged.
   virtual IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) = 0;
@@ -37,6 +60,18 @@ class Exchanger {
   // slice that its slice of the mask selects, and every bit outside the mask arrives 0.
   virtual void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
                              std::span<std::uint64_t> all, std::span<const std::uint64_t> mask = {}) = 0;
+  // Keyed updates to their owners: `items` grouped by destination rank in rank order,
+  // counts[d] of them for rank d. Returns the items for this rank. When the exchanger
+  // merges (traits().merges_updates) there is one per key, the one with the smallest
+  // value, sorted by key; otherwise every item sent, in no particular order.
+  virtual std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
+                                        std::span<const std::uint64_t> counts) = 0;
+  // A batched read: keys[i] (grouped by owner rank like update's items) is answered by
+  // its owner with answer(key, out) and its `width` values come back in
+  // result[i * width, (i + 1) * width).
+  virtual std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                          std::span<const std::uint64_t> counts, std::size_t width,
+                                          const ReadAnswer& answer) = 0;
 };
 
 class DirectExchanger final : public Exchanger {
@@ -45,14 +80,25 @@ class DirectExchanger final : public Exchanger {
   explicit DirectExchanger(ColumnGather column_gather, MessageCodec codec = {},
                            std::uint64_t max_ids_per_message = std::uint64_t{1} << 48)
       : column_gather_(column_gather), codec_(std::move(codec)), max_ids_(max_ids_per_message) {}
+  [[nodiscard]] ExchangeTraits traits() const override { return {}; }
   IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override;
   std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override;
   void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
                      std::span<const std::uint64_t> mask = {}) override;
+  // Each destination's items travel as one sequence of (key, value) words; the receiver
+  // merges.
+  std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
+                                std::span<const std::uint64_t> counts) override;
+  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                  std::span<const std::uint64_t> counts, std::size_t width,
+                                  const ReadAnswer& answer) override;
   // Every message sent from now on is also written to `recorder` (kept by the caller).
   void set_recorder(MessageRecorder* recorder) { recorder_ = recorder; }
 
  private:
+  // all_to_all on a caller's spans.
+  IncomingIds send_ids(const Communicator& comm, std::span<const std::uint64_t> outgoing_ids,
+                       std::span<const std::uint64_t> counts, IdsAre kind);
   void record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
               std::span<const std::uint64_t> values) const;
   // Every member's bitmap words (member s: words[s] of them) concatenated in rank order.

@@ -1,6 +1,6 @@
 // Vertex-id messages of a sparse all-to-all: outgoing ids grouped by destination rank,
-// incoming ids grouped by source rank, and a builder that lets OpenMP threads fill
-// per-destination buckets without locks. No MPI here.
+// incoming ids grouped by source rank, a builder that lets OpenMP threads fill
+// per-destination buckets without locks, and the keyed items of updates. No MPI here.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,13 @@
 #include <vector>
 
 namespace zbfs {
+
+// A vertex and its parent for BFS updates; an index and a value for array access.
+struct KeyedItem {
+  std::uint64_t key = 0;
+  std::uint64_t value = 0;
+  friend bool operator==(const KeyedItem&, const KeyedItem&) = default;
+};
 
 struct OutgoingIds {
   std::vector<std::uint64_t> ids;     // grouped by destination, in rank order

@@ -18,19 +18,13 @@
 #include <span>
 #include <vector>
 
+#include "zbfs/exchange/id_messages.hpp"
 #include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/route/hop_codec.hpp"
 #include "zbfs/route/route_plan.hpp"
 
 namespace zbfs {
-
-// A vertex and its parent for BFS updates; an index and a value for array access.
-struct KeyedItem {
-  std::uint64_t key = 0;
-  std::uint64_t value = 0;
-  friend bool operator==(const KeyedItem&, const KeyedItem&) = default;
-};
 
 // What one rank did in the last exchange.
 struct RouteStats {

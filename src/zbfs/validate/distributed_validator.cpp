@@ -4,13 +4,11 @@
 
 #include <algorithm>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/route/distributed_array.hpp"
 #include "zbfs/validate/edge_rules.hpp"
 
 namespace zbfs {
@@ -60,56 +58,17 @@ class LocalErrors {
   std::vector<std::string> messages_;
 };
 
-// How the validator reaches other ranks: the exchanger, or, with a route, a distributed
-// array holding every vertex's (level, parent, unconfirmed).
-struct Lookups {
-  Exchanger& exchanger;
-  DistributedArray* table;
-};
-constexpr std::size_t kLevelField = 0;
-constexpr std::size_t kParentField = 1;
-constexpr std::size_t kUnconfirmedField = 2;
-constexpr std::size_t kFields = 3;
-
-// Answers for ids sent to their owners over the exchanger: `answer(id)` per requested
-// id, `width` values each, grouped by owner in the order of the requests.
-template <class Answer>
-IncomingIds ask_owners(const ProcessGrid& grid, Exchanger& exchanger, const OutgoingIds& requests, std::size_t width,
-                       Answer answer) {
-  const IncomingIds asked = exchanger.all_to_all(grid.world(), requests, IdsAre::kSequence);
-  OutgoingIds replies;
-  replies.ids.resize(asked.ids.size() * width);
-  replies.counts.resize(static_cast<std::size_t>(asked.num_sources()));
-  for (int s = 0; s < asked.num_sources(); ++s)
-    replies.counts[static_cast<std::size_t>(s)] = asked.from(s).size() * width;
-  const auto count = static_cast<std::int64_t>(asked.ids.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    answer(asked.ids[k], &replies.ids[k * width]);
-  }
-  return exchanger.all_to_all(grid.world(), replies, IdsAre::kSequence);
+// Where each request of `requests` (grouped by owner) begins among all of them: the
+// answers to owner o's requests start at starts[o] requests in.
+std::vector<std::uint64_t> request_starts(const OutgoingIds& requests) {
+  std::vector<std::uint64_t> starts(requests.counts.size(), 0);
+  for (std::size_t o = 1; o < starts.size(); ++o) starts[o] = starts[o - 1] + requests.counts[o - 1];
+  return starts;
 }
 
-// The table's level fields from this rank's levels.
-void store_levels(const LargeArray<std::int64_t>& level, DistributedArray& table) {
-  for (std::uint64_t o = 0; o < table.local_size(); ++o)
-    table.at(o, kLevelField) = static_cast<std::uint64_t>(level[o]);
-}
-
-// The levels of `vertices`, asked of their owners, in order (one lookup round).
-std::vector<std::int64_t> levels_of(const ProcessGrid& grid, const Lookups& via,
+// The levels of `vertices`, asked of their owners, in order (one read).
+std::vector<std::int64_t> levels_of(const ProcessGrid& grid, Exchanger& exchanger,
                                     std::span<const std::uint64_t> vertices, const LargeArray<std::int64_t>& level) {
-  std::vector<std::int64_t> levels(vertices.size());
-  if (via.table != nullptr) {
-    DistributedArray& table = *via.table;
-    store_levels(level, table);
-    const std::size_t first_ticket = table.read(vertices);
-    table.execute(grid.world(), kLevelField + 1);
-    for (std::size_t i = 0; i < vertices.size(); ++i)
-      levels[i] = static_cast<std::int64_t>(table.result(first_ticket + i, kLevelField));
-    return levels;
-  }
   const std::uint64_t first = grid.my_first_vertex();
   OutgoingBuilder builder(grid.size(), 1);
   std::vector<std::uint64_t> slot(vertices.size());
@@ -118,18 +77,21 @@ std::vector<std::int64_t> levels_of(const ProcessGrid& grid, const Lookups& via,
     slot[i] = bucket.size();
     bucket.push_back(vertices[i]);
   }
-  const IncomingIds answers =
-      ask_owners(grid, via.exchanger, builder.finish(), 1,
-                 [&](std::uint64_t v, std::uint64_t* out) { *out = static_cast<std::uint64_t>(level[v - first]); });
+  const OutgoingIds requests = builder.finish();
+  const std::vector<std::uint64_t> starts = request_starts(requests);
+  const std::vector<std::uint64_t> answers =
+      exchanger.read(grid.world(), requests.ids, requests.counts, 1,
+                     [&](std::uint64_t v, std::uint64_t* out) { *out = static_cast<std::uint64_t>(level[v - first]); });
+  std::vector<std::int64_t> levels(vertices.size());
   for (std::size_t i = 0; i < vertices.size(); ++i) {
-    levels[i] = static_cast<std::int64_t>(
-        answers.ids[answers.offsets[static_cast<std::size_t>(grid.owner_of(vertices[i]))] + slot[i]]);
+    levels[i] =
+        static_cast<std::int64_t>(answers[starts[static_cast<std::size_t>(grid.owner_of(vertices[i]))] + slot[i]]);
   }
   return levels;
 }
 
 // Levels as depths in the distributed parent tree, one level per round.
-void compute_levels(const ProcessGrid& grid, const Lookups& via, std::uint64_t root,
+void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t root,
                     std::span<const std::int64_t> parent, LargeArray<std::int64_t>& level, LocalErrors& errors) {
   const std::uint64_t first = grid.my_first_vertex();
   const std::uint64_t block = level.size();
@@ -146,7 +108,7 @@ void compute_levels(const ProcessGrid& grid, const Lookups& via, std::uint64_t r
     if (grid.world().allreduce(std::uint64_t{pending.size()}, ReduceOp::kSum) == 0) return;
     parents.resize(pending.size());
     for (std::size_t i = 0; i < pending.size(); ++i) parents[i] = static_cast<std::uint64_t>(parent[pending[i]]);
-    const std::vector<std::int64_t> parent_levels = levels_of(grid, via, parents, level);
+    const std::vector<std::int64_t> parent_levels = levels_of(grid, exchanger, parents, level);
     std::uint64_t progress = 0;
     for (std::size_t i = 0; i < pending.size(); ++i) {
       const std::int64_t parent_level = parent_levels[i];
@@ -173,12 +135,12 @@ void compute_levels(const ProcessGrid& grid, const Lookups& via, std::uint64_t r
   }
 }
 
-// Over the exchanger: asks the owners of both ends of slice[begin, begin + count) for
-// their (level, parent). Endpoint 2k + side's answer is at answers.ids[at[2k + side]].
-IncomingIds ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, const PackedEdgeList& slice,
-                         std::uint64_t begin, std::int64_t count, OutgoingBuilder& requests_builder,
-                         std::vector<std::uint64_t>& at, const LargeArray<std::int64_t>& level,
-                         std::span<const std::int64_t> parent) {
+// Asks the owners of both ends of slice[begin, begin + count) for their (level, parent).
+// Endpoint 2k + side's answer is at answers[at[2k + side]] and the word after it.
+std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, const PackedEdgeList& slice,
+                                        std::uint64_t begin, std::int64_t count, OutgoingBuilder& requests_builder,
+                                        std::vector<std::uint64_t>& at, const LargeArray<std::int64_t>& level,
+                                        std::span<const std::int64_t> parent) {
   const int threads = requests_builder.threads();
   const auto ranks = static_cast<std::size_t>(grid.size());
   const std::uint64_t first = grid.my_first_vertex();
@@ -214,8 +176,10 @@ IncomingIds ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, const Pa
       at[2 * static_cast<std::size_t>(i) + 1] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))];
     }
   }
-  IncomingIds answers =
-      ask_owners(grid, exchanger, requests_builder.finish(), 2, [&](std::uint64_t v, std::uint64_t* out) {
+  const OutgoingIds requests = requests_builder.finish();
+  const std::vector<std::uint64_t> starts = request_starts(requests);
+  std::vector<std::uint64_t> answers =
+      exchanger.read(grid.world(), requests.ids, requests.counts, 2, [&](std::uint64_t v, std::uint64_t* out) {
         out[0] = static_cast<std::uint64_t>(level[v - first]);
         out[1] = static_cast<std::uint64_t>(parent[v - first]);
       });
@@ -226,7 +190,7 @@ IncomingIds ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, const Pa
     const Edge e = slice.get(begin + static_cast<std::uint64_t>(j / 2));
     const std::uint64_t x = j % 2 == 0 ? e.u : e.v;
     auto& where = at[static_cast<std::size_t>(j)];
-    where = answers.offsets[static_cast<std::size_t>(grid.owner_of(x))] + 2 * where;
+    where = 2 * (starts[static_cast<std::size_t>(grid.owner_of(x))] + where);
   }
   return answers;
 }
@@ -237,7 +201,7 @@ LargeArray<std::int64_t> bfs_tree_levels(const ProcessGrid& grid, Exchanger& exc
                                          std::span<const std::int64_t> parent) {
   LocalErrors ignored;  // a broken tree just gets -1 where its chains break
   LargeArray<std::int64_t> level(grid.blocks().block());
-  compute_levels(grid, Lookups{exchanger, nullptr}, root, parent, level, ignored);
+  compute_levels(grid, exchanger, root, parent, level, ignored);
   for (std::uint64_t o = 0; o < level.size(); ++o) level[o] = std::max<std::int64_t>(level[o], -1);
   return level;
 }
@@ -265,25 +229,12 @@ void check_parent_ranges(const ProcessGrid& grid, std::uint64_t root, std::span<
   }
 }
 
-// With a route, the vertices' (level, parent, unconfirmed) table the lookups go through.
-std::optional<DistributedArray> lookup_table(const ProcessGrid& grid, const ValidationRoute* route,
-                                             std::span<const std::int64_t> parent) {
-  std::optional<DistributedArray> table;
-  if (route == nullptr) return table;
-  // Every field starts as 1: "unconfirmed" for the third; the others are set by the caller.
-  table.emplace(grid.world(), ArrayPlacement::of_vertices(grid), kFields, route->plan, route->merge, 1);
-  table->set_codec(route->codec, route->max_items);
-  for (std::uint64_t o = 0; o < table->local_size(); ++o)
-    table->at(o, kParentField) = static_cast<std::uint64_t>(parent[o]);
-  return table;
-}
-
 }  // namespace
 
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
-                                               const ValidationRoute* route, std::uint64_t edges_per_round) {
+                                               std::uint64_t edges_per_round) {
   const ScopedPhase phase(metrics, Phase::kValidation);
   const Communicator& world = grid.world();
   const std::uint64_t first = grid.my_first_vertex();
@@ -292,85 +243,53 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
   check_parent_ranges(grid, root, parent, errors);
   if (world.allreduce(errors.count(), ReduceOp::kSum) != 0) return errors.merge(world);
 
-  std::optional<DistributedArray> table = lookup_table(grid, route, parent);
-  const Lookups via{exchanger, table ? &*table : nullptr};
   LargeArray<std::int64_t> level(block);
-  compute_levels(grid, via, root, parent, level, errors);
-  if (table) store_levels(level, *table);  // as they ended, not as the last round began
+  compute_levels(grid, exchanger, root, parent, level, errors);
 
   // Rules 3-5 over this rank's slice of the input edges (rule 2: see validator.hpp).
   Bitmap confirmed(block);
   if (grid.owns(root)) confirmed.set(root - first);
-  const std::uint64_t slice_first = 0;
-  const std::uint64_t slice_last = slice.size();
   const std::uint64_t largest_slice = world.allreduce(slice.size(), ReduceOp::kMax);
   const std::uint64_t rounds = std::max<std::uint64_t>(1, (largest_slice + edges_per_round - 1) / edges_per_round);
+  // An exchanger that relays updates merges the confirmations of a vertex on the way;
+  // the others send them as id sets (one word each, not an update's two).
+  const bool confirm_by_update = exchanger.traits().relays_updates;
   std::uint64_t traversed = 0;
   const int threads = omp_get_max_threads();
   OutgoingBuilder requests_builder(grid.size(), threads);
   OutgoingBuilder confirmations(grid.size(), threads);
-  std::vector<std::uint64_t> at;    // exchanger: per endpoint, where its answer is
-  std::vector<std::uint64_t> ends;  // route: the endpoints read
+  std::vector<std::uint64_t> at;  // per endpoint, where its answer is
   for (std::uint64_t round = 0; round < rounds; ++round) {
-    const std::uint64_t begin = std::min(slice_last, slice_first + round * edges_per_round);
-    const auto count = static_cast<std::int64_t>(std::min(slice_last, begin + edges_per_round) - begin);
-    // Each endpoint's (level, parent): fetch(k, side, ...) for the round's k-th edge.
-    IncomingIds answers;
-    std::size_t first_ticket = 0;
-    if (table) {
-      ends.resize(2 * static_cast<std::size_t>(count));
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::int64_t i = 0; i < count; ++i) {
-        const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
-        ends[2 * static_cast<std::size_t>(i)] = e.u;
-        ends[2 * static_cast<std::size_t>(i) + 1] = e.v;
-      }
-      first_ticket = table->read(ends);
-      table->execute(world, kParentField + 1);  // also applies the last round's confirmations
-    } else {
-      answers = ask_for_ends(grid, exchanger, slice, begin, count, requests_builder, at, level, parent);
-    }
-    auto fetch = [&](std::size_t k, std::size_t side, std::int64_t& lvl, std::int64_t& par) {
-      if (table) {
-        lvl = static_cast<std::int64_t>(table->result(first_ticket + 2 * k + side, kLevelField));
-        par = static_cast<std::int64_t>(table->result(first_ticket + 2 * k + side, kParentField));
-        return;
-      }
-      const std::uint64_t where = at[2 * k + side];
-      lvl = static_cast<std::int64_t>(answers.ids[where]);
-      par = static_cast<std::int64_t>(answers.ids[where + 1]);
-    };
-
+    const std::uint64_t begin = std::min(slice.size(), round * edges_per_round);
+    const auto count = static_cast<std::int64_t>(std::min(slice.size(), begin + edges_per_round) - begin);
+    const std::vector<std::uint64_t> answers =
+        ask_for_ends(grid, exchanger, slice, begin, count, requests_builder, at, level, parent);
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
     for (std::int64_t i = 0; i < count; ++i) {
       const int t = omp_get_thread_num();
       const auto k = static_cast<std::size_t>(i);
       const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
       if (e.u == e.v) continue;
-      std::int64_t lu = 0, pu = 0, lv = 0, pv = 0;
-      fetch(k, 0, lu, pu);
-      fetch(k, 1, lv, pv);
+      const std::uint64_t* end_u = &answers[at[2 * k]];  // (level, parent) of e.u
+      const std::uint64_t* end_v = &answers[at[2 * k + 1]];
       const InputEdgeOutcome edge = check_input_edge(
-          e, lu, lv, [&](std::uint64_t end) { return end == e.u ? pu : pv; }, errors);
+          e, static_cast<std::int64_t>(end_u[0]), static_cast<std::int64_t>(end_v[0]),
+          [&](std::uint64_t end) { return static_cast<std::int64_t>(end == e.u ? end_u[1] : end_v[1]); }, errors);
       traversed += edge.traversed ? 1 : 0;
       if (edge.confirms_v) confirmations.bucket(t, grid.owner_of(e.v)).push_back(e.v);
       if (edge.confirms_u) confirmations.bucket(t, grid.owner_of(e.u)).push_back(e.u);
     }
     const OutgoingIds confirming = confirmations.finish();
-    if (table) {
-      for (const std::uint64_t v : confirming.ids) table->write(v, 0, kUnconfirmedField);
+    if (confirm_by_update) {
+      std::vector<KeyedItem> items(confirming.ids.size());
+      for (std::size_t i = 0; i < items.size(); ++i) items[i] = {confirming.ids[i], 0};
+      for (const KeyedItem& item : exchanger.update(world, items, confirming.counts)) confirmed.set(item.key - first);
     } else {
       const IncomingIds confirmed_here = exchanger.all_to_all(world, confirming, IdsAre::kSet);
       for (const std::uint64_t v : confirmed_here.ids) confirmed.set(v - first);
     }
   }
 
-  if (table) {
-    table->execute(world);  // the last round's confirmations
-    for (std::uint64_t o = 0; o < table->local_size(); ++o) {
-      if (table->at(o, kUnconfirmedField) == 0) confirmed.set(o);
-    }
-  }
   std::uint64_t reached = 0;
   for (std::uint64_t o = 0; o < block; ++o) {
     reached += check_parent_link(first + o, level[o], parent[o], confirmed.test(o), errors);

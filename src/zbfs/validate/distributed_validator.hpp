@@ -1,15 +1,12 @@
 // The Graph500 validator over MPI, checking the same five rules as validate_bfs_tree
 // (validator.hpp) without any rank holding the whole graph or parent array: tree levels
-// come from rounds in which every vertex asks its parent's owner for the parent's level;
-// every rank then goes through its slice of the input edge list (the one kernel 1 was
-// built from) and fetches the level and parent of both ends of each tuple from their
-// owners, in batches; confirmations of
-// parent links go back to the owners. With a route, every vertex's (level, parent,
-// unconfirmed) lives in a DistributedArray on that route: the lookups are its batched
-// reads (a hub vertex asked for by many ranks is answered once per merge point) and the
-// confirmations its writes (the smallest value wins: 0, confirmed). That costs three
-// words per owned vertex for the duration of the call. Collective; every rank gets the
-// same report.
+// come from rounds in which every vertex reads its parent's level from the parent's
+// owner; every rank then goes through its slice of the input edge list (the one kernel 1
+// was built from) and reads the level and parent of both ends of each tuple from their
+// owners, in batches; confirmations of parent links go back to the owners. Every read and
+// confirmation goes through the exchanger, so a route relays them (a hub vertex asked for
+// by many ranks is answered once per merge point) and the codecs apply. Collective;
+// every rank gets the same report.
 #pragma once
 
 #include <cstdint>
@@ -18,21 +15,11 @@
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/exchange/exchanger.hpp"
-#include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
-#include "zbfs/route/route_plan.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/validator.hpp"
 
 namespace zbfs {
-
-// The route validation's lookups and confirmations take, and how its hops are encoded.
-struct ValidationRoute {
-  RoutePlan plan;
-  Merge merge = Merge::kOnePerKey;
-  MessageCodec* codec = nullptr;  // kept by the caller; nullptr: plain words
-  std::uint64_t max_items = std::uint64_t{1} << 48;
-};
 
 // Collective: the depth of every vertex of this rank's piece in the parent tree of
 // `root` (-1 where unreached, or where the parents do not lead to the root).
@@ -43,7 +30,6 @@ LargeArray<std::int64_t> bfs_tree_levels(const ProcessGrid& grid, Exchanger& exc
 ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
                                                Exchanger& exchanger, std::uint64_t root,
                                                std::span<const std::int64_t> parent, PhaseMetrics& metrics,
-                                               const ValidationRoute* route = nullptr,
                                                std::uint64_t edges_per_round = std::uint64_t{1} << 20);
 
 }  // namespace zbfs

@@ -1,0 +1,32 @@
+// The one place that decides how a run's exchanges travel: it builds the Exchanger that
+// the kernels and validators are given, from the run's settings. Today that is the
+// direct exchanger, wrapped in a RoutedExchanger under --route. A new transport (an
+// overlapped or one-sided exchange, a GPU's staged buffers) is one more Exchanger
+// implementation and one more case here; see docs/architecture.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "zbfs/exchange/column_gather.hpp"
+#include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/exchange/message_codec.hpp"
+#include "zbfs/exchange/message_recorder.hpp"
+#include "zbfs/route/route_choice.hpp"
+
+namespace zbfs {
+
+struct ExchangeSetup {
+  ColumnGather column_gather = ColumnGather::kAllgatherv;  // --column-gather
+  MessageCodec codec;                                      // --codec, priced for the job's links
+  std::optional<RouteChoice> route;                        // --route, --route-dims, --no-dedup
+  // A received message announcing more ids than this is malformed.
+  std::uint64_t max_ids_per_message = std::uint64_t{1} << 48;
+  // --dump-frontiers: every direct message is also written here (kept by the caller).
+  MessageRecorder* recorder = nullptr;
+};
+
+std::unique_ptr<Exchanger> make_exchanger(ExchangeSetup setup);
+
+}  // namespace zbfs
