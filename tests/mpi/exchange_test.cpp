@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -226,6 +228,57 @@ TEST(Communicator, SplitsIntoRowsAndColumns) {
 // for tens of milliseconds, so each side starts from a barrier, a wait must show at
 // least half the delay, and the split is asserted as a ratio (the collective itself
 // well under the wait) rather than against a fixed time.
+TEST(Communicator, NonblockingTransfersPassBytesAroundARing) {
+  const Communicator comm = world();
+  const int p = comm.size();
+  const int me = comm.rank();
+  // Rank r sends r + 5 bytes (r + 5 copies of 'a' + r) to r + 1.
+  const std::string mine(static_cast<std::size_t>(me + 5), static_cast<char>('a' + me % 26));
+  const int from = (me + p - 1) % p;
+  std::string arrived(static_cast<std::size_t>(from + 5), '?');
+  PendingTransfer receive = comm.ireceive_bytes(std::span<char>(arrived.data(), arrived.size()), from, 7);
+  PendingTransfer send = comm.isend_bytes(std::span<const char>(mine.data(), mine.size()), (me + 1) % p, 7);
+  while (!receive.test()) {
+  }
+  send.wait();
+  EXPECT_TRUE(receive.done());
+  EXPECT_TRUE(send.done());
+  EXPECT_EQ(arrived, std::string(static_cast<std::size_t>(from + 5), static_cast<char>('a' + from % 26)));
+}
+
+TEST(Communicator, AnAbandonedReceiveNeitherBlocksNorLingers) {
+  const Communicator comm = world();
+  std::array<char, 8> never{};
+  {
+    // Nobody sends with this tag: destroying the pending receive cancels it.
+    const PendingTransfer pending = comm.ireceive_bytes(std::span<char>(never), comm.rank(), 99);
+    EXPECT_FALSE(pending.done());
+  }
+  // A later message with that tag goes to a new receive, not the abandoned one.
+  const std::array<char, 8> sent{'z', 'b', 'f', 's', '-', 'o', 'k', '!'};
+  std::array<char, 8> got{};
+  PendingTransfer receive = comm.ireceive_bytes(std::span<char>(got), comm.rank(), 99);
+  comm.send_bytes(std::span<const char>(sent), comm.rank(), 99);
+  receive.wait();
+  EXPECT_EQ(got, sent);
+  EXPECT_EQ(never, (std::array<char, 8>{}));
+  comm.barrier();
+}
+
+TEST(Communicator, BroadcastsAStringFromAnyRoot) {
+  const Communicator comm = world();
+  for (int root = 0; root < comm.size(); ++root) {
+    const std::string sent =
+        "path/from rank " + std::to_string(root) + std::string(static_cast<std::size_t>(root), '+');
+    std::string text = comm.rank() == root ? sent : std::string(static_cast<std::size_t>(comm.rank() * 3), 'x');
+    comm.broadcast_string(text, root);
+    EXPECT_EQ(text, sent);
+  }
+  std::string empty = comm.rank() == 0 ? "" : "not empty";
+  comm.broadcast_string(empty, 0);
+  EXPECT_TRUE(empty.empty());
+}
+
 TEST(Communicator, TimedWaitsSeparateWaitingFromTheCollective) {
   Communicator comm = world();
   if (comm.size() == 1) GTEST_SKIP() << "needs two ranks";

@@ -63,6 +63,20 @@ void Communicator::receive_bytes(std::span<char> bytes, int partner, int tag) co
       "MPI_Recv");
 }
 
+PendingTransfer Communicator::isend_bytes(std::span<const char> bytes, int partner, int tag) const {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Isend(bytes.data(), mpi_count(bytes.size(), "send"), MPI_CHAR, partner, tag, comm_, &request),
+            "MPI_Isend");
+  return {request, false};
+}
+
+PendingTransfer Communicator::ireceive_bytes(std::span<char> bytes, int partner, int tag) const {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Irecv(bytes.data(), mpi_count(bytes.size(), "receive"), MPI_CHAR, partner, tag, comm_, &request),
+            "MPI_Irecv");
+  return {request, true};
+}
+
 void Communicator::swap_bytes_probed(std::span<const char> sent, std::span<char> received, int partner, int tag) const {
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   check_mpi(MPI_Isend(sent.data(), mpi_count(sent.size(), "swap"), MPI_CHAR, partner, tag, comm_, &requests[0]),
@@ -306,6 +320,13 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
     offset += static_cast<std::size_t>(c);
   }
   return result;
+}
+
+void Communicator::broadcast_string(std::string& text, int root) const {
+  std::uint64_t length = text.size();
+  broadcast(std::span<std::uint64_t>(&length, 1), root);
+  text.resize(static_cast<std::size_t>(length));
+  broadcast(std::span<char>(text.data(), text.size()), root);
 }
 
 void Communicator::throw_first_error(const std::optional<std::string>& mine, ExitCode code) const {

@@ -26,6 +26,7 @@
 #include "zbfs/core/link_cost.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/mpi/datatype.hpp"
+#include "zbfs/mpi/pending_transfer.hpp"
 #include "zbfs/mpi/traffic.hpp"
 
 namespace zbfs {
@@ -311,6 +312,10 @@ class Communicator {
   // receive of raw bytes with `tag`.
   void send_bytes(std::span<const char> bytes, int partner, int tag) const;
   void receive_bytes(std::span<char> bytes, int partner, int tag) const;
+  // Point to point, not booked: a nonblocking send or receive of raw bytes with `tag`
+  // (the buffer must outlive the transfer). A receive takes exactly bytes.size() bytes.
+  [[nodiscard]] PendingTransfer isend_bytes(std::span<const char> bytes, int partner, int tag) const;
+  [[nodiscard]] PendingTransfer ireceive_bytes(std::span<char> bytes, int partner, int tag) const;
   // Point to point, not booked: swaps equal-sized byte arrays with `partner` the way
   // exchange_probed moves a message (the send posted first, then the partner's message
   // probed and received).
@@ -323,6 +328,8 @@ class Communicator {
 
   // Collective: each rank's string, in rank order, on every rank.
   [[nodiscard]] std::vector<std::string> allgather_strings(const std::string& mine) const;
+  // Collective: `text` as `root` has it, on every rank.
+  void broadcast_string(std::string& text, int root) const;
 
   // Collective: when any rank has an error message, every rank throws Error with the
   // lowest rank's (reported once; exit status `code`, a usage error by default);
