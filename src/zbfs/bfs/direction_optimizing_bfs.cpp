@@ -1,5 +1,6 @@
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -8,6 +9,7 @@
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/graph/hub_neighbors.hpp"
 
 namespace zbfs {
 namespace {
@@ -42,11 +44,32 @@ class LocalQueue {
 template <class V>
 DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph)
     : graph_(graph),
+
+      edgeless_(graph.num_vertices()),
       visited_(graph.num_vertices()),
       front_(graph.num_vertices()),
       next_(graph.num_vertices()),
       queue_(graph.num_vertices()),
-      next_queue_(graph.num_vertices()) {}
+      next_queue_(graph.num_vertices()) {
+  const std::uint64_t* off = graph.offsets();
+  // A vertex without edges is its own hub: the test finds it unvisited in no frontier.
+  hub_ = hub_neighbors<V>(
+      off, graph.neighbor_data(), graph.num_vertices(), [off](V w) { return off[w + 1] - off[w]; }, V{0});
+  const std::uint64_t n = graph.num_vertices();
+  V* hub = hub_.data();
+  const auto words = static_cast<std::int64_t>(edgeless_.num_words());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) {
+    std::uint64_t bits = 0;
+    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
+    for (std::uint64_t u = first; u < std::min(n, first + 64); ++u) {
+      if (off[u] != off[u + 1]) continue;
+      hub[u] = static_cast<V>(u);
+      bits |= std::uint64_t{1} << (u - first);
+    }
+    edgeless_.word(static_cast<std::size_t>(w)) = bits;
+  }
+}
 
 template <class V>
 std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std::uint64_t& scout_count) {
@@ -83,6 +106,7 @@ template <class V>
 std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
   const std::uint64_t* off = graph_.offsets();
   const V* adj = graph_.neighbor_data();
+  const V* hubs = hub_.data();
   const auto words = static_cast<std::int64_t>(visited_.num_words());
   std::uint64_t awake = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : awake)
@@ -94,6 +118,12 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
       const int bit = std::countr_zero(unvisited);
       unvisited &= unvisited - 1;
       const std::uint64_t u = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(bit);
+      // The hub first: on a Kronecker graph it finds most parents without the list.
+      if (const V hub = hubs[u]; front_.test(hub)) {
+        parent[u] = static_cast<std::int64_t>(hub);
+        found |= std::uint64_t{1} << bit;
+        continue;
+      }
       for (std::uint64_t e = off[u], end = off[u + 1]; e < end; ++e) {
         const V v = adj[e];
         if (front_.test(v)) {
@@ -154,7 +184,8 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   const auto vertices = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < vertices; ++v) parent[v] = -1;
-  visited_.clear();
+  // Vertices without edges start visited: bottom-up steps then skip them (parent stays -1).
+  std::memcpy(visited_.data(), edgeless_.data(), visited_.num_words() * sizeof(std::uint64_t));
   stats.init_time_s = clock.elapsed_s();
 
   parent[root] = static_cast<std::int64_t>(root);

@@ -1,8 +1,11 @@
 // Kernel 2 on one process: a direction-optimizing BFS over a Csr<V> (OpenMP parallel).
 // Top-down steps claim vertices with an atomic test-and-set on a visited bitmap and
 // collect the next frontier in per-thread buffers; bottom-up steps give each thread whole
-// 64-vertex words of the bitmaps, so they need no atomics. The object owns the reusable
-// workspace (bitmaps, queues), so construct it once per graph and call run() per root.
+// 64-vertex words of the bitmaps, so they need no atomics; they test each vertex's hub
+// (its highest-degree neighbour) before its list, and never look at vertices without
+// edges, which start every search visited. The object owns the reusable workspace
+// (bitmaps, queues, hubs), so construct it once per graph (it is part of kernel 1) and
+// call run() per root.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +28,7 @@ class DirectionOptimizingBfs {
   BfsStats run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options);
 
   // Workspace bytes for a graph of n vertices (for memory estimates).
-  static std::uint64_t workspace_bytes(std::uint64_t n) { return 3 * (n / 8 + 8) + 2 * n * sizeof(V); }
+  static std::uint64_t workspace_bytes(std::uint64_t n) { return 4 * (n / 8 + 8) + 3 * n * sizeof(V); }
 
  private:
   std::uint64_t top_down_step(std::int64_t* parent, std::uint64_t& scout_count);
@@ -34,6 +37,12 @@ class DirectionOptimizingBfs {
   void front_bitmap_to_queue();
 
   const Csr<V>& graph_;
+  // Each vertex's highest-degree neighbour (graph/hub_neighbors.hpp), tested before its
+  // list; a vertex without edges holds itself.
+  LargeArray<V> hub_;
+  // Vertices without edges, which no search reaches: every search starts with them
+  // marked visited, so bottom-up steps never look at them.
+  Bitmap edgeless_;
   Bitmap visited_;
   Bitmap front_;
   Bitmap next_;

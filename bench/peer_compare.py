@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Runs zbfs and peer Graph500 codes built from their own sources, interleaved, at the same
+scale, rank and thread counts, and prints TEPS ratios (zbfs / peer).
+
+Peers are built outside this repository and given by path:
+  --riken  RIKEN-RCCS/Graph500-BFS `runnable` (run as `runnable S -v 1 -n 64`: only the
+           first tree is validated, so no search waits on its 10 s pause of `-v 0`)
+  --gapbs  GAPBS `bfs` (shared memory only: one rank, `-g S -n 64`)
+  --reference  the Graph500 reference `graph500_reference_bfs` (MPI, `S 16`)
+
+TEPS is 2^S * 16 / mean BFS time for every code, so that the codes' different edge
+counts (and RIKEN's shared edge count under -v 1) do not enter. Each (scale, layout) runs
+every code once per repeat, codes interleaved, and the table shows medians.
+
+  bench/peer_compare.py --riken /tmp/riken/mpi/runnable --scales 20 22 \\
+      --layouts 1x2 2x1 4x1 --repeats 3
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MEAN_TIME = re.compile(r"^(?:bfs\s+)?mean_time:\s+([0-9.eE+-]+)\s*$", re.M)
+GAPBS_AVERAGE = re.compile(r"^Average Time:\s+([0-9.eE+-]+)", re.M)
+
+
+def mpirun(ranks, threads):
+    command = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks), "-x", f"OMP_NUM_THREADS={threads}"]
+    if os.geteuid() == 0:
+        command.insert(1, "--allow-run-as-root")
+    return command
+
+
+def run(command, pattern, env=None, timeout=1800):
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    if done.returncode != 0:
+        sys.exit(f"peer_compare: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    found = pattern.search(done.stdout)
+    if not found:
+        sys.exit(f"peer_compare: no mean BFS time in the output of {' '.join(command)}")
+    return float(found.group(1))
+
+
+def codes(args, scale, ranks, threads):
+    """(name, command, pattern) for every code that runs at this layout."""
+    zbfs = [args.zbfs, "run", "--scale", str(scale), "--roots", str(args.roots), "-q", "--threads", str(threads)]
+    if args.no_validate:
+        zbfs.append("--no-validate")
+    out = []
+    if args.riken:
+        out.append(("riken", mpirun(ranks, threads) + [args.riken, str(scale), "-v", "1", "-n", str(args.roots)],
+                    MEAN_TIME))
+    if args.reference:
+        out.append(("reference", mpirun(ranks, threads) + [args.reference, str(scale), "16"], MEAN_TIME))
+    if args.gapbs and ranks == 1:
+        out.append(("gapbs", [args.gapbs, "-g", str(scale), "-n", str(args.roots)], GAPBS_AVERAGE))
+    for partition in args.partitions:
+        if partition == "shared":
+            if ranks == 1:
+                out.append(("zbfs shared", zbfs + ["--partition", "shared"], MEAN_TIME))
+            continue
+        out.append((f"zbfs {partition}", mpirun(ranks, threads) + zbfs + ["--partition", partition], MEAN_TIME))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--zbfs", default=os.path.join(HERE, "..", "build", "bin", "zbfs"))
+    parser.add_argument("--riken", help="path of RIKEN Graph500-BFS's runnable")
+    parser.add_argument("--gapbs", help="path of GAPBS's bfs")
+    parser.add_argument("--reference", help="path of the Graph500 reference's graph500_reference_bfs")
+    parser.add_argument("--scales", type=int, nargs="+", default=[20])
+    parser.add_argument("--layouts", nargs="+", default=["1x2", "2x1", "4x1"], help="RANKSxTHREADS")
+    parser.add_argument("--partitions", nargs="+", default=["1d", "2d", "shared"])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--roots", type=int, default=64)
+    parser.add_argument("--no-validate", action="store_true", help="zbfs skips validation (its BFS time is unchanged)")
+    args = parser.parse_args()
+    if not (args.riken or args.gapbs or args.reference):
+        sys.exit("peer_compare: name at least one peer (--riken, --gapbs, --reference)")
+    for path in [args.zbfs] + [p for p in (args.riken, args.gapbs, args.reference) if p]:
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)) and not shutil.which(path):
+            sys.exit(f"peer_compare: '{path}' is not an executable")
+    layouts = []
+    for text in args.layouts:
+        match = re.fullmatch(r"(\d+)x(\d+)", text)
+        if not match or int(match.group(1)) < 1 or int(match.group(2)) < 1:
+            sys.exit(f"peer_compare: layout '{text}' is not RANKSxTHREADS")
+        layouts.append((int(match.group(1)), int(match.group(2))))
+
+    rows = []
+    for scale in args.scales:
+        for ranks, threads in layouts:
+            plan = codes(args, scale, ranks, threads)
+            times = {name: [] for name, _, _ in plan}
+            for repeat in range(args.repeats):
+                for name, command, pattern in plan:
+                    times[name].append(run(command, pattern))
+                    print(f"scale {scale} {ranks}x{threads} repeat {repeat + 1}: {name} "
+                          f"{times[name][-1] * 1e3:.3f} ms", file=sys.stderr, flush=True)
+            teps = {name: (2 ** scale) * 16 / statistics.median(t) for name, t in times.items()}
+            rows.append((scale, f"{ranks} x {threads}", teps))
+
+    peers = [p for p in ("riken", "gapbs", "reference") if any(p in r[2] for r in rows)]
+    mine = [f"zbfs {p}" for p in args.partitions]
+    header = ["scale", "ranks x threads"] + [f"{p} TEPS" for p in peers]
+    header += [f"{m} / {p}" for p in peers for m in mine]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for scale, layout, teps in rows:
+        cells = [str(scale), layout] + [f"{teps[p]:.3g}" if p in teps else "" for p in peers]
+        for p in peers:
+            for m in mine:
+                cells.append(f"{teps[m] / teps[p]:.2f}" if m in teps and p in teps else "")
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
