@@ -10,21 +10,30 @@
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/graph/hub_neighbors.hpp"
 
 namespace zbfs {
 
 namespace {
 
 // The bottom-up search of one bitmap word: for each vertex in `unvisited` (bits of the
-// word starting at local index `first`), the first neighbour in `frontier`, reported
-// as on_found(bit, neighbour). Returns the mask of vertices found.
+// word starting at local index `first`, each with a neighbour here), its hub or else the
+// first neighbour in `frontier`, reported as on_found(bit, neighbour). Returns the mask
+// of vertices found.
 template <class V, class OnFound>
 inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first, const std::uint64_t* offsets,
-                                    const V* adjacency, const std::uint64_t* frontier, OnFound on_found) {
+                                    const V* adjacency, const V* hubs, const std::uint64_t* frontier,
+                                    OnFound on_found) {
   std::uint64_t found = 0;
   for (; unvisited != 0; unvisited &= unvisited - 1) {
     const int bit = std::countr_zero(unvisited);
     const std::uint64_t vertex = first + static_cast<std::uint64_t>(bit);
+    // The hub first: on a Kronecker graph it finds most parents without the list.
+    if (const V hub = hubs[vertex]; (frontier[hub >> 6] >> (hub & 63)) & 1) {
+      found |= std::uint64_t{1} << bit;
+      on_found(bit, hub);
+      continue;
+    }
     for (std::uint64_t e = offsets[vertex], end = offsets[vertex + 1]; e < end; ++e) {
       const V neighbour = adjacency[e];
       if ((frontier[neighbour >> 6] >> (neighbour & 63)) & 1) {
@@ -69,6 +78,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
     target_open_ = Bitmap(bottom_up.target.local_size());
     gather_has_edges(*bottom_up.fold, target_has_edges_);
   }
+  build_hubs(bottom_up);
 }
 
 template <class V>
@@ -249,6 +259,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
     // the compiler reload every member after each store.
     const std::uint64_t* offsets = graph.offsets();
     const V* adjacency = graph.neighbor_data();
+    const V* hubs = hub_.data();
+    const std::uint64_t* rows_with_edges = target_rows_with_edges_.data();
     std::uint64_t* next = next_.data();
     std::uint64_t* visited = visited_.data();
     std::int64_t* parent_of = parent.data();
@@ -266,8 +278,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
 #pragma omp for schedule(dynamic, 64) nowait
       for (std::size_t word = my_first_word; word < owned_end; ++word) {
         const std::size_t owned_word = word - my_first_word;
-        const std::uint64_t found = scan_unvisited(~target_visited[word], word * 64, offsets, adjacency, frontier,
-                                                   [&](int bit, V source_local) {
+        const std::uint64_t found = scan_unvisited(~target_visited[word] & rows_with_edges[word], word * 64, offsets,
+                                                   adjacency, hubs, frontier, [&](int bit, V source_local) {
                                                      parent_of[owned_word * 64 + static_cast<std::size_t>(bit)] =
                                                          static_cast<std::int64_t>(source_base + source_local);
                                                    });
@@ -279,12 +291,13 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::s
       for (std::size_t word = 0; word < words; ++word) {
         if (word >= my_first_word && word < owned_end) continue;
         const auto member = static_cast<int>(word / words_per_block);
-        scan_unvisited(~target_visited[word], word * 64, offsets, adjacency, frontier, [&](int bit, V source_local) {
-          const std::uint64_t target_local = word * 64 + static_cast<std::uint64_t>(bit);
-          sent_.set(target_local);
-          sent_parent[target_local] = source_local;
-          builder.bucket(t, member).push_back(target.to_global(target_local));
-        });
+        scan_unvisited(~target_visited[word] & rows_with_edges[word], word * 64, offsets, adjacency, hubs, frontier,
+                       [&](int bit, V source_local) {
+                         const std::uint64_t target_local = word * 64 + static_cast<std::uint64_t>(bit);
+                         sent_.set(target_local);
+                         sent_parent[target_local] = source_local;
+                         builder.bucket(t, member).push_back(target.to_global(target_local));
+                       });
       }
     }
     outgoing = builder.finish();
@@ -426,6 +439,34 @@ void DistributedBfs<V>::gather_has_edges(const Communicator& comm, Bitmap& has_e
   }
   comm.allgather(std::span<const std::uint64_t>(mine),
                  std::span<std::uint64_t>(has_edges.data(), has_edges.num_words()));
+}
+
+template <class V>
+void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
+  const ScopedPhase phase(metrics_, Phase::kConstruction);
+  // Every source vertex's degree class, gathered along the expand group in member order,
+  // which is the source group's local order: one byte per vertex, for this call only.
+  const std::span<const std::uint64_t> degree = graph_.owned_degree();
+  std::vector<std::uint8_t> mine(static_cast<std::size_t>(block_), 0);
+  for (std::size_t v = 0; v < degree.size(); ++v) mine[v] = static_cast<std::uint8_t>(std::bit_width(degree[v]));
+  std::vector<std::uint8_t> degree_class(static_cast<std::size_t>(layout.source.local_size()));
+  layout.expand->allgather(std::span<const std::uint8_t>(mine), std::span<std::uint8_t>(degree_class));
+  const LocalCsr<V>& graph = graph_.for_layout(layout);
+  const std::uint64_t rows = layout.target.local_size();
+  const std::uint64_t* offsets = graph.offsets();
+  hub_ = hub_neighbors<V>(
+      offsets, graph.neighbor_data(), rows, [&](V w) { return std::uint64_t{degree_class[w]}; }, V{0});
+  target_rows_with_edges_ = Bitmap(rows);
+  const auto words = static_cast<std::int64_t>(target_rows_with_edges_.num_words());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) {
+    std::uint64_t bits = 0;
+    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
+    for (std::uint64_t r = first; r < std::min(rows, first + 64); ++r) {
+      if (offsets[r] != offsets[r + 1]) bits |= std::uint64_t{1} << (r - first);
+    }
+    target_rows_with_edges_.word(static_cast<std::size_t>(w)) = bits;
+  }
 }
 
 template <class V>

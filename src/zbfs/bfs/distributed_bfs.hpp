@@ -78,6 +78,8 @@ class DistributedBfs {
   void gather_visited(const Communicator& fold, std::size_t words_per_block);
   // Gathers every member's has-an-edge bits into `has_edges` (collective over `comm`).
   void gather_has_edges(const Communicator& comm, Bitmap& has_edges) const;
+  // The bottom-up graph's hubs and rows with edges (collective over the expand group).
+  void build_hubs(const TraversalLayout& layout);
 
   const ProcessGrid& grid_;
   const DistributedGraph<V>& graph_;
@@ -106,6 +108,11 @@ class DistributedBfs {
   Bitmap target_open_;                   // those not visited in the copy: the mask
   bool target_visited_current_ = false;  // target_visited_ was gathered in this search
   Bitmap gathered_delta_;                // gather_visited's scratch: the fold group's new bits
+  // Bottom-up shortcut (graph/hub_neighbors.hpp): each target row's neighbour of highest
+  // degree class (the bit width of its global degree), tested before the row's list, and
+  // the rows that have edges here at all (the others can find no parent on this rank).
+  LargeArray<V> hub_;
+  Bitmap target_rows_with_edges_;
 };
 
 extern template class DistributedBfs<std::uint32_t>;

@@ -145,7 +145,13 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
   // (four bitmaps per group at most).
-  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8;
+  // Bottom-up hubs: one id and one row bit per target vertex (owned in 1D, the row group in
+  // 2D), and, while they are built, a degree byte per source vertex (all in 1D, a group in
+  // 2D).
+  const bool one_d = c.partition == Partition::k1D;
+  const double hubs =
+      (one_d ? block : row_group) * (id_bytes + 1.0 / 8) + (one_d ? vertices : std::max(row_group, col_group));
+  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs;
   // The rank's slice of the packed edge list, kept for validation.
   const double slice = (static_cast<double>(m) / p + 1) * PackedEdgeList::record_bytes_for(vertex_bits_for(n));
   const double validation = c.validate ? block * 9 + 80.0 * (1 << 20) : 0;
