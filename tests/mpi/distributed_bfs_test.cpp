@@ -181,6 +181,11 @@ class GatherCounter final : public Exchanger {
     direct_.gather_bitmap(comm, mine, all, mask);
   }
   [[nodiscard]] ExchangeTraits traits() const override { return direct_.traits(); }
+  void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
+                    std::span<std::uint64_t> received) override {
+    shifts.push_back(&comm);
+    direct_.shift_bitmap(comm, mine, received);
+  }
   std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
                                 std::span<const std::uint64_t> counts) override {
     return direct_.update(comm, items, counts);
@@ -191,16 +196,17 @@ class GatherCounter final : public Exchanger {
     return direct_.read(comm, keys, counts, width, answer);
   }
   std::vector<Gather> gathers;
+  std::vector<const Communicator*> shifts;
 
  private:
   DirectExchanger direct_{ColumnGather::kAllgatherv};
 };
 
-// Forced bottom-up, step t gathers the frontier of level t and the visited set after
-// level t - 1's discoveries. A rank's slice sends only its open positions: its vertices
-// with edges that were in no earlier frontier (for the frontier), or not visited at the
-// previous gather (for the visited set); that is, for both, those unreached or at level
-// t or beyond.
+// Forced bottom-up, step t gathers the frontier of level t along the expand group. A
+// rank's slice sends only its open positions: its vertices with edges that were in no
+// earlier frontier, that is, those unreached or at level t or beyond. The fold group
+// gathers nothing: its members pass the pieces they search around their ring, size - 1
+// shifts per step.
 TEST(DistributedBfs, BottomUpGathersSendOnlyOpenPositions) {
   const int p = world_size();
   const GraphCase g{11, 16, 1};
@@ -219,6 +225,7 @@ TEST(DistributedBfs, BottomUpGathersSendOnlyOpenPositions) {
     for (const std::uint64_t root : some_roots(edges, 2)) {
       SCOPED_TRACE("root " + std::to_string(root));
       exchanger.gathers.clear();
+      exchanger.shifts.clear();
       const BfsStats stats = bfs.run(root, owned, options);
       const std::vector<std::int64_t> level = reference_bfs_levels(generator.num_vertices(), edges, root);
       const std::span<const std::uint64_t> degree = graph.owned_degree();
@@ -233,15 +240,15 @@ TEST(DistributedBfs, BottomUpGathersSendOnlyOpenPositions) {
         want.push_back(open);
       }
       const TraversalLayout bottom_up = grid.bottom_up();
-      for (const Communicator* comm : {bottom_up.expand, bottom_up.fold}) {
-        std::vector<std::uint64_t> got;
-        for (const auto& gather : exchanger.gathers) {
-          if (gather.comm == comm) got.push_back(gather.positions);
-        }
-        // Communicators of one rank gather nothing.
-        EXPECT_EQ(got, comm->size() > 1 ? want : std::vector<std::uint64_t>{})
-            << (comm == bottom_up.expand ? "frontier" : "visited");
+      std::vector<std::uint64_t> frontier_gathers;
+      for (const auto& gather : exchanger.gathers) {
+        EXPECT_EQ(gather.comm, bottom_up.expand);
+        frontier_gathers.push_back(gather.positions);
       }
+      // Communicators of one rank gather nothing.
+      EXPECT_EQ(frontier_gathers, bottom_up.expand->size() > 1 ? want : std::vector<std::uint64_t>{});
+      EXPECT_EQ(exchanger.shifts.size(), stats.steps.size() * static_cast<std::size_t>(bottom_up.fold->size() - 1));
+      for (const Communicator* comm : exchanger.shifts) EXPECT_EQ(comm, bottom_up.fold);
     }
   }
 }

@@ -146,6 +146,25 @@ TEST(ExchangerConformance, UpdatesAndReadsMatchTheirDefinitionOnEveryExchanger) 
   }
 }
 
+TEST(ExchangerConformance, BitmapShiftsPassEachMembersWordsToItsSuccessor) {
+  const Communicator world = Communicator::world();
+  const Communicator half = world.split(world.rank() % 2, world.rank());
+  for (const Flavour& flavour : flavours()) {
+    SCOPED_TRACE(flavour.name);
+    const std::unique_ptr<Exchanger> exchanger = build(flavour);
+    for (const Communicator* comm : {&world, &half}) {
+      const int p = comm->size();
+      const auto word = [](int member, std::size_t i) { return std::uint64_t(member) * 1000003 + i * 7919; };
+      std::vector<std::uint64_t> mine(5), received(5, 0);
+      for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = word(comm->rank(), i);
+      exchanger->shift_bitmap(*comm, mine, received);
+      for (std::size_t i = 0; i < mine.size(); ++i) EXPECT_EQ(received[i], word((comm->rank() + p - 1) % p, i));
+    }
+    std::vector<std::uint64_t> two(2), three(3);
+    EXPECT_THROW(exchanger->shift_bitmap(world, two, three), Error);
+  }
+}
+
 TEST(ExchangerConformance, CountsThatDoNotCoverTheItemsAreRefused) {
   const Communicator world = Communicator::world();
   for (const Flavour& flavour : flavours()) {

@@ -46,6 +46,16 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
   return found;
 }
 
+// A degree on a byte's log scale: the bit width and the three bits after the leading
+// one, so degrees within 12.5% of each other share a class; 255 from 2^31 on.
+std::uint8_t degree_class(std::uint64_t degree) {
+  if (degree == 0) return 0;
+  const auto width = static_cast<unsigned>(std::bit_width(degree));
+  if (width > 31) return 255;
+  const auto fraction = static_cast<unsigned>(width >= 4 ? (degree >> (width - 4)) & 7 : (degree << (4 - width)) & 7);
+  return static_cast<std::uint8_t>(width * 8 + fraction);
+}
+
 }  // namespace
 
 template <class V>
@@ -64,9 +74,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       next_(block_),
       sent_(grid.row_group().local_size()),
       sent_parent_(grid.row_group().local_size()),
-      source_frontier_(grid.bottom_up().source.local_size()),
-      target_visited_(grid.bottom_up().target.local_size()),
-      gathered_delta_(grid.bottom_up().target.local_size()) {
+      source_frontier_(grid.bottom_up().source.local_size()) {
   const TraversalLayout bottom_up = grid.bottom_up();
   if (bottom_up.expand->size() > 1) {
     source_has_edges_ = Bitmap(bottom_up.source.local_size());
@@ -74,9 +82,8 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
     gather_has_edges(*bottom_up.expand, source_has_edges_);
   }
   if (bottom_up.fold->size() > 1) {
-    target_has_edges_ = Bitmap(bottom_up.target.local_size());
-    target_open_ = Bitmap(bottom_up.target.local_size());
-    gather_has_edges(*bottom_up.fold, target_has_edges_);
+    ring_held_ = Bitmap(block_);
+    ring_arriving_ = Bitmap(block_);
   }
   build_hubs(bottom_up);
 }
@@ -100,7 +107,6 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
     frontier_.clear();
     sent_.clear();
     source_open_current_ = false;
-    target_visited_current_ = false;
     const auto n = static_cast<std::int64_t>(block_);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = -1;
@@ -215,94 +221,122 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
 }
 
 template <class V>
+const std::uint64_t* DistributedBfs<V>::gather_source_frontier(const TraversalLayout& layout) {
+  // Gathering along a communicator of one rank would only copy this rank's own bitmap:
+  // then the step reads it in place.
+  if (layout.expand->size() == 1) return frontier_.data();
+  const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+  const std::size_t words_per_block = static_cast<std::size_t>(grid_.blocks().words_per_block());
+  const std::span<std::uint64_t> open(source_open_.data(), source_open_.num_words());
+  if (!source_open_current_) {
+    std::copy_n(source_has_edges_.data(), open.size(), open.data());
+    source_open_current_ = true;
+  }
+  exchanger_.gather_bitmap(*layout.expand, std::span<const std::uint64_t>(frontier_.data(), words_per_block),
+                           std::span<std::uint64_t>(source_frontier_.data(), source_frontier_.num_words()), open);
+  // A vertex is in one frontier only: later gathers leave these positions out.
+  const std::uint64_t* gathered = source_frontier_.data();
+  const auto words = static_cast<std::int64_t>(open.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) open[static_cast<std::size_t>(w)] &= ~gathered[w];
+  return source_frontier_.data();
+}
+
+template <class V>
+void DistributedBfs<V>::scan_owned_piece(const TraversalLayout& layout, const std::uint64_t* frontier,
+                                         std::span<std::int64_t> parent) {
+  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+  const LocalCsr<V>& graph = graph_.for_layout(layout);
+  const auto words_per_block = static_cast<std::int64_t>(grid_.blocks().words_per_block());
+  const std::size_t my_first_word = static_cast<std::size_t>(layout.fold->rank()) * grid_.blocks().words_per_block();
+  // Raw pointers: parent stores (int64) may alias any uint64 member, which would make
+  // the compiler reload every member after each store.
+  const std::uint64_t* offsets = graph.offsets();
+  const V* adjacency = graph.neighbor_data();
+  const V* hubs = hub_.data();
+  const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + my_first_word;
+  std::uint64_t* next = next_.data();
+  std::uint64_t* visited = visited_.data();
+  std::int64_t* parent_of = parent.data();
+  // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
+  // becomes global by one addition.
+  const std::uint64_t source_base = layout.source.to_global(0);
+  // Each thread owns whole words, so no two threads write the same word.
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::int64_t w = 0; w < words_per_block; ++w) {
+    const auto owned_word = static_cast<std::size_t>(w);
+    const std::uint64_t found =
+        scan_unvisited(~visited[owned_word] & rows_with_edges[owned_word], (my_first_word + owned_word) * 64, offsets,
+                       adjacency, hubs, frontier, [&](int bit, V source_local) {
+                         parent_of[owned_word * 64 + static_cast<std::size_t>(bit)] =
+                             static_cast<std::int64_t>(source_base + source_local);
+                       });
+    // Every owned word is written here, so next_ needs no clearing first.
+    next[owned_word] = found;
+    visited[owned_word] |= found;
+  }
+}
+
+template <class V>
+void DistributedBfs<V>::scan_other_piece(const TraversalLayout& layout, const std::uint64_t* frontier, int member,
+                                         std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder) {
+  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+  const LocalCsr<V>& graph = graph_.for_layout(layout);
+  const std::size_t first_word = static_cast<std::size_t>(member) * grid_.blocks().words_per_block();
+  const std::uint64_t* offsets = graph.offsets();
+  const V* adjacency = graph.neighbor_data();
+  const V* hubs = hub_.data();
+  const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + first_word;
+  V* sent_parent = sent_parent_.data();
+  const PieceGroup target = layout.target;
+  const auto words = static_cast<std::int64_t>(piece_visited.size());
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 64)
+    for (std::int64_t w = 0; w < words; ++w) {
+      const auto i = static_cast<std::size_t>(w);
+      const std::size_t word = first_word + i;
+      piece_visited[i] |= scan_unvisited(~piece_visited[i] & rows_with_edges[i], word * 64, offsets, adjacency, hubs,
+                                         frontier, [&](int bit, V source_local) {
+                                           const std::uint64_t target_local =
+                                               word * 64 + static_cast<std::uint64_t>(bit);
+                                           sent_.set(target_local);
+                                           sent_parent[target_local] = source_local;
+                                           builder.bucket(t, member).push_back(target.to_global(target_local));
+                                         });
+    }
+  }
+}
+
+template <class V>
 typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::span<std::int64_t> parent) {
   const TraversalLayout layout = grid_.bottom_up();
-  const std::size_t words_per_block = static_cast<std::size_t>(grid_.blocks().words_per_block());
-  // Gathering along a communicator of one rank would only copy this rank's own bitmap:
-  // then the step reads it in place (the visited words it updates are its own, read
-  // before they are written, by the same thread).
-  const std::uint64_t* frontier = frontier_.data();
-  const std::uint64_t* target_visited = visited_.data();
-  if (layout.expand->size() > 1) {
-    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-    const std::span<std::uint64_t> open(source_open_.data(), source_open_.num_words());
-    if (!source_open_current_) {
-      std::copy_n(source_has_edges_.data(), open.size(), open.data());
-      source_open_current_ = true;
-    }
-    exchanger_.gather_bitmap(*layout.expand, std::span<const std::uint64_t>(frontier_.data(), words_per_block),
-                             std::span<std::uint64_t>(source_frontier_.data(), source_frontier_.num_words()), open);
-    // A vertex is in one frontier only: later gathers leave these positions out.
-    const std::uint64_t* gathered = source_frontier_.data();
-    const auto words = static_cast<std::int64_t>(open.size());
-#pragma omp parallel for schedule(static)
-    for (std::int64_t w = 0; w < words; ++w) open[static_cast<std::size_t>(w)] &= ~gathered[w];
-    frontier = source_frontier_.data();
-  }
-  if (layout.fold->size() > 1) {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    gather_visited(*layout.fold, words_per_block);
-    target_visited = target_visited_.data();
-  }
-
-  OutgoingIds outgoing;
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const LocalCsr<V>& graph = graph_.for_layout(layout);
-    const auto my_member = static_cast<std::size_t>(layout.fold->rank());
-    const int threads = omp_get_max_threads();
-    OutgoingBuilder builder(layout.fold->size(), threads);
-    V* sent_parent = sent_parent_.data();
-    const auto words = static_cast<std::size_t>(layout.target.words());
-    const std::size_t my_first_word = my_member * words_per_block;
-    // Raw pointers: parent stores (int64) may alias any uint64 member, which would make
-    // the compiler reload every member after each store.
-    const std::uint64_t* offsets = graph.offsets();
-    const V* adjacency = graph.neighbor_data();
-    const V* hubs = hub_.data();
-    const std::uint64_t* rows_with_edges = target_rows_with_edges_.data();
-    std::uint64_t* next = next_.data();
-    std::uint64_t* visited = visited_.data();
-    std::int64_t* parent_of = parent.data();
-    const PieceGroup target = layout.target;
-    // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
-    // becomes global by one addition.
-    const std::uint64_t source_base = layout.source.to_global(0);
-    const std::size_t owned_end = my_first_word + words_per_block;
-#pragma omp parallel num_threads(threads)
-    {
-      const int t = omp_get_thread_num();
-      // Each thread owns whole words of the target group, and the owned piece is
-      // word-aligned inside it, so no two threads write the same word below. Owned words
-      // come first, in a loop of their own: it is the whole step in 1D.
-#pragma omp for schedule(dynamic, 64) nowait
-      for (std::size_t word = my_first_word; word < owned_end; ++word) {
-        const std::size_t owned_word = word - my_first_word;
-        const std::uint64_t found = scan_unvisited(~target_visited[word] & rows_with_edges[word], word * 64, offsets,
-                                                   adjacency, hubs, frontier, [&](int bit, V source_local) {
-                                                     parent_of[owned_word * 64 + static_cast<std::size_t>(bit)] =
-                                                         static_cast<std::int64_t>(source_base + source_local);
-                                                   });
-        // Every owned word is written here, so next_ needs no clearing first.
-        next[owned_word] = found;
-        visited[owned_word] |= found;
+  const std::uint64_t* frontier = gather_source_frontier(layout);
+  // The fold group's pieces go around its ring: each member searches its own piece
+  // first, then, for each predecessor in turn, that member's piece with the visited bits
+  // that the members before it left, and passes them on. A vertex found once is skipped
+  // by the members after, so no member scans the rows another has settled (the RIKEN/
+  // Fugaku code's bottom-up does the same).
+  scan_owned_piece(layout, frontier, parent);
+  const Communicator& fold_comm = *layout.fold;
+  const int members = fold_comm.size();
+  OutgoingBuilder builder(members, omp_get_max_threads());
+  if (members > 1) {
+    const std::size_t words_per_block = static_cast<std::size_t>(grid_.blocks().words_per_block());
+    std::span<std::uint64_t> held(ring_held_.data(), words_per_block);
+    std::span<std::uint64_t> arriving(ring_arriving_.data(), words_per_block);
+    std::copy_n(visited_.data(), words_per_block, held.data());
+    for (int k = 1; k < members; ++k) {
+      {
+        const ScopedPhase phase(metrics_, Phase::kRowExchange);
+        exchanger_.shift_bitmap(fold_comm, held, arriving);
       }
-#pragma omp for schedule(dynamic, 64)
-      for (std::size_t word = 0; word < words; ++word) {
-        if (word >= my_first_word && word < owned_end) continue;
-        const auto member = static_cast<int>(word / words_per_block);
-        scan_unvisited(~target_visited[word] & rows_with_edges[word], word * 64, offsets, adjacency, hubs, frontier,
-                       [&](int bit, V source_local) {
-                         const std::uint64_t target_local = word * 64 + static_cast<std::uint64_t>(bit);
-                         sent_.set(target_local);
-                         sent_parent[target_local] = source_local;
-                         builder.bucket(t, member).push_back(target.to_global(target_local));
-                       });
-      }
+      std::swap(held, arriving);
+      scan_other_piece(layout, frontier, (fold_comm.rank() + members - k) % members, held, builder);
     }
-    outgoing = builder.finish();
   }
-  return fold(layout, outgoing, parent, false);
+  return fold(layout, builder.finish(), parent, false);
 }
 
 template <class V>
@@ -402,34 +436,6 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
 }
 
 template <class V>
-void DistributedBfs<V>::gather_visited(const Communicator& fold, std::size_t words_per_block) {
-  const std::span<std::uint64_t> all(target_visited_.data(), target_visited_.num_words());
-  const std::span<std::uint64_t> open(target_open_.data(), target_open_.num_words());
-  const std::span<const std::uint64_t> mine(visited_.data(), words_per_block);
-  const auto words = static_cast<std::int64_t>(all.size());
-  if (!target_visited_current_) {
-    // The copy starts from the vertices with edges: the others are never discovered (an
-    // isolated search key is visited only by its owner, which needs no copy of it).
-    exchanger_.gather_bitmap(fold, mine, all, std::span<const std::uint64_t>(target_has_edges_.data(), all.size()));
-    const std::uint64_t* has_edges = target_has_edges_.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t w = 0; w < words; ++w)
-      open[static_cast<std::size_t>(w)] = has_edges[w] & ~all[static_cast<std::size_t>(w)];
-    target_visited_current_ = true;
-    return;
-  }
-  // Each member's open slice selects exactly its visited bits set since the last gather.
-  const std::span<std::uint64_t> gathered(gathered_delta_.data(), all.size());
-  exchanger_.gather_bitmap(fold, mine, gathered, open);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t w = 0; w < words; ++w) {
-    const auto i = static_cast<std::size_t>(w);
-    all[i] |= gathered[i];
-    open[i] &= ~gathered[i];
-  }
-}
-
-template <class V>
 void DistributedBfs<V>::gather_has_edges(const Communicator& comm, Bitmap& has_edges) const {
   const ScopedPhase phase(metrics_, Phase::kConstruction);
   const std::span<const std::uint64_t> degree = graph_.owned_degree();
@@ -448,7 +454,7 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   // which is the source group's local order: one byte per vertex, for this call only.
   const std::span<const std::uint64_t> degree = graph_.owned_degree();
   std::vector<std::uint8_t> mine(static_cast<std::size_t>(block_), 0);
-  for (std::size_t v = 0; v < degree.size(); ++v) mine[v] = static_cast<std::uint8_t>(std::bit_width(degree[v]));
+  for (std::size_t v = 0; v < degree.size(); ++v) mine[v] = degree_class(degree[v]);
   std::vector<std::uint8_t> degree_class(static_cast<std::size_t>(layout.source.local_size()));
   layout.expand->allgather(std::span<const std::uint8_t>(mine), std::span<std::uint8_t>(degree_class));
   const LocalCsr<V>& graph = graph_.for_layout(layout);

@@ -4,14 +4,16 @@
 // Top-down step: gather the frontier of the column group as a sorted id list (column
 // exchange), expand it through the local forward graph, claim owned targets directly and
 // send the others' ids, each at most once per search, to their owners (row exchange).
-// Bottom-up step: gather the source group's frontier and the target group's visited set
-// as bitmaps, look for a frontier parent of every unvisited target, and send the ids of
-// those found elsewhere to their owners. The bitmaps travel masked (Exchanger::
-// gather_bitmap): only positions that can still change are sent. A vertex without edges
-// is never discovered, a vertex in one gathered frontier is in no later one, and a
-// visited bit once gathered stays set, so those positions are left out; at scale 20 that
-// halves the bitmaps' bits (the first mask alone drops the 38% of vertices without
-// edges). Only ids travel during the search: a sender remembers the parent it used, and
+// Bottom-up step: gather the source group's frontier as a bitmap, masked (Exchanger::
+// gather_bitmap: only positions that can still change are sent; a vertex without edges
+// is never discovered and a vertex in one gathered frontier is in no later one, which at
+// scale 20 halves the bits). Then search the target group piece by piece around the
+// fold group's ring: each rank searches its own piece, then each predecessor's with the
+// visited bits the ranks before it left (Exchanger::shift_bitmap), so a vertex found once
+// is not searched again. Each unvisited row tests its hub (its neighbour of highest
+// degree) before its list, and rows without edges here are skipped. The ids of vertices
+// found for other ranks go to their owners. Only ids travel during the search: a sender
+// remembers the parent it used, and
 // the predecessor reduction after the search fetches it for every vertex whose
 // discovery came from another rank. The direction switch is Beamer's heuristic on global
 // counts, exactly as the single-process kernel applies it.
@@ -70,12 +72,16 @@ class DistributedBfs {
   // (the direction switch needs them after top-down steps only).
   LevelCounts finish_level(bool with_edges);
   void reduce_predecessors(std::span<std::int64_t> parent);
-  // Bottom-up: the fold group's visited sets into target_visited_. The first gather of a
-  // search sends the positions of vertices with edges; later ones only the positions
-  // still unvisited in the copy, so each sends the bits set since the previous gather,
-  // which are ORed into the copy. Visited bits are never cleared within a search, so the
-  // copy stays exact, and the late bottom-up steps send short, sparse bitmaps.
-  void gather_visited(const Communicator& fold, std::size_t words_per_block);
+  // Bottom-up: the source group's frontier, gathered (masked) when the group has other
+  // members; this rank's own frontier otherwise.
+  const std::uint64_t* gather_source_frontier(const TraversalLayout& layout);
+  // Bottom-up over this rank's own piece: parents, next and visited are set in place.
+  void scan_owned_piece(const TraversalLayout& layout, const std::uint64_t* frontier, std::span<std::int64_t> parent);
+  // Bottom-up over fold member `member`'s piece, whose visited bits (as the members
+  // before left them) are `piece_visited`; the vertices found are added to it, noted in
+  // sent_ and queued for `member`.
+  void scan_other_piece(const TraversalLayout& layout, const std::uint64_t* frontier, int member,
+                        std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder);
   // Gathers every member's has-an-edge bits into `has_edges` (collective over `comm`).
   void gather_has_edges(const Communicator& comm, Bitmap& has_edges) const;
   // The bottom-up graph's hubs and rows with edges (collective over the expand group).
@@ -99,15 +105,12 @@ class DistributedBfs {
   Bitmap sent_;                // row-group vertices this rank has reported to their owner
   LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with
   // Bottom-up, when gathered (the communicator has more than one member):
-  Bitmap source_frontier_;               // frontier of the source group
-  Bitmap source_has_edges_;              // its vertices with at least one edge (fixed)
-  Bitmap source_open_;                   // those in no frontier gathered in this search: the mask
-  bool source_open_current_ = false;     // source_open_ was set up in this search
-  Bitmap target_visited_;                // visited set of the target group
-  Bitmap target_has_edges_;              // its vertices with at least one edge (fixed)
-  Bitmap target_open_;                   // those not visited in the copy: the mask
-  bool target_visited_current_ = false;  // target_visited_ was gathered in this search
-  Bitmap gathered_delta_;                // gather_visited's scratch: the fold group's new bits
+  Bitmap source_frontier_;            // frontier of the source group
+  Bitmap source_has_edges_;           // its vertices with at least one edge (fixed)
+  Bitmap source_open_;                // those in no frontier gathered in this search: the mask
+  bool source_open_current_ = false;  // source_open_ was set up in this search
+  Bitmap ring_held_;                  // bottom-up: the piece this rank searches, on its way around the fold ring
+  Bitmap ring_arriving_;              // and the next one, arriving from the predecessor
   // Bottom-up shortcut (graph/hub_neighbors.hpp): each target row's neighbour of highest
   // degree class (the bit width of its global degree), tested before the row's list, and
   // the rows that have edges here at all (the others can find no parent on this rank).

@@ -343,6 +343,16 @@ IncomingIds DirectExchanger::send_ids(const Communicator& comm, std::span<const 
   return in;
 }
 
+void DirectExchanger::shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
+                                   std::span<std::uint64_t> received) {
+  if (mine.size() != received.size()) {
+    throw Error(ExitCode::kFailure, "bitmap shift: " + std::to_string(mine.size()) + " words sent, " +
+                                        std::to_string(received.size()) + " expected");
+  }
+  const int p = comm.size();
+  comm.shift_into(mine, (comm.rank() + 1) % p, received, (comm.rank() + p - 1) % p);
+}
+
 std::vector<KeyedItem> DirectExchanger::update(const Communicator& comm, std::span<const KeyedItem> items,
                                                std::span<const std::uint64_t> counts) {
   check_counts(comm, items.size(), counts);

@@ -60,6 +60,10 @@ class Exchanger {
   // slice that its slice of the mask selects, and every bit outside the mask arrives 0.
   virtual void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
                              std::span<std::uint64_t> all, std::span<const std::uint64_t> mask = {}) = 0;
+  // A ring shift of equal-sized bitmaps (64-bit words): each member sends `mine` to its
+  // successor (rank + 1, wrapping) and receives its predecessor's into `received`.
+  virtual void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
+                            std::span<std::uint64_t> received) = 0;
   // Keyed updates to their owners: `items` grouped by destination rank in rank order,
   // counts[d] of them for rank d. Returns the items for this rank. When the exchanger
   // merges (traits().merges_updates) there is one per key, the one with the smallest
@@ -85,6 +89,8 @@ class DirectExchanger final : public Exchanger {
   std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override;
   void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
                      std::span<const std::uint64_t> mask = {}) override;
+  void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
+                    std::span<std::uint64_t> received) override;
   // Each destination's items travel as one sequence of (key, value) words; the receiver
   // merges.
   std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,

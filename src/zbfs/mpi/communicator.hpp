@@ -261,15 +261,21 @@ class Communicator {
   // Point to point with the partner's count already known (recv.size()).
   template <class T>
   void sendrecv_into(std::span<const T> send, int partner, std::span<T> recv) const {
+    shift_into(send, partner, recv, partner);
+  }
+  // Point to point: `send` goes to `to` while `recv` (its size known) comes from `from`;
+  // a ring shift when every member sends to its successor.
+  template <class T>
+  void shift_into(std::span<const T> send, int to, std::span<T> recv, int from) const {
     mark();
-    check_mpi(MPI_Sendrecv(send.data(), mpi_count(send.size(), "sendrecv"), mpi_datatype<T>(), partner, kDataTag,
-                           recv.data(), mpi_count(recv.size(), "sendrecv"), mpi_datatype<T>(), partner, kDataTag, comm_,
-                           MPI_STATUS_IGNORE),
-              "MPI_Sendrecv");
-    const std::uint64_t messages = send.empty() ? 0 : 1;
+    check_mpi(
+        MPI_Sendrecv(send.data(), mpi_count(send.size(), "sendrecv"), mpi_datatype<T>(), to, kDataTag, recv.data(),
+                     mpi_count(recv.size(), "sendrecv"), mpi_datatype<T>(), from, kDataTag, comm_, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv");
+    const std::uint64_t messages = send.empty() || to == rank_ ? 0 : 1;
     ClassTraffic priced;
-    priced.add(link_to(partner), static_cast<double>(messages), static_cast<double>(send.size_bytes()));
-    record(CommPattern::kPairwise, messages, send.size_bytes(), priced);
+    priced.add(link_to(to), static_cast<double>(messages), static_cast<double>(messages * send.size_bytes()));
+    record(CommPattern::kPairwise, messages, messages * send.size_bytes(), priced);
   }
 
   // Dynamic sparse data exchange (NBX: Hoefler, Siebert and Lumsdaine, 2010): each

@@ -36,6 +36,10 @@ class RoutedExchanger final : public Exchanger {
                      std::span<const std::uint64_t> mask = {}) override {
     direct_->gather_bitmap(comm, mine, all, mask);
   }
+  void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
+                    std::span<std::uint64_t> received) override {
+    direct_->shift_bitmap(comm, mine, received);
+  }
   std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
                                 std::span<const std::uint64_t> counts) override;
   std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
