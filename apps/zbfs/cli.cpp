@@ -157,7 +157,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "matrix), or shared (the single-process kernel; one rank only)")
       ->check(CLI::IsMember({"1d", "2d", "shared"}))
       ->capture_default_str();
-  run.add_option("--grid", text.grid, "2D process grid RxC (default: the most square factorisation of the ranks)");
+  run.add_option("--grid", text.grid,
+                 "2D process grid RxC (default: ranks x 1 when every rank is on one node, else the most square "
+                 "factorisation of the ranks)");
   run.add_option("--column-gather", text.column_gather,
                  "how the top-down frontier is gathered along a processor column: allgatherv or union "
                  "(set-union allreduce)")

@@ -10,7 +10,7 @@ shift 3  # the rest: mpiexec's flags
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-timeout 120 "$mpiexec" "$@" -np 4 "$zbfs" run --scale 10 --roots 2 --threads 1 -q --partition 2d \
+timeout 120 "$mpiexec" "$@" -np 4 "$zbfs" run --scale 10 --roots 2 --threads 1 -q --partition 2d --grid 2x2 \
   --no-validate --dump-frontiers "$work/dump" >/dev/null
 ls "$work/dump"/rank-{0,1,2,3}.zbfsdump >/dev/null
 

@@ -236,7 +236,7 @@ TEST(CliMpi, RoutedRunsValidateAndReportTheirHops) {
   ASSERT_EQ(plain.status, 0) << plain.err;
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_route.json";
   for (const char* route : {"--route grid2", "--route hypercube --codec bitpack",
-                            "--route gridk --route-dims 2x2 --no-dedup", "--partition 2d --route sparse"}) {
+                            "--route gridk --route-dims 2x2 --no-dedup", "--partition 2d --grid 2x2 --route sparse"}) {
     std::filesystem::remove(json_path);
     const Outcome o = run_mpi(
         4, std::string("run --scale 10 --roots 4 --direction top-down --json ") + json_path.string() + " " + route);
@@ -258,7 +258,9 @@ TEST(CliMpi, RoutedRunsValidateAndReportTheirHops) {
 TEST(CliMpi, EveryRankCountPrintsOneResultBlock) {
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_mpi.json";
   std::filesystem::remove(json_path);
-  const Outcome o = run_mpi(3, "run --scale 9 --roots 4 --partition 2d --json " + json_path.string());
+  // A row of three ranks, so that the folds travel (alone on one node, the default grid
+  // would be 3x1; the next test checks that).
+  const Outcome o = run_mpi(3, "run --scale 9 --roots 4 --partition 2d --grid 1x3 --json " + json_path.string());
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(count_lines(o.out), 34) << o.out;
   EXPECT_NE(o.out.find("NBFS:                           4\n"), std::string::npos) << o.out;
@@ -279,12 +281,21 @@ TEST(CliMpi, TraversedEdgesAreTheSameForEveryLayout) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
   ASSERT_EQ(single.status, 0) << single.err;
-  for (const char* layout :
-       {"--partition 1d", "--partition 2d", "--partition 2d --grid 4x1", "--partition 2d --column-gather union"}) {
+  for (const char* layout : {"--partition 1d", "--partition 2d", "--partition 2d --grid 2x2",
+                             "--partition 2d --grid 1x4 --column-gather union"}) {
     const Outcome o = run_mpi(4, std::string("run --scale 10 --roots 6 -q ") + layout);
     ASSERT_EQ(o.status, 0) << layout << ": " << o.err;
     EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << layout;
   }
+}
+
+// Without --grid, a 2D job whose ranks share one node runs on a ranks x 1 grid.
+TEST(CliMpi, TwoDimensionalGridDefaultsToOneColumnOnOneNode) {
+  const std::filesystem::path json_path = std::filesystem::temp_directory_path() / "zbfs_default_grid.json";
+  const Outcome o = run_mpi(2, "run --scale 8 --roots 2 -q --partition 2d --json " + json_path.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(json_path))["config"]["grid"], "2x1");
+  std::filesystem::remove(json_path);
 }
 
 int count_occurrences(const std::string& text, const std::string& what) {
@@ -610,8 +621,9 @@ TEST(CliMpi, CodecsCompressTheExchangesAndDumpFrontiers) {
   const auto dump_dir = std::filesystem::temp_directory_path() / "zbfs_cli_dump";
   std::filesystem::remove(json_path);
   std::filesystem::remove_all(dump_dir);
-  const Outcome o = run_mpi(4, "run --scale 12 --roots 4 --partition 2d --codec auto --network 1gbe --json " +
-                                   json_path.string() + " --dump-frontiers " + dump_dir.string());
+  const Outcome o =
+      run_mpi(4, "run --scale 12 --roots 4 --partition 2d --grid 2x2 --codec auto --network 1gbe --json " +
+                     json_path.string() + " --dump-frontiers " + dump_dir.string());
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.err.find("codec auto"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("wire_bytes"), std::string::npos) << o.err;
@@ -655,7 +667,8 @@ TEST(CliMpi, EveryCodecValidatesOnOneRank) {
 TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_model.json";
   std::filesystem::remove(json_path);
-  const Outcome o = run_mpi(4, "run --scale 12 --roots 4 --partition 2d --network 1gbe --json " + json_path.string());
+  const Outcome o =
+      run_mpi(4, "run --scale 12 --roots 4 --partition 2d --grid 2x2 --network 1gbe --json " + json_path.string());
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.err.find("model_s: network 1gbe, inter-node 50 us"), std::string::npos) << o.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
@@ -730,8 +743,8 @@ TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
 TEST(CliMpi, TimeWaitsReportsWaitingApartFromTimeInMpi) {
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_waits.json";
   std::filesystem::remove(json_path);
-  const Outcome o =
-      run_mpi(4, "run --scale 12 --roots 4 --partition 2d --no-validate --time-waits --json " + json_path.string());
+  const Outcome o = run_mpi(
+      4, "run --scale 12 --roots 4 --partition 2d --grid 2x2 --no-validate --time-waits --json " + json_path.string());
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.err.find("mpi_s    wait_s   model_s"), std::string::npos) << o.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));

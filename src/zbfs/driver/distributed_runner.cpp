@@ -260,22 +260,26 @@ void check_job_openmp_threads(const Communicator& world) {
   check_openmp_threads(world.allreduce(static_cast<std::uint64_t>(omp_get_max_threads()), ReduceOp::kMax));
 }
 
-RunResult run_distributed_benchmark(const RunConfig& config) {
+RunResult run_distributed_benchmark(const RunConfig& given) {
   const int ranks = world_size();
   const int rank = world_rank();
-  validate_config(config, ranks);
+  validate_config(given, ranks);
 
   PhaseMetrics metrics;
-  const Progress progress(!config.quiet && rank == 0);
+  const Progress progress(!given.quiet && rank == 0);
   RunResult result;
-  result.config = config;
   result.num_processes = ranks;
   LoadedGraph input;
   int node_ranks = 1;
+  RunConfig config = given;
   {
     Communicator world = Communicator::world();
     world.observe(&metrics);
     node_ranks = ranks_on_this_node(world);
+    // A 2D run without --grid takes its grid from where its ranks are.
+    const bool one_node = world.allreduce(std::uint64_t{node_ranks == ranks ? 0U : 1U}, ReduceOp::kMax) == 0;
+    if (config.partition == Partition::k2D && !config.grid) config.grid = default_grid(ranks, one_node);
+    result.config = config;
     choose_threads(config, node_ranks);
     check_job_openmp_threads(world);
     result.threads = omp_get_max_threads();

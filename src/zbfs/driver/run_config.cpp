@@ -95,6 +95,8 @@ GraphSpec graph_spec(const RunConfig& c) {
   return spec;
 }
 
+GridShape default_grid(int ranks, bool one_node) { return one_node ? GridShape{ranks, 1} : most_square_grid(ranks); }
+
 GridShape grid_for(const RunConfig& c, int ranks) {
   if (c.partition == Partition::k1D) return {1, ranks};
   return c.grid ? *c.grid : most_square_grid(ranks);

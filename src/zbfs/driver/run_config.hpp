@@ -93,8 +93,16 @@ std::uint64_t roots_to_draw(const RunConfig& config, std::uint64_t eligible);
 // The progress line for a run that draws fewer keys than num_roots.
 std::string fewer_search_keys(std::uint64_t count, std::uint64_t asked);
 
-// The grid a 2D run uses on `ranks` ranks (1D: 1 x ranks).
+// The grid a 2D run uses on `ranks` ranks (1D: 1 x ranks): --grid, or default_grid as
+// the runner resolved it, or else the most square.
 GridShape grid_for(const RunConfig& config, int ranks);
+
+// The 2D grid without --grid. On one node, ranks x 1: a processor row of one rank has no
+// fold to exchange and no target rows shared with other ranks, and the column's frontier
+// gathers go through shared memory (scale 20 on 4 ranks of one machine: 4x1 5.6 ms per
+// search, 2x2 10.5 ms, 1x4 16.6 ms; see docs/performance.md). Across nodes, the most
+// square factorisation, whose folds and gathers each span about sqrt(P) ranks.
+GridShape default_grid(int ranks, bool one_node);
 
 // Bytes the run needs at its peak, estimated before anything is allocated.
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& config);
