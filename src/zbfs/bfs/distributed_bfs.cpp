@@ -69,6 +69,8 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       first_vertex_(grid.my_first_vertex()),
       update_fold_(exchanger.traits().relays_updates && grid.partition() == Partition::k1D),
       report_once_(!update_fold_ || exchanger.traits().merges_updates),
+      reduce_after_(grid.row().size() > 1 && !update_fold_),
+      claims_(grid.row().size(), omp_get_max_threads()),
       visited_(block_),
       frontier_(block_),
       next_(block_),
@@ -402,6 +404,8 @@ void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming, std::span<st
       if (!visited_.test(offset) && visited_.set_atomic(offset)) {
         parent[offset] = -2 - s;
         next_.set_atomic(offset);
+        // The predecessor reduction asks s for these, without scanning the whole piece.
+        if (reduce_after_) claims_.bucket(omp_get_thread_num(), s).push_back(first_vertex_ + offset);
       }
     }
   }
@@ -481,22 +485,13 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
   const Communicator& row = grid_.row();
   // Alone in its row a rank discovered every vertex it owns itself (the same on all ranks),
   // and update folds brought the parents along.
-  if (row.size() == 1 || update_fold_) return;
-  // Ask each reporting rank for the parent it used.
-  const int threads = omp_get_max_threads();
-  OutgoingBuilder builder(row.size(), threads);
-  const auto n = static_cast<std::int64_t>(block_);
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
-    // Static schedule: thread t takes the t-th range, so buckets concatenate in vertex order.
-#pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::int64_t p = parent[static_cast<std::size_t>(i)];
-      if (p <= -2) builder.bucket(t, static_cast<int>(-2 - p)).push_back(first_vertex_ + static_cast<std::uint64_t>(i));
-    }
+  if (!reduce_after_) return;
+  // Ask each reporting rank for the parent it used, in vertex order.
+  OutgoingIds requests = claims_.finish();
+  for (std::size_t s = 0, first = 0; s < requests.counts.size(); first += requests.counts[s], ++s) {
+    const auto begin = requests.ids.begin() + static_cast<std::ptrdiff_t>(first);
+    std::sort(begin, begin + static_cast<std::ptrdiff_t>(requests.counts[s]));
   }
-  const OutgoingIds requests = builder.finish();
   const PieceGroup& targets = grid_.row_group();
   const PieceGroup& sources = grid_.col_group();
   const std::vector<std::uint64_t> parents =

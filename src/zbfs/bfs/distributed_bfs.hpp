@@ -98,6 +98,10 @@ class DistributedBfs {
   // Whether a source reports each vertex once per search (false when the exchanger does
   // not merge: once per frontier edge that reaches it, as the Graph500 reference does).
   bool report_once_;
+  // Whether a predecessor reduction follows each search, and the vertices it asks for:
+  // those claimed from another row member's report, by member.
+  bool reduce_after_;
+  OutgoingBuilder claims_;
 
   Bitmap visited_;             // owned vertices reached so far
   Bitmap frontier_;            // owned vertices of the current level
