@@ -350,7 +350,40 @@ void DirectExchanger::shift_bitmap(const Communicator& comm, std::span<const std
                                         std::to_string(received.size()) + " expected");
   }
   const int p = comm.size();
-  comm.shift_into(mine, (comm.rank() + 1) % p, received, (comm.rank() + p - 1) % p);
+  const int next = (comm.rank() + 1) % p;
+  const int previous = (comm.rank() + p - 1) % p;
+  record(comm, RecordedKind::kBitmap, static_cast<std::uint32_t>(next), mine);
+  if (p > 1) book_ids(comm, count_set_bits(mine));
+  if (codec_.passthrough()) {
+    comm.shift_into(mine, next, received, previous);
+    return;
+  }
+  // One byte says whether a frame follows or the words as they are.
+  Stopwatch clock;
+  ByteBuffer sent;
+  sent.put_u8(0);
+  const MessageCodec::Encoding how = codec_.encode_bitmap(mine, link_cost_to(comm, next), sent);
+  if (p > 1) book_frame(comm, how.codec);
+  if (how.framed) {
+    sent.data()[0] = 1;
+  } else {
+    sent.shrink_to(1);
+    sent.append(mine.data(), mine.size_bytes());
+  }
+  const double encode_s = clock.elapsed_s();
+  const std::vector<std::uint8_t> arrived = comm.shift_bytes(sent.bytes(), next, previous);
+  clock.restart();
+  if (arrived.empty() || arrived[0] > 1) throw DecodeError("bitmap shift: malformed message");
+  const std::span<const std::uint8_t> body = std::span<const std::uint8_t>(arrived).subspan(1);
+  if (arrived[0] == 1) {
+    decode_bitmap_frame(body, received);
+  } else if (body.size() == received.size_bytes()) {
+    std::memcpy(received.data(), body.data(), body.size());
+  } else {
+    throw DecodeError("bitmap shift: " + std::to_string(body.size()) + " bytes, expected " +
+                      std::to_string(received.size_bytes()));
+  }
+  book_codec_work(comm, p > 1 ? mine.size_bytes() : 0, p > 1 ? sent.size() : 0, encode_s, clock.elapsed_s());
 }
 
 std::vector<KeyedItem> DirectExchanger::update(const Communicator& comm, std::span<const KeyedItem> items,

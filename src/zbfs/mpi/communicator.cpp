@@ -77,6 +77,27 @@ PendingTransfer Communicator::ireceive_bytes(std::span<char> bytes, int partner,
   return {request, true};
 }
 
+std::vector<std::uint8_t> Communicator::shift_bytes(std::span<const std::uint8_t> send, int to, int from) const {
+  mark();
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Isend(send.data(), mpi_count(send.size(), "shift"), MPI_BYTE, to, kShiftTag, comm_, &request),
+            "MPI_Isend");
+  PendingTransfer sending(request, false);
+  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  check_mpi(MPI_Mprobe(from, kShiftTag, comm_, &message, &status), "MPI_Mprobe");
+  int count = 0;
+  check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+  std::vector<std::uint8_t> received(static_cast<std::size_t>(count));
+  check_mpi(MPI_Mrecv(received.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+  sending.wait();
+  const std::uint64_t messages = to == rank_ ? 0 : 1;
+  ClassTraffic priced;
+  priced.add(link_to(to), static_cast<double>(messages), static_cast<double>(messages * send.size()));
+  record(CommPattern::kPairwise, messages, messages * send.size(), priced);
+  return received;
+}
+
 void Communicator::swap_bytes_probed(std::span<const char> sent, std::span<char> received, int partner, int tag) const {
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   check_mpi(MPI_Isend(sent.data(), mpi_count(sent.size(), "swap"), MPI_CHAR, partner, tag, comm_, &requests[0]),

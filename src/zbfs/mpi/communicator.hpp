@@ -278,6 +278,10 @@ class Communicator {
     record(CommPattern::kPairwise, messages, messages * send.size_bytes(), priced);
   }
 
+  // Point to point: `send` goes to `to` while a message of any length comes from `from`
+  // (probed), and is returned.
+  [[nodiscard]] std::vector<std::uint8_t> shift_bytes(std::span<const std::uint8_t> send, int to, int from) const;
+
   // Dynamic sparse data exchange (NBX: Hoefler, Siebert and Lumsdaine, 2010): each
   // non-empty message goes out as a synchronous send and messages are received as they
   // are probed; once all of this rank's sends are matched it enters a non-blocking
@@ -358,6 +362,7 @@ class Communicator {
   static constexpr int kSizeTag = 1;
   static constexpr int kDataTag = 2;
   static constexpr int kSparseTags[2] = {3, 4};
+  static constexpr int kShiftTag = 5;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm probed_comm_ = MPI_COMM_NULL;  // exchange_probed's messages only
