@@ -54,14 +54,21 @@ def codecs_supported(binary: Path) -> bool:
     return "--codec" in sh([str(binary), "run", "--help"]).stdout
 
 
+def most_square(ranks: int) -> str:
+    rows = max(r for r in range(1, ranks + 1) if ranks % r == 0 and r * r <= ranks)
+    return f"{rows}x{ranks // rows}"
+
+
 def run_once(binary: Path, name: str, args: argparse.Namespace, codec: str, out: Path) -> dict:
     command = [str(NETCLUSTER), "run", "--name", name, "--", str(binary), "run", "--scale", str(args.scale),
                "--partition", args.partition, "--threads", str(args.threads), "--no-validate", "-q",
                "--network", "measure", "--json", str(out)]
     if codec != "none":
         command += ["--codec", codec]
-    if args.grid:
-        command += ["--grid", args.grid]
+    if args.partition == "2d":
+        # The emulated hosts share one machine, where zbfs's own default would be a
+        # hosts x 1 grid with no row exchange; the cluster's grid is the most square.
+        command += ["--grid", args.grid or most_square(args.hosts)]
     if args.time_waits:
         command.append("--time-waits")
     # A launch on the emulated hosts very rarely loses a daemon (mpirun then gives up after
@@ -112,7 +119,7 @@ def main() -> int:
     parser.add_argument("--name", default="zbfsb")
     parser.add_argument("--burst", type=int, default=None,
                         help="tbf bucket of the shaped links in bytes (netcluster up --burst; default its own)")
-    parser.add_argument("--grid", default=None, help="2D process grid RxC (zbfs run --grid; default its own)")
+    parser.add_argument("--grid", default=None, help="2D process grid RxC (zbfs run --grid; default the most square)")
     parser.add_argument("--time-waits", action="store_true",
                         help="separate waiting for late ranks from time in the collectives (zbfs run --time-waits)")
     args = parser.parse_args()
