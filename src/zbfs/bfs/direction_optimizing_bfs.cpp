@@ -45,30 +45,17 @@ template <class V>
 DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph)
     : graph_(graph),
 
-      edgeless_(graph.num_vertices()),
       visited_(graph.num_vertices()),
       front_(graph.num_vertices()),
       next_(graph.num_vertices()),
       queue_(graph.num_vertices()),
       next_queue_(graph.num_vertices()) {
   const std::uint64_t* off = graph.offsets();
-  // A vertex without edges is its own hub: the test finds it unvisited in no frontier.
+  // A vertex without edges gets hub 0, which no search reads: it starts every search visited.
   hub_ = hub_neighbors<V>(
       off, graph.neighbor_data(), graph.num_vertices(), [off](V w) { return off[w + 1] - off[w]; }, V{0});
-  const std::uint64_t n = graph.num_vertices();
-  V* hub = hub_.data();
-  const auto words = static_cast<std::int64_t>(edgeless_.num_words());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t w = 0; w < words; ++w) {
-    std::uint64_t bits = 0;
-    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
-    for (std::uint64_t u = first; u < std::min(n, first + 64); ++u) {
-      if (off[u] != off[u + 1]) continue;
-      hub[u] = static_cast<V>(u);
-      bits |= std::uint64_t{1} << (u - first);
-    }
-    edgeless_.word(static_cast<std::size_t>(w)) = bits;
-  }
+  edgeless_ = rows_with_edges(off, graph.num_vertices());
+  for (std::size_t w = 0; w < edgeless_.num_words(); ++w) edgeless_.word(w) = ~edgeless_.word(w);
 }
 
 template <class V>

@@ -466,17 +466,7 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   const std::uint64_t* offsets = graph.offsets();
   hub_ = hub_neighbors<V>(
       offsets, graph.neighbor_data(), rows, [&](V w) { return std::uint64_t{degree_class[w]}; }, V{0});
-  target_rows_with_edges_ = Bitmap(rows);
-  const auto words = static_cast<std::int64_t>(target_rows_with_edges_.num_words());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t w = 0; w < words; ++w) {
-    std::uint64_t bits = 0;
-    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
-    for (std::uint64_t r = first; r < std::min(rows, first + 64); ++r) {
-      if (offsets[r] != offsets[r + 1]) bits |= std::uint64_t{1} << (r - first);
-    }
-    target_rows_with_edges_.word(static_cast<std::size_t>(w)) = bits;
-  }
+  target_rows_with_edges_ = rows_with_edges(offsets, rows);
 }
 
 template <class V>

@@ -7,8 +7,10 @@
 // it is not (a distributed piece). Local, no MPI.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
+#include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 
 namespace zbfs {
@@ -38,6 +40,22 @@ LargeArray<V> hub_neighbors(const std::uint64_t* offsets, const V* adjacency, st
     out[row] = best;
   }
   return hub;
+}
+
+// The rows that have at least one neighbour, as a bitmap of `rows` bits.
+inline Bitmap rows_with_edges(const std::uint64_t* offsets, std::uint64_t rows) {
+  Bitmap with_edges(rows);
+  const auto words = static_cast<std::int64_t>(with_edges.num_words());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) {
+    std::uint64_t bits = 0;
+    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
+    for (std::uint64_t r = first; r < std::min(rows, first + 64); ++r) {
+      if (offsets[r] != offsets[r + 1]) bits |= std::uint64_t{1} << (r - first);
+    }
+    with_edges.word(static_cast<std::size_t>(w)) = bits;
+  }
+  return with_edges;
 }
 
 }  // namespace zbfs
