@@ -1,6 +1,5 @@
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 
-#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
