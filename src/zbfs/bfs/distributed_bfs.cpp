@@ -67,6 +67,10 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       metrics_(metrics),
       block_(grid.blocks().block()),
       first_vertex_(grid.my_first_vertex()),
+      owned_original_(graph.order().original_offsets()),
+      col_original_(graph.col_group_original().data()),
+      bottom_up_source_original_(grid.partition() == Partition::k2D ? graph.col_group_original().data()
+                                                                     : graph.row_group_original().data()),
       update_fold_(exchanger.traits().relays_updates && grid.partition() == Partition::k1D),
       report_once_(!update_fold_ || exchanger.traits().merges_updates),
       reduce_after_(grid.row().size() > 1 && !update_fold_),
@@ -113,15 +117,16 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = -1;
     if (grid_.owns(root)) {
-      const std::uint64_t offset = root - first_vertex_;
+      const std::uint64_t offset = graph_.order().sorted_offset(root - first_vertex_);
       visited_.set(offset);
       frontier_.set(offset);
-      parent[offset] = static_cast<std::int64_t>(root);
+      parent[root - first_vertex_] = static_cast<std::int64_t>(root);
     }
   }
   stats.init_time_s = clock.elapsed_s();
 
-  std::uint64_t root_degree = grid_.owns(root) ? graph_.owned_degree()[root - first_vertex_] : 0;
+  std::uint64_t root_degree =
+      grid_.owns(root) ? graph_.owned_degree()[graph_.order().sorted_offset(root - first_vertex_)] : 0;
   {
     const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
     root_degree = grid_.world().allreduce(root_degree, ReduceOp::kSum);
@@ -187,6 +192,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     V* sent_parent = sent_parent_.data();
     const bool pairs = update_fold_;
     const bool filter_sent = report_once_;
+    const V* owned_original = owned_original_;
+    const V* source_original = col_original_;
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
@@ -200,7 +207,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
           const std::uint64_t offset = target_local - my_first_local;
           if (offset < block) {
             if (!visited_.test(offset) && visited_.set_atomic(offset)) {
-              parent[offset] = static_cast<std::int64_t>(u);
+              parent[owned_original[offset]] = static_cast<std::int64_t>(layout.source.to_global(source_original[source_local]));
               next_.set_atomic(offset);
             }
           } else if (pairs) {
@@ -208,7 +215,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
             if (filter_sent && (sent_.test(target_local) || !sent_.set_atomic(target_local))) continue;
             auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
             bucket.push_back(layout.target.to_global(target_local));
-            bucket.push_back(u);
+            bucket.push_back(layout.source.to_global(source_original[source_local]));
           } else if (!sent_.test(target_local) && sent_.set_atomic(target_local)) {
             sent_parent[target_local] = static_cast<V>(source_local);
             builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
@@ -260,6 +267,8 @@ void DistributedBfs<V>::scan_owned_piece(const TraversalLayout& layout, const st
   std::uint64_t* next = next_.data();
   std::uint64_t* visited = visited_.data();
   std::int64_t* parent_of = parent.data();
+  const V* owned_original = owned_original_;
+  const V* source_original = bottom_up_source_original_;
   // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
   // becomes global by one addition.
   const std::uint64_t source_base = layout.source.to_global(0);
@@ -270,8 +279,8 @@ void DistributedBfs<V>::scan_owned_piece(const TraversalLayout& layout, const st
     const std::uint64_t found =
         scan_unvisited(~visited[owned_word] & rows_with_edges[owned_word], (my_first_word + owned_word) * 64, offsets,
                        adjacency, hubs, frontier, [&](int bit, V source_local) {
-                         parent_of[owned_word * 64 + static_cast<std::size_t>(bit)] =
-                             static_cast<std::int64_t>(source_base + source_local);
+                         parent_of[owned_original[owned_word * 64 + static_cast<std::size_t>(bit)]] =
+                             static_cast<std::int64_t>(source_base + source_original[source_local]);
                        });
     // Every owned word is written here, so next_ needs no clearing first.
     next[owned_word] = found;
@@ -384,7 +393,7 @@ void DistributedBfs<V>::fold_updates(const TraversalLayout& layout, const Outgoi
       continue;
     }
     if (!visited_.test(offset) && visited_.set_atomic(offset)) {
-      parent[offset] = static_cast<std::int64_t>(item.value);
+      parent[owned_original_[offset]] = static_cast<std::int64_t>(item.value);
       next_.set_atomic(offset);
     }
   }
@@ -402,7 +411,7 @@ void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming, std::span<st
     for (std::int64_t i = 0; i < count; ++i) {
       const std::uint64_t offset = ids[static_cast<std::size_t>(i)] - first_vertex_;
       if (!visited_.test(offset) && visited_.set_atomic(offset)) {
-        parent[offset] = -2 - s;
+        parent[owned_original_[offset]] = -2 - s;
         next_.set_atomic(offset);
         // The predecessor reduction asks s for these, without scanning the whole piece.
         if (reduce_after_) claims_.bucket(omp_get_thread_num(), s).push_back(first_vertex_ + offset);
@@ -486,10 +495,10 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
   const PieceGroup& sources = grid_.col_group();
   const std::vector<std::uint64_t> parents =
       exchanger_.read(row, requests.ids, requests.counts, 1, [&](std::uint64_t vertex, std::uint64_t* out) {
-        *out = sources.to_global(sent_parent_[targets.to_local(vertex)]);
+        *out = sources.to_global(col_original_[sent_parent_[targets.to_local(vertex)]]);
       });
   for (std::size_t k = 0; k < requests.ids.size(); ++k) {
-    parent[requests.ids[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
+    parent[owned_original_[requests.ids[k] - first_vertex_]] = static_cast<std::int64_t>(parents[k]);
   }
 }
 

@@ -93,6 +93,11 @@ class DistributedBfs {
   PhaseMetrics& metrics_;
   std::uint64_t block_;
   std::uint64_t first_vertex_;
+  // The graph's degree order (graph/degree_order.hpp): everything here is in sorted ids;
+  // parents are written at original offsets, with original ids, through these tables:
+  const V* owned_original_;             // owned: sorted offset -> original offset
+  const V* col_original_;               // column group: sorted local -> original local
+  const V* bottom_up_source_original_;  // bottom-up source group (1D: all; 2D: the column group)
   // 1D top-down folds send (vertex, parent) updates (the exchanger relays them).
   bool update_fold_;
   // Whether a source reports each vertex once per search (false when the exchanger does

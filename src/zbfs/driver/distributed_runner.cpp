@@ -124,13 +124,17 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
 
 // The search keys: the given ones (in the source's ids) after checking that each is a
 // vertex with an edge, else the Graph500 draw among the vertices with edges.
+// `degree` is indexed by sorted offset (DistributedGraph), `sorted_offset` maps an
+// original offset to it.
+template <class SortedOffset>
 std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGrid& grid, const LoadedGraph& input,
-                                        std::span<const std::uint64_t> degree, const Progress& progress) {
+                                        std::span<const std::uint64_t> degree, SortedOffset sorted_offset,
+                                        const Progress& progress) {
   const Communicator& world = grid.world();
   const auto has_edges = [&](std::span<const std::uint64_t> candidates, std::span<std::uint8_t> flags) {
     std::vector<std::uint64_t> mine(candidates.size(), 0);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (grid.owns(candidates[i])) mine[i] = degree[candidates[i] - grid.my_first_vertex()] > 0 ? 1 : 0;
+      if (grid.owns(candidates[i])) mine[i] = degree[sorted_offset(candidates[i] - grid.my_first_vertex())] > 0 ? 1 : 0;
     }
     world.allreduce(std::span<std::uint64_t>(mine), ReduceOp::kMax);
     for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
@@ -196,7 +200,9 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   if (!config.validate) slice = PackedEdgeList();
   result.num_graph_edges = graph.global_directed_edges() / 2;
 
-  const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_degree(), progress);
+  const std::vector<std::uint64_t> roots = choose_roots(
+      config, grid, input, graph.owned_degree(),
+      [&](std::uint64_t offset) { return graph.order().sorted_offset(offset); }, progress);
 
   // No message carries more ids than there are edge endpoints and vertices, or than
   // validation's replies: a level and a parent for both ends of every input tuple.
@@ -221,7 +227,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
 #pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
     for (std::int64_t o = 0; o < owned; ++o) {
       if (parent[static_cast<std::size_t>(o)] < 0) continue;
-      endpoints += tuple_degree[static_cast<std::size_t>(o)];
+      endpoints += tuple_degree[graph.order().sorted_offset(static_cast<std::uint64_t>(o))];
       ++reached;
     }
     std::uint64_t counts[2] = {endpoints, reached};  // tuple endpoints in the tree, reached vertices

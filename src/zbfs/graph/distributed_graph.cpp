@@ -105,6 +105,36 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   std::vector<Edge>().swap(chunk);
   std::vector<std::uint64_t>().swap(packed);
 
+  // The degree order: every owner's input tuples per vertex (the pairs of its forward
+  // rows, summed over the column), then every pair renumbered into sorted ids.
+  const std::uint64_t block = grid.blocks().block();
+  {
+    std::vector<std::uint64_t> partial_tuples(cols.local_size(), 0);
+    const auto pair_count = static_cast<std::int64_t>(row_of.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < pair_count; ++k) {
+#pragma omp atomic
+      ++partial_tuples[row_of[static_cast<std::size_t>(k)]];
+    }
+    LargeArray<std::uint64_t> owned_tuples(block);
+    grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_tuples), owned_tuples.span());
+    order_ = DegreeOrder<V>(owned_tuples.span());
+  }
+  {
+    using Direction = typename DegreeOrder<V>::Direction;
+    const LargeArray<V> col_sorted = order_.group_table(grid.col(), cols, Direction::kToSorted);
+    const LargeArray<V> row_sorted = order_.group_table(grid.row(), rows, Direction::kToSorted);
+    const auto pair_count = static_cast<std::int64_t>(row_of.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < pair_count; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      row_of[i] = col_sorted[row_of[i]];
+      col_of[i] = row_sorted[col_of[i]];
+    }
+    col_original_ = order_.group_table(grid.col(), cols, Direction::kToOriginal);
+    if (grid.partition() == Partition::k1D) row_original_ = order_.group_table(grid.row(), rows, Direction::kToOriginal);
+  }
+
   std::vector<std::uint64_t> tuples_per_row;
   forward_ =
       build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of), &tuples_per_row);
@@ -116,7 +146,6 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
 
   // Owners' degrees: each rank of a processor column holds a part of every column-group
   // vertex's adjacency (the part inside its row group); the column sums them up.
-  const std::uint64_t block = grid.blocks().block();
   std::vector<std::uint64_t> partial_degree(cols.local_size());
   for (std::uint64_t r = 0; r < cols.local_size(); ++r) partial_degree[r] = forward_.degree(r);
   owned_degree_ = LargeArray<std::uint64_t>(block);

@@ -4,6 +4,10 @@
 // it (ProcessGrid::holder_of_edge) in bounded rounds, and builds its local block: the forward CSR (rows: column group,
 // neighbours: row group) and, for 2D, its transpose for bottom-up steps. Owners also get
 // the full degree and input-tuple degree of their vertices. Construction is collective.
+//
+// Every rank renumbers its own piece by descending degree (graph/degree_order.hpp) before
+// building: the CSRs' rows and neighbours, and the degrees below, are in sorted ids (the
+// same pieces, offsets renumbered). order() and the group tables translate back.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +15,7 @@
 
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
+#include "zbfs/graph/degree_order.hpp"
 #include "zbfs/graph/local_csr.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
@@ -27,7 +32,12 @@ class DistributedGraph {
   [[nodiscard]] const LocalCsr<V>& for_layout(const TraversalLayout& layout) const {
     return layout.transposed_graph ? transposed_ : forward_;
   }
-  // Per owned vertex (index: offset in this rank's piece): distinct neighbours, and
+  // This rank's piece in degree order; the column group's and (1D) the row group's tables
+  // from sorted local index to original local index (the row group's is empty in 2D).
+  [[nodiscard]] const DegreeOrder<V>& order() const { return order_; }
+  [[nodiscard]] std::span<const V> col_group_original() const { return col_original_.span(); }
+  [[nodiscard]] std::span<const V> row_group_original() const { return row_original_.span(); }
+  // Per owned vertex (index: sorted offset in this rank's piece): distinct neighbours, and
   // input tuples other than self-loops that touch it (Graph500's count for TEPS).
   [[nodiscard]] std::span<const std::uint64_t> owned_degree() const { return owned_degree_.span(); }
   [[nodiscard]] std::span<const std::uint64_t> owned_tuple_degree() const { return owned_tuple_degree_.span(); }
@@ -35,6 +45,9 @@ class DistributedGraph {
   [[nodiscard]] std::uint64_t global_directed_edges() const { return global_directed_edges_; }
 
  private:
+  DegreeOrder<V> order_;
+  LargeArray<V> col_original_;
+  LargeArray<V> row_original_;
   LocalCsr<V> forward_;
   LocalCsr<V> transposed_;
   LargeArray<std::uint64_t> owned_degree_;
