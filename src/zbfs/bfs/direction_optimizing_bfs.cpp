@@ -43,7 +43,7 @@ class LocalQueue {
 template <class V>
 DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph)
     : graph_(graph),
-
+      original_(graph.original_ids()),
       visited_(graph.num_vertices()),
       front_(graph.num_vertices()),
       next_(graph.num_vertices()),
@@ -54,7 +54,10 @@ DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph)
   hub_ = hub_neighbors<V>(
       off, graph.neighbor_data(), graph.num_vertices(), [off](V w) { return off[w + 1] - off[w]; }, V{0});
   edgeless_ = rows_with_edges(off, graph.num_vertices());
-  for (std::size_t w = 0; w < edgeless_.num_words(); ++w) edgeless_.word(w) = ~edgeless_.word(w);
+  for (std::size_t w = 0; w < edgeless_.num_words(); ++w) {
+    if (edgeless_.word(w) != 0) words_with_edges_ = w + 1;
+    edgeless_.word(w) = ~edgeless_.word(w);
+  }
 }
 
 template <class V>
@@ -62,6 +65,7 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
   const std::uint64_t* off = graph_.offsets();
   const V* adj = graph_.neighbor_data();
   const V* queue = queue_.data();
+  const V* original = original_;
   const auto size = static_cast<std::int64_t>(queue_size_);
   std::uint64_t next_size = 0;
   std::uint64_t scout = 0;
@@ -74,7 +78,11 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
       for (std::uint64_t e = off[u], end = off[u + 1]; e < end; ++e) {
         const V v = adj[e];
         if (!visited_.test(v) && visited_.set_atomic(v)) {
-          parent[v] = static_cast<std::int64_t>(u);
+          if (original != nullptr) {
+            parent[original[v]] = static_cast<std::int64_t>(original[u]);
+          } else {
+            parent[v] = static_cast<std::int64_t>(u);
+          }
           local.push(v);
           scout += off[v + 1] - off[v];
         }
@@ -93,7 +101,8 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
   const std::uint64_t* off = graph_.offsets();
   const V* adj = graph_.neighbor_data();
   const V* hubs = hub_.data();
-  const auto words = static_cast<std::int64_t>(visited_.num_words());
+  const V* original = original_;
+  const auto words = static_cast<std::int64_t>(words_with_edges_);
   std::uint64_t awake = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : awake)
   for (std::int64_t w = 0; w < words; ++w) {
@@ -104,17 +113,22 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
       const int bit = std::countr_zero(unvisited);
       unvisited &= unvisited - 1;
       const std::uint64_t u = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(bit);
+      const auto claim = [&](V v) {
+        if (original != nullptr) {
+          parent[original[u]] = static_cast<std::int64_t>(original[v]);
+        } else {
+          parent[u] = static_cast<std::int64_t>(v);
+        }
+        found |= std::uint64_t{1} << bit;
+      };
       // The hub first: on a Kronecker graph it finds most parents without the list.
       if (const V hub = hubs[u]; front_.test(hub)) {
-        parent[u] = static_cast<std::int64_t>(hub);
-        found |= std::uint64_t{1} << bit;
+        claim(hub);
         continue;
       }
       for (std::uint64_t e = off[u], end = off[u + 1]; e < end; ++e) {
-        const V v = adj[e];
-        if (front_.test(v)) {
-          parent[u] = static_cast<std::int64_t>(v);
-          found |= std::uint64_t{1} << bit;
+        if (const V v = adj[e]; front_.test(v)) {
+          claim(v);
           break;
         }
       }
@@ -138,7 +152,9 @@ void DirectionOptimizingBfs<V>::queue_to_front_bitmap() {
 
 template <class V>
 void DirectionOptimizingBfs<V>::front_bitmap_to_queue() {
-  const auto words = static_cast<std::int64_t>(front_.num_words());
+  // Only words_with_edges_: a step reaches nobody past them, and the words there may hold
+  // an edgeless root of an earlier step, which bottom-up steps leave in place.
+  const auto words = static_cast<std::int64_t>(words_with_edges_);
   std::uint64_t size = 0;
 #pragma omp parallel
   {
@@ -175,10 +191,11 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   stats.init_time_s = clock.elapsed_s();
 
   parent[root] = static_cast<std::int64_t>(root);
-  visited_.set(root);
-  queue_[0] = static_cast<V>(root);
+  const std::uint64_t start = graph_.internal_id(root);
+  visited_.set(start);
+  queue_[0] = static_cast<V>(start);
   queue_size_ = 1;
-  DirectionPolicy policy(options, n, graph_.num_directed_edges(), graph_.degree(root));
+  DirectionPolicy policy(options, n, graph_.num_directed_edges(), graph_.degree(start));
 
   while (queue_size_ > 0) {
     if (policy.go_bottom_up()) {

@@ -3,7 +3,8 @@
 // collect the next frontier in per-thread buffers; bottom-up steps give each thread whole
 // 64-vertex words of the bitmaps, so they need no atomics; they test each vertex's hub
 // (its highest-degree neighbour) before its list, and never look at vertices without
-// edges, which start every search visited. The object owns the reusable workspace
+// edges, which start every search visited. On a degree-ordered Csr (graph/csr_builder.hpp)
+// it searches in internal ids and writes parents in the input's ids. The object owns the reusable workspace
 // (bitmaps, queues, hubs), so construct it once per graph (it is part of kernel 1) and
 // call run() per root.
 #pragma once
@@ -24,7 +25,8 @@ class DirectionOptimizingBfs {
  public:
   explicit DirectionOptimizingBfs(const Csr<V>& graph);
 
-  // Fills parent (one entry per vertex): parent[root] = root, unreached = -1.
+  // Fills parent (one entry per vertex): parent[root] = root, unreached = -1; root and
+  // parent are in the input's ids whatever the graph's order.
   BfsStats run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options);
 
   // Workspace bytes for a graph of n vertices (for memory estimates).
@@ -37,6 +39,11 @@ class DirectionOptimizingBfs {
   void front_bitmap_to_queue();
 
   const Csr<V>& graph_;
+  // Internal id -> input id, or nullptr when the graph keeps the input's ids.
+  const V* original_;
+  // Bottom-up steps scan the bitmap words below this one: the words past the last vertex
+  // with edges hold only edgeless vertices (all of them, in degree order).
+  std::size_t words_with_edges_ = 0;
   // Each vertex's highest-degree neighbour (graph/hub_neighbors.hpp), tested before its
   // list; a vertex without edges holds itself.
   LargeArray<V> hub_;

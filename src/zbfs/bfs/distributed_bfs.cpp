@@ -67,7 +67,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       metrics_(metrics),
       block_(grid.blocks().block()),
       first_vertex_(grid.my_first_vertex()),
-      owned_original_(graph.order().original_offsets()),
+      owned_original_(graph.order().original_offsets().data()),
       col_original_(graph.col_group_original().data()),
       bottom_up_source_original_(grid.partition() == Partition::k2D ? graph.col_group_original().data()
                                                                      : graph.row_group_original().data()),

@@ -108,7 +108,7 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
   const unsigned vertex_bytes = c.scale <= 32 ? 4 : 8;
   const std::uint64_t edges = PackedEdgeList::bytes_needed(c.scale, m);
   // Construction's peak bounds the final graph; BFS and validation come after it.
-  const std::uint64_t graph = csr_build_peak_bytes(n, m, vertex_bytes);
+  const std::uint64_t graph = csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
   const std::uint64_t bfs =
       n * sizeof(std::int64_t) + (vertex_bytes == 4 ? DirectionOptimizingBfs<std::uint32_t>::workspace_bytes(n)
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));
@@ -153,7 +153,11 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   const bool one_d = c.partition == Partition::k1D;
   const double hubs =
       (one_d ? block : row_group) * (id_bytes + 1.0 / 8) + (one_d ? vertices : std::max(row_group, col_group));
-  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs;
+  // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
+  // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
+  const double order = (2 * block + col_group + (one_d ? row_group : 0)) * id_bytes;
+  const double bfs =
+      block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs + order;
   // The rank's slice of the packed edge list, kept for validation.
   const double slice = (static_cast<double>(m) / p + 1) * PackedEdgeList::record_bytes_for(vertex_bits_for(n));
   const double validation = c.validate ? block * 9 + 80.0 * (1 << 20) : 0;

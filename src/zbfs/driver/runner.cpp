@@ -36,7 +36,7 @@ template <class V>
 void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Progress& progress, RunResult& result) {
   progress.phase("kernel 1: building the graph");
   Stopwatch clock;
-  const Csr<V> graph = build_csr<V>(edges);
+  const Csr<V> graph = build_csr<V>(edges, CsrOrder::kDegree);
   // The search's own structures (hubs, the edgeless bitmap) are part of kernel 1.
   DirectionOptimizingBfs<V> bfs(graph);
   result.construction_time_s = clock.elapsed_s();
@@ -49,7 +49,7 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   const std::uint64_t count = roots_to_draw(config, eligible);
   if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
   const std::vector<std::uint64_t> roots = sample_search_roots(graph.num_vertices(), eligible, count, config.seed,
-                                                               [&](std::uint64_t v) { return graph.degree(v) > 0; });
+                                                               [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; });
 
   LargeArray<std::int64_t> parent(graph.num_vertices());
   SearchBackend backend;

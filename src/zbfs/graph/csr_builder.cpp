@@ -48,12 +48,15 @@ std::uint64_t exclusive_prefix_sum(std::uint64_t* counts, std::uint64_t n) {
 
 }  // namespace
 
-std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes) {
-  return (num_vertices + 1) * sizeof(std::uint64_t) + num_vertices * vertex_bytes + 2 * num_edges * vertex_bytes;
+std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
+                                   CsrOrder order) {
+  const std::uint64_t tables = order == CsrOrder::kDegree ? 2 * num_vertices * vertex_bytes : 0;
+  return (num_vertices + 1) * sizeof(std::uint64_t) + num_vertices * vertex_bytes + 2 * num_edges * vertex_bytes +
+         tables;
 }
 
 template <class V>
-Csr<V> build_csr(const PackedEdgeList& edges) {
+Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order) {
   const std::uint64_t n = edges.num_vertices();
   if (n - 1 > std::numeric_limits<V>::max()) {
     throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
@@ -70,6 +73,21 @@ Csr<V> build_csr(const PackedEdgeList& edges) {
     std::atomic_ref<std::uint64_t>(off[e.u]).fetch_add(1, std::memory_order_relaxed);
     std::atomic_ref<std::uint64_t>(off[e.v]).fetch_add(1, std::memory_order_relaxed);
   }
+  // The degree order, from these counts (the input tuple degrees); the counts move to
+  // their sorted places, and every id is sorted as it is placed.
+  DegreeOrder<V> degree_order;
+  if (order == CsrOrder::kDegree) {
+    degree_order = DegreeOrder<V>(std::span<const std::uint64_t>(off, n));
+    LargeArray<std::uint64_t> sorted_counts(n + 1);
+    const V* original = degree_order.original_offsets().data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t s = 0; s < static_cast<std::int64_t>(n); ++s) sorted_counts[static_cast<std::size_t>(s)] = off[original[s]];
+    sorted_counts[n] = 0;
+    offsets = std::move(sorted_counts);
+    off = offsets.data();
+  }
+  const V* sorted = order == CsrOrder::kDegree ? degree_order.sorted_offsets().data() : nullptr;
+  const auto internal = [sorted](std::uint64_t v) { return sorted != nullptr ? static_cast<std::uint64_t>(sorted[v]) : v; };
   const std::uint64_t total = exclusive_prefix_sum(off, n);
   off[n] = total;
 
@@ -90,10 +108,12 @@ Csr<V> build_csr(const PackedEdgeList& edges) {
     for (std::int64_t i = first; i < last; ++i) {
       const Edge e = edges.get(static_cast<std::uint64_t>(i));
       if (e.u == e.v) continue;
-      slot[count] = std::atomic_ref<std::uint64_t>(off[e.u]).fetch_add(1, std::memory_order_relaxed);
-      value[count++] = static_cast<V>(e.v);
-      slot[count] = std::atomic_ref<std::uint64_t>(off[e.v]).fetch_add(1, std::memory_order_relaxed);
-      value[count++] = static_cast<V>(e.u);
+      const std::uint64_t u = internal(e.u);
+      const std::uint64_t v = internal(e.v);
+      slot[count] = std::atomic_ref<std::uint64_t>(off[u]).fetch_add(1, std::memory_order_relaxed);
+      value[count++] = static_cast<V>(v);
+      slot[count] = std::atomic_ref<std::uint64_t>(off[v]).fetch_add(1, std::memory_order_relaxed);
+      value[count++] = static_cast<V>(u);
     }
     for (std::size_t k = 0; k < count; ++k) adj[slot[k]] = value[k];
   }
@@ -127,10 +147,10 @@ Csr<V> build_csr(const PackedEdgeList& edges) {
   }
   off[n] = write;
   adjacency.shrink(write);
-  return Csr<V>(n, std::move(offsets), std::move(adjacency), std::move(tuple_degree));
+  return Csr<V>(n, std::move(offsets), std::move(adjacency), std::move(tuple_degree), std::move(degree_order));
 }
 
-template Csr<std::uint32_t> build_csr<std::uint32_t>(const PackedEdgeList&);
-template Csr<std::uint64_t> build_csr<std::uint64_t>(const PackedEdgeList&);
+template Csr<std::uint32_t> build_csr<std::uint32_t>(const PackedEdgeList&, CsrOrder);
+template Csr<std::uint64_t> build_csr<std::uint64_t>(const PackedEdgeList&, CsrOrder);
 
 }  // namespace zbfs

@@ -10,14 +10,21 @@
 
 namespace zbfs {
 
+// kInput keeps the edge list's ids; kDegree renumbers the vertices by descending input
+// tuple degree (graph/degree_order.hpp), which makes bottom-up searches about twice as
+// fast, and keeps the tables to translate back.
+enum class CsrOrder { kInput, kDegree };
+
 template <class V>
-Csr<V> build_csr(const PackedEdgeList& edges);
+Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order = CsrOrder::kInput);
 
-// Bytes build_csr needs at its peak for this edge list shape (offsets, tuple degrees, and
-// the adjacency array before deduplication), excluding the edge list itself.
-std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes);
+// Bytes build_csr needs at its peak for this edge list shape (offsets, tuple degrees, the
+// adjacency array before deduplication, and the degree order's two tables with kDegree),
+// excluding the edge list itself.
+std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
+                                   CsrOrder order = CsrOrder::kInput);
 
-extern template Csr<std::uint32_t> build_csr<std::uint32_t>(const PackedEdgeList&);
-extern template Csr<std::uint64_t> build_csr<std::uint64_t>(const PackedEdgeList&);
+extern template Csr<std::uint32_t> build_csr<std::uint32_t>(const PackedEdgeList&, CsrOrder);
+extern template Csr<std::uint64_t> build_csr<std::uint64_t>(const PackedEdgeList&, CsrOrder);
 
 }  // namespace zbfs

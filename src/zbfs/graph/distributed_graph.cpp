@@ -26,6 +26,24 @@ void for_each_directed_edge(const ProcessGrid& grid, std::span<const Edge> edges
   }
 }
 
+// One table for a whole piece group, indexed by the group's local index: the same local
+// index in the other numbering, from each member's `mine` (its piece's table, sorted_of
+// or original_of). Collective over `comm`, whose members hold the group's pieces in
+// member order (as ProcessGrid's row and column do).
+template <class V>
+LargeArray<V> group_table(const Communicator& comm, const PieceGroup& group, std::span<const V> mine) {
+  LargeArray<V> table(group.local_size());
+  comm.allgather(mine, table.span());
+  const std::uint64_t block = mine.size();
+  const auto members = static_cast<std::int64_t>(group.count());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t m = 0; m < members; ++m) {
+    const std::uint64_t base = static_cast<std::uint64_t>(m) * block;
+    for (std::uint64_t i = base; i < base + block; ++i) table[i] = static_cast<V>(table[i] + base);
+  }
+  return table;
+}
+
 // Packs the directed edges of `edges` as (source, target) id pairs grouped by the rank
 // that stores them; counts[d] is the number of ids (twice the pairs) for rank d.
 void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vector<std::uint64_t>& packed,
@@ -121,9 +139,8 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
     order_ = DegreeOrder<V>(owned_tuples.span());
   }
   {
-    using Direction = typename DegreeOrder<V>::Direction;
-    const LargeArray<V> col_sorted = order_.group_table(grid.col(), cols, Direction::kToSorted);
-    const LargeArray<V> row_sorted = order_.group_table(grid.row(), rows, Direction::kToSorted);
+    const LargeArray<V> col_sorted = group_table(grid.col(), cols, order_.sorted_offsets());
+    const LargeArray<V> row_sorted = group_table(grid.row(), rows, order_.sorted_offsets());
     const auto pair_count = static_cast<std::int64_t>(row_of.size());
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < pair_count; ++k) {
@@ -131,8 +148,8 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
       row_of[i] = col_sorted[row_of[i]];
       col_of[i] = row_sorted[col_of[i]];
     }
-    col_original_ = order_.group_table(grid.col(), cols, Direction::kToOriginal);
-    if (grid.partition() == Partition::k1D) row_original_ = order_.group_table(grid.row(), rows, Direction::kToOriginal);
+    col_original_ = group_table(grid.col(), cols, order_.original_offsets());
+    if (grid.partition() == Partition::k1D) row_original_ = group_table(grid.row(), rows, order_.original_offsets());
   }
 
   std::vector<std::uint64_t> tuples_per_row;

@@ -16,7 +16,9 @@ std::uint64_t count_traversed_edges(const Csr<V>& graph, std::span<const std::in
   const auto n = static_cast<std::int64_t>(graph.num_vertices());
 #pragma omp parallel for schedule(static) reduction(+ : endpoints)
   for (std::int64_t v = 0; v < n; ++v) {
-    if (parent[static_cast<std::size_t>(v)] >= 0) endpoints += graph.input_tuple_degree(static_cast<std::uint64_t>(v));
+    // parent is in the input's ids, the graph in its own (graph/csr.hpp).
+    const auto internal = static_cast<std::uint64_t>(v);
+    if (parent[graph.original_id(internal)] >= 0) endpoints += graph.input_tuple_degree(internal);
   }
   return endpoints / 2;
 }
