@@ -10,7 +10,9 @@ Peers are built outside this repository and given by path:
 
 TEPS is 2^S * 16 / mean BFS time for every code, so that the codes' different edge
 counts (and RIKEN's shared edge count under -v 1) do not enter. Each (scale, layout) runs
-every code once per repeat, codes interleaved, and the table shows medians.
+every code once per repeat, codes interleaved, and the table shows medians. A second
+table gives each code's peak resident memory on its largest rank (the most of the
+repeats) and zbfs's against each peer's.
 
   bench/peer_compare.py --riken /tmp/riken/mpi/runnable --scales 20 22 \\
       --layouts 1x2 2x1 4x1 --repeats 3
@@ -35,14 +37,28 @@ def mpirun(ranks, threads):
     return command
 
 
+# Runs the command in a fresh process whose descendants are only this command's, and
+# prints the largest resident set any of them reached: with mpirun, the busiest rank.
+PEAK_RSS_WRAPPER = """
+import resource, subprocess, sys
+code = subprocess.call(sys.argv[1:])
+print("peer_compare peak rss kib:", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+sys.exit(code)
+"""
+PEAK_RSS = re.compile(r"^peer_compare peak rss kib: (\d+)$", re.M)
+
+
 def run(command, pattern, env=None, timeout=1800):
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    """(mean BFS time in s, peak resident bytes of the largest rank)."""
+    wrapped = [sys.executable, "-c", PEAK_RSS_WRAPPER] + command
+    done = subprocess.run(wrapped, capture_output=True, text=True, env=env, timeout=timeout)
     if done.returncode != 0:
         sys.exit(f"peer_compare: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     found = pattern.search(done.stdout)
     if not found:
         sys.exit(f"peer_compare: no mean BFS time in the output of {' '.join(command)}")
-    return float(found.group(1))
+    rss = PEAK_RSS.search(done.stderr)
+    return float(found.group(1)), int(rss.group(1)) * 1024 if rss else 0
 
 
 def codes(args, scale, ranks, threads):
@@ -97,13 +113,18 @@ def main():
         for ranks, threads in layouts:
             plan = codes(args, scale, ranks, threads)
             times = {name: [] for name, _, _ in plan}
+            peaks = {name: [] for name, _, _ in plan}
             for repeat in range(args.repeats):
                 for name, command, pattern in plan:
-                    times[name].append(run(command, pattern))
+                    seconds, peak = run(command, pattern)
+                    times[name].append(seconds)
+                    peaks[name].append(peak)
                     print(f"scale {scale} {ranks}x{threads} repeat {repeat + 1}: {name} "
-                          f"{times[name][-1] * 1e3:.3f} ms", file=sys.stderr, flush=True)
+                          f"{seconds * 1e3:.3f} ms, peak rss per rank {peak / 2**20:.0f} MiB", file=sys.stderr,
+                          flush=True)
             teps = {name: (2 ** scale) * 16 / statistics.median(t) for name, t in times.items()}
-            rows.append((scale, f"{ranks} x {threads}", teps))
+            memory = {name: max(p) for name, p in peaks.items()}
+            rows.append((scale, f"{ranks} x {threads}", teps, memory))
 
     peers = [p for p in ("riken", "gapbs", "reference") if any(p in r[2] for r in rows)]
     mine = [f"zbfs {p}" for p in args.partitions]
@@ -111,11 +132,24 @@ def main():
     header += [f"{m} / {p}" for p in peers for m in mine]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for scale, layout, teps in rows:
+    for scale, layout, teps, _ in rows:
         cells = [str(scale), layout] + [f"{teps[p]:.3g}" if p in teps else "" for p in peers]
         for p in peers:
             for m in mine:
                 cells.append(f"{teps[m] / teps[p]:.2f}" if m in teps and p in teps else "")
+        print("| " + " | ".join(cells) + " |")
+    # Peak resident memory of the largest rank, the highest of the repeats.
+    print()
+    header = ["scale", "ranks x threads"] + [f"{p} peak MiB" for p in peers]
+    header += [f"{m} / {p} memory" for p in peers for m in mine]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for scale, layout, _, memory in rows:
+        cells = [str(scale), layout] + [f"{memory[p] / 2**20:.0f}" if p in memory else "" for p in peers]
+        for p in peers:
+            for m in mine:
+                ok = m in memory and memory.get(p, 0) > 0
+                cells.append(f"{memory[m] / memory[p]:.2f}" if ok else "")
         print("| " + " | ".join(cells) + " |")
 
 

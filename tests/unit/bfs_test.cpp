@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -19,19 +20,22 @@ template <class V>
 void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
                         const BfsOptions& options) {
   const PackedEdgeList packed = testing::pack(vertex_bits, edges);
-  const Csr<V> graph = build_csr<V>(packed);
-  DirectionOptimizingBfs<V> bfs(graph);
-  std::vector<std::int64_t> parent(graph.num_vertices());
-  for (const std::uint64_t root : roots) {
-    const BfsStats stats = bfs.run(root, parent, options);
-    const std::vector<std::int64_t> expected = reference_bfs_levels(graph.num_vertices(), edges, root);
-    ASSERT_EQ(levels_from_parents(parent, root), expected) << "root " << root;
-    const ValidationReport report = validate_bfs_tree(packed, root, parent);
-    ASSERT_TRUE(report.ok()) << "root " << root << ": " << report.messages.front();
-    EXPECT_EQ(report.traversed_edges, count_traversed_edges(graph, parent)) << "root " << root;
-    std::int64_t depth = 0;
-    for (const std::int64_t l : expected) depth = std::max(depth, l);
-    EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(depth) + 1) << "root " << root;
+  for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
+    SCOPED_TRACE(order == CsrOrder::kDegree ? "degree order" : "input order");
+    const Csr<V> graph = build_csr<V>(packed, order);
+    DirectionOptimizingBfs<V> bfs(graph);
+    std::vector<std::int64_t> parent(graph.num_vertices());
+    for (const std::uint64_t root : roots) {
+      const BfsStats stats = bfs.run(root, parent, options);
+      const std::vector<std::int64_t> expected = reference_bfs_levels(graph.num_vertices(), edges, root);
+      ASSERT_EQ(levels_from_parents(parent, root), expected) << "root " << root;
+      const ValidationReport report = validate_bfs_tree(packed, root, parent);
+      ASSERT_TRUE(report.ok()) << "root " << root << ": " << report.messages.front();
+      EXPECT_EQ(report.traversed_edges, count_traversed_edges(graph, parent)) << "root " << root;
+      std::int64_t depth = 0;
+      for (const std::int64_t l : expected) depth = std::max(depth, l);
+      EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(depth) + 1) << "root " << root;
+    }
   }
 }
 
@@ -112,6 +116,29 @@ TEST(Bfs, ExtremeSwitchParametersStillGiveCorrectTrees) {
   const std::vector<Edge> edges = testing::kronecker_edges(11, 16, 8);
   for (const auto& [alpha, beta] : {std::pair{1e-9, 1e-9}, std::pair{1e9, 1e9}, std::pair{1.0, 1.0}}) {
     expect_correct_bfs<std::uint32_t>(11, edges, {edges[5].u, edges[6].v}, BfsOptions{Direction::kAuto, alpha, beta});
+  }
+}
+
+TEST(Bfs, IsolatedRootPastTheLastVertexWithEdges) {
+  // A path over 0..199 and 300 edgeless vertices: in degree order the edgeless ones fill
+  // the bitmap words that bottom-up steps skip, and an edgeless root there must neither
+  // reach anything nor leave a trace in the next search.
+  std::vector<Edge> path;
+  for (std::uint64_t v = 0; v + 1 < 200; ++v) path.push_back({v, v + 1});
+  const PackedEdgeList packed = testing::pack(9, path);
+  const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(packed, CsrOrder::kDegree);
+  DirectionOptimizingBfs<std::uint32_t> bfs(graph);
+  std::vector<std::int64_t> parent(graph.num_vertices());
+  for (const Direction d : {Direction::kBottomUp, Direction::kAuto, Direction::kTopDown}) {
+    bfs.run(450, parent, BfsOptions{d});
+    for (std::uint64_t v = 0; v < parent.size(); ++v) ASSERT_EQ(parent[v], v == 450 ? 450 : -1) << "vertex " << v;
+    const BfsStats stats = bfs.run(0, parent, BfsOptions{d});
+    ASSERT_EQ(levels_from_parents(parent, 0), reference_bfs_levels(graph.num_vertices(), path, 0));
+    // No step after the last vertex: the edgeless root of the search before is gone.
+    EXPECT_EQ(stats.levels(), 200U);
+    const auto empty_steps = std::count_if(stats.steps.begin(), stats.steps.end(),
+                                           [](const BfsStep& s) { return s.discovered_vertices == 0; });
+    EXPECT_EQ(empty_steps, 1);
   }
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -57,9 +58,51 @@ TYPED_TEST(CsrBuild, KroneckerGraphMatchesANaiveBuild) {
   EXPECT_EQ(g.num_directed_edges(), directed);
 }
 
+TYPED_TEST(CsrBuild, DegreeOrderIsTheSameGraphRenumbered) {
+  const std::vector<Edge> edges = testing::kronecker_edges(10, 16, 21);
+  const Csr<TypeParam> plain = build_csr<TypeParam>(testing::pack(10, edges));
+  const Csr<TypeParam> g = build_csr<TypeParam>(testing::pack(10, edges), CsrOrder::kDegree);
+  ASSERT_TRUE(g.reordered());
+  ASSERT_FALSE(plain.reordered());
+  ASSERT_EQ(g.num_directed_edges(), plain.num_directed_edges());
+  std::set<std::uint64_t> seen;
+  for (std::uint64_t i = 0; i < 1024; ++i) {
+    const std::uint64_t o = g.original_id(i);
+    ASSERT_EQ(g.internal_id(o), i);
+    seen.insert(o);
+    // Descending input tuple degree.
+    if (i > 0) {
+      ASSERT_GE(g.input_tuple_degree(i - 1), g.input_tuple_degree(i)) << "internal " << i;
+    }
+    ASSERT_EQ(g.input_tuple_degree(i), plain.input_tuple_degree(o));
+    const auto list = g.neighbors(i);
+    ASSERT_TRUE(std::is_sorted(list.begin(), list.end())) << "internal " << i;
+    std::vector<std::uint64_t> originals;
+    for (const TypeParam w : list) originals.push_back(g.original_id(w));
+    std::sort(originals.begin(), originals.end());
+    const auto want = plain.neighbors(o);
+    ASSERT_EQ(originals, std::vector<std::uint64_t>(want.begin(), want.end())) << "vertex " << o;
+  }
+  EXPECT_EQ(seen.size(), 1024U);
+}
+
+TEST(DegreeOrder, SortsByDescendingDegreeAndKeepsTiesInOrder) {
+  const std::vector<std::uint64_t> degree{3, 0, 5, 3, 1, 0};
+  const DegreeOrder<std::uint32_t> order(degree);
+  const std::vector<std::uint32_t> want{2, 0, 3, 4, 1, 5};
+  ASSERT_EQ(order.size(), want.size());
+  for (std::uint32_t s = 0; s < want.size(); ++s) {
+    EXPECT_EQ(order.original_offset(s), want[s]) << "sorted " << s;
+    EXPECT_EQ(order.sorted_offset(want[s]), s) << "original " << want[s];
+  }
+  EXPECT_EQ(DegreeOrder<std::uint32_t>(std::vector<std::uint64_t>{}).size(), 0U);
+}
+
 TEST(CsrBuild, PeakEstimateCoversTheBuild) {
-  // 2 ids per tuple, offsets and tuple degrees.
+  // 2 ids per tuple, offsets and tuple degrees; the degree order adds its two tables.
   EXPECT_EQ(csr_build_peak_bytes(1024, 16384, 4), 1025U * 8 + 1024U * 4 + 2U * 16384 * 4);
+  EXPECT_EQ(csr_build_peak_bytes(1024, 16384, 4, CsrOrder::kDegree),
+            1025U * 8 + 1024U * 4 + 2U * 16384 * 4 + 2U * 1024 * 4);
 }
 
 }  // namespace

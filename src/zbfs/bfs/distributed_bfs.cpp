@@ -70,7 +70,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       owned_original_(graph.order().original_offsets().data()),
       col_original_(graph.col_group_original().data()),
       bottom_up_source_original_(grid.partition() == Partition::k2D ? graph.col_group_original().data()
-                                                                     : graph.row_group_original().data()),
+                                                                    : graph.row_group_original().data()),
       update_fold_(exchanger.traits().relays_updates && grid.partition() == Partition::k1D),
       report_once_(!update_fold_ || exchanger.traits().merges_updates),
       reduce_after_(grid.row().size() > 1 && !update_fold_),
@@ -207,7 +207,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
           const std::uint64_t offset = target_local - my_first_local;
           if (offset < block) {
             if (!visited_.test(offset) && visited_.set_atomic(offset)) {
-              parent[owned_original[offset]] = static_cast<std::int64_t>(layout.source.to_global(source_original[source_local]));
+              parent[owned_original[offset]] =
+                  static_cast<std::int64_t>(layout.source.to_global(source_original[source_local]));
               next_.set_atomic(offset);
             }
           } else if (pairs) {

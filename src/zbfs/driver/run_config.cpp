@@ -156,8 +156,7 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
   // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
   const double order = (2 * block + col_group + (one_d ? row_group : 0)) * id_bytes;
-  const double bfs =
-      block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs + order;
+  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs + order;
   // The rank's slice of the packed edge list, kept for validation.
   const double slice = (static_cast<double>(m) / p + 1) * PackedEdgeList::record_bytes_for(vertex_bits_for(n));
   const double validation = c.validate ? block * 9 + 80.0 * (1 << 20) : 0;

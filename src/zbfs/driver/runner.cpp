@@ -48,8 +48,9 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   for (std::int64_t v = 0; v < n; ++v) eligible += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
   const std::uint64_t count = roots_to_draw(config, eligible);
   if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
-  const std::vector<std::uint64_t> roots = sample_search_roots(graph.num_vertices(), eligible, count, config.seed,
-                                                               [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; });
+  const std::vector<std::uint64_t> roots =
+      sample_search_roots(graph.num_vertices(), eligible, count, config.seed,
+                          [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; });
 
   LargeArray<std::int64_t> parent(graph.num_vertices());
   SearchBackend backend;

@@ -81,13 +81,16 @@ Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order) {
     LargeArray<std::uint64_t> sorted_counts(n + 1);
     const V* original = degree_order.original_offsets().data();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t s = 0; s < static_cast<std::int64_t>(n); ++s) sorted_counts[static_cast<std::size_t>(s)] = off[original[s]];
+    for (std::int64_t s = 0; s < static_cast<std::int64_t>(n); ++s)
+      sorted_counts[static_cast<std::size_t>(s)] = off[original[s]];
     sorted_counts[n] = 0;
     offsets = std::move(sorted_counts);
     off = offsets.data();
   }
   const V* sorted = order == CsrOrder::kDegree ? degree_order.sorted_offsets().data() : nullptr;
-  const auto internal = [sorted](std::uint64_t v) { return sorted != nullptr ? static_cast<std::uint64_t>(sorted[v]) : v; };
+  const auto internal = [sorted](std::uint64_t v) {
+    return sorted != nullptr ? static_cast<std::uint64_t>(sorted[v]) : v;
+  };
   const std::uint64_t total = exclusive_prefix_sum(off, n);
   off[n] = total;
 

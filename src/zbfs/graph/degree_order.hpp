@@ -33,8 +33,7 @@ class DegreeOrder {
   // Orders `degree.size()` offsets by descending degree; equal degrees keep their
   // original order (so padding offsets past the real vertices, of degree 0, stay last).
   // A counting sort: O(n + max degree), where a comparison sort of 2^26 ids took seconds.
-  explicit DegreeOrder(std::span<const std::uint64_t> degree)
-      : sorted_of_(degree.size()), original_of_(degree.size()) {
+  explicit DegreeOrder(std::span<const std::uint64_t> degree) : sorted_of_(degree.size()), original_of_(degree.size()) {
     const std::uint64_t max_degree = degree.empty() ? 0 : *std::max_element(degree.begin(), degree.end());
     // start[d]: the first sorted offset of degree d, counting from the highest degree.
     std::vector<std::uint64_t> start(max_degree + 1, 0);
