@@ -1,5 +1,7 @@
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 
+#include <omp.h>
+
 #include <array>
 #include <atomic>
 #include <bit>
@@ -69,6 +71,7 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
   const auto size = static_cast<std::int64_t>(queue_size_);
   std::uint64_t next_size = 0;
   std::uint64_t scout = 0;
+  const bool shared = omp_get_max_threads() > 1;
 #pragma omp parallel reduction(+ : scout)
   {
     LocalQueue<V> local(next_queue_.data(), &next_size);
@@ -77,7 +80,7 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
       const V u = queue[i];
       for (std::uint64_t e = off[u], end = off[u + 1]; e < end; ++e) {
         const V v = adj[e];
-        if (!visited_.test(v) && visited_.set_atomic(v)) {
+        if (visited_.claim(v, shared)) {
           if (original != nullptr) {
             parent[original[v]] = static_cast<std::int64_t>(original[u]);
           } else {

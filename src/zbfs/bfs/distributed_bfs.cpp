@@ -194,6 +194,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     const bool filter_sent = report_once_;
     const V* owned_original = owned_original_;
     const V* source_original = col_original_;
+    const bool shared = threads > 1;
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
@@ -206,18 +207,18 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
           // than the rest of the loop.
           const std::uint64_t offset = target_local - my_first_local;
           if (offset < block) {
-            if (!visited_.test(offset) && visited_.set_atomic(offset)) {
+            if (visited_.claim(offset, shared)) {
               parent[owned_original[offset]] =
                   static_cast<std::int64_t>(layout.source.to_global(source_original[source_local]));
-              next_.set_atomic(offset);
+              next_.claim(offset, shared);
             }
           } else if (pairs) {
             // The pair goes out as it is, once per search unless merging is off.
-            if (filter_sent && (sent_.test(target_local) || !sent_.set_atomic(target_local))) continue;
+            if (filter_sent && !sent_.claim(target_local, shared)) continue;
             auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
             bucket.push_back(layout.target.to_global(target_local));
             bucket.push_back(layout.source.to_global(source_original[source_local]));
-          } else if (!sent_.test(target_local) && sent_.set_atomic(target_local)) {
+          } else if (sent_.claim(target_local, shared)) {
             sent_parent[target_local] = static_cast<V>(source_local);
             builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
                 .push_back(layout.target.to_global(target_local));
@@ -385,7 +386,10 @@ void DistributedBfs<V>::fold_updates(const TraversalLayout& layout, const Outgoi
   const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
   const auto count = static_cast<std::int64_t>(arrived.size());
   bool foreign = false;
-#pragma omp parallel for schedule(static) reduction(|| : foreign) if (count > 4096)
+  // Forking threads costs more than claiming a few thousand updates.
+  const bool parallel = count > 4096;
+  const bool shared = parallel && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) reduction(|| : foreign) if (parallel)
   for (std::int64_t i = 0; i < count; ++i) {
     const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
     const std::uint64_t offset = item.key - first_vertex_;
@@ -393,9 +397,9 @@ void DistributedBfs<V>::fold_updates(const TraversalLayout& layout, const Outgoi
       foreign = true;
       continue;
     }
-    if (!visited_.test(offset) && visited_.set_atomic(offset)) {
+    if (visited_.claim(offset, shared)) {
       parent[owned_original_[offset]] = static_cast<std::int64_t>(item.value);
-      next_.set_atomic(offset);
+      next_.claim(offset, shared);
     }
   }
   if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");
@@ -408,12 +412,14 @@ void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming, std::span<st
     const std::span<const std::uint64_t> ids = incoming.from(s);
     const auto count = static_cast<std::int64_t>(ids.size());
     // Forking threads costs more than claiming a few thousand ids.
-#pragma omp parallel for schedule(static) if (count > 4096)
+    const bool parallel = count > 4096;
+    const bool shared = parallel && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) if (parallel)
     for (std::int64_t i = 0; i < count; ++i) {
       const std::uint64_t offset = ids[static_cast<std::size_t>(i)] - first_vertex_;
-      if (!visited_.test(offset) && visited_.set_atomic(offset)) {
+      if (visited_.claim(offset, shared)) {
         parent[owned_original_[offset]] = -2 - s;
-        next_.set_atomic(offset);
+        next_.claim(offset, shared);
         // The predecessor reduction asks s for these, without scanning the whole piece.
         if (reduce_after_) claims_.bucket(omp_get_thread_num(), s).push_back(first_vertex_ + offset);
       }

@@ -32,6 +32,18 @@ class Bitmap {
     return (word.fetch_or(mask, std::memory_order_relaxed) & mask) == 0;
   }
 
+  // Test-and-set for claims: returns true when this call changed the bit from 0 to 1.
+  // `shared`: other threads may set bits of the same words meanwhile (then the set is a
+  // locked instruction). A search on one thread passes false: a locked read-modify-write
+  // waits for every earlier store to drain, and those waits were half of a one-thread
+  // top-down step.
+  bool claim(std::uint64_t bit, bool shared) {
+    if (test(bit)) return false;
+    if (shared) return set_atomic(bit);
+    words_[word_of(bit)] |= mask_of(bit);
+    return true;
+  }
+
   [[nodiscard]] std::uint64_t load_word(std::size_t w) const {
     // atomic_ref needs a non-const object; the load itself does not modify it.
     auto& word = const_cast<std::uint64_t&>(words_[w]);
