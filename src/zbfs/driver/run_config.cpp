@@ -135,14 +135,14 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   const double row_group = vertices / shape.rows + 64 * p;
   const double col_group = vertices / shape.cols + 64 * p;
   const double id_bytes = std::max(row_group, col_group) <= 4294967296.0 ? 4 : 8;
-  // Kernel 1: the received (row, neighbour) pairs and the CSRs built from them (two in
-  // 2D); Kronecker graphs spread edges evenly enough that 25% headroom covers the busiest
-  // rank; plus the generation round buffers.
+  // Kernel 1: the received (row, neighbour) pairs and the CSR built from them; in 2D the
+  // transpose is built from that CSR once the pairs are gone, so two CSRs never exceed
+  // the pairs plus one. Kronecker graphs spread edges evenly enough that 25% headroom
+  // covers the busiest rank; plus the generation round buffers.
   const double directed = 2 * static_cast<double>(m) / p * 1.25;
   const double offsets = (col_group + (c.partition == Partition::k2D ? row_group : 0)) * 8 * 2;
-  const double csr_copies = c.partition == Partition::k2D ? 2 : 1;
   const double rounds = 64.0 * (1 << 20);
-  const double graph = directed * 2 * id_bytes + csr_copies * directed * id_bytes + offsets + rounds;
+  const double graph = directed * 3 * id_bytes + offsets + rounds;
   const double block = vertices / p + 64;
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch

@@ -155,11 +155,9 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   std::vector<std::uint64_t> tuples_per_row;
   forward_ =
       build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of), &tuples_per_row);
-  if (grid.partition() == Partition::k2D) {
-    transposed_ = build_local_csr<V>(rows.local_size(), std::span<const V>(col_of), std::span<const V>(row_of));
-  }
   std::vector<V>().swap(row_of);
   std::vector<V>().swap(col_of);
+  if (grid.partition() == Partition::k2D) transposed_ = transpose_local_csr(forward_, rows.local_size());
 
   // Owners' degrees: each rank of a processor column holds a part of every column-group
   // vertex's adjacency (the part inside its row group); the column sums them up.

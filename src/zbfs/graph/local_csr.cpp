@@ -57,11 +57,47 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std
   return LocalCsr<V>(num_rows, std::move(offsets), std::move(adjacency));
 }
 
+template <class V>
+LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols) {
+  const std::uint64_t* row_offsets = csr.offsets();
+  const V* entries = csr.neighbor_data();
+  const auto m = static_cast<std::int64_t>(csr.num_entries());
+  LargeArray<std::uint64_t> offsets(num_cols + 1);
+  std::uint64_t* off = offsets.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::atomic_ref<std::uint64_t>(off[entries[i] + 1]).fetch_add(1, std::memory_order_relaxed);
+  }
+  for (std::uint64_t c = 0; c < num_cols; ++c) off[c + 1] += off[c];
+
+  LargeArray<std::uint64_t> cursor(num_cols + 1);
+  std::copy(off, off + num_cols + 1, cursor.data());
+  LargeArray<V> adjacency(static_cast<std::size_t>(m));
+  V* adj = adjacency.data();
+  std::uint64_t* cur = cursor.data();
+  const auto rows = static_cast<std::int64_t>(csr.num_rows());
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::uint64_t e = row_offsets[r]; e < row_offsets[r + 1]; ++e) {
+      const std::uint64_t slot =
+          std::atomic_ref<std::uint64_t>(cur[entries[e]]).fetch_add(1, std::memory_order_relaxed);
+      adj[slot] = static_cast<V>(r);
+    }
+  }
+  // Threads place rows out of order; the lists are duplicate-free already.
+  const auto cols = static_cast<std::int64_t>(num_cols);
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (std::int64_t c = 0; c < cols; ++c) std::sort(adj + off[c], adj + off[c + 1]);
+  return LocalCsr<V>(num_cols, std::move(offsets), std::move(adjacency));
+}
+
 template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
                                                                 std::span<const std::uint32_t>,
                                                                 std::vector<std::uint64_t>*);
 template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::span<const std::uint64_t>,
                                                                 std::span<const std::uint64_t>,
                                                                 std::vector<std::uint64_t>*);
+template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&, std::uint64_t);
+template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&, std::uint64_t);
 
 }  // namespace zbfs

@@ -1,8 +1,8 @@
 // LocalCsr<V>: one rank's block of the adjacency matrix in compressed sparse rows. Rows
 // and neighbours are local indices of two piece groups (topology/vertex_partition.hpp),
 // stored as V (32-bit whenever the groups fit). Lists are sorted and duplicate-free.
-// build_local_csr sorts a list of directed (row, neighbour) pairs into one; OpenMP
-// parallel, not collective.
+// build_local_csr sorts a list of directed (row, neighbour) pairs into one, and
+// transpose_local_csr turns one around; OpenMP parallel, not collective.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,16 @@ template <class V>
 LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols,
                             std::vector<std::uint64_t>* pairs_per_row = nullptr);
 
+// The transpose of `csr`, whose neighbours are below num_cols: row c lists the rows of
+// `csr` that have c. Built from a CSR, not from pairs, so that the pairs can be freed
+// first: 2D construction peaks at pairs plus one CSR instead of pairs plus two.
+template <class V>
+LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols);
+
+extern template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&,
+                                                                           std::uint64_t);
+extern template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&,
+                                                                           std::uint64_t);
 extern template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
                                                                        std::span<const std::uint32_t>,
                                                                        std::vector<std::uint64_t>*);
