@@ -128,28 +128,26 @@ def main():
 
     peers = [p for p in ("riken", "gapbs", "reference") if any(p in r[2] for r in rows)]
     mine = [f"zbfs {p}" for p in args.partitions]
-    header = ["scale", "ranks x threads"] + [f"{p} TEPS" for p in peers]
-    header += [f"{m} / {p}" for p in peers for m in mine]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for scale, layout, teps, _ in rows:
-        cells = [str(scale), layout] + [f"{teps[p]:.3g}" if p in teps else "" for p in peers]
-        for p in peers:
-            for m in mine:
-                cells.append(f"{teps[m] / teps[p]:.2f}" if m in teps and p in teps else "")
-        print("| " + " | ".join(cells) + " |")
+    print_table(rows, 2, peers, mine, "TEPS", lambda v: f"{v:.3g}", lambda m, p: m / p)
     # Peak resident memory of the largest rank, the highest of the repeats.
     print()
-    header = ["scale", "ranks x threads"] + [f"{p} peak MiB" for p in peers]
-    header += [f"{m} / {p} memory" for p in peers for m in mine]
+    print_table(rows, 3, peers, mine, "peak MiB", lambda v: f"{v / 2**20:.0f}", lambda m, p: m / p if p > 0 else None,
+                " memory")
+
+
+def print_table(rows, column, peers, mine, unit, show, ratio, suffix=""):
+    """One markdown table: each peer's values (rows[i][column][peer]) and zbfs / peer."""
+    header = ["scale", "ranks x threads"] + [f"{p} {unit}" for p in peers]
+    header += [f"{m} / {p}{suffix}" for p in peers for m in mine]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for scale, layout, _, memory in rows:
-        cells = [str(scale), layout] + [f"{memory[p] / 2**20:.0f}" if p in memory else "" for p in peers]
+    for row in rows:
+        values = row[column]
+        cells = [str(row[0]), row[1]] + [show(values[p]) if p in values else "" for p in peers]
         for p in peers:
             for m in mine:
-                ok = m in memory and memory.get(p, 0) > 0
-                cells.append(f"{memory[m] / memory[p]:.2f}" if ok else "")
+                r = ratio(values[m], values[p]) if m in values and p in values else None
+                cells.append(f"{r:.2f}" if r is not None else "")
         print("| " + " | ".join(cells) + " |")
 
 
