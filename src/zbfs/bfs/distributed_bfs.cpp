@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "zbfs/bfs/direction_policy.hpp"
+#include "zbfs/codec/sorted_set.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/graph/hub_neighbors.hpp"
@@ -492,11 +493,15 @@ void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
   // Alone in its row a rank discovered every vertex it owns itself (the same on all ranks),
   // and update folds brought the parents along.
   if (!reduce_after_) return;
-  // Ask each reporting rank for the parent it used, in vertex order.
+  // Ask each reporting rank for the parent it used, in vertex order. Each rank's claims
+  // are distinct ids of this rank's piece, dense enough that sort_set's bitmap pass beats
+  // the comparison sort (which was a third of a one-thread reduction).
   OutgoingIds requests = claims_.finish();
+  std::vector<std::uint64_t> sorted;
   for (std::size_t s = 0, first = 0; s < requests.counts.size(); first += requests.counts[s], ++s) {
-    const auto begin = requests.ids.begin() + static_cast<std::ptrdiff_t>(first);
-    std::sort(begin, begin + static_cast<std::ptrdiff_t>(requests.counts[s]));
+    const std::span<std::uint64_t> claimed(requests.ids.data() + first, requests.counts[s]);
+    sort_set(claimed, sorted);
+    std::copy(sorted.begin(), sorted.end(), claimed.begin());
   }
   const PieceGroup& targets = grid_.row_group();
   const PieceGroup& sources = grid_.col_group();

@@ -227,7 +227,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
 #pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
     for (std::int64_t o = 0; o < owned; ++o) {
       if (parent[static_cast<std::size_t>(o)] < 0) continue;
-      endpoints += tuple_degree[graph.order().sorted_offset(static_cast<std::uint64_t>(o))];
+      endpoints += tuple_degree[static_cast<std::size_t>(o)];
       ++reached;
     }
     std::uint64_t counts[2] = {endpoints, reached};  // tuple endpoints in the tree, reached vertices

@@ -124,7 +124,8 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   std::vector<std::uint64_t>().swap(packed);
 
   // The degree order: every owner's input tuples per vertex (the pairs of its forward
-  // rows, summed over the column), then every pair renumbered into sorted ids.
+  // rows, summed over the column: Graph500's tuple degree, kept in original order), then
+  // every pair renumbered into sorted ids.
   const std::uint64_t block = grid.blocks().block();
   {
     std::vector<std::uint64_t> partial_tuples(cols.local_size(), 0);
@@ -134,9 +135,9 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
 #pragma omp atomic
       ++partial_tuples[row_of[static_cast<std::size_t>(k)]];
     }
-    LargeArray<std::uint64_t> owned_tuples(block);
-    grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_tuples), owned_tuples.span());
-    order_ = DegreeOrder<V>(owned_tuples.span());
+    owned_tuple_degree_ = LargeArray<std::uint64_t>(block);
+    grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_tuples), owned_tuple_degree_.span());
+    order_ = DegreeOrder<V>(owned_tuple_degree_.span());
   }
   {
     const LargeArray<V> col_sorted = group_table(grid.col(), cols, order_.sorted_offsets());
@@ -152,9 +153,7 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
     if (grid.partition() == Partition::k1D) row_original_ = group_table(grid.row(), rows, order_.original_offsets());
   }
 
-  std::vector<std::uint64_t> tuples_per_row;
-  forward_ =
-      build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of), &tuples_per_row);
+  forward_ = build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of));
   std::vector<V>().swap(row_of);
   std::vector<V>().swap(col_of);
   if (grid.partition() == Partition::k2D) transposed_ = transpose_local_csr(forward_, rows.local_size());
@@ -164,9 +163,7 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   std::vector<std::uint64_t> partial_degree(cols.local_size());
   for (std::uint64_t r = 0; r < cols.local_size(); ++r) partial_degree[r] = forward_.degree(r);
   owned_degree_ = LargeArray<std::uint64_t>(block);
-  owned_tuple_degree_ = LargeArray<std::uint64_t>(block);
   grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_degree), owned_degree_.span());
-  grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(tuples_per_row), owned_tuple_degree_.span());
   global_directed_edges_ = grid.world().allreduce(forward_.num_entries(), ReduceOp::kSum);
 }
 

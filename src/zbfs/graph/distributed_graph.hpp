@@ -37,8 +37,9 @@ class DistributedGraph {
   [[nodiscard]] const DegreeOrder<V>& order() const { return order_; }
   [[nodiscard]] std::span<const V> col_group_original() const { return col_original_.span(); }
   [[nodiscard]] std::span<const V> row_group_original() const { return row_original_.span(); }
-  // Per owned vertex (index: sorted offset in this rank's piece): distinct neighbours, and
-  // input tuples other than self-loops that touch it (Graph500's count for TEPS).
+  // Per owned vertex: distinct neighbours (index: sorted offset in this rank's piece, as
+  // the kernels read it), and input tuples other than self-loops that touch it
+  // (Graph500's count for TEPS; index: original offset, as parents are written).
   [[nodiscard]] std::span<const std::uint64_t> owned_degree() const { return owned_degree_.span(); }
   [[nodiscard]] std::span<const std::uint64_t> owned_tuple_degree() const { return owned_tuple_degree_.span(); }
   // Over all ranks: directed edges of the deduplicated graph (each undirected edge twice).

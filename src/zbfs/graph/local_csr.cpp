@@ -6,8 +6,7 @@
 namespace zbfs {
 
 template <class V>
-LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols,
-                            std::vector<std::uint64_t>* pairs_per_row) {
+LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols) {
   const auto m = static_cast<std::int64_t>(rows.size());
   LargeArray<std::uint64_t> offsets(num_rows + 1);
   std::uint64_t* off = offsets.data();
@@ -16,10 +15,6 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std
     std::atomic_ref<std::uint64_t>(off[rows[static_cast<std::size_t>(i)] + 1]).fetch_add(1, std::memory_order_relaxed);
   }
   for (std::uint64_t r = 0; r < num_rows; ++r) off[r + 1] += off[r];
-  if (pairs_per_row != nullptr) {
-    pairs_per_row->resize(num_rows);
-    for (std::uint64_t r = 0; r < num_rows; ++r) (*pairs_per_row)[r] = off[r + 1] - off[r];
-  }
 
   // Place: a per-row cursor starting at the row's offset.
   LargeArray<std::uint64_t> cursor(num_rows + 1);
@@ -92,11 +87,9 @@ LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols) 
 }
 
 template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
-                                                                std::span<const std::uint32_t>,
-                                                                std::vector<std::uint64_t>*);
+                                                                std::span<const std::uint32_t>);
 template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::span<const std::uint64_t>,
-                                                                std::span<const std::uint64_t>,
-                                                                std::vector<std::uint64_t>*);
+                                                                std::span<const std::uint64_t>);
 template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&, std::uint64_t);
 template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&, std::uint64_t);
 

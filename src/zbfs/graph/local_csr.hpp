@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "zbfs/core/large_array.hpp"
 
@@ -36,11 +35,9 @@ class LocalCsr {
   LargeArray<V> neighbors_;
 };
 
-// Builds the CSR of the pairs (rows[i], cols[i]); rows[i] < num_rows. When
-// `pairs_per_row` is given it receives how many pairs each row had before deduplication.
+// Builds the CSR of the pairs (rows[i], cols[i]); rows[i] < num_rows.
 template <class V>
-LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols,
-                            std::vector<std::uint64_t>* pairs_per_row = nullptr);
+LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols);
 
 // The transpose of `csr`, whose neighbours are below num_cols: row c lists the rows of
 // `csr` that have c. Built from a CSR, not from pairs, so that the pairs can be freed
@@ -53,10 +50,8 @@ extern template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const
 extern template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&,
                                                                            std::uint64_t);
 extern template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
-                                                                       std::span<const std::uint32_t>,
-                                                                       std::vector<std::uint64_t>*);
+                                                                       std::span<const std::uint32_t>);
 extern template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::span<const std::uint64_t>,
-                                                                       std::span<const std::uint64_t>,
-                                                                       std::vector<std::uint64_t>*);
+                                                                       std::span<const std::uint64_t>);
 
 }  // namespace zbfs
