@@ -6,8 +6,8 @@
 // the full degree and input-tuple degree of their vertices. Construction is collective.
 //
 // Every rank renumbers its own piece by descending degree (graph/degree_order.hpp) before
-// building: the CSRs' rows and neighbours, and the degrees below, are in sorted ids (the
-// same pieces, offsets renumbered). order() and the group tables translate back.
+// building: the CSRs' rows and neighbours, and the distinct degrees below, are in sorted
+// ids (the same pieces, offsets renumbered). order() and the group tables translate back.
 #pragma once
 
 #include <cstdint>
