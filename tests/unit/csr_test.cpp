@@ -96,6 +96,14 @@ TEST(DegreeOrder, SortsByDescendingDegreeAndKeepsTiesInOrder) {
     EXPECT_EQ(order.sorted_offset(want[s]), s) << "original " << want[s];
   }
   EXPECT_EQ(DegreeOrder<std::uint32_t>(std::vector<std::uint64_t>{}).size(), 0U);
+  // A degree above the vertex count (repeated input tuples) takes the comparison sort:
+  // the same order.
+  const std::vector<std::uint64_t> repeated{3, 0, 5000000000, 3, 1, 0};
+  const DegreeOrder<std::uint32_t> big(repeated);
+  for (std::uint32_t s = 0; s < want.size(); ++s) {
+    EXPECT_EQ(big.original_offset(s), want[s]) << "sorted " << s;
+    EXPECT_EQ(big.sorted_offset(want[s]), s) << "original " << want[s];
+  }
 }
 
 TEST(CsrBuild, PeakEstimateCoversTheBuild) {

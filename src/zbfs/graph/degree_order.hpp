@@ -32,9 +32,18 @@ class DegreeOrder {
 
   // Orders `degree.size()` offsets by descending degree; equal degrees keep their
   // original order (so padding offsets past the real vertices, of degree 0, stay last).
-  // A counting sort: O(n + max degree), where a comparison sort of 2^26 ids took seconds.
+  // A counting sort, O(n + max degree), where a comparison sort of 2^26 ids took seconds;
+  // a stable comparison sort when a degree exceeds n (input tuples count duplicates, so
+  // a file that repeats an edge would otherwise size the count array by its repeats).
   explicit DegreeOrder(std::span<const std::uint64_t> degree) : sorted_of_(degree.size()), original_of_(degree.size()) {
     const std::uint64_t max_degree = degree.empty() ? 0 : *std::max_element(degree.begin(), degree.end());
+    if (max_degree > degree.size()) {
+      V* original = original_of_.data();
+      for (std::size_t o = 0; o < degree.size(); ++o) original[o] = static_cast<V>(o);
+      std::stable_sort(original, original + degree.size(), [&](V a, V b) { return degree[a] > degree[b]; });
+      for (std::size_t s = 0; s < degree.size(); ++s) sorted_of_[original[s]] = static_cast<V>(s);
+      return;
+    }
     // start[d]: the first sorted offset of degree d, counting from the highest degree.
     std::vector<std::uint64_t> start(max_degree + 1, 0);
     for (const std::uint64_t d : degree) ++start[d];
