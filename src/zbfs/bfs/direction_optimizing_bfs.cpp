@@ -40,6 +40,17 @@ class LocalQueue {
   std::uint64_t* shared_size_;
 };
 
+// parent[child] = by, both in the input's ids: `original` maps internal ids to them, or
+// is nullptr when the graph keeps the input's ids.
+template <class V>
+void set_parent(std::int64_t* parent, const V* original, V child, V by) {
+  if (original != nullptr) {
+    parent[original[child]] = static_cast<std::int64_t>(original[by]);
+  } else {
+    parent[child] = static_cast<std::int64_t>(by);
+  }
+}
+
 }  // namespace
 
 template <class V>
@@ -81,11 +92,7 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
       for (std::uint64_t e = off[u], end = off[u + 1]; e < end; ++e) {
         const V v = adj[e];
         if (visited_.claim(v, shared)) {
-          if (original != nullptr) {
-            parent[original[v]] = static_cast<std::int64_t>(original[u]);
-          } else {
-            parent[v] = static_cast<std::int64_t>(u);
-          }
+          set_parent(parent, original, v, u);
           local.push(v);
           scout += off[v + 1] - off[v];
         }
@@ -117,11 +124,7 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
       unvisited &= unvisited - 1;
       const std::uint64_t u = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(bit);
       const auto claim = [&](V v) {
-        if (original != nullptr) {
-          parent[original[u]] = static_cast<std::int64_t>(original[v]);
-        } else {
-          parent[u] = static_cast<std::int64_t>(v);
-        }
+        set_parent(parent, original, static_cast<V>(u), v);
         found |= std::uint64_t{1} << bit;
       };
       // The hub first: on a Kronecker graph it finds most parents without the list.

@@ -3,10 +3,10 @@
 // collect the next frontier in per-thread buffers; bottom-up steps give each thread whole
 // 64-vertex words of the bitmaps, so they need no atomics; they test each vertex's hub
 // (its highest-degree neighbour) before its list, and never look at vertices without
-// edges, which start every search visited. On a degree-ordered Csr (graph/csr_builder.hpp)
-// it searches in internal ids and writes parents in the input's ids. The object owns the reusable workspace
-// (bitmaps, queues, hubs), so construct it once per graph (it is part of kernel 1) and
-// call run() per root.
+// edges, which start every search visited. On a degree-ordered Csr
+// (graph/csr_builder.hpp) it searches in internal ids and writes parents in the input's
+// ids. The object owns the reusable workspace (bitmaps, queues, hubs), so construct it
+// once per graph (it is part of kernel 1) and call run() per root.
 #pragma once
 
 #include <cstdint>

@@ -123,18 +123,16 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
 }
 
 // The search keys: the given ones (in the source's ids) after checking that each is a
-// vertex with an edge, else the Graph500 draw among the vertices with edges.
-// `degree` is indexed by sorted offset (DistributedGraph), `sorted_offset` maps an
-// original offset to it.
-template <class SortedOffset>
+// vertex with an edge, else the Graph500 draw among the vertices with edges. `tuples`:
+// each owned vertex's input tuples other than self-loops, by original offset (a vertex
+// has an edge exactly when it has one).
 std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGrid& grid, const LoadedGraph& input,
-                                        std::span<const std::uint64_t> degree, SortedOffset sorted_offset,
-                                        const Progress& progress) {
+                                        std::span<const std::uint64_t> tuples, const Progress& progress) {
   const Communicator& world = grid.world();
   const auto has_edges = [&](std::span<const std::uint64_t> candidates, std::span<std::uint8_t> flags) {
     std::vector<std::uint64_t> mine(candidates.size(), 0);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (grid.owns(candidates[i])) mine[i] = degree[sorted_offset(candidates[i] - grid.my_first_vertex())] > 0 ? 1 : 0;
+      if (grid.owns(candidates[i])) mine[i] = tuples[candidates[i] - grid.my_first_vertex()] > 0 ? 1 : 0;
     }
     world.allreduce(std::span<std::uint64_t>(mine), ReduceOp::kMax);
     for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
@@ -158,7 +156,7 @@ std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGr
     return roots;
   }
   std::uint64_t eligible = 0;
-  for (const std::uint64_t d : degree) eligible += d > 0 ? 1 : 0;
+  for (const std::uint64_t d : tuples) eligible += d > 0 ? 1 : 0;
   eligible = world.allreduce(eligible, ReduceOp::kSum);
   const std::uint64_t count = roots_to_draw(config, eligible);
   if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
@@ -200,9 +198,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   if (!config.validate) slice = PackedEdgeList();
   result.num_graph_edges = graph.global_directed_edges() / 2;
 
-  const std::vector<std::uint64_t> roots = choose_roots(
-      config, grid, input, graph.owned_degree(),
-      [&](std::uint64_t offset) { return graph.order().sorted_offset(offset); }, progress);
+  const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
 
   // No message carries more ids than there are edge endpoints and vertices, or than
   // validation's replies: a level and a parent for both ends of every input tuple.

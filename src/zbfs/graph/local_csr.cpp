@@ -4,17 +4,31 @@
 #include <atomic>
 
 namespace zbfs {
+namespace {
+
+// The row starts of a CSR whose entries lie in rows row_of[i] < num_rows: a count per row,
+// then the running sum.
+template <class V>
+LargeArray<std::uint64_t> row_starts(std::span<const V> row_of, std::uint64_t num_rows) {
+  LargeArray<std::uint64_t> offsets(num_rows + 1);
+  std::uint64_t* off = offsets.data();
+  const auto m = static_cast<std::int64_t>(row_of.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::atomic_ref<std::uint64_t>(off[row_of[static_cast<std::size_t>(i)] + 1])
+        .fetch_add(1, std::memory_order_relaxed);
+  }
+  for (std::uint64_t r = 0; r < num_rows; ++r) off[r + 1] += off[r];
+  return offsets;
+}
+
+}  // namespace
 
 template <class V>
 LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols) {
   const auto m = static_cast<std::int64_t>(rows.size());
-  LargeArray<std::uint64_t> offsets(num_rows + 1);
+  LargeArray<std::uint64_t> offsets = row_starts(rows, num_rows);
   std::uint64_t* off = offsets.data();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < m; ++i) {
-    std::atomic_ref<std::uint64_t>(off[rows[static_cast<std::size_t>(i)] + 1]).fetch_add(1, std::memory_order_relaxed);
-  }
-  for (std::uint64_t r = 0; r < num_rows; ++r) off[r + 1] += off[r];
 
   // Place: a per-row cursor starting at the row's offset.
   LargeArray<std::uint64_t> cursor(num_rows + 1);
@@ -57,13 +71,8 @@ LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols) 
   const std::uint64_t* row_offsets = csr.offsets();
   const V* entries = csr.neighbor_data();
   const auto m = static_cast<std::int64_t>(csr.num_entries());
-  LargeArray<std::uint64_t> offsets(num_cols + 1);
+  LargeArray<std::uint64_t> offsets = row_starts(std::span<const V>(entries, static_cast<std::size_t>(m)), num_cols);
   std::uint64_t* off = offsets.data();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < m; ++i) {
-    std::atomic_ref<std::uint64_t>(off[entries[i] + 1]).fetch_add(1, std::memory_order_relaxed);
-  }
-  for (std::uint64_t c = 0; c < num_cols; ++c) off[c + 1] += off[c];
 
   LargeArray<std::uint64_t> cursor(num_cols + 1);
   std::copy(off, off + num_cols + 1, cursor.data());
