@@ -182,6 +182,35 @@ TEST(CliErrors, PartitionOptions) {
   expect_usage_error("run --write-format binary", "--write-format needs --write-levels or --write-parents");
 }
 
+// --prune: the same trees' edges and depths as the whole-graph search, an attach step last.
+TEST(Cli, PrunedSearchesTraverseTheSameEdgesAtTheSameDepths) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto full_json = dir / "zbfs_full.json";
+  const auto pruned_json = dir / "zbfs_pruned.json";
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome full = run_zbfs("run --scale 11 --roots 16 -q --partition shared --json " + full_json.string());
+  const Outcome pruned =
+      run_zbfs("run --scale 11 --roots 16 -q --partition shared --prune --threads 2 --json " + pruned_json.string());
+  ASSERT_EQ(full.status, 0) << full.err;
+  ASSERT_EQ(pruned.status, 0) << pruned.err;
+  EXPECT_EQ(nedge_lines(full.out), nedge_lines(pruned.out));
+  const nlohmann::json f = nlohmann::json::parse(slurp(full_json));
+  const nlohmann::json p = nlohmann::json::parse(slurp(pruned_json));
+  EXPECT_EQ(f["config"]["prune"], false);
+  EXPECT_EQ(p["config"]["prune"], true);
+  ASSERT_EQ(p["searches"].size(), 16U);
+  for (std::size_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(p["searches"][i]["levels"], f["searches"][i]["levels"]) << "search " << i;
+    EXPECT_EQ(p["searches"][i]["reached_vertices"], f["searches"][i]["reached_vertices"]) << "search " << i;
+    EXPECT_EQ(p["searches"][i]["steps"].back()["direction"], "attach") << "search " << i;
+    EXPECT_GT(p["searches"][i]["steps"].back()["discovered_vertices"].get<int>(), 0) << "search " << i;
+  }
+  std::filesystem::remove(full_json);
+  std::filesystem::remove(pruned_json);
+  expect_usage_error("run --prune", "--prune needs --partition shared");
+  expect_usage_error("run --prune --partition 2d", "--prune needs --partition shared");
+}
+
 // --fail-on-rank works with the single-process kernel too, and names only real ranks.
 TEST(CliErrors, InjectedFailuresOnEveryPartition) {
   const Outcome shared = run_zbfs("run -q --scale 8 --partition shared --fail-on-rank 0");

@@ -2,6 +2,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -17,6 +18,28 @@ namespace {
 // Runs kernel 2 from each root and checks it against the sequential reference BFS
 // (levels, not parents: any valid parent is accepted) and the Graph500 validator.
 template <class V>
+void expect_correct_searches(const Csr<V>& graph, DirectionOptimizingBfs<V>& bfs, const PackedEdgeList& packed,
+                             const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
+                             const BfsOptions& options) {
+  std::vector<std::int64_t> parent(graph.num_vertices());
+  for (const std::uint64_t root : roots) {
+    const BfsStats stats = bfs.run(root, parent, options);
+    const std::vector<std::int64_t> expected = reference_bfs_levels(graph.num_vertices(), edges, root);
+    ASSERT_EQ(levels_from_parents(parent, root), expected) << "root " << root;
+    const ValidationReport report = validate_bfs_tree(packed, root, parent);
+    ASSERT_TRUE(report.ok()) << "root " << root << ": " << report.messages.front();
+    EXPECT_EQ(report.traversed_edges, count_traversed_edges(graph, parent)) << "root " << root;
+    std::int64_t depth = 0;
+    for (const std::int64_t l : expected) depth = std::max(depth, l);
+    EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(depth) + 1) << "root " << root;
+  }
+}
+
+// Runs kernel 2 from each root and checks it against the sequential reference BFS
+// (levels, not parents: any valid parent is accepted) and the Graph500 validator: in the
+// input's order, in degree order, and in degree order pruned (forest pruning with as many
+// peeling rounds as it takes, and with one or two rounds only).
+template <class V>
 void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
                         const BfsOptions& options) {
   const PackedEdgeList packed = testing::pack(vertex_bits, edges);
@@ -24,18 +47,14 @@ void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const s
     SCOPED_TRACE(order == CsrOrder::kDegree ? "degree order" : "input order");
     const Csr<V> graph = build_csr<V>(packed, order);
     DirectionOptimizingBfs<V> bfs(graph);
-    std::vector<std::int64_t> parent(graph.num_vertices());
-    for (const std::uint64_t root : roots) {
-      const BfsStats stats = bfs.run(root, parent, options);
-      const std::vector<std::int64_t> expected = reference_bfs_levels(graph.num_vertices(), edges, root);
-      ASSERT_EQ(levels_from_parents(parent, root), expected) << "root " << root;
-      const ValidationReport report = validate_bfs_tree(packed, root, parent);
-      ASSERT_TRUE(report.ok()) << "root " << root << ": " << report.messages.front();
-      EXPECT_EQ(report.traversed_edges, count_traversed_edges(graph, parent)) << "root " << root;
-      std::int64_t depth = 0;
-      for (const std::int64_t l : expected) depth = std::max(depth, l);
-      EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(depth) + 1) << "root " << root;
-    }
+    expect_correct_searches(graph, bfs, packed, edges, roots, options);
+  }
+  const Csr<V> graph = build_csr<V>(packed, CsrOrder::kDegree);
+  for (const int rounds : {PeeledForest<V>::kMaxRounds, 1, 2}) {
+    SCOPED_TRACE("pruned, " + std::to_string(rounds) + " rounds at most");
+    const PeeledForest<V> forest(graph.offsets(), graph.neighbor_data(), graph.num_vertices(), rounds);
+    DirectionOptimizingBfs<V> bfs(graph, &forest);
+    expect_correct_searches(graph, bfs, packed, edges, roots, options);
   }
 }
 
@@ -78,7 +97,29 @@ TEST_P(BfsVariants, KroneckerGraph32BitIds) {
     if (e.u != e.v) roots.push_back(e.u);
     if (roots.size() == 6) break;
   }
+  // Leaves (peeled, most hanging from the core) as roots too.
+  const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(testing::pack(12, edges));
+  for (std::uint64_t v = 0, leaves = 0; v < graph.num_vertices() && leaves < 4; ++v) {
+    if (graph.degree(v) == 1) {
+      roots.push_back(v);
+      ++leaves;
+    }
+  }
   expect_correct_bfs<std::uint32_t>(12, edges, roots, options_);
+}
+
+TEST_P(BfsVariants, TreesHangingFromACore) {
+  // A 5-cycle (the core) with trees of depth 1 to 3 hanging from it, a tree component
+  // (a star with a tail), an isolated edge, and a path of 300 vertices: more than twice
+  // the peeling rounds, so its middle stays core. Roots in every part, leaves and chains.
+  std::vector<Edge> edges{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}};
+  edges.insert(edges.end(), {{0, 10}, {10, 11}, {11, 12}, {11, 13}, {2, 14}, {2, 15}, {15, 16}, {3, 17}});
+  edges.insert(edges.end(), {{20, 21}, {20, 22}, {20, 23}, {23, 24}, {24, 25}, {30, 31}});
+  // A triangle whose tallest tree holds the root's chain (the depth must not count it).
+  edges.insert(edges.end(), {{50, 51}, {51, 52}, {52, 50}, {50, 53}, {53, 54}, {54, 55}, {55, 56}, {51, 57}});
+  for (std::uint64_t v = 100; v + 1 < 400; ++v) edges.push_back({v, v + 1});
+  expect_correct_bfs<std::uint32_t>(9, edges, {0, 2, 12, 13, 16, 17, 10, 20, 25, 31, 30, 100, 250, 399, 40, 56, 54},
+                                    options_);
 }
 
 TEST_P(BfsVariants, KroneckerGraph64BitIds) {

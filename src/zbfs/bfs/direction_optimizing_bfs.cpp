@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -54,27 +55,49 @@ void set_parent(std::int64_t* parent, const V* original, V child, V by) {
 }  // namespace
 
 template <class V>
-DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph)
+DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const PeeledForest<V>* forest)
     : graph_(graph),
+      forest_(forest),
       original_(graph.original_ids()),
       visited_(graph.num_vertices()),
       front_(graph.num_vertices()),
       next_(graph.num_vertices()),
       queue_(graph.num_vertices()),
       next_queue_(graph.num_vertices()) {
+  if (forest != nullptr && forest->num_vertices() != graph.num_vertices())
+    throw Error(ExitCode::kFailure, "the peeled forest belongs to another graph");
   const std::uint64_t* off = graph.offsets();
-  // A vertex without edges gets hub 0, which no search reads: it starts every search visited.
-  hub_ = hub_neighbors<V>(
-      off, graph.neighbor_data(), graph.num_vertices(), [off](V w) { return off[w + 1] - off[w]; }, V{0});
+  // A vertex without edges gets hub 0, which no search reads: it starts every search
+  // visited. With a forest the hub is a core neighbour (a peeled one is never in a pruned
+  // search's frontier); every core vertex has one.
+  const auto weight = [off, forest](V w) -> std::uint64_t {
+    return forest != nullptr && forest->peeled(w) ? 0 : off[w + 1] - off[w];
+  };
+  hub_ = hub_neighbors<V>(off, graph.neighbor_data(), graph.num_vertices(), weight, V{0});
   edgeless_ = rows_with_edges(off, graph.num_vertices());
   for (std::size_t w = 0; w < edgeless_.num_words(); ++w) {
     if (edgeless_.word(w) != 0) words_with_edges_ = w + 1;
     edgeless_.word(w) = ~edgeless_.word(w);
   }
+  if (forest != nullptr) {
+    pruned_ = Bitmap(graph.num_vertices());
+    for (std::size_t w = 0; w < pruned_.num_words(); ++w) {
+      pruned_.word(w) = edgeless_.word(w) | forest->peeled_bits().word(w);
+    }
+    const std::span<const V> order = forest->order();
+    attach_parent_ = LargeArray<V>(order.size());
+    const auto peeled = static_cast<std::int64_t>(order.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < peeled; ++i) {
+      const V by = forest->attach(order[static_cast<std::size_t>(i)]);
+      attach_parent_[static_cast<std::size_t>(i)] = original_ != nullptr ? original_[by] : by;
+    }
+  }
 }
 
 template <class V>
-std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std::uint64_t& scout_count) {
+std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std::uint64_t& scout_count,
+                                                       const std::uint8_t* height, std::uint8_t& tallest) {
   const std::uint64_t* off = graph_.offsets();
   const V* adj = graph_.neighbor_data();
   const V* queue = queue_.data();
@@ -82,8 +105,9 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
   const auto size = static_cast<std::int64_t>(queue_size_);
   std::uint64_t next_size = 0;
   std::uint64_t scout = 0;
+  std::uint8_t tall = tallest;
   const bool shared = omp_get_max_threads() > 1;
-#pragma omp parallel reduction(+ : scout)
+#pragma omp parallel reduction(+ : scout) reduction(max : tall)
   {
     LocalQueue<V> local(next_queue_.data(), &next_size);
 #pragma omp for schedule(dynamic, 64) nowait
@@ -95,6 +119,7 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
           set_parent(parent, original, v, u);
           local.push(v);
           scout += off[v + 1] - off[v];
+          if (height != nullptr) tall = std::max(tall, height[v]);
         }
       }
     }
@@ -103,18 +128,21 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
   queue_.swap(next_queue_);
   queue_size_ = next_size;
   scout_count = scout;
+  tallest = tall;
   return next_size;
 }
 
 template <class V>
-std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
+std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent, const std::uint8_t* height,
+                                                        std::uint8_t& tallest) {
   const std::uint64_t* off = graph_.offsets();
   const V* adj = graph_.neighbor_data();
   const V* hubs = hub_.data();
   const V* original = original_;
   const auto words = static_cast<std::int64_t>(words_with_edges_);
   std::uint64_t awake = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : awake)
+  std::uint8_t tall = tallest;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : awake) reduction(max : tall)
   for (std::int64_t w = 0; w < words; ++w) {
     const auto word = static_cast<std::size_t>(w);
     std::uint64_t unvisited = ~visited_.word(word) & visited_.valid_mask(word);
@@ -126,6 +154,7 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
       const auto claim = [&](V v) {
         set_parent(parent, original, static_cast<V>(u), v);
         found |= std::uint64_t{1} << bit;
+        if (height != nullptr) tall = std::max(tall, height[u]);
       };
       // The hub first: on a Kronecker graph it finds most parents without the list.
       if (const V hub = hubs[u]; front_.test(hub)) {
@@ -144,6 +173,7 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent) {
     awake += static_cast<std::uint64_t>(std::popcount(found));
   }
   front_.swap(next_);
+  tallest = tall;
   return awake;
 }
 
@@ -180,6 +210,57 @@ void DirectionOptimizingBfs<V>::front_bitmap_to_queue() {
 }
 
 template <class V>
+std::uint64_t DirectionOptimizingBfs<V>::chain_depth(const std::vector<V>& chain, V start) const {
+  std::uint64_t deepest = chain.size();
+  for (std::size_t i = 0; i <= chain.size(); ++i) {
+    const V at = i < chain.size() ? chain[i] : start;
+    // The trees hanging from `at`, but the one the chain came up through.
+    for (const V w : graph_.neighbors(at)) {
+      if (forest_->peeled(w) && forest_->attach(w) == at && (i == 0 || w != chain[i - 1])) {
+        deepest = std::max<std::uint64_t>(deepest, i + 1 + forest_->height(w));
+      }
+    }
+  }
+  return deepest;
+}
+
+template <class V>
+std::uint64_t DirectionOptimizingBfs<V>::attach_trees(std::int64_t* parent, const std::vector<V>& chain) {
+  // Peeled vertices count as unreached again, but the chain's, which the search reached.
+  const Bitmap& peeled = forest_->peeled_bits();
+  const auto words = static_cast<std::int64_t>(visited_.num_words());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) {
+    visited_.word(static_cast<std::size_t>(w)) &= ~peeled.word(static_cast<std::size_t>(w));
+  }
+  for (const V v : chain) visited_.set(v);
+
+  const V* original = original_;
+  const V* order = forest_->order().data();
+  const V* attach_parent = attach_parent_.data();
+  const std::span<const std::uint64_t> starts = forest_->round_starts();
+  const bool shared = omp_get_max_threads() > 1;
+  std::uint64_t attached = 0;
+  // The last round first: a round's vertices hang from later rounds' or from the core.
+  for (std::size_t round = 0; round + 1 < starts.size(); ++round) {
+    const auto first = static_cast<std::int64_t>(starts[round]);
+    const auto last = static_cast<std::int64_t>(starts[round + 1]);
+#pragma omp parallel for schedule(static) reduction(+ : attached) if (last - first > 4096)
+    for (std::int64_t i = first; i < last; ++i) {
+      const V v = order[i];
+      const V by = forest_->attach(v);
+      if (by == v || visited_.test(v) || !visited_.test(by)) continue;
+      // Only a vertex that others hang from needs its bit (a leaf's is read by nobody,
+      // and leaves are most of the forest: the locked sets cost more than the rest).
+      if (forest_->height(v) > 0) visited_.claim(v, shared);
+      parent[original != nullptr ? original[v] : v] = static_cast<std::int64_t>(attach_parent[i]);
+      ++attached;
+    }
+  }
+  return attached;
+}
+
+template <class V>
 BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64_t> parent_out,
                                         const BfsOptions& options) {
   const std::uint64_t n = graph_.num_vertices();
@@ -192,16 +273,44 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   const auto vertices = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < vertices; ++v) parent[v] = -1;
-  // Vertices without edges start visited: bottom-up steps then skip them (parent stays -1).
-  std::memcpy(visited_.data(), edgeless_.data(), visited_.num_words() * sizeof(std::uint64_t));
+  // Where the search starts: the root, or for a pruned search from a peeled root the core
+  // vertex at the end of its chain (root first, the core vertex not included).
+  V start = static_cast<V>(graph_.internal_id(root));
+  std::vector<V> chain;
+  bool pruned = forest_ != nullptr;
+  if (pruned) {
+    while (forest_->peeled(start) && forest_->attach(start) != start) {
+      chain.push_back(start);
+      start = forest_->attach(start);
+    }
+    if (forest_->peeled(start)) {  // a tree that hangs from no core vertex: search it whole
+      pruned = false;
+      start = static_cast<V>(graph_.internal_id(root));
+      chain.clear();
+    }
+  }
+  // Vertices without edges (and a pruned search's peeled ones) start visited: bottom-up
+  // steps then skip them (parent stays -1 until the attach step).
+  const Bitmap& starts_visited = pruned ? pruned_ : edgeless_;
+  std::memcpy(visited_.data(), starts_visited.data(), visited_.num_words() * sizeof(std::uint64_t));
   stats.init_time_s = clock.elapsed_s();
 
   parent[root] = static_cast<std::int64_t>(root);
-  const std::uint64_t start = graph_.internal_id(root);
+  for (std::size_t i = 1; i < chain.size(); ++i) set_parent(parent, original_, chain[i], chain[i - 1]);
+  if (!chain.empty()) set_parent(parent, original_, start, chain.back());
   visited_.set(start);
-  queue_[0] = static_cast<V>(start);
+  queue_[0] = start;
   queue_size_ = 1;
-  DirectionPolicy policy(options, n, graph_.num_directed_edges(), graph_.degree(start));
+  DirectionPolicy policy(options, pruned ? forest_->core_vertices() : n,
+                         pruned ? forest_->core_directed_edges() : graph_.num_directed_edges(), graph_.degree(start));
+  // A pruned search's depth: each level's vertices with the trees hanging from them.
+  const std::uint8_t* height = pruned ? forest_->heights() : nullptr;
+  std::uint64_t level = chain.size();
+  std::uint64_t deepest = pruned ? (chain.empty() ? forest_->height(start) : chain_depth(chain, start)) : 0;
+  const auto discovered_level = [&](std::uint64_t discovered, std::uint8_t tallest) {
+    ++level;
+    if (discovered > 0) deepest = std::max(deepest, level + tallest);
+  };
 
   while (queue_size_ > 0) {
     if (policy.go_bottom_up()) {
@@ -213,10 +322,12 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
       do {
         previous_awake = awake;
         clock.restart();
-        awake = bottom_up_step(parent);
+        std::uint8_t tallest = 0;
+        awake = bottom_up_step(parent, height, tallest);
         const double t = clock.elapsed_s();
         stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
         stats.bottom_up_time_s += t;
+        discovered_level(awake, tallest);
       } while (policy.stay_bottom_up(awake, previous_awake));
       clock.restart();
       front_bitmap_to_queue();
@@ -226,12 +337,22 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
       const std::uint64_t frontier = queue_size_;
       clock.restart();
       std::uint64_t frontier_edges = 0;
-      const std::uint64_t discovered = top_down_step(parent, frontier_edges);
+      std::uint8_t tallest = 0;
+      const std::uint64_t discovered = top_down_step(parent, frontier_edges, height, tallest);
       policy.top_down_done(frontier_edges);
       const double t = clock.elapsed_s();
       stats.steps.push_back({StepKind::kTopDown, frontier, discovered, t});
       stats.top_down_time_s += t;
+      discovered_level(discovered, tallest);
     }
+  }
+  if (pruned) {
+    clock.restart();
+    const std::uint64_t attached = attach_trees(parent, chain);
+    const double t = clock.elapsed_s();
+    stats.steps.push_back({StepKind::kAttach, 0, attached, t});
+    stats.attach_time_s = t;
+    stats.depth = deepest;
   }
   return stats;
 }

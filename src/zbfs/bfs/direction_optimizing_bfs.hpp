@@ -7,23 +7,36 @@
 // (graph/csr_builder.hpp) it searches in internal ids and writes parents in the input's
 // ids. The object owns the reusable workspace (bitmaps, queues, hubs), so construct it
 // once per graph (it is part of kernel 1) and call run() per root.
+//
+// Given a PeeledForest of the graph (forest pruning, --prune), a search runs on the core
+// only: peeled vertices start visited with the edgeless ones, and once the core is
+// searched an attach step hangs the trees on, round by round from the core outwards
+// (each peeled vertex one level below the vertex it hangs from). A peeled root first
+// walks its chain of attach vertices to the core: the chain's parents point back towards
+// the root, and the search starts at the core vertex at the chain's length. A root in a
+// tree that hangs from no core vertex is searched whole, unpruned. The depth of a pruned
+// search comes from the trees' heights, read as the core's vertices are discovered.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/graph/csr.hpp"
+#include "zbfs/graph/peeled_forest.hpp"
 
 namespace zbfs {
 
 template <class V>
 class DirectionOptimizingBfs {
  public:
-  explicit DirectionOptimizingBfs(const Csr<V>& graph);
+  // `forest`: the graph's peeled trees, or nullptr to search the whole graph; it must
+  // outlive this object.
+  explicit DirectionOptimizingBfs(const Csr<V>& graph, const PeeledForest<V>* forest = nullptr);
 
   // Fills parent (one entry per vertex): parent[root] = root, unreached = -1; root and
   // parent are in the input's ids whatever the graph's order.
@@ -33,12 +46,22 @@ class DirectionOptimizingBfs {
   static std::uint64_t workspace_bytes(std::uint64_t n) { return 4 * (n / 8 + 8) + 3 * n * sizeof(V); }
 
  private:
-  std::uint64_t top_down_step(std::int64_t* parent, std::uint64_t& scout_count);
-  std::uint64_t bottom_up_step(std::int64_t* parent);
+  // Each step also raises `tallest` to the highest tree hanging below a vertex it
+  // discovered, when `height` (a pruned search's tree heights) is not nullptr.
+  std::uint64_t top_down_step(std::int64_t* parent, std::uint64_t& scout_count, const std::uint8_t* height,
+                              std::uint8_t& tallest);
+  std::uint64_t bottom_up_step(std::int64_t* parent, const std::uint8_t* height, std::uint8_t& tallest);
+  // A pruned search from a peeled root: the deepest level among the chain's vertices and
+  // the trees that hang from them (the search's start, the chain's end, included).
+  [[nodiscard]] std::uint64_t chain_depth(const std::vector<V>& chain, V start) const;
+  // Hangs the peeled trees onto the reached core (the chain's vertices are reached
+  // already); returns the vertices attached.
+  std::uint64_t attach_trees(std::int64_t* parent, const std::vector<V>& chain);
   void queue_to_front_bitmap();
   void front_bitmap_to_queue();
 
   const Csr<V>& graph_;
+  const PeeledForest<V>* forest_;
   // Internal id -> input id, or nullptr when the graph keeps the input's ids.
   const V* original_;
   // Bottom-up steps scan the bitmap words below this one: the words past the last vertex
@@ -50,6 +73,11 @@ class DirectionOptimizingBfs {
   // Vertices without edges, which no search reaches: every search starts with them
   // marked visited, so bottom-up steps never look at them.
   Bitmap edgeless_;
+  // A pruned search's vertices that start visited: the edgeless and the peeled ones.
+  Bitmap pruned_;
+  // The parent each peeled vertex takes, in the input's ids, in the forest's order (the
+  // attach step would otherwise look it up at random for every peeled vertex).
+  LargeArray<V> attach_parent_;
   Bitmap visited_;
   Bitmap front_;
   Bitmap next_;

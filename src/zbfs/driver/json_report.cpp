@@ -100,7 +100,7 @@ nlohmann::json network_json(const RunResult& r) {
 nlohmann::json to_json(const SearchResult& s) {
   nlohmann::json steps = nlohmann::json::array();
   for (const BfsStep& step : s.stats.steps) {
-    steps.push_back({{"direction", step.kind == StepKind::kTopDown ? "top-down" : "bottom-up"},
+    steps.push_back({{"direction", to_string(step.kind)},
                      {"frontier_vertices", step.frontier_vertices},
                      {"discovered_vertices", step.discovered_vertices},
                      {"time_s", step.time_s}});
@@ -115,7 +115,8 @@ nlohmann::json to_json(const SearchResult& s) {
                        {{"init", s.stats.init_time_s},
                         {"top_down", s.stats.top_down_time_s},
                         {"bottom_up", s.stats.bottom_up_time_s},
-                        {"conversion", s.stats.conversion_time_s}}},
+                        {"conversion", s.stats.conversion_time_s},
+                        {"attach", s.stats.attach_time_s}}},
                       {"steps", steps},
                       {"phases", to_json(s.phases)}};
   if (s.validated) j["validate_time_s"] = s.validate_time_s;
@@ -171,6 +172,7 @@ nlohmann::json to_json(const RunResult& r) {
         {"direction", std::string(to_string(c.bfs.direction))},
         {"alpha", c.bfs.alpha},
         {"beta", c.bfs.beta},
+        {"prune", c.prune},
         {"validate", c.validate},
         {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
         {"grid", r.grid.to_string()},

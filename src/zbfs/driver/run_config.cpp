@@ -9,6 +9,7 @@
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/core/wording.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/peeled_forest.hpp"
 
 namespace zbfs {
 
@@ -47,6 +48,9 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.shared_memory && c.codec.fixed != CodecId::kNone) {
     // Nothing is exchanged by the single-process kernel; say so rather than ignore it.
     throw_usage_error("--codec applies to MPI exchanges; use --partition 1d or 2d");
+  }
+  if (c.prune && !c.shared_memory) {
+    throw_usage_error("--prune needs --partition shared: the distributed kernels do not prune yet");
   }
   if (c.route && c.shared_memory) throw_usage_error("--route applies to MPI exchanges; use --partition 1d or 2d");
   if (c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()) {
@@ -112,9 +116,13 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
   const std::uint64_t bfs =
       n * sizeof(std::int64_t) + (vertex_bytes == 4 ? DirectionOptimizingBfs<std::uint32_t>::workspace_bytes(n)
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));
+  // The peeled forest and a pruned search's start-visited bitmap (--prune).
+  const std::uint64_t forest = !c.prune ? 0
+                                        : n / 8 + (vertex_bytes == 4 ? PeeledForest<std::uint32_t>::peak_bytes(n)
+                                                                     : PeeledForest<std::uint64_t>::peak_bytes(n));
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
-  return edges + graph + bfs + validation + kBaseline;
+  return edges + graph + bfs + forest + validation + kBaseline;
 }
 
 }  // namespace zbfs

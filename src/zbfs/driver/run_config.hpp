@@ -39,6 +39,9 @@ struct RunConfig {
   std::string write_parents;
   BfsOutputFormat write_format = BfsOutputFormat::kText;
   BfsOptions bfs;
+  // --prune: forest pruning (graph/peeled_forest.hpp): search the 2-core and attach the
+  // trees that hang from it afterwards. The shared-memory kernel only, for now.
+  bool prune = false;
   int threads = 0;  // 0: OpenMP's default
   bool validate = true;
   bool force = false;  // run even when the memory estimate exceeds available memory

@@ -37,8 +37,11 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   progress.phase("kernel 1: building the graph");
   Stopwatch clock;
   const Csr<V> graph = build_csr<V>(edges, CsrOrder::kDegree);
-  // The search's own structures (hubs, the edgeless bitmap) are part of kernel 1.
-  DirectionOptimizingBfs<V> bfs(graph);
+  // The search's own structures (the peeled forest, hubs, the edgeless bitmap) are part
+  // of kernel 1.
+  const PeeledForest<V> forest =
+      config.prune ? PeeledForest<V>(graph.offsets(), graph.neighbor_data(), graph.num_vertices()) : PeeledForest<V>();
+  DirectionOptimizingBfs<V> bfs(graph, config.prune ? &forest : nullptr);
   result.construction_time_s = clock.elapsed_s();
   result.num_graph_edges = graph.num_directed_edges() / 2;
 
