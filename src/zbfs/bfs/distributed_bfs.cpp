@@ -61,9 +61,10 @@ std::uint8_t degree_class(std::uint64_t degree) {
 
 template <class V>
 DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
-                                  PhaseMetrics& metrics)
+                                  PhaseMetrics& metrics, const DistributedForest<V>* forest)
     : grid_(grid),
       graph_(graph),
+      forest_(forest),
       exchanger_(exchanger),
       metrics_(metrics),
       block_(grid.blocks().block()),
@@ -86,8 +87,13 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
   if (bottom_up.expand->size() > 1) {
     source_has_edges_ = Bitmap(bottom_up.source.local_size());
     source_open_ = Bitmap(bottom_up.source.local_size());
-    gather_has_edges(*bottom_up.expand, source_has_edges_);
+    gather_has_edges(*bottom_up.expand, source_has_edges_, false);
+    if (forest != nullptr) {
+      source_core_ = Bitmap(bottom_up.source.local_size());
+      gather_has_edges(*bottom_up.expand, source_core_, true);
+    }
   }
+  if (forest != nullptr) anchors_reached_.assign(forest->anchor_mask().size(), 0);
   if (bottom_up.fold->size() > 1) {
     ring_held_ = Bitmap(block_);
     ring_arriving_ = Bitmap(block_);
@@ -108,32 +114,48 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
   }
   BfsStats stats;
   Stopwatch clock;
+  const SearchStart start = find_start(root);
+  pruned_search_ = start.pruned;
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    visited_.clear();
+    if (pruned_search_) {
+      // Peeled vertices start visited, and top-down steps never report them.
+      std::copy_n(forest_->peeled_bits().data(), visited_.num_words(), visited_.data());
+      std::copy_n(forest_->row_group_peeled().data(), sent_.num_words(), sent_.data());
+    } else {
+      visited_.clear();
+      sent_.clear();
+    }
     frontier_.clear();
-    sent_.clear();
     source_open_current_ = false;
     const auto n = static_cast<std::int64_t>(block_);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = -1;
-    if (grid_.owns(root)) {
-      const std::uint64_t offset = graph_.order().sorted_offset(root - first_vertex_);
+    if (grid_.owns(start.id)) {
+      const std::uint64_t offset = start.id - first_vertex_;
       visited_.set(offset);
       frontier_.set(offset);
-      parent[root - first_vertex_] = static_cast<std::int64_t>(root);
+      parent[owned_original_[offset]] =
+          static_cast<std::int64_t>(start.chain.empty() ? start.original : start.chain.back().original);
     }
   }
   stats.init_time_s = clock.elapsed_s();
 
-  std::uint64_t root_degree =
-      grid_.owns(root) ? graph_.owned_degree()[graph_.order().sorted_offset(root - first_vertex_)] : 0;
+  std::uint64_t root_degree = grid_.owns(start.id) ? graph_.owned_degree()[start.id - first_vertex_] : 0;
   {
     const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
     root_degree = grid_.world().allreduce(root_degree, ReduceOp::kSum);
   }
+  // The start's level, and with a core root the trees hanging from it (a chain's start
+  // has the root's tree among them: attach_trees counts its others).
+  level_ = start.chain.size();
+  deepest_ = level_;
+  if (pruned_search_ && start.chain.empty() && grid_.owns(start.id)) {
+    deepest_ += forest_->height(start.id - first_vertex_);
+  }
   LevelCounts level{1, root_degree};
-  DirectionPolicy policy(options, grid_.blocks().num_vertices(), graph_.global_directed_edges(), root_degree);
+  DirectionPolicy policy(options, pruned_search_ ? forest_->core_vertices() : grid_.blocks().num_vertices(),
+                         pruned_search_ ? forest_->core_directed_edges() : graph_.global_directed_edges(), root_degree);
 
   while (level.frontier > 0) {
     if (policy.go_bottom_up()) {
@@ -160,7 +182,109 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
     }
   }
   reduce_predecessors(parent);
+  if (pruned_search_) attach_trees(parent, root, start, stats);
   return stats;
+}
+
+template <class V>
+typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint64_t root) {
+  const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
+  SearchStart start;
+  start.original = root;
+  // Only the owner knows the root's sorted id.
+  const bool root_owned = grid_.owns(root);
+  const std::uint64_t root_id = root_owned ? first_vertex_ + graph_.order().sorted_offset(root - first_vertex_) : 0;
+  if (forest_ == nullptr) {
+    start.id = grid_.world().allreduce(root_id, ReduceOp::kSum);
+    return start;
+  }
+  std::uint64_t id = root_id;
+  std::uint64_t original = root;
+  for (bool first = true;; first = false) {
+    // The vertex's owner says: its sorted id, whether it is peeled, and the vertex it
+    // hangs from (sorted and input ids).
+    std::uint64_t info[4] = {0, 0, 0, 0};
+    if (first ? root_owned : grid_.owns(id)) {
+      const std::uint64_t offset = id - first_vertex_;
+      info[0] = id;
+      info[1] = forest_->peeled(offset) ? 1 : 0;
+      info[2] = forest_->attach(offset);
+      info[3] = forest_->attach_original(offset);
+    }
+    grid_.world().allreduce(std::span<std::uint64_t>(info), ReduceOp::kSum);
+    id = info[0];
+    if (first) start.id = id;
+    if (info[1] == 0) break;  // a core vertex (or one without edges): the search starts here
+    if (info[2] == id) {
+      // A tree that hangs from no core vertex: searched whole, unpruned, from the root.
+      start.chain.clear();
+      return start;
+    }
+    start.chain.push_back({id, original});
+    id = info[2];
+    original = info[3];
+  }
+  start.pruned = true;
+  start.id = id;
+  start.original = original;
+  return start;
+}
+
+template <class V>
+void DistributedBfs<V>::attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start,
+                                     BfsStats& stats) {
+  Stopwatch clock;
+  const Communicator& world = grid_.world();
+  {
+    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    exchanger_.gather_bitmap(world, std::span<const std::uint64_t>(visited_.data(), visited_.num_words()),
+                             anchors_reached_, forest_->anchor_mask());
+  }
+  std::uint64_t attached = 0;
+  std::uint64_t deepest = deepest_;
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const std::span<const V> peeled = forest_->peeled_offsets();
+    const std::uint64_t* reached = anchors_reached_.data();
+    const auto count = static_cast<std::int64_t>(peeled.size());
+    const std::vector<ChainLink>& chain = start.chain;
+#pragma omp parallel for schedule(static) reduction(+ : attached) reduction(max : deepest)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const V o = peeled[static_cast<std::size_t>(i)];
+      const std::uint64_t anchor = forest_->anchor(o);
+      if (anchor == DistributedForest<V>::kNone) continue;
+      const std::uint64_t at = forest_->anchor_position(anchor);
+      if (((reached[at / 64] >> (at % 64)) & 1) == 0) continue;
+      parent[owned_original_[o]] = static_cast<std::int64_t>(forest_->attach_original(o));
+      ++attached;
+      if (chain.empty() || anchor != start.id) continue;
+      // The root's own tree: a vertex hanging from the chain's i-th vertex (the start
+      // at i = chain.size()) is at level i + 1, but for the one the chain came up by.
+      const std::uint64_t by = forest_->attach(o);
+      const std::uint64_t self = first_vertex_ + o;
+      for (std::size_t k = 0; k <= chain.size(); ++k) {
+        const std::uint64_t link = k < chain.size() ? chain[k].id : start.id;
+        if (by == link && (k == 0 || self != chain[k - 1].id)) {
+          deepest = std::max<std::uint64_t>(deepest, k + 1 + forest_->height(o));
+        }
+      }
+    }
+    // The chain's parents point back towards the root.
+    for (std::size_t k = 0; k < start.chain.size(); ++k) {
+      if (!grid_.owns(start.chain[k].id)) continue;
+      const std::uint64_t offset = start.chain[k].id - first_vertex_;
+      parent[owned_original_[offset]] = static_cast<std::int64_t>(k == 0 ? root : start.chain[k - 1].original);
+    }
+  }
+  {
+    const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
+    attached = world.allreduce(attached, ReduceOp::kSum);
+    deepest = world.allreduce(deepest, ReduceOp::kMax);
+  }
+  const double t = clock.elapsed_s();
+  stats.steps.push_back({StepKind::kAttach, 0, attached, t});
+  stats.attach_time_s = t;
+  stats.depth = deepest;
 }
 
 template <class V>
@@ -241,7 +365,7 @@ const std::uint64_t* DistributedBfs<V>::gather_source_frontier(const TraversalLa
   const std::size_t words_per_block = static_cast<std::size_t>(grid_.blocks().words_per_block());
   const std::span<std::uint64_t> open(source_open_.data(), source_open_.num_words());
   if (!source_open_current_) {
-    std::copy_n(source_has_edges_.data(), open.size(), open.data());
+    std::copy_n((pruned_search_ ? source_core_ : source_has_edges_).data(), open.size(), open.data());
     source_open_current_ = true;
   }
   exchanger_.gather_bitmap(*layout.expand, std::span<const std::uint64_t>(frontier_.data(), words_per_block),
@@ -450,6 +574,20 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
     }
     counts[0] = vertices;
     counts[1] = edges;
+    if (pruned_search_) {
+      // This level's vertices and the trees hanging below them.
+      ++level_;
+      const std::uint64_t* trees = forest_->has_trees().data();
+      std::uint64_t tallest = 0;
+      for (std::int64_t w = 0; w < words; ++w) {
+        for (std::uint64_t bits = frontier_.word(static_cast<std::size_t>(w)) & trees[w]; bits != 0; bits &= bits - 1) {
+          tallest = std::max<std::uint64_t>(
+              tallest,
+              forest_->height(static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits))));
+        }
+      }
+      if (vertices > 0) deepest_ = std::max(deepest_, level_ + tallest);
+    }
   }
   const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
   grid_.world().allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
@@ -457,12 +595,12 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
 }
 
 template <class V>
-void DistributedBfs<V>::gather_has_edges(const Communicator& comm, Bitmap& has_edges) const {
+void DistributedBfs<V>::gather_has_edges(const Communicator& comm, Bitmap& has_edges, bool core_only) const {
   const ScopedPhase phase(metrics_, Phase::kConstruction);
   const std::span<const std::uint64_t> degree = graph_.owned_degree();
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(grid_.blocks().words_per_block()), 0);
   for (std::size_t v = 0; v < degree.size(); ++v) {
-    if (degree[v] > 0) mine[v / 64] |= std::uint64_t{1} << (v % 64);
+    if (degree[v] > 0 && !(core_only && forest_->peeled(v))) mine[v / 64] |= std::uint64_t{1} << (v % 64);
   }
   comm.allgather(std::span<const std::uint64_t>(mine),
                  std::span<std::uint64_t>(has_edges.data(), has_edges.num_words()));
@@ -475,7 +613,10 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   // which is the source group's local order: one byte per vertex, for this call only.
   const std::span<const std::uint64_t> degree = graph_.owned_degree();
   std::vector<std::uint8_t> mine(static_cast<std::size_t>(block_), 0);
-  for (std::size_t v = 0; v < degree.size(); ++v) mine[v] = degree_class(degree[v]);
+  // A peeled vertex is never in a pruned search's frontier: a hub is a core neighbour.
+  for (std::size_t v = 0; v < degree.size(); ++v) {
+    mine[v] = forest_ != nullptr && forest_->peeled(v) ? 0 : degree_class(degree[v]);
+  }
   std::vector<std::uint8_t> degree_class(static_cast<std::size_t>(layout.source.local_size()));
   layout.expand->allgather(std::span<const std::uint8_t>(mine), std::span<std::uint8_t>(degree_class));
   const LocalCsr<V>& graph = graph_.for_layout(layout);

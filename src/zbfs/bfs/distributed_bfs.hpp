@@ -25,13 +25,21 @@
 // every frontier edge to another rank's vertex sends its update. In 2D the folds stay
 // id exchanges and the predecessor reduction is the exchanger's read over the processor
 // row, whichever way that travels.
+//
+// Given a DistributedForest (--prune), a search runs on the 2-core: peeled vertices start
+// visited and are never reported, a peeled root's chain is walked to the core first
+// (one allreduce per hop), and after the core search every rank attaches its own peeled
+// vertices whose anchors were reached (one masked bitmap gather of the anchors' bits).
+// The depth comes from the trees' heights of the vertices each level discovered.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/exchange/exchanger.hpp"
@@ -44,8 +52,10 @@ namespace zbfs {
 template <class V>
 class DistributedBfs {
  public:
-  DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger,
-                 PhaseMetrics& metrics);
+  // `forest`: the graph's peeled trees (it must outlive this object), or nullptr to
+  // search the whole graph.
+  DistributedBfs(const ProcessGrid& grid, const DistributedGraph<V>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
+                 const DistributedForest<V>* forest = nullptr);
 
   // `parent` has one entry per vertex of this rank's piece (blocks().block() entries):
   // the parent's global id, the root for the root, -1 when unreached.
@@ -56,6 +66,25 @@ class DistributedBfs {
     std::uint64_t frontier = 0;        // vertices in the new frontier, all ranks
     std::uint64_t frontier_edges = 0;  // their degrees summed, all ranks
   };
+
+  // A peeled root's way to the core: the vertices from the root (first) to the last
+  // peeled one, in sorted and in input ids.
+  struct ChainLink {
+    std::uint64_t id = 0;
+    std::uint64_t original = 0;
+  };
+  // Where a search starts: the root, or for a pruned search from a peeled root the core
+  // vertex its chain ends at. Collective.
+  struct SearchStart {
+    bool pruned = false;
+    std::uint64_t id = 0;        // sorted global id
+    std::uint64_t original = 0;  // input global id
+    std::vector<ChainLink> chain;
+  };
+  SearchStart find_start(std::uint64_t root);
+  // Hangs this rank's peeled vertices whose anchors were reached onto the tree, sets the
+  // chain's parents, and records the attach step and the search's depth.
+  void attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start, BfsStats& stats);
 
   LevelCounts top_down_step(std::span<std::int64_t> parent);
   LevelCounts bottom_up_step(std::span<std::int64_t> parent);
@@ -82,13 +111,15 @@ class DistributedBfs {
   // sent_ and queued for `member`.
   void scan_other_piece(const TraversalLayout& layout, const std::uint64_t* frontier, int member,
                         std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder);
-  // Gathers every member's has-an-edge bits into `has_edges` (collective over `comm`).
-  void gather_has_edges(const Communicator& comm, Bitmap& has_edges) const;
+  // Gathers every member's has-an-edge bits (only core ones when `core_only`) into
+  // `has_edges` (collective over `comm`).
+  void gather_has_edges(const Communicator& comm, Bitmap& has_edges, bool core_only) const;
   // The bottom-up graph's hubs and rows with edges (collective over the expand group).
   void build_hubs(const TraversalLayout& layout);
 
   const ProcessGrid& grid_;
   const DistributedGraph<V>& graph_;
+  const DistributedForest<V>* forest_;
   Exchanger& exchanger_;
   PhaseMetrics& metrics_;
   std::uint64_t block_;
@@ -116,6 +147,7 @@ class DistributedBfs {
   // Bottom-up, when gathered (the communicator has more than one member):
   Bitmap source_frontier_;            // frontier of the source group
   Bitmap source_has_edges_;           // its vertices with at least one edge (fixed)
+  Bitmap source_core_;                // those not peeled (with a forest)
   Bitmap source_open_;                // those in no frontier gathered in this search: the mask
   bool source_open_current_ = false;  // source_open_ was set up in this search
   Bitmap ring_held_;                  // bottom-up: the piece this rank searches, on its way around the fold ring
@@ -125,6 +157,12 @@ class DistributedBfs {
   // the rows that have edges here at all (the others can find no parent on this rank).
   LargeArray<V> hub_;
   Bitmap target_rows_with_edges_;
+  // The current search: whether it is pruned, the level of its current frontier, and
+  // this rank's deepest level with the trees hanging below (pruned searches).
+  bool pruned_search_ = false;
+  std::uint64_t level_ = 0;
+  std::uint64_t deepest_ = 0;
+  std::vector<std::uint64_t> anchors_reached_;  // pruned: the gathered anchors' visited bits
 };
 
 extern template class DistributedBfs<std::uint32_t>;

@@ -49,9 +49,6 @@ void validate_config(const RunConfig& c, int ranks) {
     // Nothing is exchanged by the single-process kernel; say so rather than ignore it.
     throw_usage_error("--codec applies to MPI exchanges; use --partition 1d or 2d");
   }
-  if (c.prune && !c.shared_memory) {
-    throw_usage_error("--prune needs --partition shared: the distributed kernels do not prune yet");
-  }
   if (c.route && c.shared_memory) throw_usage_error("--route applies to MPI exchanges; use --partition 1d or 2d");
   if (c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()) {
     const long long product = RoutePlan::dims_product(c.route->dims);

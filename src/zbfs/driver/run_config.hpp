@@ -39,8 +39,8 @@ struct RunConfig {
   std::string write_parents;
   BfsOutputFormat write_format = BfsOutputFormat::kText;
   BfsOptions bfs;
-  // --prune: forest pruning (graph/peeled_forest.hpp): search the 2-core and attach the
-  // trees that hang from it afterwards. The shared-memory kernel only, for now.
+  // --prune: forest pruning (graph/peeled_forest.hpp, bfs/distributed_forest.hpp): search
+  // the 2-core and attach the trees that hang from it afterwards.
   bool prune = false;
   int threads = 0;  // 0: OpenMP's default
   bool validate = true;

@@ -376,6 +376,7 @@ MPI_Op Communicator::to_mpi(ReduceOp op) {
     case ReduceOp::kMin: return MPI_MIN;
     case ReduceOp::kMax: return MPI_MAX;
     case ReduceOp::kBitOr: return MPI_BOR;
+    case ReduceOp::kBitXor: return MPI_BXOR;
   }
   return MPI_SUM;
 }

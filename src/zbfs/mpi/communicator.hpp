@@ -31,7 +31,7 @@
 
 namespace zbfs {
 
-enum class ReduceOp { kSum, kMin, kMax, kBitOr };
+enum class ReduceOp { kSum, kMin, kMax, kBitOr, kBitXor };
 
 // Throws Error naming `what` and MPI's message when rc is not MPI_SUCCESS.
 void check_mpi(int rc, const char* what);
