@@ -149,8 +149,7 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "among its ranks)")
       ->capture_default_str();
   run.add_flag("--prune", config.prune,
-               "forest pruning (--partition shared): search the graph's 2-core, then attach the trees that hang "
-               "from it");
+               "forest pruning: search the graph's 2-core, then attach the trees that hang from it");
   run.add_flag("--no-validate", text.no_validate, "skip Graph500 validation of the BFS trees");
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
   run.add_flag("-q,--quiet", config.quiet, "no progress messages on stderr");

@@ -207,8 +207,17 @@ TEST(Cli, PrunedSearchesTraverseTheSameEdgesAtTheSameDepths) {
   }
   std::filesystem::remove(full_json);
   std::filesystem::remove(pruned_json);
-  expect_usage_error("run --prune", "--prune needs --partition shared");
-  expect_usage_error("run --prune --partition 2d", "--prune needs --partition shared");
+}
+
+TEST(CliMpi, PrunedRunsTraverseTheSameEdgesOnEveryPartition) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
+  ASSERT_EQ(single.status, 0) << single.err;
+  for (const char* layout : {"--partition 1d", "--partition 2d --grid 2x2", "--partition 2d --grid 4x1"}) {
+    const Outcome o = run_mpi(4, std::string("run --scale 10 --roots 6 -q --prune ") + layout);
+    ASSERT_EQ(o.status, 0) << layout << ": " << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << layout;
+  }
 }
 
 // --fail-on-rank works with the single-process kernel too, and names only real ranks.

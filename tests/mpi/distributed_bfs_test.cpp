@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/graph/peeled_forest.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
@@ -67,9 +69,11 @@ template <class V>
 std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, const GraphCase& g, Direction direction,
                                                       ColumnGather gather, std::size_t num_roots,
                                                       CodecChoice codec = CodecChoice{CodecId::kNone},
-                                                      const RouteChoice* route = nullptr, bool edgeless_keys = false) {
+                                                      const RouteChoice* route = nullptr, bool edgeless_keys = false,
+                                                      int prune_rounds = 0) {
   SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)) + " codec " +
-               std::string(codec.name()) + " route " + (route != nullptr ? route->describe() : std::string("none")));
+               std::string(codec.name()) + " route " + (route != nullptr ? route->describe() : std::string("none")) +
+               " pruned in " + std::to_string(prune_rounds) + " rounds");
   PhaseMetrics metrics;
   const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
@@ -80,7 +84,9 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
   const std::unique_ptr<Exchanger> exchanger_owned =
       make_exchanger({gather, MessageCodec(codec, costs), route != nullptr ? std::optional(*route) : std::nullopt});
   Exchanger& exchanger = *exchanger_owned;
-  DistributedBfs<V> bfs(grid, graph, exchanger, metrics);
+  std::optional<DistributedForest<V>> forest;
+  if (prune_rounds > 0) forest.emplace(grid, graph, exchanger, prune_rounds);
+  DistributedBfs<V> bfs(grid, graph, exchanger, metrics, forest ? &*forest : nullptr);
   std::vector<std::vector<std::int64_t>> parents;
 
   const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
@@ -99,11 +105,31 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
     }
     roots = mixed;
   }
+  if (prune_rounds > 0) {
+    // Peeled keys too: leaves (one neighbour), whose chains lead to the core or end in a
+    // tree component.
+    std::vector<std::uint64_t> degree(generator.num_vertices(), 0);
+    for (const Edge& e : edges) {
+      if (e.u != e.v) ++degree[e.u], ++degree[e.v];
+    }
+    for (std::uint64_t v = 0, leaves = 0; v < degree.size() && leaves < num_roots; v += 7) {
+      if (degree[v] == 1) roots.push_back(v), ++leaves;
+    }
+    // Leaves whose neighbour has one other: chains of two peeled vertices or more.
+    std::size_t long_chains = 0;
+    for (const Edge& e : edges) {
+      for (const auto& [leaf, by] : {std::pair{e.u, e.v}, std::pair{e.v, e.u}}) {
+        if (long_chains < num_roots && degree[leaf] == 1 && degree[by] == 2) roots.push_back(leaf), ++long_chains;
+      }
+    }
+  }
   for (const std::uint64_t root : roots) {
     SCOPED_TRACE("root " + std::to_string(root));
-    bfs.run(root, owned, options);
+    const BfsStats stats = bfs.run(root, owned, options);
     std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
-    EXPECT_EQ(levels_from_parents(parent, root), reference_bfs_levels(generator.num_vertices(), edges, root));
+    const std::vector<std::int64_t> want = reference_bfs_levels(generator.num_vertices(), edges, root);
+    EXPECT_EQ(levels_from_parents(parent, root), want);
+    EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(*std::max_element(want.begin(), want.end())) + 1);
     const ValidationReport sequential = validate_bfs_tree(packed, root, parent);
     EXPECT_TRUE(sequential.ok()) << (sequential.messages.empty() ? "" : sequential.messages.front());
     const ValidationReport distributed =
@@ -315,6 +341,95 @@ TEST(DistributedBfs, RoutedHopsEncodedByEveryCodec) {
                                   2, codec, &route);
     check_searches<std::uint32_t>({Partition::k2D, most_square_grid(p)}, {9, 16, 1}, Direction::kAuto,
                                   ColumnGather::kAllgatherv, 1, codec, &route);
+  }
+}
+
+// Forest pruning on every layout and in every direction, with peeled keys and keys in
+// tree components, with as many peeling rounds as it takes and with one only.
+TEST(DistributedBfs, PrunedSearchesGiveTheSequentialLevels) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    for (const Direction direction : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {
+      check_searches<std::uint32_t>(layout, {9, 16, 1}, direction, ColumnGather::kAllgatherv, 3,
+                                    CodecChoice{CodecId::kNone}, nullptr, false,
+                                    DistributedForest<std::uint32_t>::kMaxRounds);
+    }
+    check_searches<std::uint32_t>(layout, {10, 2, 5}, Direction::kAuto, ColumnGather::kAllgatherv, 4,
+                                  CodecChoice{CodecId::kNone}, nullptr, true,
+                                  DistributedForest<std::uint32_t>::kMaxRounds);
+    check_searches<std::uint32_t>(layout, {10, 2, 5}, Direction::kAuto, ColumnGather::kAllgatherv, 3,
+                                  CodecChoice{CodecId::kNone}, nullptr, false, 1);
+  }
+  const int p = world_size();
+  RouteChoice route;
+  route.kind = RouteKind::kHypercube;
+  check_searches<std::uint32_t>({Partition::k1D, {1, p}}, {9, 4, 3}, Direction::kAuto, ColumnGather::kAllgatherv, 3,
+                                *parse_codec_choice("bitpack"), &route, false, 8);
+  check_searches<std::uint64_t>({Partition::k2D, most_square_grid(p)}, {9, 4, 3}, Direction::kAuto,
+                                ColumnGather::kUnion, 3, *parse_codec_choice("auto"), nullptr, false, 8);
+}
+
+// Hand-drawn trees (as in the single-process kernel's test): a core with trees of depth
+// 1 to 3, a tree component, an isolated edge, a path longer than twice the rounds, and a
+// triangle whose tallest tree holds the root's chain, which the depth must not count.
+TEST(DistributedBfs, PrunedSearchesOnHandDrawnTrees) {
+  std::vector<Edge> edges{{0, 1},   {1, 2},   {2, 3},   {3, 4},   {4, 0},   {0, 10},  {10, 11}, {11, 12}, {11, 13},
+                          {2, 14},  {2, 15},  {15, 16}, {3, 17},  {20, 21}, {20, 22}, {20, 23}, {23, 24}, {24, 25},
+                          {30, 31}, {50, 51}, {51, 52}, {52, 50}, {50, 53}, {53, 54}, {54, 55}, {55, 56}, {51, 57}};
+  for (std::uint64_t v = 100; v + 1 < 400; ++v) edges.push_back({v, v + 1});
+  const PackedEdgeList packed = testing::pack(9, edges);
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    for (const int rounds : {64, 2}) {
+      SCOPED_TRACE(std::string(to_string(layout.partition)) + " grid " + layout.shape.to_string() + " rounds " +
+                   std::to_string(rounds));
+      PhaseMetrics metrics;
+      const ProcessGrid grid(layout.partition, layout.shape, 512, &metrics);
+      const EdgeSliceRange range = edge_slice_of(edges.size(), grid.rank(), grid.size());
+      const PackedEdgeList slice =
+          testing::pack(9, std::vector<Edge>(edges.begin() + static_cast<std::ptrdiff_t>(range.first),
+                                             edges.begin() + static_cast<std::ptrdiff_t>(range.first + range.count)));
+      const DistributedGraph<std::uint32_t> graph(grid, slice);
+      DirectExchanger exchanger(ColumnGather::kAllgatherv);
+      const DistributedForest<std::uint32_t> forest(grid, graph, exchanger, rounds);
+      DistributedBfs<std::uint32_t> bfs(grid, graph, exchanger, metrics, &forest);
+      std::vector<std::int64_t> owned(grid.blocks().block());
+      for (const std::uint64_t root : {56, 54, 0, 12, 16, 17, 25, 31, 30, 100, 250, 399, 40}) {
+        SCOPED_TRACE("root " + std::to_string(root));
+        const BfsStats stats = bfs.run(root, owned, BfsOptions{});
+        const std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
+        const std::vector<std::int64_t> want = reference_bfs_levels(512, edges, root);
+        EXPECT_EQ(levels_from_parents(parent, root), want);
+        EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(*std::max_element(want.begin(), want.end())) + 1);
+        const ValidationReport report = validate_bfs_tree(packed, root, parent);
+        EXPECT_TRUE(report.ok()) << (report.messages.empty() ? "" : report.messages.front());
+      }
+    }
+  }
+}
+
+// The owners peel exactly the vertices the single-process forest peels, in as many rounds.
+TEST(DistributedForest, PeelsWhatTheSingleProcessForestPeels) {
+  const GraphCase g{10, 4, 9};
+  const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
+  const Csr<std::uint32_t> csr = build_csr<std::uint32_t>(generate_edge_list(generator), CsrOrder::kDegree);
+  for (const int rounds : {64, 2}) {
+    const PeeledForest<std::uint32_t> whole(csr.offsets(), csr.neighbor_data(), csr.num_vertices(), rounds);
+    for (const Layout& layout : testing::all_layouts(world_size())) {
+      SCOPED_TRACE(describe(layout, g, Direction::kAuto) + " rounds " + std::to_string(rounds));
+      PhaseMetrics metrics;
+      const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
+      const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid));
+      DirectExchanger exchanger(ColumnGather::kAllgatherv);
+      const DistributedForest<std::uint32_t> forest(grid, graph, exchanger, rounds);
+      EXPECT_EQ(forest.num_rounds(), static_cast<int>(whole.num_rounds()));
+      EXPECT_EQ(forest.num_peeled(), whole.num_peeled());
+      EXPECT_EQ(forest.core_vertices(), whole.core_vertices());
+      EXPECT_EQ(forest.core_directed_edges(), whole.core_directed_edges());
+      for (std::uint64_t o = 0; o < grid.blocks().block(); ++o) {
+        const std::uint64_t v = grid.my_first_vertex() + graph.order().original_offset(o);
+        if (v >= generator.num_vertices()) continue;
+        ASSERT_EQ(forest.peeled(o), whole.peeled(csr.internal_id(v))) << "vertex " << v;
+      }
+    }
   }
 }
 

@@ -55,5 +55,29 @@ TEST(DistributedRunner, AgreesWithTheSingleProcessBenchmark) {
   }
 }
 
+// --prune: the same trees' counts and depths as the unpruned single-process benchmark.
+TEST(DistributedRunner, PrunedRunsAgreeWithTheSingleProcessBenchmark) {
+  RunConfig config;
+  config.scale = 10;
+  config.num_roots = 8;
+  config.quiet = true;
+  const RunResult shared = run_benchmark(config);
+  config.prune = true;
+  for (const Partition partition : {Partition::k1D, Partition::k2D}) {
+    config.partition = partition;
+    const RunResult distributed = run_distributed_benchmark(config);
+    ASSERT_EQ(distributed.searches.size(), shared.searches.size());
+    for (std::size_t i = 0; i < shared.searches.size(); ++i) {
+      EXPECT_EQ(distributed.searches[i].root, shared.searches[i].root);
+      EXPECT_EQ(distributed.searches[i].traversed_edges, shared.searches[i].traversed_edges);
+      EXPECT_EQ(distributed.searches[i].reached_vertices, shared.searches[i].reached_vertices);
+      EXPECT_TRUE(distributed.searches[i].validated);
+      EXPECT_EQ(distributed.searches[i].stats.levels(), shared.searches[i].stats.levels());
+      ASSERT_FALSE(distributed.searches[i].stats.steps.empty());
+      EXPECT_EQ(distributed.searches[i].stats.steps.back().kind, StepKind::kAttach);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace zbfs

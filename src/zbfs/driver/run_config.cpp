@@ -162,11 +162,18 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
   const double order = (2 * block + col_group + (one_d ? row_group : 0)) * id_bytes;
   const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs + order;
+  // --prune (bfs/distributed_forest.hpp): four words, a height and a peeled offset per
+  // owned vertex, the row group's peeled bits, the anchor mask and the gathered anchor
+  // bits over the world, a core mask of the source group; while it is built, the
+  // column group's neighbour XOR.
+  const double forest = !c.prune ? 0
+                                 : block * (4 * 8 + 1 + id_bytes) + row_group / 8 + 2 * (block * p) / 8 +
+                                       std::max(row_group, col_group) / 8 + col_group * 8;
   // The rank's slice of the packed edge list, kept for validation.
   const double slice = (static_cast<double>(m) / p + 1) * PackedEdgeList::record_bytes_for(vertex_bits_for(n));
   const double validation = c.validate ? block * 9 + 80.0 * (1 << 20) : 0;
   constexpr double kBaseline = 64.0 * (1 << 20);
-  const double total = slice + graph + bfs + validation + kBaseline;
+  const double total = slice + graph + bfs + forest + validation + kBaseline;
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
