@@ -74,13 +74,19 @@ def codes(args, scale, ranks, threads):
         out.append(("reference", mpirun(ranks, threads) + [args.reference, str(scale), "16"], MEAN_TIME))
     if args.gapbs and ranks == 1:
         out.append(("gapbs", [args.gapbs, "-g", str(scale), "-n", str(args.roots)], GAPBS_AVERAGE))
-    for partition in args.partitions:
+    for partition, extra in zbfs_variants(args):
         if partition == "shared":
             if ranks == 1:
-                out.append(("zbfs shared", zbfs + ["--partition", "shared"], MEAN_TIME))
+                out.append((f"zbfs shared{extra}", zbfs + ["--partition", "shared"] + extra.split(), MEAN_TIME))
             continue
-        out.append((f"zbfs {partition}", mpirun(ranks, threads) + zbfs + ["--partition", partition], MEAN_TIME))
+        out.append((f"zbfs {partition}{extra}", mpirun(ranks, threads) + zbfs + ["--partition", partition] + extra.split(),
+                    MEAN_TIME))
     return out
+
+
+def zbfs_variants(args):
+    """(partition, extra flags) of every zbfs column: each partition, and with --prune its pruned run."""
+    return [(p, extra) for p in args.partitions for extra in ([""] + ([" --prune"] if args.prune else []))]
 
 
 def main():
@@ -95,6 +101,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--roots", type=int, default=64)
     parser.add_argument("--no-validate", action="store_true", help="zbfs skips validation (its BFS time is unchanged)")
+    parser.add_argument("--prune", action="store_true", help="also run every zbfs partition with --prune")
     args = parser.parse_args()
     if not (args.riken or args.gapbs or args.reference):
         sys.exit("peer_compare: name at least one peer (--riken, --gapbs, --reference)")
@@ -127,7 +134,7 @@ def main():
             rows.append((scale, f"{ranks} x {threads}", teps, memory))
 
     peers = [p for p in ("riken", "gapbs", "reference") if any(p in r[2] for r in rows)]
-    mine = [f"zbfs {p}" for p in args.partitions]
+    mine = [f"zbfs {p}{extra}" for p, extra in zbfs_variants(args)]
     print_table(rows, 2, peers, mine, "TEPS", lambda v: f"{v:.3g}", lambda m, p: m / p)
     # Peak resident memory of the largest rank, the highest of the repeats.
     print()
