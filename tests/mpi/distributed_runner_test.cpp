@@ -14,11 +14,28 @@
 namespace zbfs {
 namespace {
 
-TEST(DistributedRunner, AgreesWithTheSingleProcessBenchmark) {
+// The same keys, traversed edges, reached vertices and depths, every search validated.
+void expect_same_searches(const RunResult& distributed, const RunResult& shared) {
+  ASSERT_EQ(distributed.searches.size(), shared.searches.size());
+  for (std::size_t i = 0; i < shared.searches.size(); ++i) {
+    EXPECT_EQ(distributed.searches[i].root, shared.searches[i].root);
+    EXPECT_EQ(distributed.searches[i].traversed_edges, shared.searches[i].traversed_edges);
+    EXPECT_EQ(distributed.searches[i].reached_vertices, shared.searches[i].reached_vertices);
+    EXPECT_TRUE(distributed.searches[i].validated);
+    EXPECT_EQ(distributed.searches[i].stats.levels(), shared.searches[i].stats.levels());
+  }
+}
+
+RunConfig small_run(std::uint64_t roots) {
   RunConfig config;
   config.scale = 10;
-  config.num_roots = 6;
+  config.num_roots = roots;
   config.quiet = true;
+  return config;
+}
+
+TEST(DistributedRunner, AgreesWithTheSingleProcessBenchmark) {
+  RunConfig config = small_run(6);
   const RunResult shared = run_benchmark(config);
   const int p = world_size();
   // 1D; 2D on the default grid (all ranks share this node: p x 1); 2D on a row of p.
@@ -32,14 +49,7 @@ TEST(DistributedRunner, AgreesWithTheSingleProcessBenchmark) {
     if (partition == Partition::k2D) {
       EXPECT_EQ(distributed.grid, want);
     }
-    ASSERT_EQ(distributed.searches.size(), shared.searches.size());
-    for (std::size_t i = 0; i < shared.searches.size(); ++i) {
-      EXPECT_EQ(distributed.searches[i].root, shared.searches[i].root);
-      EXPECT_EQ(distributed.searches[i].traversed_edges, shared.searches[i].traversed_edges);
-      EXPECT_EQ(distributed.searches[i].reached_vertices, shared.searches[i].reached_vertices);
-      EXPECT_TRUE(distributed.searches[i].validated);
-      EXPECT_EQ(distributed.searches[i].stats.levels(), shared.searches[i].stats.levels());
-    }
+    expect_same_searches(distributed, shared);
     EXPECT_EQ(distributed.num_graph_edges, shared.num_graph_edges);
     EXPECT_GT(distributed.phases[Phase::kLocalExpansion].time_s.max, 0.0);
     EXPECT_GT(distributed.phases[Phase::kValidation].time_s.max, 0.0);
@@ -57,24 +67,16 @@ TEST(DistributedRunner, AgreesWithTheSingleProcessBenchmark) {
 
 // --prune: the same trees' counts and depths as the unpruned single-process benchmark.
 TEST(DistributedRunner, PrunedRunsAgreeWithTheSingleProcessBenchmark) {
-  RunConfig config;
-  config.scale = 10;
-  config.num_roots = 8;
-  config.quiet = true;
+  RunConfig config = small_run(8);
   const RunResult shared = run_benchmark(config);
   config.prune = true;
   for (const Partition partition : {Partition::k1D, Partition::k2D}) {
     config.partition = partition;
     const RunResult distributed = run_distributed_benchmark(config);
-    ASSERT_EQ(distributed.searches.size(), shared.searches.size());
-    for (std::size_t i = 0; i < shared.searches.size(); ++i) {
-      EXPECT_EQ(distributed.searches[i].root, shared.searches[i].root);
-      EXPECT_EQ(distributed.searches[i].traversed_edges, shared.searches[i].traversed_edges);
-      EXPECT_EQ(distributed.searches[i].reached_vertices, shared.searches[i].reached_vertices);
-      EXPECT_TRUE(distributed.searches[i].validated);
-      EXPECT_EQ(distributed.searches[i].stats.levels(), shared.searches[i].stats.levels());
-      ASSERT_FALSE(distributed.searches[i].stats.steps.empty());
-      EXPECT_EQ(distributed.searches[i].stats.steps.back().kind, StepKind::kAttach);
+    expect_same_searches(distributed, shared);
+    for (const SearchResult& search : distributed.searches) {
+      ASSERT_FALSE(search.stats.steps.empty());
+      EXPECT_EQ(search.stats.steps.back().kind, StepKind::kAttach);
     }
   }
 }
