@@ -47,7 +47,6 @@ class DistributedForest {
   [[nodiscard]] std::uint64_t anchor(std::uint64_t offset) const { return anchor_[offset]; }
   // How many levels of peeled vertices hang below it (0: none); for core vertices too.
   [[nodiscard]] std::uint8_t height(std::uint64_t offset) const { return height_[offset]; }
-  [[nodiscard]] const std::uint8_t* heights() const { return height_.data(); }
   // Owned vertices with a tree hanging below them (height > 0).
   [[nodiscard]] const Bitmap& has_trees() const { return has_trees_; }
   // Owned peeled vertices, ascending.
@@ -65,12 +64,6 @@ class DistributedForest {
   [[nodiscard]] std::uint64_t core_vertices() const { return core_vertices_; }
   [[nodiscard]] std::uint64_t core_directed_edges() const { return core_directed_edges_; }
   [[nodiscard]] int num_rounds() const { return rounds_; }
-
-  // Bytes per rank for a piece of `block` vertices, a row group of `row_group` and a
-  // world of `world_vertices` (for memory estimates).
-  static std::uint64_t bytes(std::uint64_t block, std::uint64_t row_group, std::uint64_t world_vertices) {
-    return block * (4 * 8 + 1 + sizeof(V)) + row_group / 8 + 2 * world_vertices / 8 + 4096;
-  }
 
  private:
   // Peels in rounds; returns each round's owned vertices.
