@@ -84,13 +84,31 @@ DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const Pee
     for (std::size_t w = 0; w < pruned_.num_words(); ++w) {
       pruned_.word(w) = edgeless_.word(w) | forest->peeled_bits().word(w);
     }
+    // Each peeled vertex's parent (in the input's ids) and anchor, the core vertex its
+    // tree hangs from, in the forest's order: the last round first, so the vertex it
+    // hangs from has its anchor already.
     const std::span<const V> order = forest->order();
+    const std::span<const std::uint64_t> starts = forest->round_starts();
     attach_parent_ = LargeArray<V>(order.size());
-    const auto peeled = static_cast<std::int64_t>(order.size());
+    attach_anchor_ = LargeArray<V>(order.size());
+    LargeArray<V> anchor_of(graph.num_vertices());
+    for (std::size_t round = 0; round + 1 < starts.size(); ++round) {
+      const auto first = static_cast<std::int64_t>(starts[round]);
+      const auto last = static_cast<std::int64_t>(starts[round + 1]);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < peeled; ++i) {
-      const V by = forest->attach(order[static_cast<std::size_t>(i)]);
-      attach_parent_[static_cast<std::size_t>(i)] = original_ != nullptr ? original_[by] : by;
+      for (std::int64_t i = first; i < last; ++i) {
+        const auto at = static_cast<std::size_t>(i);
+        const V v = order[at];
+        const V by = forest->attach(v);
+        // A tree component's root and everything hanging from it have no anchor: the root
+        // stands in (a peeled vertex, which the attach step skips). A vertex hangs from one
+        // of its own round only as the larger end of a component's last edge, from the root.
+        const bool from_root = by == v || (forest->peeled(by) && forest->attach(by) == by);
+        const V anchor = from_root ? by : (forest->peeled(by) ? anchor_of[by] : by);
+        anchor_of[v] = anchor;
+        attach_anchor_[at] = anchor;
+        attach_parent_[at] = original_ != nullptr ? original_[by] : by;
+      }
     }
   }
 }
@@ -225,37 +243,30 @@ std::uint64_t DirectionOptimizingBfs<V>::chain_depth(const std::vector<V>& chain
 }
 
 template <class V>
-std::uint64_t DirectionOptimizingBfs<V>::attach_trees(std::int64_t* parent, const std::vector<V>& chain) {
-  // Peeled vertices count as unreached again, but the chain's, which the search reached.
-  const Bitmap& peeled = forest_->peeled_bits();
-  const auto words = static_cast<std::int64_t>(visited_.num_words());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t w = 0; w < words; ++w) {
-    visited_.word(static_cast<std::size_t>(w)) &= ~peeled.word(static_cast<std::size_t>(w));
-  }
-  for (const V v : chain) visited_.set(v);
-
+std::uint64_t DirectionOptimizingBfs<V>::attach_trees(std::int64_t* parent, const std::vector<V>& chain,
+                                                      std::uint64_t root) {
+  // A peeled vertex is reached exactly when its anchor is (a core vertex: its visited bit
+  // is the search's; a tree component's "anchor" is a peeled vertex, visited from the
+  // start, but no search from the core reaches it, so it is skipped).
   const V* original = original_;
   const V* order = forest_->order().data();
   const V* attach_parent = attach_parent_.data();
-  const std::span<const std::uint64_t> starts = forest_->round_starts();
-  const bool shared = omp_get_max_threads() > 1;
+  const V* anchor = attach_anchor_.data();
+  const Bitmap& peeled = forest_->peeled_bits();
+  const auto count = static_cast<std::int64_t>(attach_anchor_.size());
   std::uint64_t attached = 0;
-  // The last round first: a round's vertices hang from later rounds' or from the core.
-  for (std::size_t round = 0; round + 1 < starts.size(); ++round) {
-    const auto first = static_cast<std::int64_t>(starts[round]);
-    const auto last = static_cast<std::int64_t>(starts[round + 1]);
-#pragma omp parallel for schedule(static) reduction(+ : attached) if (last - first > 4096)
-    for (std::int64_t i = first; i < last; ++i) {
-      const V v = order[i];
-      const V by = forest_->attach(v);
-      if (by == v || visited_.test(v) || !visited_.test(by)) continue;
-      // Only a vertex that others hang from needs its bit (a leaf's is read by nobody,
-      // and leaves are most of the forest: the locked sets cost more than the rest).
-      if (forest_->height(v) > 0) visited_.claim(v, shared);
-      parent[original != nullptr ? original[v] : v] = static_cast<std::int64_t>(attach_parent[i]);
-      ++attached;
-    }
+#pragma omp parallel for schedule(static) reduction(+ : attached)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const V a = anchor[i];
+    if (peeled.test(a) || !visited_.test(a)) continue;
+    const V v = order[i];
+    parent[original != nullptr ? original[v] : v] = static_cast<std::int64_t>(attach_parent[i]);
+    ++attached;
+  }
+  // The chain's parents point back towards the root.
+  if (!chain.empty()) {
+    parent[root] = static_cast<std::int64_t>(root);
+    for (std::size_t i = 1; i < chain.size(); ++i) set_parent(parent, original, chain[i], chain[i - 1]);
   }
   return attached;
 }
@@ -296,7 +307,6 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   stats.init_time_s = clock.elapsed_s();
 
   parent[root] = static_cast<std::int64_t>(root);
-  for (std::size_t i = 1; i < chain.size(); ++i) set_parent(parent, original_, chain[i], chain[i - 1]);
   if (!chain.empty()) set_parent(parent, original_, start, chain.back());
   visited_.set(start);
   queue_[0] = start;
@@ -348,7 +358,7 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   }
   if (pruned) {
     clock.restart();
-    const std::uint64_t attached = attach_trees(parent, chain);
+    const std::uint64_t attached = attach_trees(parent, chain, root);
     const double t = clock.elapsed_s();
     stats.steps.push_back({StepKind::kAttach, 0, attached, t});
     stats.attach_time_s = t;

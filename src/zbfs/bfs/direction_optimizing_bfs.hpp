@@ -10,8 +10,9 @@
 //
 // Given a PeeledForest of the graph (forest pruning, --prune), a search runs on the core
 // only: peeled vertices start visited with the edgeless ones, and once the core is
-// searched an attach step hangs the trees on, round by round from the core outwards
-// (each peeled vertex one level below the vertex it hangs from). A peeled root first
+// searched an attach step hangs the trees on in one pass (each peeled vertex one level
+// below the vertex it hangs from, reached exactly when its anchor, the core vertex its
+// tree hangs from, was). A peeled root first
 // walks its chain of attach vertices to the core: the chain's parents point back towards
 // the root, and the search starts at the core vertex at the chain's length. A root in a
 // tree that hangs from no core vertex is searched whole, unpruned. The depth of a pruned
@@ -54,9 +55,10 @@ class DirectionOptimizingBfs {
   // A pruned search from a peeled root: the deepest level among the chain's vertices and
   // the trees that hang from them (the search's start, the chain's end, included).
   [[nodiscard]] std::uint64_t chain_depth(const std::vector<V>& chain, V start) const;
-  // Hangs the peeled trees onto the reached core (the chain's vertices are reached
-  // already); returns the vertices attached.
-  std::uint64_t attach_trees(std::int64_t* parent, const std::vector<V>& chain);
+  // Hangs the peeled trees onto the reached core, each peeled vertex whose anchor was
+  // reached in one pass, then points the chain's parents back to `root`; returns the
+  // vertices attached.
+  std::uint64_t attach_trees(std::int64_t* parent, const std::vector<V>& chain, std::uint64_t root);
   void queue_to_front_bitmap();
   void front_bitmap_to_queue();
 
@@ -75,9 +77,11 @@ class DirectionOptimizingBfs {
   Bitmap edgeless_;
   // A pruned search's vertices that start visited: the edgeless and the peeled ones.
   Bitmap pruned_;
-  // The parent each peeled vertex takes, in the input's ids, in the forest's order (the
-  // attach step would otherwise look it up at random for every peeled vertex).
+  // The parent each peeled vertex takes, in the input's ids, and its anchor (the core
+  // vertex its tree hangs from; a peeled vertex in a tree component), in the forest's
+  // order: the attach step reads them in order instead of at random.
   LargeArray<V> attach_parent_;
+  LargeArray<V> attach_anchor_;
   Bitmap visited_;
   Bitmap front_;
   Bitmap next_;

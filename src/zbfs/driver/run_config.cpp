@@ -113,10 +113,12 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
   const std::uint64_t bfs =
       n * sizeof(std::int64_t) + (vertex_bytes == 4 ? DirectionOptimizingBfs<std::uint32_t>::workspace_bytes(n)
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));
-  // The peeled forest and a pruned search's start-visited bitmap (--prune).
-  const std::uint64_t forest = !c.prune ? 0
-                                        : n / 8 + (vertex_bytes == 4 ? PeeledForest<std::uint32_t>::peak_bytes(n)
-                                                                     : PeeledForest<std::uint64_t>::peak_bytes(n));
+  // The peeled forest, and the search's start-visited bitmap and attach tables (a parent
+  // and an anchor per peeled vertex, and a vertex-indexed anchor table while they are
+  // built) (--prune).
+  const std::uint64_t forest_bytes =
+      vertex_bytes == 4 ? PeeledForest<std::uint32_t>::peak_bytes(n) : PeeledForest<std::uint64_t>::peak_bytes(n);
+  const std::uint64_t forest = !c.prune ? 0 : n / 8 + 3 * n * vertex_bytes + forest_bytes;
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
   return edges + graph + bfs + forest + validation + kBaseline;
