@@ -605,7 +605,16 @@ TEST_F(GraphFileTest, GeneratorFamiliesRunAndValidate) {
     const Outcome o = run_mpi(3, std::string("run --scale 10 --roots 4 -q --partition 2d --grid 1x3 ") + graph);
     EXPECT_EQ(o.status, 0) << graph << ": " << o.err;
     EXPECT_NE(o.out.find("bfs  max_validate"), std::string::npos);
+    // Pruned: other families hang other forests (G(n, m) at this density few, a sparse
+    // one many small trees), with the same trees' edges.
+    const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+    const Outcome pruned = run_mpi(3, std::string("run --scale 10 --roots 4 -q --partition 1d --prune ") + graph);
+    ASSERT_EQ(pruned.status, 0) << graph << ": " << pruned.err;
+    EXPECT_EQ(nedge_lines(pruned.out), nedge_lines(o.out)) << graph;
   }
+  const Outcome sparse = run_mpi(2, "run --roots 8 -q --graph gnm --vertices 5000 --edges 4000 --prune --partition 2d");
+  EXPECT_EQ(sparse.status, 0) << sparse.err;
+  EXPECT_NE(sparse.out.find("bfs  max_validate"), std::string::npos);
 }
 
 }  // namespace
