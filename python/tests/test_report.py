@@ -55,6 +55,19 @@ class ReportFromFixtures(unittest.TestCase):
         self.assertAlmostEqual(wire, 200.0 * 3 / 4)
         self.assertAlmostEqual(reduction, 80.0)
 
+    def test_runs_without_validation_show_a_dash(self):
+        # --no-validate records carry no validation time (null): the report must not fail.
+        folder = Path(tempfile.mkdtemp(prefix="zbfs-lab-report-"))
+        runs = [record(2, 10, "none", teps=1e6) for _ in range(2)]
+        for run in runs:
+            run["summary"]["validate_time_s"] = None
+        write_results(folder / "res", {"ranks-2": runs}, {"ranks-2": {"ranks": 2}})
+        data = report.write(results.load(folder / "res"), folder / "out")
+        row = data["tables"]["summary"]["rows"][0]
+        self.assertTrue(math.isnan(row[4]))
+        self.assertIn("| - |", (folder / "out" / "summary.md").read_text())
+        shutil.rmtree(folder)
+
     def test_model_table(self):
         rows = {r[0]: r for r in self.data["tables"]["model"]["rows"]}
         self.assertAlmostEqual(rows["ranks=1 scale=10 codec=none"][4], 2.0)  # the fixture's model: 2x MPI time

@@ -63,12 +63,19 @@ def column_format(values: list):
     return fmt
 
 
+def _validate_time_s(run) -> float:
+    """A run's mean validation time per search; NaN (shown as -) for a run with --no-validate,
+    whose record has none."""
+    validate = run.record["summary"].get("validate_time_s")
+    return validate["mean"] if validate else math.nan
+
+
 def _points_table(results: Results) -> Table:
     keys = results.varying() or ["ranks"]
     rows = []
     for p in results.points:
         rows.append([label(p.params, keys), len(p.runs), p.teps() / 1e6, p.bfs_time_per_search() * 1e3,
-                     p.median(lambda r: r.record["summary"]["validate_time_s"]["mean"]) * 1e3])
+                     p.median(_validate_time_s) * 1e3])
     return Table("summary", "Runs", "One row per matrix point; medians over its repetitions.",
                  ["point", "runs", "harmonic-mean MTEPS", "BFS ms per search", "validation ms per search"], rows)
 
