@@ -141,8 +141,9 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
   }
   stats.init_time_s = clock.elapsed_s();
 
-  std::uint64_t root_degree = grid_.owns(start.id) ? graph_.owned_degree()[start.id - first_vertex_] : 0;
-  {
+  std::uint64_t root_degree = start.degree.value_or(0);
+  if (!start.degree) {
+    root_degree = grid_.owns(start.id) ? graph_.owned_degree()[start.id - first_vertex_] : 0;
     const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
     root_degree = grid_.world().allreduce(root_degree, ReduceOp::kSum);
   }
@@ -193,30 +194,34 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
   start.original = root;
   // Only the owner knows the root's sorted id.
   const bool root_owned = grid_.owns(root);
-  const std::uint64_t root_id = root_owned ? first_vertex_ + graph_.order().sorted_offset(root - first_vertex_) : 0;
+  // Off the owner the root itself stands in: the same piece, so the same owner.
+  const std::uint64_t root_id = root_owned ? first_vertex_ + graph_.order().sorted_offset(root - first_vertex_) : root;
   if (forest_ == nullptr) {
-    start.id = grid_.world().allreduce(root_id, ReduceOp::kSum);
+    start.id = root_id;
     return start;
   }
   std::uint64_t id = root_id;
   std::uint64_t original = root;
   for (bool first = true;; first = false) {
-    // The vertex's owner says: its sorted id, whether it is peeled, and the vertex it
-    // hangs from (sorted and input ids).
-    std::uint64_t info[4] = {0, 0, 0, 0};
+    // The vertex's owner says: its sorted id, whether it is peeled, the vertex it hangs
+    // from (sorted and input ids), and its degree.
+    std::uint64_t info[5] = {0, 0, 0, 0, 0};
     if (first ? root_owned : grid_.owns(id)) {
       const std::uint64_t offset = id - first_vertex_;
       info[0] = id;
       info[1] = forest_->peeled(offset) ? 1 : 0;
       info[2] = forest_->attach(offset);
       info[3] = forest_->attach_original(offset);
+      info[4] = graph_.owned_degree()[offset];
     }
     grid_.world().allreduce(std::span<std::uint64_t>(info), ReduceOp::kSum);
     id = info[0];
     if (first) start.id = id;
+    if (first || info[1] == 0) start.degree = info[4];
     if (info[1] == 0) break;  // a core vertex (or one without edges): the search starts here
     if (info[2] == id) {
-      // A tree that hangs from no core vertex: searched whole, unpruned, from the root.
+      // A tree that hangs from no core vertex: searched whole, unpruned, from the root
+      // (start.degree is still the root's).
       start.chain.clear();
       return start;
     }

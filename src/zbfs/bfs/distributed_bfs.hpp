@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -77,9 +78,13 @@ class DistributedBfs {
   // vertex its chain ends at. Collective.
   struct SearchStart {
     bool pruned = false;
-    std::uint64_t id = 0;        // sorted global id
+    // Sorted global id; on ranks that do not own the start, any id of the start's piece
+    // (ownership is all they ask).
+    std::uint64_t id = 0;
     std::uint64_t original = 0;  // input global id
     std::vector<ChainLink> chain;
+    // The start's degree when the chain walk's collective brought it to every rank.
+    std::optional<std::uint64_t> degree;
   };
   SearchStart find_start(std::uint64_t root);
   // Hangs this rank's peeled vertices whose anchors were reached onto the tree, sets the
