@@ -566,12 +566,22 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
     const std::span<const std::uint64_t> degree = graph_.owned_degree();
     std::uint64_t vertices = 0;
     std::uint64_t edges = 0;
+    // A pruned search's depth: the tallest tree hanging below this level's vertices.
+    std::uint64_t tallest = 0;
+    const std::uint64_t* trees = pruned_search_ ? forest_->has_trees().data() : nullptr;
     const auto words = static_cast<std::int64_t>(frontier_.num_words());
     // Waking the other threads costs more than counting a few hundred KiB alone.
-#pragma omp parallel for schedule(static) reduction(+ : vertices, edges) if (words > (1 << 16))
+#pragma omp parallel for schedule(static) reduction(+ : vertices, edges) reduction(max : tallest) if (words > (1 << 16))
     for (std::int64_t w = 0; w < words; ++w) {
       const std::uint64_t bits_in_word = frontier_.word(static_cast<std::size_t>(w));
       vertices += static_cast<std::uint64_t>(std::popcount(bits_in_word));
+      if (trees != nullptr) {
+        for (std::uint64_t bits = bits_in_word & trees[w]; bits != 0; bits &= bits - 1) {
+          tallest = std::max<std::uint64_t>(
+              tallest,
+              forest_->height(static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits))));
+        }
+      }
       if (!with_edges) continue;
       for (std::uint64_t bits = bits_in_word; bits != 0; bits &= bits - 1) {
         edges += degree[static_cast<std::size_t>(w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
@@ -580,17 +590,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
     counts[0] = vertices;
     counts[1] = edges;
     if (pruned_search_) {
-      // This level's vertices and the trees hanging below them.
       ++level_;
-      const std::uint64_t* trees = forest_->has_trees().data();
-      std::uint64_t tallest = 0;
-      for (std::int64_t w = 0; w < words; ++w) {
-        for (std::uint64_t bits = frontier_.word(static_cast<std::size_t>(w)) & trees[w]; bits != 0; bits &= bits - 1) {
-          tallest = std::max<std::uint64_t>(
-              tallest,
-              forest_->height(static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits))));
-        }
-      }
       if (vertices > 0) deepest_ = std::max(deepest_, level_ + tallest);
     }
   }

@@ -27,6 +27,13 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> send_pairs(Exchanger& excha
   return pairs;
 }
 
+// Queues the pair (vertex, value) for the vertex's owner.
+void push_pair(std::vector<std::vector<std::uint64_t>>& items, int owner, std::uint64_t vertex, std::uint64_t value) {
+  std::vector<std::uint64_t>& to = items[static_cast<std::size_t>(owner)];
+  to.push_back(vertex);
+  to.push_back(value);
+}
+
 }  // namespace
 
 template <class V>
@@ -132,8 +139,7 @@ std::vector<std::vector<V>> DistributedForest<V>::peel(const DistributedGraph<V>
         continue;
       }
       const std::uint64_t w = remaining_xor[o];
-      items[static_cast<std::size_t>(grid_.owner_of(w))].insert(
-          items[static_cast<std::size_t>(grid_.owner_of(w))].end(), {w, first_vertex_ + o});
+      push_pair(items, grid_.owner_of(w), w, first_vertex_ + o);
     }
     const auto arrived = send_pairs(exchanger, world, items);
     for (auto& destination : items) destination.clear();
@@ -168,8 +174,7 @@ void DistributedForest<V>::raise_heights(const std::vector<std::vector<V>>& roun
     for (const V o : round) {
       const std::uint64_t by = attach_[o];
       if (by == first_vertex_ + o) continue;
-      items[static_cast<std::size_t>(grid_.owner_of(by))].insert(
-          items[static_cast<std::size_t>(grid_.owner_of(by))].end(), {by, std::uint64_t{height_[o]} + 1});
+      push_pair(items, grid_.owner_of(by), by, std::uint64_t{height_[o]} + 1);
     }
     const auto arrived = send_pairs(exchanger, world, items);
     for (auto& destination : items) destination.clear();
