@@ -102,8 +102,8 @@ void add_network_options(CLI::App& app, TextOptions& text, const std::string& de
   app.add_option("--network-bandwidth", text.network_bandwidth,
                  "inter-node bandwidth, e.g. 1gbit, 10Gbit/s, 3.2GB/s (overrides --network)");
   app.add_option("--ranks-per-node", text.ranks_per_node,
-                 "consecutive ranks that share a node in the model (default: 1 for a preset, the real layout for "
-                 "measure)");
+                 "consecutive ranks that share a node, in the network model (default: 1 for a preset, the real "
+                 "layout for measure) and in --partition hybrid (default: the ranks that share a machine)");
 }
 
 // The network flags as a choice; the name is checked later (validate_config, model_of),
@@ -156,8 +156,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_flag("--force", config.force, "run even when the memory estimate exceeds available memory");
   run.add_option("-p,--partition", text.partition,
                  "how the graph is split over MPI ranks: 1d (vertex blocks), 2d (R x C grid of the adjacency "
-                 "matrix), or shared (the single-process kernel; one rank only)")
-      ->check(CLI::IsMember({"1d", "2d", "shared"}))
+                 "matrix), hybrid (2d across nodes, 1d among a node's ranks; --ranks-per-node groups them), or "
+                 "shared (the single-process kernel; one rank only)")
+      ->check(CLI::IsMember({"1d", "2d", "hybrid", "shared"}))
       ->capture_default_str();
   run.add_option("--grid", text.grid,
                  "2D process grid RxC (default: ranks x 1 when every rank is on one node, else the most square "
@@ -273,7 +274,20 @@ int model_command(ModelOptions options, int rank) {
                         std::to_string(target.ranks));
     }
   } else {
-    target.grid = run.partition == Partition::k1D ? GridShape{1, target.ranks} : most_square_grid(target.ranks);
+    switch (run.partition) {
+      case Partition::k1D: target.grid = GridShape{1, target.ranks}; break;
+      case Partition::k2D: target.grid = most_square_grid(target.ranks); break;
+      case Partition::kHybrid: {
+        const int per_node = choice.ranks_per_node.value_or(1);
+        const auto grid = hybrid_grid(target.ranks, per_node);
+        if (!grid) {
+          throw_usage_error("a hybrid run needs whole nodes: --ranks-per-node " + std::to_string(per_node) +
+                            " does not divide --ranks " + std::to_string(target.ranks));
+        }
+        target.grid = *grid;
+        break;
+      }
+    }
   }
   if (choice.name == "recorded") {
     target.network = run.network;

@@ -65,6 +65,26 @@ TEST(DistributedRunner, AgreesWithTheSingleProcessBenchmark) {
   }
 }
 
+// --partition hybrid: nodes of --ranks-per-node ranks (or of the ranks sharing this
+// machine: all of them, so one processor row), the same searches as one process.
+TEST(DistributedRunner, HybridRunsAgreeWithTheSingleProcessBenchmark) {
+  RunConfig config = small_run(6);
+  const RunResult shared = run_benchmark(config);
+  const int p = world_size();
+  config.partition = Partition::kHybrid;
+  for (const std::optional<int> per_node : {std::optional<int>(), std::optional<int>(p % 2 == 0 ? 2 : 1)}) {
+    config.network.ranks_per_node = per_node;
+    const RunResult distributed = run_distributed_benchmark(config);
+    EXPECT_EQ(distributed.grid, *hybrid_grid(p, per_node.value_or(p)));
+    EXPECT_EQ(distributed.config.partition, Partition::kHybrid);
+    expect_same_searches(distributed, shared);
+  }
+  if (p > 1) {
+    config.network.ranks_per_node = p + 1;
+    EXPECT_THROW(run_distributed_benchmark(config), Error);
+  }
+}
+
 // --prune: the same trees' counts and depths as the unpruned single-process benchmark.
 TEST(DistributedRunner, PrunedRunsAgreeWithTheSingleProcessBenchmark) {
   RunConfig config = small_run(8);

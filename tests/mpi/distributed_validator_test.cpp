@@ -32,7 +32,10 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
   void SetUp() override {
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    grid_.emplace(GetParam(), most_square_grid(ranks), generator_.num_vertices(), &metrics_);
+    grid_.emplace(
+        GetParam(),
+        GetParam() == Partition::kHybrid ? *hybrid_grid(ranks, ranks % 2 == 0 ? 2 : 1) : most_square_grid(ranks),
+        generator_.num_vertices(), &metrics_);
     slice_ = testing::my_slice(generator_, *grid_);
     graph_.emplace(*grid_, slice_);
     DistributedBfs<std::uint32_t> bfs(*grid_, *graph_, exchanger_, metrics_);
@@ -154,7 +157,8 @@ TEST_P(DistributedValidatorTest, RejectsAWrongRootParent) {
                   ValidationRule::kTreeRootedAtKey);
 }
 
-INSTANTIATE_TEST_SUITE_P(Partitions, DistributedValidatorTest, ::testing::Values(Partition::k1D, Partition::k2D),
+INSTANTIATE_TEST_SUITE_P(Partitions, DistributedValidatorTest,
+                         ::testing::Values(Partition::k1D, Partition::k2D, Partition::kHybrid),
                          [](const auto& param_info) { return std::string(to_string(param_info.param)); });
 
 }  // namespace

@@ -39,6 +39,9 @@ inline std::vector<Layout> all_layouts(int ranks) {
   for (int r = 1; r <= ranks; ++r) {
     if (ranks % r == 0) layouts.push_back({Partition::k2D, {r, ranks / r}});
   }
+  // Hybrid in nodes of two ranks (or of one where the count is odd): its own partition
+  // through every 2D code path.
+  layouts.push_back({Partition::kHybrid, *hybrid_grid(ranks, ranks % 2 == 0 ? 2 : 1)});
   return layouts;
 }
 

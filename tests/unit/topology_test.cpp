@@ -4,6 +4,8 @@
 
 #include <random>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "zbfs/core/fast_divider.hpp"
 #include "zbfs/exchange/id_messages.hpp"
@@ -20,6 +22,33 @@ TEST(GridShape, MostSquareFactorisation) {
   EXPECT_EQ(most_square_grid(7), (GridShape{1, 7}));
   EXPECT_EQ(most_square_grid(8), (GridShape{2, 4}));
   EXPECT_EQ(most_square_grid(36), (GridShape{6, 6}));
+}
+
+// Hybrid: the nodes on the most square grid, each node's ranks side by side in one
+// processor row (a node-local 1D slice), and a processor column's ranks on distinct nodes.
+TEST(GridShape, HybridGridKeepsEachNodeInOneRow) {
+  EXPECT_EQ(hybrid_grid(8, 2), (GridShape{2, 4}));
+  EXPECT_EQ(hybrid_grid(16, 4), (GridShape{2, 8}));
+  EXPECT_EQ(hybrid_grid(6, 6), (GridShape{1, 6}));
+  EXPECT_EQ(hybrid_grid(6, 1), most_square_grid(6));
+  EXPECT_FALSE(hybrid_grid(6, 4));
+  EXPECT_FALSE(hybrid_grid(6, 0));
+  for (const auto& [ranks, per_node] : std::vector<std::pair<int, int>>{{8, 2}, {12, 3}, {36, 4}, {24, 6}, {9, 3}}) {
+    const GridShape g = *hybrid_grid(ranks, per_node);
+    ASSERT_EQ(g.size(), ranks);
+    for (int rank = 0; rank < ranks; ++rank) {
+      const int node = rank / per_node;
+      EXPECT_EQ(g.row_of(rank), g.row_of(node * per_node)) << ranks << " " << rank;
+      EXPECT_EQ(g.col_of(rank), g.col_of(node * per_node) + rank % per_node) << ranks << " " << rank;
+      for (int row = 0; row < g.rows; ++row) {
+        if (row != g.row_of(rank)) {
+          EXPECT_NE(g.rank_at(row, g.col_of(rank)) / per_node, node);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(parse_partition("hybrid"), Partition::kHybrid);
+  EXPECT_EQ(to_string(Partition::kHybrid), "hybrid");
 }
 
 TEST(GridShape, ParsesRowsByColumns) {

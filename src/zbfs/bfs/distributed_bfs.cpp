@@ -71,8 +71,8 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       first_vertex_(grid.my_first_vertex()),
       owned_original_(graph.order().original_offsets().data()),
       col_original_(graph.col_group_original().data()),
-      bottom_up_source_original_(grid.partition() == Partition::k2D ? graph.col_group_original().data()
-                                                                    : graph.row_group_original().data()),
+      bottom_up_source_original_(grid_layout(grid.partition()) ? graph.col_group_original().data()
+                                                               : graph.row_group_original().data()),
       update_fold_(exchanger.traits().relays_updates && grid.partition() == Partition::k1D),
       report_once_(!update_fold_ || exchanger.traits().merges_updates),
       reduce_after_(grid.row().size() > 1 && !update_fold_),

@@ -39,6 +39,28 @@ namespace {
 // How many ranks of the job share this rank's node (collective).
 int ranks_on_this_node(const Communicator& world) { return world.split_shared().size(); }
 
+// The hybrid partition's grid: nodes of --ranks-per-node consecutive ranks, or of the
+// ranks that share this machine's memory when every machine has as many. Collective.
+GridShape hybrid_grid_of_job(const RunConfig& config, const Communicator& world, int node_ranks) {
+  int per_node = node_ranks;
+  if (config.network.ranks_per_node) {
+    per_node = *config.network.ranks_per_node;
+  } else {
+    const auto fewest = world.allreduce(static_cast<std::uint64_t>(node_ranks), ReduceOp::kMin);
+    const auto most = world.allreduce(static_cast<std::uint64_t>(node_ranks), ReduceOp::kMax);
+    if (fewest != most) {
+      throw_usage_error("--partition hybrid: the nodes hold " + std::to_string(fewest) + " to " + std::to_string(most) +
+                        " ranks each; say how to group them with --ranks-per-node");
+    }
+  }
+  const std::optional<GridShape> grid = hybrid_grid(world.size(), per_node);
+  if (!grid) {
+    throw_usage_error("--partition hybrid needs whole nodes: " + std::to_string(per_node) +
+                      " ranks per node do not divide the job's " + std::to_string(world.size()));
+  }
+  return *grid;
+}
+
 // Without --threads or OMP_NUM_THREADS, ranks sharing a node split its cores instead of
 // each starting one thread per core: oversubscribed OpenMP barriers spin for whole
 // scheduler time slices.
@@ -294,6 +316,7 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     // A 2D run without --grid takes its grid from where its ranks are.
     const bool one_node = world.allreduce(std::uint64_t{node_ranks == ranks ? 0U : 1U}, ReduceOp::kMax) == 0;
     if (config.partition == Partition::k2D && !config.grid) config.grid = default_grid(ranks, one_node);
+    if (config.partition == Partition::kHybrid) config.grid = hybrid_grid_of_job(config, world, node_ranks);
     result.config = config;
     choose_threads(config, node_ranks);
     check_job_openmp_threads(world);

@@ -37,6 +37,12 @@ void validate_config(const RunConfig& c, int ranks) {
                       " ranks (use 1d or 2d)");
   }
   if (c.grid && c.partition != Partition::k2D) throw_usage_error("--grid needs --partition 2d");
+  if (c.partition == Partition::kHybrid && c.network.ranks_per_node && *c.network.ranks_per_node > 0 &&
+      ranks % *c.network.ranks_per_node != 0) {
+    throw_usage_error("--partition hybrid needs whole nodes: --ranks-per-node " +
+                      std::to_string(*c.network.ranks_per_node) + " does not divide the job's " +
+                      counted(ranks, "rank"));
+  }
   if (c.grid && c.grid->size() != ranks) {
     throw_usage_error("--grid " + c.grid->to_string() + " has " + counted(c.grid->size(), "rank") +
                       " but the job has " + std::to_string(ranks));
@@ -147,7 +153,7 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // the pairs plus one. Kronecker graphs spread edges evenly enough that 25% headroom
   // covers the busiest rank; plus the generation round buffers.
   const double directed = 2 * static_cast<double>(m) / p * 1.25;
-  const double offsets = (col_group + (c.partition == Partition::k2D ? row_group : 0)) * 8 * 2;
+  const double offsets = (col_group + (grid_layout(c.partition) ? row_group : 0)) * 8 * 2;
   const double rounds = 64.0 * (1 << 20);
   const double graph = directed * 3 * id_bytes + offsets + rounds;
   const double block = vertices / p + 64;

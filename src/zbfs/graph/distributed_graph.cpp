@@ -156,7 +156,7 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   forward_ = build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of));
   std::vector<V>().swap(row_of);
   std::vector<V>().swap(col_of);
-  if (grid.partition() == Partition::k2D) transposed_ = transpose_local_csr(forward_, rows.local_size());
+  if (grid_layout(grid.partition())) transposed_ = transpose_local_csr(forward_, rows.local_size());
 
   // Owners' degrees: each rank of a processor column holds a part of every column-group
   // vertex's adjacency (the part inside its row group); the column sums them up.

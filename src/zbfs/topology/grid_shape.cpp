@@ -4,12 +4,26 @@
 
 namespace zbfs {
 
-std::string_view to_string(Partition partition) { return partition == Partition::k1D ? "1d" : "2d"; }
+std::string_view to_string(Partition partition) {
+  switch (partition) {
+    case Partition::k1D: return "1d";
+    case Partition::k2D: return "2d";
+    case Partition::kHybrid: return "hybrid";
+  }
+  return "unknown";
+}
 
 std::optional<Partition> parse_partition(std::string_view text) {
   if (text == "1d") return Partition::k1D;
   if (text == "2d") return Partition::k2D;
+  if (text == "hybrid") return Partition::kHybrid;
   return std::nullopt;
+}
+
+std::optional<GridShape> hybrid_grid(int ranks, int ranks_per_node) {
+  if (ranks < 1 || ranks_per_node < 1 || ranks % ranks_per_node != 0) return std::nullopt;
+  const GridShape nodes = most_square_grid(ranks / ranks_per_node);
+  return GridShape{nodes.rows, nodes.cols * ranks_per_node};
 }
 
 GridShape most_square_grid(int ranks) {

@@ -49,7 +49,7 @@ TraversalLayout ProcessGrid::bottom_up() const {
   // 2D: the same communicators, the transposed local graph. 1D: the frontier of every
   // rank is gathered (along the row, i.e. the job) and each rank checks its own vertices,
   // whose full adjacency its rows already hold.
-  if (partition_ == Partition::k2D) return {&col_, col_group_, &row_, row_group_, true};
+  if (grid_layout(partition_)) return {&col_, col_group_, &row_, row_group_, true};
   return {&row_, row_group_, &col_, col_group_, false};
 }
 
