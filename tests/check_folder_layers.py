@@ -10,7 +10,7 @@ import sys
 root = pathlib.Path(sys.argv[1]) / "src" / "zbfs"
 uses = collections.defaultdict(set)
 for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-    for source in folder.iterdir():
+    for source in (p for p in folder.rglob("*") if p.is_file()):
         for used in re.findall(r'#include "zbfs/([a-z_]+)/', source.read_text(errors="replace")):
             if used != folder.name:
                 uses[folder.name].add(used)

@@ -32,6 +32,7 @@ namespace {
 struct TextOptions {
   std::string direction = "auto";
   std::string partition = "1d";
+  std::string backend = "cpu";
   std::string grid;
   std::string column_gather = "allgatherv";
   std::string codec = "none";
@@ -160,6 +161,11 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "shared (the single-process kernel; one rank only)")
       ->check(CLI::IsMember({"1d", "2d", "hybrid", "shared"}))
       ->capture_default_str();
+  run.add_option("--backend", text.backend,
+                 "which kernels search: cpu, cuda (the device backend on this process's GPU; default partition "
+                 "shared), or cuda-host (the device backend's code on the CPU, for machines without a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda", "cuda-host"}))
+      ->capture_default_str();
   run.add_option("--grid", text.grid,
                  "2D process grid RxC (default: ranks x 1 when every rank is on one node, else the most square "
                  "factorisation of the ranks)");
@@ -215,8 +221,12 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.write_format = *parse_bfs_output_format(text.write_format);
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
-  config.shared_memory = text.partition == "shared";
-  if (!config.shared_memory) config.partition = *parse_partition(text.partition);
+  config.backend = *parse_backend(text.backend);
+  // The device backends search on one process so far: that is their default partition.
+  const std::string partition =
+      config.backend != Backend::kCpu && app.count("--partition") == 0 ? std::string("shared") : text.partition;
+  config.shared_memory = partition == "shared";
+  if (!config.shared_memory) config.partition = *parse_partition(partition);
   config.column_gather = *parse_column_gather(text.column_gather);
   config.codec = *parse_codec_choice(text.codec);
   if (!text.route.empty()) {

@@ -209,6 +209,75 @@ TEST(Cli, PrunedSearchesTraverseTheSameEdgesAtTheSameDepths) {
   std::filesystem::remove(pruned_json);
 }
 
+// --backend cuda-host: the device backend's code on the CPU, the same trees as the CPU
+// kernel's, step for step; the device it ran on and the bytes it copied in the record.
+TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
+  if (!ZBFS_CUDA_BUILT) {
+    expect_usage_error("run --scale 8 --backend cuda-host", "without CUDA");
+    expect_usage_error("run --scale 8 --backend cuda", "without CUDA");
+    return;
+  }
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto cpu_json = dir / "zbfs_backend_cpu.json";
+  const auto host_json = dir / "zbfs_backend_cuda_host.json";
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome cpu = run_zbfs("run --scale 11 --roots 8 -q --partition shared --json " + cpu_json.string());
+  // No --partition: the device backends default to the one-process search.
+  const Outcome host =
+      run_zbfs("run --scale 11 --roots 8 -q --backend cuda-host --threads 2 --json " + host_json.string());
+  ASSERT_EQ(cpu.status, 0) << cpu.err;
+  ASSERT_EQ(host.status, 0) << host.err;
+  EXPECT_EQ(nedge_lines(cpu.out), nedge_lines(host.out));
+  const nlohmann::json c = nlohmann::json::parse(slurp(cpu_json));
+  const nlohmann::json h = nlohmann::json::parse(slurp(host_json));
+  EXPECT_EQ(c["config"]["backend"], "cpu");
+  EXPECT_TRUE(c["device"].is_null());
+  EXPECT_EQ(h["config"]["backend"], "cuda-host");
+  EXPECT_EQ(h["config"]["partition"], "shared");
+  EXPECT_EQ(h["device"]["name"], "host");
+  EXPECT_GT(h["device"]["host_to_device_bytes"].get<double>(), 0);
+  EXPECT_GT(h["device"]["device_to_host_bytes"].get<double>(), 0);
+  ASSERT_EQ(h["searches"].size(), 8U);
+  for (std::size_t i = 0; i < 8; ++i) {
+    const nlohmann::json& want = c["searches"][i]["steps"];
+    const nlohmann::json& got = h["searches"][i]["steps"];
+    ASSERT_EQ(got.size(), want.size()) << "search " << i;
+    for (std::size_t s = 0; s < want.size(); ++s) {
+      EXPECT_EQ(got[s]["direction"], want[s]["direction"]) << "search " << i << " step " << s;
+      EXPECT_EQ(got[s]["discovered_vertices"], want[s]["discovered_vertices"]) << "search " << i << " step " << s;
+    }
+  }
+  std::filesystem::remove(cpu_json);
+  std::filesystem::remove(host_json);
+  expect_usage_error("run --scale 8 --backend cuda-host --partition 1d", "--partition shared");
+  expect_usage_error("run --scale 8 --backend cuda-host --prune", "--prune");
+}
+
+// --backend cuda runs where a GPU is visible and otherwise ends with one line and exit 2.
+TEST(Cli, CudaBackendRunsOrSaysWhyNot) {
+  const Outcome o = run_zbfs("run --scale 8 --roots 4 -q --backend cuda");
+  if (o.status == 0) {
+    EXPECT_NE(o.out.find("harmonic_mean_TEPS"), std::string::npos) << o.out;
+    return;
+  }
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("--backend cuda"), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
+TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
+  ASSERT_EQ(single.status, 0) << single.err;
+  const Outcome hybrid = run_mpi(4, "run --scale 10 --roots 6 -q --partition hybrid --ranks-per-node 2");
+  ASSERT_EQ(hybrid.status, 0) << hybrid.err;
+  EXPECT_EQ(nedge_lines(hybrid.out), nedge_lines(single.out));
+  const Outcome uneven = run_mpi(4, "run --scale 10 -q --partition hybrid --ranks-per-node 3");
+  EXPECT_EQ(uneven.status, 2) << uneven.err;
+  EXPECT_NE(uneven.err.find("--ranks-per-node 3 does not divide"), std::string::npos) << uneven.err;
+}
+
 TEST(CliMpi, PrunedRunsTraverseTheSameEdgesOnEveryPartition) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");

@@ -173,6 +173,7 @@ nlohmann::json to_json(const RunResult& r) {
         {"alpha", c.bfs.alpha},
         {"beta", c.bfs.beta},
         {"prune", c.prune},
+        {"backend", std::string(to_string(c.backend))},
         {"validate", c.validate},
         {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
         {"grid", r.grid.to_string()},
@@ -197,6 +198,10 @@ nlohmann::json to_json(const RunResult& r) {
       {"phases", to_json(r.phases)},
       {"traffic", traffic_json(r.phases)},
       {"network", network_json(r)},
+      {"device", r.device ? nlohmann::json{{"name", r.device->name},
+                                           {"host_to_device_bytes", r.device->host_to_device_bytes},
+                                           {"device_to_host_bytes", r.device->device_to_host_bytes}}
+                          : nlohmann::json(nullptr)},
       {"summary",
        {{"bfs_time_s", to_json(b.bfs_time_s)},
         {"nedge", to_json(b.nedge)},

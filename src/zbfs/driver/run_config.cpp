@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "zbfs/backend/cuda/device_bfs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
@@ -26,6 +27,16 @@ void validate_config(const RunConfig& c, int ranks) {
   if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(graph_spec(c))) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
                       std::to_string(graph_vertices(graph_spec(c))) + " vertices of the graph");
+  }
+  if (c.backend != Backend::kCpu) {
+    require_backend(c.backend);
+    const std::string flag = "--backend " + std::string(to_string(c.backend));
+    if (!c.shared_memory) {
+      throw_usage_error(flag + " runs the one-process search (--partition shared); the distributed device search " +
+                        "is not built yet");
+    }
+    if (c.prune) throw_usage_error(flag + " does not prune yet; leave out --prune");
+    if (c.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
   if (!(c.bfs.alpha > 0) || !std::isfinite(c.bfs.alpha)) throw_usage_error("--alpha must be a positive number");
   if (!(c.bfs.beta > 0) || !std::isfinite(c.bfs.beta)) throw_usage_error("--beta must be a positive number");
@@ -126,8 +137,11 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
       vertex_bytes == 4 ? PeeledForest<std::uint32_t>::peak_bytes(n) : PeeledForest<std::uint64_t>::peak_bytes(n);
   const std::uint64_t forest = !c.prune ? 0 : n / 8 + 3 * n * vertex_bytes + forest_bytes;
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
+  // cuda-host keeps the device backend's copy of the graph in host memory.
+  const std::uint64_t device_copy =
+      c.backend == Backend::kCudaHost ? cuda_backend::DeviceBfs::memory_bytes(n, 2 * m) : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
-  return edges + graph + bfs + forest + validation + kBaseline;
+  return edges + graph + bfs + forest + validation + device_copy + kBaseline;
 }
 
 }  // namespace zbfs

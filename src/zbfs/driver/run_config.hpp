@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/backend/backend.hpp"
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/codec/codec_id.hpp"
 #include "zbfs/exchange/column_gather.hpp"
@@ -42,6 +43,9 @@ struct RunConfig {
   // --prune: forest pruning (graph/peeled_forest.hpp, bfs/distributed_forest.hpp): search
   // the 2-core and attach the trees that hang from it afterwards.
   bool prune = false;
+  // --backend: the CPU kernels, or the device backend on a GPU (cuda) or through its host
+  // launcher (cuda-host); the device backends run the one-process search (shared).
+  Backend backend = Backend::kCpu;
   int threads = 0;  // 0: OpenMP's default
   bool validate = true;
   bool force = false;  // run even when the memory estimate exceeds available memory

@@ -27,6 +27,13 @@ struct SearchResult {
   PhaseBreakdown phases;  // the search and its validation, over ranks
 };
 
+// Where a device backend ran and what it copied between host and device memory.
+struct DeviceRecord {
+  std::string name;  // the GPU's, or "host" for cuda-host
+  std::uint64_t host_to_device_bytes = 0;
+  std::uint64_t device_to_host_bytes = 0;
+};
+
 struct RunResult {
   RunConfig config;
   int threads = 1;
@@ -46,6 +53,7 @@ struct RunResult {
   NetworkModel network;                             // the model that priced the traffic
   std::optional<NetworkMeasurement> network_probe;  // --network measure
   int num_nodes = 1;                                // nodes as the model sees them
+  std::optional<DeviceRecord> device;               // the device backend's device
 };
 
 // Throws Error (exit 2 for bad configuration or too little memory, 3 when a search

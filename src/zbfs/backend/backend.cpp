@@ -1,0 +1,53 @@
+#include "zbfs/backend/backend.hpp"
+
+#include <string>
+
+#include "zbfs/core/error.hpp"
+#ifdef ZBFS_HAVE_CUDA
+#include "zbfs/backend/cuda/device_runtime.hpp"
+#endif
+
+namespace zbfs {
+
+std::string_view to_string(Backend backend) {
+  switch (backend) {
+    case Backend::kCpu: return "cpu";
+    case Backend::kCuda: return "cuda";
+    case Backend::kCudaHost: return "cuda-host";
+  }
+  return "unknown";
+}
+
+std::optional<Backend> parse_backend(std::string_view text) {
+  if (text == "cpu") return Backend::kCpu;
+  if (text == "cuda") return Backend::kCuda;
+  if (text == "cuda-host") return Backend::kCudaHost;
+  return std::nullopt;
+}
+
+bool cuda_backend_built() {
+#ifdef ZBFS_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+void require_backend(Backend backend) {
+  if (backend == Backend::kCpu) return;
+  if (!cuda_backend_built()) {
+    throw_usage_error("--backend " + std::string(to_string(backend)) +
+                      ": this zbfs was built without CUDA (configure with -DZBFS_CUDA=ON where nvcc is installed)");
+  }
+#ifdef ZBFS_HAVE_CUDA
+  if (backend == Backend::kCuda) {
+    std::string why;
+    if (cuda_backend::visible_devices(why) == 0) {
+      throw_usage_error("--backend cuda: no CUDA device is visible (" + why + "); --backend cuda-host runs the " +
+                        "same code on the CPU");
+    }
+  }
+#endif
+}
+
+}  // namespace zbfs

@@ -1,0 +1,24 @@
+// Which kernels run a benchmark's searches (--backend): the CPU's (the default), the
+// CUDA device backend on a GPU (cuda), or the same device code through its host launcher
+// (cuda-host: every kernel body on OpenMP threads, for machines without a GPU, CI
+// included). Plain C++: whether the CUDA backend was built is a fact of this build.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace zbfs {
+
+enum class Backend { kCpu, kCuda, kCudaHost };
+
+std::string_view to_string(Backend backend);
+std::optional<Backend> parse_backend(std::string_view text);
+
+// Whether this build has the CUDA backend (CMake found nvcc, or -DZBFS_CUDA=ON).
+bool cuda_backend_built();
+
+// Throws a usage error (exit status 2, one line) when `backend` cannot run here: a CUDA
+// backend on a build without CUDA, or cuda with no visible device.
+void require_backend(Backend backend);
+
+}  // namespace zbfs

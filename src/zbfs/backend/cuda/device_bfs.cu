@@ -1,0 +1,376 @@
+#include "zbfs/backend/cuda/device_bfs.hpp"
+
+#include <thrust/fill.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/transform_reduce.h>
+
+#include <algorithm>
+#include <cuda/std/bit>
+#include <cuda/std/functional>
+#include <string>
+#include <utility>
+
+#include "zbfs/backend/cuda/launch.cuh"
+#include "zbfs/bfs/direction_policy.hpp"
+#include "zbfs/core/memory.hpp"
+#include "zbfs/core/timer.hpp"
+
+namespace zbfs::cuda_backend {
+namespace {
+
+using Vertex = std::uint32_t;
+
+ZBFS_HD inline std::uint64_t bit_of(std::uint64_t v) { return std::uint64_t{1} << (v & 63); }
+
+ZBFS_HD inline std::uint64_t input_id(const Vertex* original, Vertex v) {
+  return original != nullptr ? original[v] : v;
+}
+
+// The kernel bodies. Each is correct for any order of its indices (launch.cuh).
+
+struct StartSearch {
+  std::int64_t* parent;
+  std::uint64_t* visited;
+  Vertex* queue;
+  std::uint64_t root;  // input id
+  Vertex start;        // internal id
+  ZBFS_HD void operator()(std::uint64_t) const {
+    parent[root] = static_cast<std::int64_t>(root);
+    visited[start >> 6] |= bit_of(start);
+    queue[0] = start;
+  }
+};
+
+struct FrontierDegree {
+  const std::uint64_t* offsets;
+  const Vertex* queue;
+  std::uint64_t* degree;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const Vertex u = queue[i];
+    degree[i] = offsets[u + 1] - offsets[u];
+  }
+};
+
+struct Degree {
+  const std::uint64_t* offsets;
+  ZBFS_HD std::uint64_t operator()(Vertex v) const { return offsets[v + 1] - offsets[v]; }
+};
+
+// Top-down, one index per frontier edge: `scan` holds the exclusive scan of the frontier's
+// degrees, so edge e belongs to the last frontier vertex whose scan is at most e.
+struct ExpandEdge {
+  const std::uint64_t* offsets;
+  const Vertex* neighbors;
+  const Vertex* queue;
+  const std::uint64_t* scan;
+  std::uint64_t frontier;
+  std::uint64_t* visited;
+  const Vertex* original;
+  std::int64_t* parent;
+  Vertex* next_queue;
+  std::uint64_t* tail;
+  ZBFS_HD void operator()(std::uint64_t e) const {
+    std::uint64_t lo = 0;
+    std::uint64_t hi = frontier;
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (scan[mid] <= e) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    const Vertex u = queue[lo];
+    const Vertex v = neighbors[offsets[u] + (e - scan[lo])];
+    const std::uint64_t mask = bit_of(v);
+    auto word = shared_word(visited[v >> 6]);
+    // A plain look first: most edges of a busy step lead to claimed vertices.
+    if ((word.load(cuda::std::memory_order_relaxed) & mask) != 0) return;
+    if ((word.fetch_or(mask, cuda::std::memory_order_relaxed) & mask) != 0) return;
+    parent[input_id(original, v)] = static_cast<std::int64_t>(input_id(original, u));
+    next_queue[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = v;
+  }
+};
+
+// Bottom-up, one index per vertex: an unvisited vertex looks for a parent in the frontier,
+// its hub first, then its list, and stops at the first. The visited bitmap is only read
+// during the step (the found vertices are folded in afterwards).
+struct SearchParent {
+  const std::uint64_t* offsets;
+  const Vertex* neighbors;
+  const Vertex* hubs;
+  const std::uint64_t* visited;
+  const std::uint64_t* front;
+  std::uint64_t* next;
+  const Vertex* original;
+  std::int64_t* parent;
+  ZBFS_HD void operator()(std::uint64_t v) const {
+    const std::uint64_t mask = bit_of(v);
+    if ((visited[v >> 6] & mask) != 0) return;
+    Vertex by = hubs[v];
+    bool found = (front[by >> 6] & bit_of(by)) != 0;
+    for (std::uint64_t e = offsets[v], end = offsets[v + 1]; !found && e < end; ++e) {
+      by = neighbors[e];
+      found = (front[by >> 6] & bit_of(by)) != 0;
+    }
+    if (!found) return;
+    parent[input_id(original, static_cast<Vertex>(v))] = static_cast<std::int64_t>(input_id(original, by));
+    shared_word(next[v >> 6]).fetch_or(mask, cuda::std::memory_order_relaxed);
+  }
+};
+
+struct FoldWord {
+  std::uint64_t* visited;
+  const std::uint64_t* next;
+  ZBFS_HD void operator()(std::uint64_t w) const { visited[w] |= next[w]; }
+};
+
+struct WordPopulation {
+  const std::uint64_t* words;
+  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
+    return static_cast<std::uint64_t>(cuda::std::popcount(words[w]));
+  }
+};
+
+struct SetBit {
+  const Vertex* queue;
+  std::uint64_t* bits;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const Vertex v = queue[i];
+    shared_word(bits[v >> 6]).fetch_or(bit_of(v), cuda::std::memory_order_relaxed);
+  }
+};
+
+struct StorePopulation {
+  const std::uint64_t* words;
+  std::uint64_t* population;
+  ZBFS_HD void operator()(std::uint64_t w) const {
+    population[w] = static_cast<std::uint64_t>(cuda::std::popcount(words[w]));
+  }
+};
+
+// Bitmap to queue: word w's vertices go to the queue from the scan of the populations.
+struct WriteWordVertices {
+  const std::uint64_t* words;
+  const std::uint64_t* scan;
+  Vertex* queue;
+  ZBFS_HD void operator()(std::uint64_t w) const {
+    std::uint64_t bits = words[w];
+    std::uint64_t at = scan[w];
+    while (bits != 0) {
+      const int bit = cuda::std::countr_zero(bits);
+      bits &= bits - 1;
+      queue[at++] = static_cast<Vertex>(w * 64 + static_cast<std::uint64_t>(bit));
+    }
+  }
+};
+
+}  // namespace
+
+struct DeviceBfs::State {
+  State(ExecutionTarget target, const HostGraphView& g)
+      : stream(target),
+        n(g.num_vertices),
+        words((g.num_vertices + 63) / 64),
+        words_with_edges(g.words_with_edges),
+        directed_edges(g.offsets[g.num_vertices]),
+        offsets(target, n + 1),
+        neighbors(target, directed_edges),
+        hubs(target, n),
+        original(target, g.original != nullptr ? n : 0),
+        edgeless(target, words),
+        visited(target, words),
+        front(target, words),
+        next(target, words),
+        queue(target, n),
+        next_queue(target, n),
+        scan(target, n + 1),
+        parent(target, n),
+        tail(target, 1) {
+    traffic.to_device += offsets.upload(stream, g.offsets, n + 1);
+    traffic.to_device += neighbors.upload(stream, g.neighbors, directed_edges);
+    traffic.to_device += hubs.upload(stream, g.hubs, n);
+    if (g.original != nullptr) traffic.to_device += original.upload(stream, g.original, n);
+    traffic.to_device += edgeless.upload(stream, g.edgeless, words);
+  }
+
+  template <class T>
+  T read(const DeviceArray<T>& array, std::uint64_t at) {
+    T value{};
+    traffic.to_host += array.download(stream, &value, 1, at);
+    return value;
+  }
+  void zero(const DeviceArray<std::uint64_t>& array, std::uint64_t count) {
+    on_policy(stream, [&](auto policy) { thrust::fill(policy, array.data(), array.data() + count, 0); });
+  }
+  // Exclusive scan of scan[0, count) in place; scan[count] becomes the total, returned.
+  std::uint64_t scan_counts(std::uint64_t count) {
+    std::uint64_t* s = scan.data();
+    on_policy(stream, [&](auto policy) {
+      thrust::fill(policy, s + count, s + count + 1, std::uint64_t{0});
+      thrust::exclusive_scan(policy, s, s + count + 1, s);
+    });
+    return read(scan, count);
+  }
+  std::uint64_t population(const DeviceArray<std::uint64_t>& bits) {
+    return on_policy(stream, [&](auto policy) {
+      return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
+                                      thrust::counting_iterator<std::uint64_t>(words_with_edges),
+                                      WordPopulation{bits.data()}, std::uint64_t{0}, cuda::std::plus<std::uint64_t>());
+    });
+  }
+
+  // One top-down step over the queue; returns the new queue's size and sets its edges.
+  std::uint64_t top_down_step(std::uint64_t& frontier_edges) {
+    for_each_index(stream, queue_size, FrontierDegree{offsets.data(), queue.data(), scan.data()});
+    const std::uint64_t edges = scan_counts(queue_size);
+    zero(tail, 1);
+    for_each_index(stream, edges,
+                   ExpandEdge{offsets.data(), neighbors.data(), queue.data(), scan.data(), queue_size, visited.data(),
+                              original_ids(), parent.data(), next_queue.data(), tail.data()});
+    const std::uint64_t discovered = read(tail, 0);
+    std::swap(queue, next_queue);
+    queue_size = discovered;
+    const Vertex* q = queue.data();
+    frontier_edges = on_policy(stream, [&](auto policy) {
+      return thrust::transform_reduce(policy, q, q + discovered, Degree{offsets.data()}, std::uint64_t{0},
+                                      cuda::std::plus<std::uint64_t>());
+    });
+    return discovered;
+  }
+
+  std::uint64_t bottom_up_step() {
+    zero(next, words_with_edges);
+    const std::uint64_t vertices = std::min(n, words_with_edges * 64);
+    for_each_index(stream, vertices,
+                   SearchParent{offsets.data(), neighbors.data(), hubs.data(), visited.data(), front.data(), next.data(),
+                                original_ids(), parent.data()});
+    for_each_index(stream, words_with_edges, FoldWord{visited.data(), next.data()});
+    const std::uint64_t awake = population(next);
+    std::swap(front, next);
+    return awake;
+  }
+
+  void queue_to_front_bitmap() {
+    zero(front, words);
+    for_each_index(stream, queue_size, SetBit{queue.data(), front.data()});
+  }
+  void front_bitmap_to_queue() {
+    for_each_index(stream, words_with_edges, StorePopulation{front.data(), scan.data()});
+    queue_size = scan_counts(words_with_edges);
+    for_each_index(stream, words_with_edges, WriteWordVertices{front.data(), scan.data(), queue.data()});
+  }
+
+  [[nodiscard]] const Vertex* original_ids() const { return original.size() != 0 ? original.data() : nullptr; }
+
+  Stream stream;
+  std::uint64_t n;
+  std::uint64_t words;
+  std::uint64_t words_with_edges;
+  std::uint64_t directed_edges;
+  DeviceArray<std::uint64_t> offsets;
+  DeviceArray<Vertex> neighbors;
+  DeviceArray<Vertex> hubs;
+  DeviceArray<Vertex> original;
+  DeviceArray<std::uint64_t> edgeless;
+  DeviceArray<std::uint64_t> visited;
+  DeviceArray<std::uint64_t> front;
+  DeviceArray<std::uint64_t> next;
+  DeviceArray<Vertex> queue;
+  DeviceArray<Vertex> next_queue;
+  DeviceArray<std::uint64_t> scan;
+  DeviceArray<std::int64_t> parent;
+  DeviceArray<std::uint64_t> tail;
+  std::uint64_t queue_size = 0;
+  HostDeviceTraffic traffic;
+};
+
+DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force) {
+  if (graph.num_vertices > (std::uint64_t{1} << 32)) {
+    throw_usage_error("the device backend numbers vertices in 32 bits; this graph has " +
+                      std::to_string(graph.num_vertices));
+  }
+  if (target == ExecutionTarget::kDevice) {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    const std::uint64_t needed = memory_bytes(graph.num_vertices, graph.offsets[graph.num_vertices]);
+    if (needed > free_bytes && !force) {
+      throw_usage_error("the graph needs about " + format_bytes(needed) + " of device memory but the device has " +
+                        format_bytes(free_bytes) + " free of " + format_bytes(total_bytes) +
+                        " (use --force to try anyway)");
+    }
+  }
+  state_ = std::make_unique<State>(target, graph);
+}
+
+DeviceBfs::~DeviceBfs() = default;
+
+ExecutionTarget DeviceBfs::target() const { return state_->stream.target(); }
+
+HostDeviceTraffic DeviceBfs::traffic() const { return state_->traffic; }
+
+BfsStats DeviceBfs::run(std::uint64_t root, std::uint64_t start, const BfsOptions& options) {
+  State& s = *state_;
+  BfsStats stats;
+  Stopwatch clock;
+  std::int64_t* parent = s.parent.data();
+  on_policy(s.stream, [&](auto policy) { thrust::fill(policy, parent, parent + s.n, std::int64_t{-1}); });
+  s.visited.assign(s.stream, s.edgeless);
+  const auto start_vertex = static_cast<Vertex>(start);
+  for_each_index(s.stream, 1,
+                 StartSearch{parent, s.visited.data(), s.queue.data(), root, start_vertex});
+  s.queue_size = 1;
+  std::uint64_t start_degree = 0;
+  {
+    std::uint64_t ends[2] = {0, 0};
+    s.traffic.to_host += s.offsets.download(s.stream, ends, 2, start);
+    start_degree = ends[1] - ends[0];
+  }
+  s.stream.synchronize();
+  stats.init_time_s = clock.elapsed_s();
+
+  DirectionPolicy policy(options, s.n, s.directed_edges, start_degree);
+  while (s.queue_size > 0) {
+    if (policy.go_bottom_up()) {
+      clock.restart();
+      s.queue_to_front_bitmap();
+      s.stream.synchronize();
+      stats.conversion_time_s += clock.elapsed_s();
+      std::uint64_t awake = s.queue_size;
+      std::uint64_t previous_awake = 0;
+      do {
+        previous_awake = awake;
+        clock.restart();
+        awake = s.bottom_up_step();
+        const double t = clock.elapsed_s();
+        stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
+        stats.bottom_up_time_s += t;
+      } while (policy.stay_bottom_up(awake, previous_awake));
+      clock.restart();
+      s.front_bitmap_to_queue();
+      s.stream.synchronize();
+      stats.conversion_time_s += clock.elapsed_s();
+      policy.bottom_up_done();
+    } else {
+      const std::uint64_t frontier = s.queue_size;
+      clock.restart();
+      std::uint64_t frontier_edges = 0;
+      const std::uint64_t discovered = s.top_down_step(frontier_edges);
+      policy.top_down_done(frontier_edges);
+      const double t = clock.elapsed_s();
+      stats.steps.push_back({StepKind::kTopDown, frontier, discovered, t});
+      stats.top_down_time_s += t;
+    }
+  }
+  return stats;
+}
+
+void DeviceBfs::copy_parents(std::span<std::int64_t> parent) {
+  State& s = *state_;
+  if (parent.size() != s.n) throw Error(ExitCode::kFailure, "parent array size does not match the graph");
+  s.traffic.to_host += s.parent.download(s.stream, parent.data(), s.n);
+}
+
+}  // namespace zbfs::cuda_backend

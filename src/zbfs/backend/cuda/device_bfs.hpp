@@ -1,0 +1,78 @@
+// Kernel 2 on a CUDA device (or through the host launcher, execution_target.hpp): the
+// direction-optimizing BFS of DirectionOptimizingBfs with the graph resident in the
+// target's memory, 32-bit vertex ids, the same DirectionPolicy on the same counts (so its
+// steps and levels are the CPU kernel's), parents written on the target in the input's ids.
+// - Top-down steps are balanced by edges, not vertices: an exclusive scan of the
+//   frontier's degrees gives every frontier edge an index, each index finds its vertex by
+//   binary search and claims its neighbour in the visited bitmap with an atomic OR; the
+//   discovered go to the next queue through an atomic tail.
+// - Bottom-up steps take one unvisited vertex per index: its hub (highest-degree
+//   neighbour) first, then its list until a neighbour is in the frontier bitmap (early
+//   exit); found vertices set their bit of the next bitmap atomically, and one pass over
+//   the words folds it into the visited bitmap and counts it.
+// - Conversions: the queue sets its bits; the bitmap becomes a queue by a scan of the
+//   words' populations.
+// Plain C++ interface (the implementation is device_bfs.cu); construct once per graph (part
+// of kernel 1), run() per root, then copy the parents out for counting and validation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "zbfs/backend/execution_target.hpp"
+#include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/bfs/bfs_stats.hpp"
+
+namespace zbfs::cuda_backend {
+
+// The host's degree-ordered graph as the device backend uploads it (all host pointers).
+struct HostGraphView {
+  std::uint64_t num_vertices = 0;
+  const std::uint64_t* offsets = nullptr;    // num_vertices + 1
+  const std::uint32_t* neighbors = nullptr;  // offsets[num_vertices]
+  const std::uint32_t* hubs = nullptr;       // each vertex's highest-degree neighbour
+  const std::uint32_t* original = nullptr;   // internal id -> input id; nullptr: the same
+  // Bit per vertex: 1 for a vertex without edges (it starts every search visited), in
+  // 64-bit words; the words past words_with_edges hold only such vertices.
+  const std::uint64_t* edgeless = nullptr;
+  std::uint64_t words_with_edges = 0;
+};
+
+// Bytes moved between host and device memory (both zero on the host target's own memory
+// it still counts: the same copies happen, as memcpy).
+struct HostDeviceTraffic {
+  std::uint64_t to_device = 0;
+  std::uint64_t to_host = 0;
+};
+
+class DeviceBfs {
+ public:
+  // Uploads the graph. Throws a usage error (exit status 2) when the device lacks the
+  // memory (checked before anything is allocated) unless `force`.
+  DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force);
+  ~DeviceBfs();
+  DeviceBfs(const DeviceBfs&) = delete;
+  DeviceBfs& operator=(const DeviceBfs&) = delete;
+
+  // Searches from `root` (an input id) starting at internal vertex `start` (its internal
+  // id); parents stay in the target's memory until copy_parents.
+  BfsStats run(std::uint64_t root, std::uint64_t start, const BfsOptions& options);
+  // The last search's parents, indexed by input id (-1: unreached).
+  void copy_parents(std::span<std::int64_t> parent);
+
+  [[nodiscard]] ExecutionTarget target() const;
+  [[nodiscard]] HostDeviceTraffic traffic() const;
+  // The target memory a graph of n vertices and m directed edges takes: offsets and the
+  // scan (8 bytes per vertex each), the parents (8), the neighbours (4 per edge), hubs,
+  // original ids and two queues (4 each), five bitmaps, and the runtime's own reserve.
+  static std::uint64_t memory_bytes(std::uint64_t n, std::uint64_t directed_edges) {
+    return 8 * (n + 1) * 2 + 8 * n + 4 * directed_edges + 4 * 4 * n + 5 * 8 * ((n + 63) / 64) + (256ULL << 20);
+  }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace zbfs::cuda_backend

@@ -1,0 +1,170 @@
+// The device backend's execution layer, one source for both targets (execution_target.hpp):
+// - for_each_index runs a kernel body over [0, count): as a CUDA grid (grid-stride loop)
+//   or on OpenMP threads. A body is a functor with a __host__ __device__ call operator
+//   that touches only memory of its target and shares words through cuda::atomic_ref,
+//   which libcu++ implements on the host too. Nothing block- or warp-level: the host
+//   launcher has no blocks, so a body must be correct for any order of its indices.
+// - on_policy hands a Thrust algorithm the target's execution policy (the CUDA system on
+//   the backend's stream, or the OpenMP system).
+// - DeviceArray<T>: RAII memory of the target (cudaMalloc / host allocation), with copies
+//   from and to host memory.
+// CUDA errors become zbfs::Error (exit status 1) with the call that failed.
+#pragma once
+
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+#include <thrust/execution_policy.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system/omp/execution_policy.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "zbfs/backend/execution_target.hpp"
+#include "zbfs/core/error.hpp"
+
+#define ZBFS_HD __host__ __device__
+
+namespace zbfs::cuda_backend {
+
+inline void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    throw Error(ExitCode::kFailure, std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
+  }
+}
+
+// A word of a bitmap or a counter shared by concurrent bodies.
+template <class T>
+ZBFS_HD inline cuda::atomic_ref<T, cuda::thread_scope_device> shared_word(T& word) {
+  return cuda::atomic_ref<T, cuda::thread_scope_device>(word);
+}
+
+template <class Body>
+__global__ void index_kernel(std::uint64_t count, Body body) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    body(i);
+  }
+}
+
+// The backend's CUDA stream (the default stream on the host target, never used there).
+class Stream {
+ public:
+  explicit Stream(ExecutionTarget target) : target_(target) {
+    if (target_ == ExecutionTarget::kDevice) check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate");
+  }
+  ~Stream() {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  [[nodiscard]] ExecutionTarget target() const { return target_; }
+  [[nodiscard]] cudaStream_t get() const { return stream_; }
+  void synchronize() const {
+    if (target_ == ExecutionTarget::kDevice) check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
+ private:
+  ExecutionTarget target_;
+  cudaStream_t stream_ = nullptr;
+};
+
+template <class Body>
+void for_each_index(const Stream& stream, std::uint64_t count, const Body& body) {
+  if (count == 0) return;
+  if (stream.target() == ExecutionTarget::kDevice) {
+    constexpr unsigned kThreads = 256;
+    const std::uint64_t blocks = (count + kThreads - 1) / kThreads;
+    const auto grid = static_cast<unsigned>(blocks < (1U << 20) ? blocks : (1U << 20));
+    index_kernel<<<grid, kThreads, 0, stream.get()>>>(count, body);
+    check_cuda(cudaGetLastError(), "kernel launch");
+    return;
+  }
+  const auto n = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
+}
+
+// algorithm(policy) with the stream's Thrust execution policy.
+template <class Algorithm>
+auto on_policy(const Stream& stream, Algorithm&& algorithm) {
+  if (stream.target() == ExecutionTarget::kDevice) return algorithm(thrust::cuda::par.on(stream.get()));
+  return algorithm(thrust::omp::par);
+}
+
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(ExecutionTarget target, std::uint64_t size) : target_(target), size_(size) {
+    if (size == 0) return;
+    if (target == ExecutionTarget::kDevice) {
+      check_cuda(cudaMalloc(reinterpret_cast<void**>(&data_), size * sizeof(T)), "cudaMalloc");
+    } else {
+      data_ = static_cast<T*>(::operator new(size * sizeof(T), std::align_val_t{64}));
+    }
+  }
+  ~DeviceArray() { release(); }
+  DeviceArray(DeviceArray&& other) noexcept
+      : target_(other.target_), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  DeviceArray& operator=(DeviceArray&& other) noexcept {
+    if (this != &other) {
+      release();
+      target_ = other.target_;
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+
+  [[nodiscard]] T* data() const { return data_; }
+  [[nodiscard]] std::uint64_t size() const { return size_; }
+  [[nodiscard]] std::uint64_t bytes() const { return size_ * sizeof(T); }
+
+  // Copies `count` elements from host memory to [at, at + count); returns the bytes moved.
+  std::uint64_t upload(const Stream& stream, const T* host, std::uint64_t count, std::uint64_t at = 0) {
+    copy(stream, data_ + at, host, count * sizeof(T), cudaMemcpyHostToDevice);
+    return count * sizeof(T);
+  }
+  std::uint64_t download(const Stream& stream, T* host, std::uint64_t count, std::uint64_t at = 0) const {
+    copy(stream, host, data_ + at, count * sizeof(T), cudaMemcpyDeviceToHost);
+    return count * sizeof(T);
+  }
+  // Copies all of `other` (of the same target and size) into this array.
+  void assign(const Stream& stream, const DeviceArray& other) {
+    copy(stream, data_, other.data_, other.bytes(), cudaMemcpyDeviceToDevice);
+  }
+
+ private:
+  void copy(const Stream& stream, void* to, const void* from, std::uint64_t bytes, cudaMemcpyKind kind) const {
+    if (bytes == 0) return;
+    if (target_ == ExecutionTarget::kDevice) {
+      check_cuda(cudaMemcpyAsync(to, from, bytes, kind, stream.get()), "cudaMemcpyAsync");
+      // Host memory handed in may be pageable and reused at once: finish before returning.
+      if (kind != cudaMemcpyDeviceToDevice) stream.synchronize();
+    } else {
+      std::memcpy(to, from, bytes);
+    }
+  }
+  void release() noexcept {
+    if (data_ == nullptr) return;
+    if (target_ == ExecutionTarget::kDevice) {
+      cudaFree(data_);
+    } else {
+      ::operator delete(data_, std::align_val_t{64});
+    }
+    data_ = nullptr;
+  }
+
+  ExecutionTarget target_ = ExecutionTarget::kHost;
+  T* data_ = nullptr;
+  std::uint64_t size_ = 0;
+};
+
+}  // namespace zbfs::cuda_backend

@@ -1,0 +1,44 @@
+// The one-process search of the device backends (--backend cuda / cuda-host with
+// --partition shared): a degree-ordered Csr's kernel-1 extras (hubs, the edgeless bitmap)
+// computed on the host as the CPU kernel computes them, uploaded once, and DeviceBfs run
+// per root. Plain C++: on a build without CUDA, construction throws the usage error of
+// require_backend.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/device_bfs.hpp"
+#include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/graph/csr.hpp"
+
+namespace zbfs {
+
+class DeviceSearch {
+ public:
+  // `backend`: kCuda (device 0 of the visible ones) or kCudaHost. Throws a usage error
+  // when the device's memory is short (unless `force`).
+  DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, bool force);
+  ~DeviceSearch();
+  DeviceSearch(const DeviceSearch&) = delete;
+  DeviceSearch& operator=(const DeviceSearch&) = delete;
+
+  // Kernel 2 from `root` (an input id); the parents stay in the target's memory.
+  BfsStats run(std::uint64_t root, const BfsOptions& options);
+  // The last search's parents, indexed by input id.
+  void copy_parents(std::span<std::int64_t> parent);
+
+  // The device's name ("host" for cuda-host) and the bytes copied each way so far.
+  [[nodiscard]] const std::string& device_name() const;
+  [[nodiscard]] cuda_backend::HostDeviceTraffic traffic() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace zbfs

@@ -1,0 +1,135 @@
+// The device backend's BFS through its host launcher (--backend cuda-host): the same
+// kernel bodies a GPU runs, on OpenMP threads. Each search must take the CPU kernel's
+// steps exactly (direction, frontier, discovered: the same DirectionPolicy on the same
+// counts), give the sequential reference BFS's levels, and pass the Graph500 validator.
+// On a build without CUDA the backends must refuse with a usage error instead.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test_graphs.hpp"
+#include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/device_search.hpp"
+#include "zbfs/bfs/direction_optimizing_bfs.hpp"
+#include "zbfs/core/error.hpp"
+#include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/validate/reference_bfs.hpp"
+#include "zbfs/validate/traversed_edges.hpp"
+#include "zbfs/validate/validator.hpp"
+
+namespace zbfs {
+namespace {
+
+std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> step_list(const BfsStats& stats) {
+  std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> steps;
+  for (const BfsStep& s : stats.steps) {
+    steps.emplace_back(static_cast<int>(s.kind), s.frontier_vertices, s.discovered_vertices);
+  }
+  return steps;
+}
+
+void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
+                               const BfsOptions& options) {
+  const PackedEdgeList packed = testing::pack(vertex_bits, edges);
+  for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
+    SCOPED_TRACE(order == CsrOrder::kDegree ? "degree order" : "input order");
+    const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(packed, order);
+    DirectionOptimizingBfs<std::uint32_t> cpu(graph);
+    DeviceSearch device(Backend::kCudaHost, graph, false);
+    EXPECT_EQ(device.device_name(), "host");
+    std::vector<std::int64_t> cpu_parent(graph.num_vertices());
+    std::vector<std::int64_t> parent(graph.num_vertices(), 7);
+    for (const std::uint64_t root : roots) {
+      SCOPED_TRACE("root " + std::to_string(root));
+      const BfsStats want = cpu.run(root, cpu_parent, options);
+      const BfsStats got = device.run(root, options);
+      device.copy_parents(parent);
+      EXPECT_EQ(step_list(got), step_list(want));
+      EXPECT_EQ(got.levels(), want.levels());
+      ASSERT_EQ(levels_from_parents(parent, root), reference_bfs_levels(graph.num_vertices(), edges, root));
+      const ValidationReport report = validate_bfs_tree(packed, root, parent);
+      ASSERT_TRUE(report.ok()) << report.messages.front();
+      EXPECT_EQ(report.traversed_edges, count_traversed_edges(graph, parent));
+    }
+    // Every search uploads nothing more than its start: the graph went over once.
+    EXPECT_GT(device.traffic().to_device, graph.num_directed_edges() * sizeof(std::uint32_t));
+    EXPECT_GE(device.traffic().to_host, roots.size() * graph.num_vertices() * sizeof(std::int64_t));
+  }
+}
+
+using Case = std::tuple<Direction, int>;  // direction, threads
+
+class DeviceBfsVariants : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    if (!cuda_backend_built()) GTEST_SKIP() << "built without CUDA";
+    saved_threads_ = omp_get_max_threads();
+    omp_set_num_threads(std::get<1>(GetParam()));
+    options_.direction = std::get<0>(GetParam());
+  }
+  void TearDown() override { omp_set_num_threads(saved_threads_); }
+  BfsOptions options_;
+  int saved_threads_ = 1;
+};
+
+TEST_P(DeviceBfsVariants, DrawnGraph) {
+  expect_device_matches_cpu(testing::kDrawnGraphBits, testing::drawn_graph(), {0, 3, 5, 6, 8, 9}, options_);
+}
+
+TEST_P(DeviceBfsVariants, PathLongerThanAWord) {
+  std::vector<Edge> path;
+  for (std::uint64_t v = 0; v + 1 < 200; ++v) path.push_back({v, v + 1});
+  expect_device_matches_cpu(8, path, {0, 99, 199}, options_);
+}
+
+TEST_P(DeviceBfsVariants, StarAndHub) {
+  std::vector<Edge> star;
+  for (std::uint64_t v = 1; v < 300; ++v) star.push_back({0, v});
+  star.push_back({5, 6});
+  expect_device_matches_cpu(9, star, {0, 5, 299}, options_);
+}
+
+TEST_P(DeviceBfsVariants, KroneckerGraph) {
+  const std::vector<Edge> edges = testing::kronecker_edges(12, 16, 2);
+  expect_device_matches_cpu(12, edges, {edges[0].u, edges[1].v, edges[7].u, edges[100].v}, options_);
+}
+
+INSTANTIATE_TEST_SUITE_P(DirectionsAndThreads, DeviceBfsVariants,
+                         ::testing::Combine(::testing::Values(Direction::kAuto, Direction::kTopDown,
+                                                              Direction::kBottomUp),
+                                            ::testing::Values(1, 3)));
+
+// Alpha and beta at their extremes: the switch goes both ways many times, in step with the CPU.
+TEST(DeviceBfs, SwitchesInStepWithTheCpuKernel) {
+  if (!cuda_backend_built()) GTEST_SKIP() << "built without CUDA";
+  const std::vector<Edge> edges = testing::kronecker_edges(13, 16, 6);
+  for (const auto& [alpha, beta] :
+       {std::pair{15.0, 18.0}, std::pair{1e-3, 1e-3}, std::pair{1e6, 1e6}, std::pair{2.0, 1e4}}) {
+    expect_device_matches_cpu(13, edges, {edges[3].u, edges[9].v}, BfsOptions{Direction::kAuto, alpha, beta});
+  }
+}
+
+TEST(DeviceBfs, CudaBackendsRefuseWhereTheyCannotRun) {
+  EXPECT_NO_THROW(require_backend(Backend::kCpu));
+  EXPECT_EQ(parse_backend("cuda-host"), Backend::kCudaHost);
+  EXPECT_EQ(to_string(Backend::kCuda), "cuda");
+  EXPECT_FALSE(parse_backend("gpu"));
+  if (!cuda_backend_built()) {
+    for (const Backend backend : {Backend::kCuda, Backend::kCudaHost}) {
+      try {
+        require_backend(backend);
+        ADD_FAILURE() << "a build without CUDA accepted --backend " << to_string(backend);
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::kUsage);
+      }
+    }
+    return;
+  }
+  EXPECT_NO_THROW(require_backend(Backend::kCudaHost));
+}
+
+}  // namespace
+}  // namespace zbfs
