@@ -24,7 +24,7 @@ test: build format-check
 	cd $(BUILD_DIR) && ctest -j $(JOBS) --output-on-failure
 
 # The sources git tracks or would track (new files too: a new file once landed unformatted).
-SOURCES = $$(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp')
+SOURCES = $$(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.cu' '*.cuh')
 
 format:
 	clang-format -i $(SOURCES)

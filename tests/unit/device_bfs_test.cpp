@@ -8,6 +8,7 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "test_graphs.hpp"
@@ -31,15 +32,30 @@ std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> step_list(const BfsSt
   return steps;
 }
 
+// The device backends to test: the host launcher always, the GPU too where one is
+// visible (scripts/gpu-check), so the same cases check both.
+std::vector<Backend> device_backends() {
+  std::vector<Backend> backends{Backend::kCudaHost};
+  if (cuda_device_visible()) backends.push_back(Backend::kCuda);
+  return backends;
+}
+
 void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
                                const BfsOptions& options) {
   const PackedEdgeList packed = testing::pack(vertex_bits, edges);
-  for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
-    SCOPED_TRACE(order == CsrOrder::kDegree ? "degree order" : "input order");
+  for (const auto& [order, backend] : [] {
+         std::vector<std::pair<CsrOrder, Backend>> cases;
+         for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
+           for (const Backend backend : device_backends()) cases.emplace_back(order, backend);
+         }
+         return cases;
+       }()) {
+    SCOPED_TRACE(std::string(order == CsrOrder::kDegree ? "degree order, " : "input order, ") +
+                 std::string(to_string(backend)));
     const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(packed, order);
     DirectionOptimizingBfs<std::uint32_t> cpu(graph);
-    DeviceSearch device(Backend::kCudaHost, graph, false);
-    EXPECT_EQ(device.device_name(), "host");
+    DeviceSearch device(backend, graph, false);
+    EXPECT_EQ(device.device_name() == "host", backend == Backend::kCudaHost);
     std::vector<std::int64_t> cpu_parent(graph.num_vertices());
     std::vector<std::int64_t> parent(graph.num_vertices(), 7);
     for (const std::uint64_t root : roots) {

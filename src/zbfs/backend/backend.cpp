@@ -33,6 +33,15 @@ bool cuda_backend_built() {
 #endif
 }
 
+bool cuda_device_visible() {
+#ifdef ZBFS_HAVE_CUDA
+  std::string why;
+  return cuda_backend::visible_devices(why) > 0;
+#else
+  return false;
+#endif
+}
+
 void require_backend(Backend backend) {
   if (backend == Backend::kCpu) return;
   if (!cuda_backend_built()) {

@@ -17,6 +17,9 @@ std::optional<Backend> parse_backend(std::string_view text);
 // Whether this build has the CUDA backend (CMake found nvcc, or -DZBFS_CUDA=ON).
 bool cuda_backend_built();
 
+// Whether a CUDA device is visible to this process (false on a build without CUDA).
+bool cuda_device_visible();
+
 // Throws a usage error (exit status 2, one line) when `backend` cannot run here: a CUDA
 // backend on a build without CUDA, or cuda with no visible device.
 void require_backend(Backend backend);

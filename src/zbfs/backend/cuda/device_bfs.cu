@@ -1,5 +1,3 @@
-#include "zbfs/backend/cuda/device_bfs.hpp"
-
 #include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
@@ -11,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "zbfs/backend/cuda/device_bfs.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/memory.hpp"
@@ -244,8 +243,8 @@ struct DeviceBfs::State {
     zero(next, words_with_edges);
     const std::uint64_t vertices = std::min(n, words_with_edges * 64);
     for_each_index(stream, vertices,
-                   SearchParent{offsets.data(), neighbors.data(), hubs.data(), visited.data(), front.data(), next.data(),
-                                original_ids(), parent.data()});
+                   SearchParent{offsets.data(), neighbors.data(), hubs.data(), visited.data(), front.data(),
+                                next.data(), original_ids(), parent.data()});
     for_each_index(stream, words_with_edges, FoldWord{visited.data(), next.data()});
     const std::uint64_t awake = population(next);
     std::swap(front, next);
@@ -319,8 +318,7 @@ BfsStats DeviceBfs::run(std::uint64_t root, std::uint64_t start, const BfsOption
   on_policy(s.stream, [&](auto policy) { thrust::fill(policy, parent, parent + s.n, std::int64_t{-1}); });
   s.visited.assign(s.stream, s.edgeless);
   const auto start_vertex = static_cast<Vertex>(start);
-  for_each_index(s.stream, 1,
-                 StartSearch{parent, s.visited.data(), s.queue.data(), root, start_vertex});
+  for_each_index(s.stream, 1, StartSearch{parent, s.visited.data(), s.queue.data(), root, start_vertex});
   s.queue_size = 1;
   std::uint64_t start_degree = 0;
   {

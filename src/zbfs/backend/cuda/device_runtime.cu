@@ -1,5 +1,4 @@
 #include "zbfs/backend/cuda/device_runtime.hpp"
-
 #include "zbfs/backend/cuda/launch.cuh"
 
 namespace zbfs::cuda_backend {

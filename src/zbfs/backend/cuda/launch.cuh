@@ -11,7 +11,6 @@
 // CUDA errors become zbfs::Error (exit status 1) with the call that failed.
 #pragma once
 
-#include <cuda/atomic>
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -19,6 +18,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <cuda/atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -105,7 +105,7 @@ class DeviceArray {
     if (target == ExecutionTarget::kDevice) {
       check_cuda(cudaMalloc(reinterpret_cast<void**>(&data_), size * sizeof(T)), "cudaMalloc");
     } else {
-      data_ = static_cast<T*>(::operator new(size * sizeof(T), std::align_val_t{64}));
+      data_ = static_cast<T*>(::operator new (size * sizeof(T), std::align_val_t{64}));
     }
   }
   ~DeviceArray() { release(); }
@@ -157,7 +157,7 @@ class DeviceArray {
     if (target_ == ExecutionTarget::kDevice) {
       cudaFree(data_);
     } else {
-      ::operator delete(data_, std::align_val_t{64});
+      ::operator delete (data_, std::align_val_t{64});
     }
     data_ = nullptr;
   }

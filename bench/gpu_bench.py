@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The device backend against the CPU backend, one process, on this machine.
+
+For each scale and backend it runs zbfs_gpu_bench (the one-process benchmark without MPI)
+`--repeats` times and prints one table: the device, scale, backend, harmonic-mean TEPS
+(the median of the runs), the median search's time and its phases (init, top-down,
+bottom-up, conversion), kernel 1's time, and the bytes copied between host and device
+memory. Then the issue's targets: at least 50 GTEPS at scale 26 on one H100, and the
+device's searches at least 20x the CPU backend's at scale 24.
+
+  bench/gpu_bench.py --scales 20,24,26 --backends cpu,cuda [--repeats 3] [--roots 64]
+
+A backend that cannot run here (cuda without a GPU) is reported as such and skipped.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run_once(binary, scale, backend, roots, validate, extra):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.json")
+        command = [binary, "--scale", str(scale), "--backend", backend, "--roots", str(roots), "--json", path]
+        if not validate:
+            command.append("--no-validate")
+        command += extra
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+        with open(path) as f:
+            return json.load(f), None
+
+
+def median_phase(record, name):
+    return statistics.median(s["phases_s"][name] for s in record["searches"])
+
+
+def summarize(records):
+    """The median run (by harmonic-mean TEPS) and the median TEPS over runs."""
+    records = sorted(records, key=lambda r: r["summary"]["teps"]["harmonic_mean"])
+    middle = records[len(records) // 2]
+    return middle, statistics.median(r["summary"]["teps"]["harmonic_mean"] for r in records)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin",
+                                                         "zbfs_gpu_bench"))
+    parser.add_argument("--scales", default="20,24,26")
+    parser.add_argument("--backends", default="cpu,cuda")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--roots", type=int, default=64)
+    parser.add_argument("--no-validate", action="store_true", help="skip validation (faster; TEPS unchanged)")
+    parser.add_argument("--json", help="write every run's summary here")
+    parser.add_argument("extra", nargs="*", help="more flags for zbfs_gpu_bench (after --)")
+    args = parser.parse_args()
+    scales = [int(s) for s in args.scales.split(",")]
+    backends = args.backends.split(",")
+
+    rows = []
+    teps = {}
+    skipped = {}
+    for scale in scales:
+        for backend in backends:
+            if backend in skipped:
+                continue
+            records = []
+            for _ in range(args.repeats):
+                record, error = run_once(args.binary, scale, backend, args.roots, not args.no_validate, args.extra)
+                if record is None:
+                    skipped[backend] = error
+                    break
+                records.append(record)
+            if not records:
+                continue
+            middle, hmean = summarize(records)
+            teps[(scale, backend)] = hmean
+            device = middle.get("device") or {}
+            rows.append({
+                "device": device.get("name", "cpu ({} threads)".format(middle["threads"])),
+                "scale": scale,
+                "backend": backend,
+                "runs": len(records),
+                "gteps": hmean / 1e9,
+                "search_ms": middle["summary"]["bfs_time_s"]["median"] * 1e3,
+                "init_ms": median_phase(middle, "init") * 1e3,
+                "top_down_ms": median_phase(middle, "top_down") * 1e3,
+                "bottom_up_ms": median_phase(middle, "bottom_up") * 1e3,
+                "conversion_ms": median_phase(middle, "conversion") * 1e3,
+                "kernel1_s": middle["construction_time_s"],
+                "to_device_mib": device.get("host_to_device_bytes", 0) / 2**20,
+                "to_host_mib": device.get("device_to_host_bytes", 0) / 2**20,
+            })
+
+    header = ("device", "scale", "backend", "runs", "GTEPS", "search ms", "init", "top-down", "bottom-up",
+              "conv", "kernel1 s", "H2D MiB", "D2H MiB")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for r in rows:
+        print("| {device} | {scale} | {backend} | {runs} | {gteps:.3f} | {search_ms:.3f} | {init_ms:.3f} | "
+              "{top_down_ms:.3f} | {bottom_up_ms:.3f} | {conversion_ms:.3f} | {kernel1_s:.2f} | {to_device_mib:.1f} | "
+              "{to_host_mib:.1f} |".format(**r))
+    for backend, error in skipped.items():
+        print(f"{backend}: not run here: {error}")
+
+    print()
+    if (26, "cuda") in teps:
+        value = teps[(26, "cuda")] / 1e9
+        print(f"target: scale 26 on the device >= 50 GTEPS: {value:.2f} GTEPS: {'met' if value >= 50 else 'NOT met'}")
+    else:
+        print("target: scale 26 on the device >= 50 GTEPS: not measured (no cuda run at scale 26)")
+    if (24, "cuda") in teps and (24, "cpu") in teps:
+        ratio = teps[(24, "cuda")] / teps[(24, "cpu")]
+        print(f"target: scale 24 device / cpu >= 20x: {ratio:.1f}x: {'met' if ratio >= 20 else 'NOT met'}")
+    else:
+        print("target: scale 24 device / cpu >= 20x: not measured (needs cpu and cuda runs at scale 24)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
