@@ -71,7 +71,7 @@ void DeviceSearch::copy_parents(std::span<std::int64_t> parent) {
 
 const std::string& DeviceSearch::device_name() const { return impl_->device_name; }
 
-cuda_backend::HostDeviceTraffic DeviceSearch::traffic() const {
+HostDeviceTraffic DeviceSearch::traffic() const {
 #ifdef ZBFS_HAVE_CUDA
   return impl_->bfs->traffic();
 #else

@@ -34,7 +34,7 @@ class DeviceSearch {
 
   // The device's name ("host" for cuda-host) and the bytes copied each way so far.
   [[nodiscard]] const std::string& device_name() const;
-  [[nodiscard]] cuda_backend::HostDeviceTraffic traffic() const;
+  [[nodiscard]] HostDeviceTraffic traffic() const;
 
  private:
   struct Impl;

@@ -4,11 +4,19 @@
 // code path (--backend cuda-host). Plain C++: no CUDA header.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 namespace zbfs {
 
 enum class ExecutionTarget { kDevice, kHost };
+
+// Bytes copied between host memory and the target's (on the host target the same copies
+// happen, as memcpy, and are counted alike).
+struct HostDeviceTraffic {
+  std::uint64_t to_device = 0;
+  std::uint64_t to_host = 0;
+};
 
 inline std::string_view to_string(ExecutionTarget target) {
   return target == ExecutionTarget::kDevice ? "device" : "host";

@@ -91,7 +91,7 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   };
   run_search_loop(config, roots, backend, progress, result);
   if (device) {
-    const cuda_backend::HostDeviceTraffic traffic = device->traffic();
+    const HostDeviceTraffic traffic = device->traffic();
     result.device = DeviceRecord{device->device_name(), traffic.to_device, traffic.to_host};
   }
 }

@@ -39,13 +39,6 @@ struct HostGraphView {
   std::uint64_t words_with_edges = 0;
 };
 
-// Bytes moved between host and device memory (both zero on the host target's own memory
-// it still counts: the same copies happen, as memcpy).
-struct HostDeviceTraffic {
-  std::uint64_t to_device = 0;
-  std::uint64_t to_host = 0;
-};
-
 class DeviceBfs {
  public:
   // Uploads the graph. Throws a usage error (exit status 2) when the device lacks the

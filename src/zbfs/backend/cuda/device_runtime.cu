@@ -1,5 +1,6 @@
 #include "zbfs/backend/cuda/device_runtime.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
+#include "zbfs/backend/cuda/target_buffer.hpp"
 
 namespace zbfs::cuda_backend {
 
@@ -23,6 +24,48 @@ DeviceInfo use_device(int index) {
   std::size_t total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   return {index, properties.name, total_bytes, free_bytes};
+}
+
+}  // namespace zbfs::cuda_backend
+
+namespace zbfs::cuda_backend {
+
+TargetBuffer::TargetBuffer(ExecutionTarget target, std::uint64_t bytes) : target_(target), bytes_(bytes) {
+  if (bytes == 0) return;
+  if (target == ExecutionTarget::kDevice) {
+    check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc");
+  } else {
+    data_ = ::operator new (bytes, std::align_val_t{64});
+  }
+}
+
+TargetBuffer::~TargetBuffer() {
+  if (data_ == nullptr) return;
+  if (target_ == ExecutionTarget::kDevice) {
+    cudaFree(data_);
+  } else {
+    ::operator delete (data_, std::align_val_t{64});
+  }
+}
+
+void TargetBuffer::upload(const void* host, std::uint64_t bytes) {
+  if (bytes > bytes_) throw Error(ExitCode::kFailure, "upload past the end of a target buffer");
+  if (bytes == 0) return;
+  if (target_ == ExecutionTarget::kDevice) {
+    check_cuda(cudaMemcpy(data_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  } else {
+    std::memcpy(data_, host, bytes);
+  }
+}
+
+void TargetBuffer::download(void* host, std::uint64_t bytes) const {
+  if (bytes > bytes_) throw Error(ExitCode::kFailure, "download past the end of a target buffer");
+  if (bytes == 0) return;
+  if (target_ == ExecutionTarget::kDevice) {
+    check_cuda(cudaMemcpy(host, data_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  } else {
+    std::memcpy(host, data_, bytes);
+  }
 }
 
 }  // namespace zbfs::cuda_backend
