@@ -128,6 +128,24 @@ TEST(DeviceBfs, SwitchesInStepWithTheCpuKernel) {
   }
 }
 
+// The device memory check: refused with a usage error (exit 2) unless it fits or --force.
+TEST(DeviceBfs, DeviceMemoryIsCheckedBeforeAllocating) {
+  EXPECT_NO_THROW(require_device_memory(100, 100, 200, false));
+  EXPECT_NO_THROW(require_device_memory(300, 100, 200, true));
+  try {
+    require_device_memory(std::uint64_t{81} << 30, std::uint64_t{79} << 30, std::uint64_t{80} << 30, false);
+    ADD_FAILURE() << "81 GiB fitted in 79 GiB";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("device memory"), std::string::npos) << e.what();
+  }
+  // The estimate grows with the graph: scale 26 (edgefactor 16) takes about 10 GiB.
+  const std::uint64_t n = std::uint64_t{1} << 26;
+  const std::uint64_t bytes = cuda_backend::DeviceBfs::memory_bytes(n, 32 * n);
+  EXPECT_GT(bytes, std::uint64_t{9} << 30);
+  EXPECT_LT(bytes, std::uint64_t{12} << 30);
+}
+
 TEST(DeviceBfs, CudaBackendsRefuseWhereTheyCannotRun) {
   EXPECT_NO_THROW(require_backend(Backend::kCpu));
   EXPECT_EQ(parse_backend("cuda-host"), Backend::kCudaHost);

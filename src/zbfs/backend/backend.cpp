@@ -3,6 +3,7 @@
 #include <string>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/memory.hpp"
 #ifdef ZBFS_HAVE_CUDA
 #include "zbfs/backend/cuda/device_runtime.hpp"
 #endif
@@ -31,6 +32,12 @@ bool cuda_backend_built() {
 #else
   return false;
 #endif
+}
+
+void require_device_memory(std::uint64_t needed, std::uint64_t free, std::uint64_t total, bool force) {
+  if (needed <= free || force) return;
+  throw_usage_error("the graph needs about " + format_bytes(needed) + " of device memory but the device has " +
+                    format_bytes(free) + " free of " + format_bytes(total) + " (use --force to try anyway)");
 }
 
 bool cuda_device_visible() {

@@ -4,6 +4,7 @@
 // included). Plain C++: whether the CUDA backend was built is a fact of this build.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -16,6 +17,11 @@ std::optional<Backend> parse_backend(std::string_view text);
 
 // Whether this build has the CUDA backend (CMake found nvcc, or -DZBFS_CUDA=ON).
 bool cuda_backend_built();
+
+// The device memory check, made before anything is allocated on the device: throws a
+// usage error (exit status 2) when `needed` bytes exceed the device's `free` ones, unless
+// `force` (the host's check of core/memory.hpp, for the device).
+void require_device_memory(std::uint64_t needed, std::uint64_t free, std::uint64_t total, bool force);
 
 // Whether a CUDA device is visible to this process (false on a build without CUDA).
 bool cuda_device_visible();

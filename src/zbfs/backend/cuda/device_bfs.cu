@@ -9,10 +9,10 @@
 #include <string>
 #include <utility>
 
+#include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/cuda/device_bfs.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
 #include "zbfs/bfs/direction_policy.hpp"
-#include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
 
 namespace zbfs::cuda_backend {
@@ -294,12 +294,8 @@ DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool fo
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    const std::uint64_t needed = memory_bytes(graph.num_vertices, graph.offsets[graph.num_vertices]);
-    if (needed > free_bytes && !force) {
-      throw_usage_error("the graph needs about " + format_bytes(needed) + " of device memory but the device has " +
-                        format_bytes(free_bytes) + " free of " + format_bytes(total_bytes) +
-                        " (use --force to try anyway)");
-    }
+    require_device_memory(memory_bytes(graph.num_vertices, graph.offsets[graph.num_vertices]), free_bytes, total_bytes,
+                          force);
   }
   state_ = std::make_unique<State>(target, graph);
 }

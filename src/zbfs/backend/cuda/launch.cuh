@@ -16,6 +16,7 @@
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <cuda/atomic>
@@ -50,6 +51,52 @@ __global__ void index_kernel(std::uint64_t count, Body body) {
   }
 }
 
+// Thrust's temporary storage on the device (a scan's, a reduction's), kept between calls:
+// Thrust otherwise allocates and frees it with cudaMalloc around every algorithm, which
+// costs tens of microseconds and synchronizes the device each time, several times per
+// BFS level. One cached block serves the calls in turn; a request while it is out gets a
+// block of its own.
+class TemporaryStorage {
+ public:
+  using value_type = char;
+  TemporaryStorage() = default;
+  ~TemporaryStorage() {
+    if (cached_ != nullptr) cudaFree(cached_);
+  }
+  TemporaryStorage(const TemporaryStorage&) = delete;
+  TemporaryStorage& operator=(const TemporaryStorage&) = delete;
+
+  char* allocate(std::ptrdiff_t bytes) {
+    const auto wanted = static_cast<std::size_t>(bytes);
+    if (!lent_) {
+      if (wanted > capacity_) {
+        if (cached_ != nullptr) cudaFree(cached_);
+        cached_ = nullptr;
+        capacity_ = 0;
+        check_cuda(cudaMalloc(reinterpret_cast<void**>(&cached_), wanted), "cudaMalloc (temporary storage)");
+        capacity_ = wanted;
+      }
+      lent_ = true;
+      return cached_;
+    }
+    char* own = nullptr;
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&own), wanted), "cudaMalloc (temporary storage)");
+    return own;
+  }
+  void deallocate(char* block, std::size_t) {
+    if (block == cached_) {
+      lent_ = false;
+    } else {
+      cudaFree(block);
+    }
+  }
+
+ private:
+  char* cached_ = nullptr;
+  std::size_t capacity_ = 0;
+  bool lent_ = false;
+};
+
 // The backend's CUDA stream (the default stream on the host target, never used there).
 class Stream {
  public:
@@ -67,10 +114,13 @@ class Stream {
   void synchronize() const {
     if (target_ == ExecutionTarget::kDevice) check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
+  // Thrust algorithms on the stream take their temporary storage from here.
+  [[nodiscard]] TemporaryStorage& temporary_storage() const { return storage_; }
 
  private:
   ExecutionTarget target_;
   cudaStream_t stream_ = nullptr;
+  mutable TemporaryStorage storage_;
 };
 
 template <class Body>
@@ -92,7 +142,9 @@ void for_each_index(const Stream& stream, std::uint64_t count, const Body& body)
 // algorithm(policy) with the stream's Thrust execution policy.
 template <class Algorithm>
 auto on_policy(const Stream& stream, Algorithm&& algorithm) {
-  if (stream.target() == ExecutionTarget::kDevice) return algorithm(thrust::cuda::par.on(stream.get()));
+  if (stream.target() == ExecutionTarget::kDevice) {
+    return algorithm(thrust::cuda::par(stream.temporary_storage()).on(stream.get()));
+  }
   return algorithm(thrust::omp::par);
 }
 
