@@ -237,6 +237,11 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
   EXPECT_EQ(h["device"]["name"], "host");
   EXPECT_GT(h["device"]["host_to_device_bytes"].get<double>(), 0);
   EXPECT_GT(h["device"]["device_to_host_bytes"].get<double>(), 0);
+  // The graph goes over once, in kernel 1; each search's parents come back (8 bytes a vertex).
+  EXPECT_GT(h["device"]["construction"]["host_to_device_bytes"].get<double>(), 32.0 * 2048);
+  EXPECT_GE(h["device"]["searches"]["device_to_host_bytes"].get<double>(), 8.0 * 8 * 2048);
+  EXPECT_LT(h["device"]["searches"]["host_to_device_bytes"].get<double>(),
+            h["device"]["construction"]["host_to_device_bytes"].get<double>());
   ASSERT_EQ(h["searches"].size(), 8U);
   for (std::size_t i = 0; i < 8; ++i) {
     const nlohmann::json& want = c["searches"][i]["steps"];

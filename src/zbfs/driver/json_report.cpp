@@ -150,6 +150,18 @@ nlohmann::json graph_source_json(const RunConfig& c) {
   return j;
 }
 
+nlohmann::json copies_json(const HostDeviceTraffic& t) {
+  return {{"host_to_device_bytes", t.to_device}, {"device_to_host_bytes", t.to_host}};
+}
+
+nlohmann::json device_json(const DeviceRecord& d) {
+  return {{"name", d.name},
+          {"host_to_device_bytes", d.construction.to_device + d.searches.to_device},
+          {"device_to_host_bytes", d.construction.to_host + d.searches.to_host},
+          {"construction", copies_json(d.construction)},
+          {"searches", copies_json(d.searches)}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunResult& r) {
@@ -198,10 +210,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"phases", to_json(r.phases)},
       {"traffic", traffic_json(r.phases)},
       {"network", network_json(r)},
-      {"device", r.device ? nlohmann::json{{"name", r.device->name},
-                                           {"host_to_device_bytes", r.device->host_to_device_bytes},
-                                           {"device_to_host_bytes", r.device->device_to_host_bytes}}
-                          : nlohmann::json(nullptr)},
+      {"device", r.device ? device_json(*r.device) : nlohmann::json(nullptr)},
       {"summary",
        {{"bfs_time_s", to_json(b.bfs_time_s)},
         {"nedge", to_json(b.nedge)},

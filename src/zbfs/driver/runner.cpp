@@ -71,6 +71,7 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
                      std::string(config.backend == Backend::kCuda ? "device" : "host launcher"));
       device = std::make_unique<DeviceSearch>(config.backend, graph, config.force);
       result.construction_time_s += clock.elapsed_s();
+      result.device = DeviceRecord{device->device_name(), device->traffic(), {}};
       backend.search = [&](std::uint64_t root) { return device->run(root, config.bfs); };
     }
   }
@@ -91,8 +92,9 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   };
   run_search_loop(config, roots, backend, progress, result);
   if (device) {
-    const HostDeviceTraffic traffic = device->traffic();
-    result.device = DeviceRecord{device->device_name(), traffic.to_device, traffic.to_host};
+    const HostDeviceTraffic total = device->traffic();
+    result.device->searches = {total.to_device - result.device->construction.to_device,
+                               total.to_host - result.device->construction.to_host};
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/run_config.hpp"
@@ -27,11 +28,13 @@ struct SearchResult {
   PhaseBreakdown phases;  // the search and its validation, over ranks
 };
 
-// Where a device backend ran and what it copied between host and device memory.
+// Where a device backend ran and what it copied between host and device memory, in kernel
+// 1 (the graph's upload, the warm-up search) and over the searches (their starts, counts,
+// and the parents that come back for counting and validation).
 struct DeviceRecord {
   std::string name;  // the GPU's, or "host" for cuda-host
-  std::uint64_t host_to_device_bytes = 0;
-  std::uint64_t device_to_host_bytes = 0;
+  HostDeviceTraffic construction;
+  HostDeviceTraffic searches;
 };
 
 struct RunResult {
