@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "direction_and_threads.hpp"
 #include "test_graphs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
@@ -58,19 +59,7 @@ void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const s
   }
 }
 
-using Case = std::tuple<Direction, int>;  // direction, threads
-
-class BfsVariants : public ::testing::TestWithParam<Case> {
- protected:
-  void SetUp() override {
-    saved_threads_ = omp_get_max_threads();
-    omp_set_num_threads(std::get<1>(GetParam()));
-    options_.direction = std::get<0>(GetParam());
-  }
-  void TearDown() override { omp_set_num_threads(saved_threads_); }
-  BfsOptions options_;
-  int saved_threads_ = 1;
-};
+class BfsVariants : public testing::DirectionAndThreads {};
 
 TEST_P(BfsVariants, DrawnGraph) {
   expect_correct_bfs<std::uint32_t>(testing::kDrawnGraphBits, testing::drawn_graph(), {0, 3, 5, 6, 8, 9}, options_);
@@ -131,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(DirectionsAndThreads, BfsVariants,
                          ::testing::Combine(::testing::Values(Direction::kAuto, Direction::kTopDown,
                                                               Direction::kBottomUp),
                                             ::testing::Values(1, 2, 3)),
-                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                         [](const ::testing::TestParamInfo<testing::DirectionThreads>& param_info) {
                            std::string name(to_string(std::get<0>(param_info.param)));
                            std::erase(name, '-');
                            return name + "_" + std::to_string(std::get<1>(param_info.param)) + "threads";

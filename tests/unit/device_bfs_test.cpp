@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "direction_and_threads.hpp"
 #include "test_graphs.hpp"
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/device_search.hpp"
@@ -76,19 +77,12 @@ void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, 
   }
 }
 
-using Case = std::tuple<Direction, int>;  // direction, threads
-
-class DeviceBfsVariants : public ::testing::TestWithParam<Case> {
+class DeviceBfsVariants : public testing::DirectionAndThreads {
  protected:
   void SetUp() override {
     if (!cuda_backend_built()) GTEST_SKIP() << "built without CUDA";
-    saved_threads_ = omp_get_max_threads();
-    omp_set_num_threads(std::get<1>(GetParam()));
-    options_.direction = std::get<0>(GetParam());
+    DirectionAndThreads::SetUp();
   }
-  void TearDown() override { omp_set_num_threads(saved_threads_); }
-  BfsOptions options_;
-  int saved_threads_ = 1;
 };
 
 TEST_P(DeviceBfsVariants, DrawnGraph) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/bitmap_kernels.cuh"
 #include "zbfs/backend/cuda/device_bfs.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
 #include "zbfs/bfs/direction_policy.hpp"
@@ -125,46 +126,6 @@ struct FoldWord {
   ZBFS_HD void operator()(std::uint64_t w) const { visited[w] |= next[w]; }
 };
 
-struct WordPopulation {
-  const std::uint64_t* words;
-  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
-    return static_cast<std::uint64_t>(cuda::std::popcount(words[w]));
-  }
-};
-
-struct SetBit {
-  const Vertex* queue;
-  std::uint64_t* bits;
-  ZBFS_HD void operator()(std::uint64_t i) const {
-    const Vertex v = queue[i];
-    shared_word(bits[v >> 6]).fetch_or(bit_of(v), cuda::std::memory_order_relaxed);
-  }
-};
-
-struct StorePopulation {
-  const std::uint64_t* words;
-  std::uint64_t* population;
-  ZBFS_HD void operator()(std::uint64_t w) const {
-    population[w] = static_cast<std::uint64_t>(cuda::std::popcount(words[w]));
-  }
-};
-
-// Bitmap to queue: word w's vertices go to the queue from the scan of the populations.
-struct WriteWordVertices {
-  const std::uint64_t* words;
-  const std::uint64_t* scan;
-  Vertex* queue;
-  ZBFS_HD void operator()(std::uint64_t w) const {
-    std::uint64_t bits = words[w];
-    std::uint64_t at = scan[w];
-    while (bits != 0) {
-      const int bit = cuda::std::countr_zero(bits);
-      bits &= bits - 1;
-      queue[at++] = static_cast<Vertex>(w * 64 + static_cast<std::uint64_t>(bit));
-    }
-  }
-};
-
 }  // namespace
 
 struct DeviceBfs::State {
@@ -253,12 +214,12 @@ struct DeviceBfs::State {
 
   void queue_to_front_bitmap() {
     zero(front, words);
-    for_each_index(stream, queue_size, SetBit{queue.data(), front.data()});
+    for_each_index(stream, queue_size, SetListedBits<Vertex>{queue.data(), 0, front.data()});
   }
   void front_bitmap_to_queue() {
     for_each_index(stream, words_with_edges, StorePopulation{front.data(), scan.data()});
     queue_size = scan_counts(words_with_edges);
-    for_each_index(stream, words_with_edges, WriteWordVertices{front.data(), scan.data(), queue.data()});
+    for_each_index(stream, words_with_edges, WritePositions<Vertex>{front.data(), scan.data(), 0, queue.data()});
   }
 
   [[nodiscard]] const Vertex* original_ids() const { return original.size() != 0 ? original.data() : nullptr; }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/backend/cuda/bitmap_kernels.cuh"
 #include "zbfs/backend/cuda/device_codec.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
 
@@ -119,44 +120,6 @@ struct WriteBlock {
         bits |= bit >= start ? v << (bit - start) : v >> (start - bit);
       }
       packed[byte] = static_cast<std::uint8_t>(bits);
-    }
-  }
-};
-
-struct SetPosition {
-  const std::uint64_t* ids;
-  std::uint64_t base;
-  std::uint64_t* words;
-  ZBFS_HD void operator()(std::uint64_t i) const {
-    const std::uint64_t p = ids[i] - base;
-    shared_word(words[p / 64]).fetch_or(std::uint64_t{1} << (p % 64), cuda::std::memory_order_relaxed);
-  }
-};
-
-struct Population {
-  const std::uint64_t* words;
-  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
-    return static_cast<std::uint64_t>(cuda::std::popcount(words[w]));
-  }
-};
-
-struct StorePopulation {
-  const std::uint64_t* words;
-  std::uint64_t* population;
-  ZBFS_HD void operator()(std::uint64_t w) const {
-    population[w] = static_cast<std::uint64_t>(cuda::std::popcount(words[w]));
-  }
-};
-
-struct WritePositions {
-  const std::uint64_t* words;
-  const std::uint64_t* at;
-  std::uint64_t base;
-  std::uint64_t* out;
-  ZBFS_HD void operator()(std::uint64_t w) const {
-    std::uint64_t next = at[w];
-    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-      out[next++] = base + w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(bits));
     }
   }
 };
@@ -352,7 +315,7 @@ CodecId DeviceCodec::encode(CodecId codec, const std::uint64_t* ids, std::uint64
     s.reserve(s.words, words);
     std::uint64_t* w = s.words.data();
     on_policy(s.stream, [&](auto policy) { thrust::fill(policy, w, w + words, std::uint64_t{0}); });
-    for_each_index(s.stream, count, SetPosition{ids, base, w});
+    for_each_index(s.stream, count, SetListedBits<std::uint64_t>{ids, base, w});
     s.copy_to_host(out.extend(static_cast<std::size_t>(words * 8)), w, words * 8);
     end_frame(start, slot, out);
     return codec;
@@ -376,7 +339,7 @@ void DeviceCodec::encode_bitmap_words(const std::uint64_t* words, std::uint64_t 
   State& s = *state_;
   const std::uint64_t set = on_policy(s.stream, [&](auto policy) {
     return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
-                                    thrust::counting_iterator<std::uint64_t>(count), Population{words},
+                                    thrust::counting_iterator<std::uint64_t>(count), WordPopulation{words},
                                     std::uint64_t{0}, cuda::std::plus<std::uint64_t>());
   });
   const std::size_t start = out.size();
@@ -424,7 +387,7 @@ void DeviceCodec::decode(std::span<const std::uint8_t> bytes, const FrameHeader&
     if (s.exclusive_scan(s.offset.data(), words) != count) {
       throw DecodeError("bitmap holds a different number of ids than declared");
     }
-    for_each_index(s.stream, words, WritePositions{s.words.data(), s.offset.data(), header.base, out});
+    for_each_index(s.stream, words, WritePositions<std::uint64_t>{s.words.data(), s.offset.data(), header.base, out});
     s.stream.synchronize();
     return;
   }
