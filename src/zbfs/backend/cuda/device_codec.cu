@@ -210,33 +210,15 @@ struct DeviceCodec::State {
   }
   std::uint64_t read(const std::uint64_t* at) {
     std::uint64_t value = 0;
-    if (stream.target() == ExecutionTarget::kDevice) {
-      check_cuda(cudaMemcpyAsync(&value, at, 8, cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
-      stream.synchronize();
-    } else {
-      value = *at;
-    }
-    traffic.to_host += 8;
+    copy_to_host(&value, at, 8);
     return value;
   }
   void copy_to_host(void* to, const void* from, std::uint64_t bytes) {
-    if (bytes == 0) return;
-    if (stream.target() == ExecutionTarget::kDevice) {
-      check_cuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
-      stream.synchronize();
-    } else {
-      std::memcpy(to, from, bytes);
-    }
+    copy_bytes(stream, to, from, bytes, cudaMemcpyDeviceToHost);
     traffic.to_host += bytes;
   }
   void copy_to_target(void* to, const void* from, std::uint64_t bytes) {
-    if (bytes == 0) return;
-    if (stream.target() == ExecutionTarget::kDevice) {
-      check_cuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream.get()), "cudaMemcpyAsync");
-      stream.synchronize();
-    } else {
-      std::memcpy(to, from, bytes);
-    }
+    copy_bytes(stream, to, from, bytes, cudaMemcpyHostToDevice);
     traffic.to_device += bytes;
   }
   // Exclusive scan of scan[0, count) in place; returns the total.

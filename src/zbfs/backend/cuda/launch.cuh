@@ -123,6 +123,19 @@ class Stream {
   mutable TemporaryStorage storage_;
 };
 
+// Copies bytes between host memory and the stream's target (or within the target): on
+// the device, finished before returning unless device to device (host memory handed in
+// may be pageable and reused at once); on the host target, a memcpy.
+inline void copy_bytes(const Stream& stream, void* to, const void* from, std::uint64_t bytes, cudaMemcpyKind kind) {
+  if (bytes == 0) return;
+  if (stream.target() == ExecutionTarget::kDevice) {
+    check_cuda(cudaMemcpyAsync(to, from, bytes, kind, stream.get()), "cudaMemcpyAsync");
+    if (kind != cudaMemcpyDeviceToDevice) stream.synchronize();
+  } else {
+    std::memcpy(to, from, bytes);
+  }
+}
+
 template <class Body>
 void for_each_index(const Stream& stream, std::uint64_t count, const Body& body) {
   if (count == 0) return;
@@ -194,15 +207,8 @@ class DeviceArray {
   }
 
  private:
-  void copy(const Stream& stream, void* to, const void* from, std::uint64_t bytes, cudaMemcpyKind kind) const {
-    if (bytes == 0) return;
-    if (target_ == ExecutionTarget::kDevice) {
-      check_cuda(cudaMemcpyAsync(to, from, bytes, kind, stream.get()), "cudaMemcpyAsync");
-      // Host memory handed in may be pageable and reused at once: finish before returning.
-      if (kind != cudaMemcpyDeviceToDevice) stream.synchronize();
-    } else {
-      std::memcpy(to, from, bytes);
-    }
+  static void copy(const Stream& stream, void* to, const void* from, std::uint64_t bytes, cudaMemcpyKind kind) {
+    copy_bytes(stream, to, from, bytes, kind);
   }
   void release() noexcept {
     if (data_ == nullptr) return;
