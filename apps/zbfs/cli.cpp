@@ -162,10 +162,14 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
       ->check(CLI::IsMember({"1d", "2d", "hybrid", "shared"}))
       ->capture_default_str();
   run.add_option("--backend", text.backend,
-                 "which kernels search: cpu, cuda (the device backend on this process's GPU; default partition "
-                 "shared), or cuda-host (the device backend's code on the CPU, for machines without a GPU)")
+                 "which kernels search: cpu, cuda (the device backend, one GPU per rank; on one rank the default "
+                 "partition is shared), or cuda-host (the device backend's code on the CPU, for machines without a "
+                 "GPU)")
       ->check(CLI::IsMember({"cpu", "cuda", "cuda-host"}))
       ->capture_default_str();
+  run.add_option("--gpus-per-node", config.gpus_per_node,
+                 "--backend cuda: the devices a node's ranks share (rank r of a node takes device r % N; default: "
+                 "every device CUDA_VISIBLE_DEVICES leaves visible)");
   run.add_option("--grid", text.grid,
                  "2D process grid RxC (default: ranks x 1 when every rank is on one node, else the most square "
                  "factorisation of the ranks)");
@@ -222,9 +226,10 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
   config.backend = *parse_backend(text.backend);
-  // The device backends search on one process so far: that is their default partition.
-  const std::string partition =
-      config.backend != Backend::kCpu && app.count("--partition") == 0 ? std::string("shared") : text.partition;
+  // A device backend on one rank searches with the one-process kernel by default.
+  const std::string partition = config.backend != Backend::kCpu && app.count("--partition") == 0 && ranks == 1
+                                    ? std::string("shared")
+                                    : text.partition;
   config.shared_memory = partition == "shared";
   if (!config.shared_memory) config.partition = *parse_partition(partition);
   config.column_gather = *parse_column_gather(text.column_gather);

@@ -254,8 +254,9 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
   }
   std::filesystem::remove(cpu_json);
   std::filesystem::remove(host_json);
-  expect_usage_error("run --scale 8 --backend cuda-host --partition 1d", "--partition shared");
+  expect_usage_error("run --scale 8 --backend cuda-host --route grid2", "--route");
   expect_usage_error("run --scale 8 --backend cuda-host --prune", "--prune");
+  expect_usage_error("run --scale 8 --backend cuda-host --gpus-per-node 2", "--gpus-per-node");
 }
 
 // --backend cuda runs where a GPU is visible and otherwise ends with one line and exit 2.
@@ -269,6 +270,27 @@ TEST(Cli, CudaBackendRunsOrSaysWhyNot) {
   EXPECT_EQ(count_lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("--backend cuda"), std::string::npos) << o.err;
   EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
+// The distributed device search through the host launcher: the same trees' edges as the
+// CPU backend on 1D, 2D and hybrid layouts, and the device's copies in the record.
+TEST(CliMpi, CudaHostBackendRunsOnEveryPartition) {
+  if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
+  ASSERT_EQ(single.status, 0) << single.err;
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_cuda_host_mpi.json";
+  for (const char* partition : {"1d", "2d", "hybrid --ranks-per-node 2"}) {
+    const Outcome o = run_mpi(4, std::string("run --scale 10 --roots 6 -q --backend cuda-host --partition ") +
+                                     partition + " --json " + json.string());
+    ASSERT_EQ(o.status, 0) << partition << "\n" << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << partition;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(record["config"]["backend"], "cuda-host");
+    EXPECT_GT(record["device"]["construction"]["host_to_device_bytes"].get<double>(), 0) << partition;
+    EXPECT_GT(record["device"]["searches"]["device_to_host_bytes"].get<double>(), 0) << partition;
+  }
+  std::filesystem::remove(json);
 }
 
 TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {

@@ -49,6 +49,20 @@ bool cuda_device_visible() {
 #endif
 }
 
+int device_for_rank(int node_rank, std::optional<int> gpus_per_node) {
+  int visible = 0;
+#ifdef ZBFS_HAVE_CUDA
+  std::string why;
+  visible = cuda_backend::visible_devices(why);
+#endif
+  if (visible == 0) throw_usage_error("--backend cuda: no CUDA device is visible");
+  if (gpus_per_node && *gpus_per_node > visible) {
+    throw_usage_error("--gpus-per-node " + std::to_string(*gpus_per_node) + " but this node's ranks see " +
+                      std::to_string(visible) + " device" + (visible == 1 ? "" : "s"));
+  }
+  return node_rank % gpus_per_node.value_or(visible);
+}
+
 void require_backend(Backend backend) {
   if (backend == Backend::kCpu) return;
   if (!cuda_backend_built()) {

@@ -26,6 +26,11 @@ void require_device_memory(std::uint64_t needed, std::uint64_t free, std::uint64
 // Whether a CUDA device is visible to this process (false on a build without CUDA).
 bool cuda_device_visible();
 
+// The device a rank uses: rank `node_rank` of its node takes device node_rank % gpus,
+// gpus being `gpus_per_node` or else every visible device. Throws a usage error when
+// gpus_per_node exceeds the visible devices. Only for --backend cuda.
+int device_for_rank(int node_rank, std::optional<int> gpus_per_node);
+
 // Throws a usage error (exit status 2, one line) when `backend` cannot run here: a CUDA
 // backend on a build without CUDA, or cuda with no visible device.
 void require_backend(Backend backend);

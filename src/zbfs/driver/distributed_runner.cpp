@@ -9,7 +9,9 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 
+#include "zbfs/backend/device_distributed_bfs.hpp"
 #include "zbfs/bfs/distributed_bfs.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/codec/codec_cost.hpp"
@@ -244,14 +246,38 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     }
     result.construction_time_s += slowest(world, clock.elapsed_s());
   }
-  DistributedBfs<V> bfs(grid, graph, exchanger, metrics, forest ? &*forest : nullptr);
+  // The device backends search with DeviceDistributedBfs (32-bit local ids), the CPU's
+  // with DistributedBfs. A device's parents come to host memory untimed, for the counts,
+  // the result files and the validator.
+  std::optional<DistributedBfs<V>> bfs;
+  std::unique_ptr<DeviceDistributedBfs> device;
+  if (config.backend != Backend::kCpu) {
+    if constexpr (std::is_same_v<V, std::uint32_t>) {
+      const int node_rank = world.split_shared().rank();
+      const int device_index = config.backend == Backend::kCuda ? device_for_rank(node_rank, config.gpus_per_node) : 0;
+      world.barrier();
+      clock.restart();
+      device = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
+                                                      config.force);
+      result.construction_time_s += slowest(world, clock.elapsed_s());
+      result.device = DeviceRecord{device->device_name(), device->traffic(), {}};
+    } else {
+      throw_usage_error("--backend " + std::string(to_string(config.backend)) +
+                        " numbers a rank's vertex groups in 32 bits: use more ranks");
+    }
+  } else {
+    bfs.emplace(grid, graph, exchanger, metrics, forest ? &*forest : nullptr);
+  }
   LargeArray<std::int64_t> parent(grid.blocks().block());
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
   PhaseMetrics before;  // the counters when the current search started
   SearchBackend backend;
   backend.rank = grid.rank();
-  backend.search = [&](std::uint64_t root) { return bfs.run(root, parent.span(), config.bfs); };
+  backend.search = [&](std::uint64_t root) {
+    return device ? device->run(root, config.bfs) : bfs->run(root, parent.span(), config.bfs);
+  };
   backend.count = [&] {
+    if (device) device->copy_parents(parent.span());
     std::uint64_t endpoints = 0;
     std::uint64_t reached = 0;
     const auto owned = static_cast<std::int64_t>(parent.size());
@@ -289,6 +315,11 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     search.phases = summarize_over_ranks(world, metrics.since(before));
   };
   run_search_loop(config, roots, backend, progress, result);
+  if (device) {
+    const HostDeviceTraffic total = device->traffic();
+    result.device->searches = {total.to_device - result.device->construction.to_device,
+                               total.to_host - result.device->construction.to_host};
+  }
 }
 
 }  // namespace

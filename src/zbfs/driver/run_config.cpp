@@ -31,13 +31,12 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.backend != Backend::kCpu) {
     require_backend(c.backend);
     const std::string flag = "--backend " + std::string(to_string(c.backend));
-    if (!c.shared_memory) {
-      throw_usage_error(flag + " runs the one-process search (--partition shared); the distributed device search " +
-                        "is not built yet");
-    }
     if (c.prune) throw_usage_error(flag + " does not prune yet; leave out --prune");
+    if (c.route) throw_usage_error(flag + " exchanges without --route so far");
     if (c.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
+  if (c.gpus_per_node && *c.gpus_per_node < 1) throw_usage_error("--gpus-per-node must be at least 1");
+  if (c.gpus_per_node && c.backend != Backend::kCuda) throw_usage_error("--gpus-per-node needs --backend cuda");
   if (!(c.bfs.alpha > 0) || !std::isfinite(c.bfs.alpha)) throw_usage_error("--alpha must be a positive number");
   if (!(c.bfs.beta > 0) || !std::isfinite(c.bfs.beta)) throw_usage_error("--beta must be a positive number");
   if (c.threads < 0 || c.threads > kMaxThreads) {

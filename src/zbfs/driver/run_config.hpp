@@ -46,6 +46,9 @@ struct RunConfig {
   // --backend: the CPU kernels, or the device backend on a GPU (cuda) or through its host
   // launcher (cuda-host); the device backends run the one-process search (shared).
   Backend backend = Backend::kCpu;
+  // --gpus-per-node: the devices a node's ranks share, rank r of the node taking device
+  // r % gpus; unset: every device the CUDA runtime sees (CUDA_VISIBLE_DEVICES narrows it).
+  std::optional<int> gpus_per_node;
   int threads = 0;  // 0: OpenMP's default
   bool validate = true;
   bool force = false;  // run even when the memory estimate exceeds available memory

@@ -1,0 +1,464 @@
+#include <thrust/fill.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/transform_reduce.h>
+
+#include <cuda/std/bit>
+#include <cuda/std/functional>
+#include <utility>
+
+#include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/bitmap_kernels.cuh"
+#include "zbfs/backend/cuda/distributed_steps.hpp"
+#include "zbfs/backend/cuda/launch.cuh"
+
+namespace zbfs::cuda_backend {
+namespace {
+
+using Vertex = std::uint32_t;
+
+ZBFS_HD inline std::uint64_t bit_of(std::uint64_t v) { return std::uint64_t{1} << (v & 63); }
+ZBFS_HD inline bool test_bit(const std::uint64_t* words, std::uint64_t v) { return (words[v >> 6] & bit_of(v)) != 0; }
+// Test-and-set: true when this call set the bit.
+ZBFS_HD inline bool claim_bit(std::uint64_t* words, std::uint64_t v) {
+  auto word = shared_word(words[v >> 6]);
+  const std::uint64_t mask = bit_of(v);
+  if ((word.load(cuda::std::memory_order_relaxed) & mask) != 0) return false;
+  return (word.fetch_or(mask, cuda::std::memory_order_relaxed) & mask) == 0;
+}
+
+struct BeginSearch {
+  std::uint64_t* visited;
+  std::uint64_t* frontier;
+  std::int64_t* parent;
+  const Vertex* owned_original;
+  std::uint64_t offset;
+  std::int64_t start_parent;
+  ZBFS_HD void operator()(std::uint64_t) const {
+    visited[offset >> 6] |= bit_of(offset);
+    frontier[offset >> 6] |= bit_of(offset);
+    parent[owned_original[offset]] = start_parent;
+  }
+};
+
+struct SourceDegree {
+  const std::uint64_t* offsets;
+  const std::uint64_t* sources;
+  std::uint64_t* degree;
+  ZBFS_HD void operator()(std::uint64_t i) const { degree[i] = offsets[sources[i] + 1] - offsets[sources[i]]; }
+};
+
+// Top-down, one index per edge of the gathered frontier (sources: column-group local
+// ids; scan: the exclusive scan of their degrees). An owned target is claimed; another
+// rank's is reported once per search, with the source it was reached from.
+struct ExpandEdge {
+  const std::uint64_t* offsets;
+  const Vertex* neighbors;
+  const std::uint64_t* sources;
+  const std::uint64_t* scan;
+  std::uint64_t count;
+  std::uint64_t block;
+  std::uint64_t my_first;
+  std::uint64_t* visited;
+  std::uint64_t* next;
+  std::int64_t* parent;
+  const Vertex* owned_original;
+  const Vertex* source_original;
+  std::uint64_t source_base;
+  std::uint64_t* sent;
+  Vertex* sent_parent;
+  std::uint64_t* reported;
+  std::uint64_t* tail;
+  ZBFS_HD void operator()(std::uint64_t e) const {
+    std::uint64_t lo = 0;
+    std::uint64_t hi = count;
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (scan[mid] <= e) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    const std::uint64_t source = sources[lo];
+    const std::uint64_t target = neighbors[offsets[source] + (e - scan[lo])];
+    const std::uint64_t offset = target - my_first;  // wraps past `block` for other pieces
+    if (offset < block) {
+      if (!claim_bit(visited, offset)) return;
+      parent[owned_original[offset]] = static_cast<std::int64_t>(source_base + source_original[source]);
+      claim_bit(next, offset);
+      return;
+    }
+    if (!claim_bit(sent, target)) return;
+    sent_parent[target] = static_cast<Vertex>(source);
+    reported[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = target;
+  }
+};
+
+// Bottom-up, one index per target row: an unvisited row looks for a parent among its
+// neighbours in the sources' frontier and stops at the first.
+struct SearchParent {
+  const std::uint64_t* offsets;
+  const Vertex* neighbors;
+  const std::uint64_t* frontier;         // the bottom-up sources' bitmap
+  const std::uint64_t* targets_visited;  // the target group's, or nullptr (only own rows)
+  std::uint64_t block;
+  std::uint64_t my_first;
+  const std::uint64_t* visited;
+  std::uint64_t* next;
+  std::int64_t* parent;
+  const Vertex* owned_original;
+  const Vertex* source_original;
+  std::uint64_t source_base;
+  std::uint64_t* sent;
+  Vertex* sent_parent;
+  std::uint64_t* reported;
+  std::uint64_t* tail;
+  ZBFS_HD void operator()(std::uint64_t row) const {
+    const std::uint64_t offset = row - my_first;
+    const bool own = offset < block;
+    if (own ? test_bit(visited, offset) : (targets_visited == nullptr || test_bit(targets_visited, row))) return;
+    std::uint64_t by = 0;
+    bool found = false;
+    for (std::uint64_t e = offsets[row], end = offsets[row + 1]; !found && e < end; ++e) {
+      by = neighbors[e];
+      found = test_bit(frontier, by);
+    }
+    if (!found) return;
+    if (own) {
+      parent[owned_original[offset]] = static_cast<std::int64_t>(source_base + source_original[by]);
+      shared_word(next[offset >> 6]).fetch_or(bit_of(offset), cuda::std::memory_order_relaxed);
+      return;
+    }
+    shared_word(sent[row >> 6]).fetch_or(bit_of(row), cuda::std::memory_order_relaxed);
+    sent_parent[row] = static_cast<Vertex>(by);
+    reported[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = row;
+  }
+};
+
+struct FoldWord {
+  std::uint64_t* visited;
+  const std::uint64_t* next;
+  ZBFS_HD void operator()(std::uint64_t w) const { visited[w] |= next[w]; }
+};
+
+// Owners claim reported ids (global), member[i] being the fold member that reported id i.
+struct ClaimReported {
+  const std::uint64_t* ids;
+  const std::uint64_t* member;
+  std::uint64_t first_vertex;
+  std::uint64_t block;
+  std::uint64_t* visited;
+  std::uint64_t* next;
+  std::int64_t* parent;
+  const Vertex* owned_original;
+  ForeignClaim* claims;
+  std::uint64_t* tail;
+  std::uint64_t* misplaced;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const std::uint64_t offset = ids[i] - first_vertex;
+    if (offset >= block) {
+      shared_word(*misplaced).store(1, cuda::std::memory_order_relaxed);
+      return;
+    }
+    if (!claim_bit(visited, offset)) return;
+    parent[owned_original[offset]] = -2 - static_cast<std::int64_t>(member[i]);
+    claim_bit(next, offset);
+    claims[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = ForeignClaim{member[i], offset};
+  }
+};
+
+// The frontier's edges: the degrees of word w's vertices.
+struct WordDegrees {
+  const std::uint64_t* words;
+  const std::uint64_t* degree;
+  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
+    std::uint64_t sum = 0;
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      sum += degree[w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(bits))];
+    }
+    return sum;
+  }
+};
+
+struct SetParent {
+  const std::uint64_t* offsets;
+  const std::int64_t* values;
+  const Vertex* owned_original;
+  std::int64_t* parent;
+  ZBFS_HD void operator()(std::uint64_t i) const { parent[owned_original[offsets[i]]] = values[i]; }
+};
+
+std::uint64_t words_for(std::uint64_t bits) { return (bits + 63) / 64; }
+
+}  // namespace
+
+struct DistributedSteps::State {
+  State(ExecutionTarget target, const DistributedPieceView& v)
+      : stream(target),
+        view(v),
+        words(words_for(v.block)),
+        shared_graph(v.bottom_up.offsets == v.top_down.offsets),
+        top_down_offsets(target, v.top_down.rows + 1),
+        top_down_neighbors(target, v.top_down.offsets[v.top_down.rows]),
+        bottom_up_offsets(target, shared_graph ? 0 : v.bottom_up.rows + 1),
+        bottom_up_neighbors(target, shared_graph ? 0 : v.bottom_up.offsets[v.bottom_up.rows]),
+        owned_original(target, v.block),
+        top_down_original(target, v.top_down.rows),
+        bottom_up_original(target, v.bottom_up_sources),
+        owned_degree(target, v.block),
+        visited(target, words),
+        frontier(target, words),
+        next(target, words),
+        sent(target, words_for(v.target_vertices)),
+        sent_parent(target, v.target_vertices),
+        parent(target, v.block),
+        sources(target, v.top_down.rows + 1),
+        scan(target, std::max(v.top_down.rows, words) + 1),
+        reported(target, v.target_vertices + 1),
+        claims(target, v.block + 1),
+        member(target, v.block + 1),
+        values(target, v.block + 1),
+        source_frontier(target, words_for(v.bottom_up_sources)),
+        targets_visited(target, words_for(v.bottom_up.rows)),
+        counters(target, 3) {
+    upload(top_down_offsets, v.top_down.offsets, v.top_down.rows + 1);
+    upload(top_down_neighbors, v.top_down.neighbors, v.top_down.offsets[v.top_down.rows]);
+    if (!shared_graph) {
+      upload(bottom_up_offsets, v.bottom_up.offsets, v.bottom_up.rows + 1);
+      upload(bottom_up_neighbors, v.bottom_up.neighbors, v.bottom_up.offsets[v.bottom_up.rows]);
+    }
+    upload(owned_original, v.owned_original, v.block);
+    upload(top_down_original, v.top_down_original, v.top_down.rows);
+    upload(bottom_up_original, v.bottom_up_original, v.bottom_up_sources);
+    upload(owned_degree, v.owned_degree, v.block);
+  }
+
+  // Room for `count` elements (reports from several members can outnumber a piece).
+  template <class T>
+  void reserve(DeviceArray<T>& array, std::uint64_t count) {
+    if (array.size() < count) array = DeviceArray<T>(stream.target(), count + count / 4);
+  }
+  template <class T>
+  void upload(DeviceArray<T>& array, const T* host, std::uint64_t count, std::uint64_t at = 0) {
+    traffic.to_device += array.upload(stream, host, count, at);
+  }
+  template <class T>
+  std::vector<T> download(const DeviceArray<T>& array, std::uint64_t count) {
+    std::vector<T> host(count);
+    traffic.to_host += array.download(stream, host.data(), count);
+    return host;
+  }
+  std::uint64_t counter(int which) {
+    std::uint64_t value = 0;
+    traffic.to_host += counters.download(stream, &value, 1, static_cast<std::uint64_t>(which));
+    return value;
+  }
+  template <class T>
+  void fill(const DeviceArray<T>& array, std::uint64_t count, T value) {
+    T* at = array.data();
+    on_policy(stream, [&](auto policy) { thrust::fill(policy, at, at + count, value); });
+  }
+  std::uint64_t exclusive_scan(std::uint64_t count) {
+    std::uint64_t* s = scan.data();
+    on_policy(stream, [&](auto policy) {
+      thrust::fill(policy, s + count, s + count + 1, std::uint64_t{0});
+      thrust::exclusive_scan(policy, s, s + count + 1, s);
+    });
+    std::uint64_t total = 0;
+    traffic.to_host += scan.download(stream, &total, 1, count);
+    return total;
+  }
+  template <class Transform>
+  std::uint64_t sum_over_words(const Transform& transform) {
+    return on_policy(stream, [&](auto policy) {
+      return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
+                                      thrust::counting_iterator<std::uint64_t>(words), transform, std::uint64_t{0},
+                                      cuda::std::plus<std::uint64_t>());
+    });
+  }
+  [[nodiscard]] const std::uint64_t* bottom_up_offsets_data() const {
+    return shared_graph ? top_down_offsets.data() : bottom_up_offsets.data();
+  }
+  [[nodiscard]] const Vertex* bottom_up_neighbors_data() const {
+    return shared_graph ? top_down_neighbors.data() : bottom_up_neighbors.data();
+  }
+
+  Stream stream;
+  DistributedPieceView view;  // its pointers are used by the constructor only
+  std::uint64_t words;
+  bool shared_graph;  // 1D: bottom-up steps read the top-down graph
+  DeviceArray<std::uint64_t> top_down_offsets;
+  DeviceArray<Vertex> top_down_neighbors;
+  DeviceArray<std::uint64_t> bottom_up_offsets;
+  DeviceArray<Vertex> bottom_up_neighbors;
+  DeviceArray<Vertex> owned_original;
+  DeviceArray<Vertex> top_down_original;
+  DeviceArray<Vertex> bottom_up_original;
+  DeviceArray<std::uint64_t> owned_degree;
+  DeviceArray<std::uint64_t> visited;
+  DeviceArray<std::uint64_t> frontier;
+  DeviceArray<std::uint64_t> next;
+  DeviceArray<std::uint64_t> sent;
+  DeviceArray<Vertex> sent_parent;
+  DeviceArray<std::int64_t> parent;
+  DeviceArray<std::uint64_t> sources;
+  DeviceArray<std::uint64_t> scan;
+  DeviceArray<std::uint64_t> reported;
+  DeviceArray<ForeignClaim> claims;
+  DeviceArray<std::uint64_t> member;  // claim(): each id's member; set_parents(): offsets
+  DeviceArray<std::int64_t> values;
+  DeviceArray<std::uint64_t> source_frontier;
+  DeviceArray<std::uint64_t> targets_visited;
+  DeviceArray<std::uint64_t> counters;  // 0: reported, 1: claims, 2: a misplaced id
+  HostDeviceTraffic traffic;
+};
+
+std::uint64_t DistributedSteps::memory_bytes(const DistributedPieceView& v) {
+  const bool shared = v.bottom_up.offsets == v.top_down.offsets;
+  const std::uint64_t edges =
+      v.top_down.offsets[v.top_down.rows] + (shared ? 0 : v.bottom_up.offsets[v.bottom_up.rows]);
+  const std::uint64_t rows = v.top_down.rows + (shared ? 0 : v.bottom_up.rows);
+  return 8 * (rows + 2) + 4 * edges + 4 * (v.block + v.top_down.rows + v.bottom_up_sources) + 8 * v.block +
+         3 * v.block / 8 + v.target_vertices / 8 + 4 * v.target_vertices + 8 * v.block + 16 * v.top_down.rows +
+         8 * v.target_vertices + 40 * v.block + v.bottom_up_sources / 8 + v.bottom_up.rows / 8 + (256ULL << 20);
+}
+
+DistributedSteps::DistributedSteps(ExecutionTarget target, const DistributedPieceView& view)
+    : state_(std::make_unique<State>(target, view)) {}
+
+DistributedSteps::~DistributedSteps() = default;
+
+HostDeviceTraffic DistributedSteps::traffic() const { return state_->traffic; }
+
+void DistributedSteps::begin(bool owns_start, std::uint64_t start_offset, std::int64_t start_parent) {
+  State& s = *state_;
+  s.fill(s.visited, s.words, std::uint64_t{0});
+  s.fill(s.frontier, s.words, std::uint64_t{0});
+  s.fill(s.next, s.words, std::uint64_t{0});
+  s.fill(s.sent, words_for(s.view.target_vertices), std::uint64_t{0});
+  s.fill(s.parent, s.view.block, std::int64_t{-1});
+  s.fill(s.counters, 3, std::uint64_t{0});
+  if (owns_start) {
+    for_each_index(s.stream, 1,
+                   BeginSearch{s.visited.data(), s.frontier.data(), s.parent.data(), s.owned_original.data(),
+                               start_offset, start_parent});
+  }
+  s.stream.synchronize();
+}
+
+std::vector<std::uint64_t> DistributedSteps::frontier_ids() {
+  State& s = *state_;
+  for_each_index(s.stream, s.words, StorePopulation{s.frontier.data(), s.scan.data()});
+  const std::uint64_t count = s.exclusive_scan(s.words);
+  for_each_index(
+      s.stream, s.words,
+      WritePositions<std::uint64_t>{s.frontier.data(), s.scan.data(), s.view.first_vertex, s.reported.data()});
+  return s.download(s.reported, count);
+}
+
+std::vector<std::uint64_t> DistributedSteps::frontier_words() {
+  return state_->download(state_->frontier, state_->words);
+}
+
+std::vector<std::uint64_t> DistributedSteps::visited_words() {
+  return state_->download(state_->visited, state_->words);
+}
+
+std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_t> sources) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  std::vector<std::uint64_t> local(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) local[i] = sources[i] - v.top_down_source_base;
+  s.reserve(s.sources, local.size());
+  s.upload(s.sources, local.data(), local.size());
+  for_each_index(s.stream, local.size(), SourceDegree{s.top_down_offsets.data(), s.sources.data(), s.scan.data()});
+  const std::uint64_t edges = s.exclusive_scan(local.size());
+  s.fill(s.counters, 1, std::uint64_t{0});
+  for_each_index(
+      s.stream, edges,
+      ExpandEdge{s.top_down_offsets.data(), s.top_down_neighbors.data(), s.sources.data(), s.scan.data(), local.size(),
+                 v.block, v.top_down_my_first, s.visited.data(), s.next.data(), s.parent.data(),
+                 s.owned_original.data(), s.top_down_original.data(), v.top_down_source_base, s.sent.data(),
+                 s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  return s.download(s.reported, s.counter(0));
+}
+
+std::vector<std::uint64_t> DistributedSteps::search_parents(std::span<const std::uint64_t> source_frontier,
+                                                            std::span<const std::uint64_t> targets_visited) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  const std::uint64_t* frontier = s.frontier.data();
+  if (!source_frontier.empty()) {
+    s.upload(s.source_frontier, source_frontier.data(), source_frontier.size());
+    frontier = s.source_frontier.data();
+  }
+  const std::uint64_t* others = nullptr;
+  if (!targets_visited.empty()) {
+    s.upload(s.targets_visited, targets_visited.data(), targets_visited.size());
+    others = s.targets_visited.data();
+  }
+  s.fill(s.counters, 1, std::uint64_t{0});
+  for_each_index(s.stream, v.bottom_up.rows,
+                 SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), frontier, others, v.block,
+                              v.bottom_up_my_first, s.visited.data(), s.next.data(), s.parent.data(),
+                              s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base,
+                              s.sent.data(), s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});
+  return s.download(s.reported, s.counter(0));
+}
+
+void DistributedSteps::claim(std::span<const std::uint64_t> ids, std::span<const std::uint64_t> offsets) {
+  State& s = *state_;
+  if (ids.empty()) return;
+  std::vector<std::uint64_t> member(ids.size());
+  for (std::size_t m = 0; m + 1 < offsets.size(); ++m) {
+    for (std::uint64_t i = offsets[m]; i < offsets[m + 1]; ++i) member[i] = m;
+  }
+  s.reserve(s.sources, ids.size());
+  s.reserve(s.member, ids.size());
+  s.upload(s.sources, ids.data(), ids.size());
+  s.upload(s.member, member.data(), member.size());
+  for_each_index(s.stream, ids.size(),
+                 ClaimReported{s.sources.data(), s.member.data(), s.view.first_vertex, s.view.block, s.visited.data(),
+                               s.next.data(), s.parent.data(), s.owned_original.data(), s.claims.data(),
+                               s.counters.data() + 1, s.counters.data() + 2});
+  if (s.counter(2) != 0) throw Error(ExitCode::kFailure, "a vertex arrived at a rank that does not own it");
+}
+
+std::pair<std::uint64_t, std::uint64_t> DistributedSteps::finish_level(bool with_edges) {
+  State& s = *state_;
+  std::swap(s.frontier, s.next);
+  s.fill(s.next, s.words, std::uint64_t{0});
+  const std::uint64_t vertices = s.sum_over_words(WordPopulation{s.frontier.data()});
+  const std::uint64_t edges = with_edges ? s.sum_over_words(WordDegrees{s.frontier.data(), s.owned_degree.data()}) : 0;
+  return {vertices, edges};
+}
+
+std::vector<ForeignClaim> DistributedSteps::foreign_claims() {
+  return state_->download(state_->claims, state_->counter(1));
+}
+
+std::vector<std::uint32_t> DistributedSteps::reported_parents() {
+  return state_->download(state_->sent_parent, state_->view.target_vertices);
+}
+
+void DistributedSteps::set_parents(std::span<const std::uint64_t> offsets, std::span<const std::int64_t> values) {
+  State& s = *state_;
+  if (offsets.empty()) return;
+  s.reserve(s.member, offsets.size());
+  s.reserve(s.values, values.size());
+  s.upload(s.member, offsets.data(), offsets.size());
+  s.upload(s.values, values.data(), values.size());
+  for_each_index(s.stream, offsets.size(),
+                 SetParent{s.member.data(), s.values.data(), s.owned_original.data(), s.parent.data()});
+  s.stream.synchronize();
+}
+
+void DistributedSteps::copy_parents(std::span<std::int64_t> parent) {
+  State& s = *state_;
+  if (parent.size() != s.view.block) throw Error(ExitCode::kFailure, "parent array size does not match the piece");
+  s.traffic.to_host += s.parent.download(s.stream, parent.data(), s.view.block);
+}
+
+}  // namespace zbfs::cuda_backend

@@ -1,0 +1,263 @@
+#include "zbfs/backend/device_distributed_bfs.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "zbfs/bfs/direction_policy.hpp"
+#include "zbfs/core/error.hpp"
+#include "zbfs/core/timer.hpp"
+#include "zbfs/exchange/id_messages.hpp"
+#ifdef ZBFS_HAVE_CUDA
+#include "zbfs/backend/cuda/device_runtime.hpp"
+#include "zbfs/backend/cuda/distributed_steps.hpp"
+#endif
+
+namespace zbfs {
+
+#ifdef ZBFS_HAVE_CUDA
+
+struct DeviceDistributedBfs::Steps : cuda_backend::DistributedSteps {
+  using DistributedSteps::DistributedSteps;
+};
+
+DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
+                                           const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
+                                           PhaseMetrics& metrics, bool force)
+    : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics), device_name_("host") {
+  require_backend(backend);
+  const TraversalLayout top_down = grid.top_down();
+  const TraversalLayout bottom_up = grid.bottom_up();
+  const LocalCsr<std::uint32_t>& forward = graph.for_layout(top_down);
+  const LocalCsr<std::uint32_t>& backward = graph.for_layout(bottom_up);
+  const std::uint64_t block = grid.blocks().block();
+  cuda_backend::DistributedPieceView view;
+  view.block = block;
+  view.first_vertex = grid.my_first_vertex();
+  view.target_vertices = grid.row_group().local_size();
+  view.top_down = {forward.num_rows(), forward.offsets(), forward.neighbor_data()};
+  view.bottom_up = {backward.num_rows(), backward.offsets(), backward.neighbor_data()};
+  view.top_down_my_first = static_cast<std::uint64_t>(top_down.fold->rank()) * block;
+  view.bottom_up_my_first = static_cast<std::uint64_t>(bottom_up.fold->rank()) * block;
+  view.top_down_source_base = top_down.source.to_global(0);
+  view.bottom_up_source_base = bottom_up.source.to_global(0);
+  view.bottom_up_sources = bottom_up.source.local_size();
+  view.owned_original = graph.order().original_offsets().data();
+  view.top_down_original = graph.col_group_original().data();
+  view.bottom_up_original =
+      grid_layout(grid.partition()) ? graph.col_group_original().data() : graph.row_group_original().data();
+  view.owned_degree = graph.owned_degree().data();
+  const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
+  // Every rank checks its device, and all refuse together if one lacks the memory.
+  std::uint64_t short_of_memory = 0;
+  std::string why;
+  if (target == ExecutionTarget::kDevice) {
+    const cuda_backend::DeviceInfo info = cuda_backend::use_device(device);
+    device_name_ = info.name;
+    try {
+      require_device_memory(cuda_backend::DistributedSteps::memory_bytes(view), info.free_bytes, info.total_bytes,
+                            force);
+    } catch (const Error& e) {
+      short_of_memory = 1;
+      why = e.what();
+    }
+  }
+  if (grid.world().allreduce(short_of_memory, ReduceOp::kMax) != 0) {
+    throw_usage_error(!why.empty() ? "rank " + std::to_string(grid.rank()) + ": " + why
+                                   : "a rank's device is short of memory for its piece of the graph");
+  }
+  steps_ = std::make_unique<Steps>(target, view);
+}
+
+DeviceDistributedBfs::~DeviceDistributedBfs() = default;
+
+HostDeviceTraffic DeviceDistributedBfs::traffic() const { return steps_->traffic(); }
+
+void DeviceDistributedBfs::copy_parents(std::span<std::int64_t> parent) { steps_->copy_parents(parent); }
+
+BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options) {
+  if (root >= grid_.blocks().num_vertices()) {
+    throw Error(ExitCode::kUsage, "search key " + std::to_string(root) + " is not a vertex", ErrorScope::kAllRanks);
+  }
+  BfsStats stats;
+  Stopwatch clock;
+  const std::uint64_t first = grid_.my_first_vertex();
+  // Only the owner knows the root's sorted id (the root's piece is its sorted id's).
+  const bool owner = grid_.owns(root);
+  const std::uint64_t start = owner ? graph_.order().sorted_offset(root - first) : 0;
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    steps_->begin(owner, start, static_cast<std::int64_t>(root));
+  }
+  stats.init_time_s = clock.elapsed_s();
+  std::uint64_t root_degree = owner ? graph_.owned_degree()[start] : 0;
+  {
+    const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
+    root_degree = grid_.world().allreduce(root_degree, ReduceOp::kSum);
+  }
+  LevelCounts level{1, root_degree};
+  DirectionPolicy policy(options, grid_.blocks().num_vertices(), graph_.global_directed_edges(), root_degree);
+  while (level.frontier > 0) {
+    if (policy.go_bottom_up()) {
+      std::uint64_t awake = level.frontier;
+      std::uint64_t previous_awake = 0;
+      do {
+        previous_awake = awake;
+        clock.restart();
+        level = bottom_up_step();
+        awake = level.frontier;
+        const double t = clock.elapsed_s();
+        stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
+        stats.bottom_up_time_s += t;
+      } while (policy.stay_bottom_up(awake, previous_awake));
+      policy.bottom_up_done();
+    } else {
+      const std::uint64_t frontier = level.frontier;
+      clock.restart();
+      level = top_down_step();
+      policy.top_down_done(level.frontier_edges);
+      const double t = clock.elapsed_s();
+      stats.steps.push_back({StepKind::kTopDown, frontier, level.frontier, t});
+      stats.top_down_time_s += t;
+    }
+  }
+  reduce_predecessors();
+  return stats;
+}
+
+DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::top_down_step() {
+  const TraversalLayout layout = grid_.top_down();
+  std::vector<std::uint64_t> sources;
+  {
+    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    sources = exchanger_.gather_ids(*layout.expand, steps_->frontier_ids());
+  }
+  std::vector<std::uint64_t> reported;
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    reported = steps_->expand(sources);
+  }
+  return fold(layout, reported, true);
+}
+
+DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::bottom_up_step() {
+  const TraversalLayout layout = grid_.bottom_up();
+  // The sources' frontier, unless this rank's own frontier is all of it; the target
+  // group's visited bits, unless this rank's piece is all of it.
+  std::vector<std::uint64_t> source_frontier;
+  if (layout.expand->size() > 1) {
+    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    source_frontier.resize(layout.source.words());
+    exchanger_.gather_bitmap(*layout.expand, steps_->frontier_words(), source_frontier);
+  }
+  std::vector<std::uint64_t> targets_visited;
+  if (layout.fold->size() > 1) {
+    const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    targets_visited.resize(layout.target.words());
+    exchanger_.gather_bitmap(*layout.fold, steps_->visited_words(), targets_visited);
+  }
+  std::vector<std::uint64_t> reported;
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    reported = steps_->search_parents(source_frontier, targets_visited);
+  }
+  return fold(layout, reported, false);
+}
+
+DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::fold(const TraversalLayout& layout,
+                                                             std::span<const std::uint64_t> reported, bool with_edges) {
+  // Reported target-group local ids, by owner (member = local / block), as global ids.
+  const int members = layout.fold->size();
+  const std::uint64_t block = grid_.blocks().block();
+  OutgoingIds outgoing;
+  outgoing.counts.assign(static_cast<std::size_t>(members), 0);
+  for (const std::uint64_t local : reported) ++outgoing.counts[static_cast<std::size_t>(local / block)];
+  std::vector<std::uint64_t> at(static_cast<std::size_t>(members), 0);
+  for (std::size_t m = 1; m < at.size(); ++m) at[m] = at[m - 1] + outgoing.counts[m - 1];
+  outgoing.ids.resize(reported.size());
+  for (const std::uint64_t local : reported) {
+    outgoing.ids[at[static_cast<std::size_t>(local / block)]++] = layout.target.to_global(local);
+  }
+  IncomingIds incoming;
+  {
+    const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    incoming = exchanger_.all_to_all(*layout.fold, outgoing, IdsAre::kSet);
+  }
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    steps_->claim(incoming.ids, incoming.offsets);
+  }
+  return finish_level(with_edges);
+}
+
+DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::finish_level(bool with_edges) {
+  std::uint64_t counts[2] = {0, 0};
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const auto [vertices, edges] = steps_->finish_level(with_edges);
+    counts[0] = vertices;
+    counts[1] = edges;
+  }
+  const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
+  grid_.world().allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
+  return {counts[0], counts[1]};
+}
+
+void DeviceDistributedBfs::reduce_predecessors() {
+  const ScopedPhase phase(metrics_, Phase::kPredecessorReduction);
+  const Communicator& row = grid_.row();
+  if (row.size() == 1) return;
+  // Ask each reporting member for the parent it used, in vertex order.
+  const std::vector<cuda_backend::ForeignClaim> claims = steps_->foreign_claims();
+  const std::uint64_t first = grid_.my_first_vertex();
+  std::vector<std::vector<std::uint64_t>> asked(static_cast<std::size_t>(row.size()));
+  for (const cuda_backend::ForeignClaim& c : claims) asked[c.member].push_back(first + c.offset);
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> counts;
+  for (std::vector<std::uint64_t>& ids : asked) {
+    std::sort(ids.begin(), ids.end());
+    keys.insert(keys.end(), ids.begin(), ids.end());
+    counts.push_back(ids.size());
+  }
+  // The answers come from the reporters' own tables, copied out once per search.
+  const std::vector<std::uint32_t> reported_parent = steps_->reported_parents();
+  const PieceGroup& targets = grid_.row_group();
+  const PieceGroup& sources = grid_.col_group();
+  const std::span<const std::uint32_t> col_original = graph_.col_group_original();
+  const std::vector<std::uint64_t> parents =
+      exchanger_.read(row, keys, counts, 1, [&](std::uint64_t vertex, std::uint64_t* out) {
+        *out = sources.to_global(col_original[reported_parent[targets.to_local(vertex)]]);
+      });
+  std::vector<std::uint64_t> offsets(keys.size());
+  std::vector<std::int64_t> values(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    offsets[k] = keys[k] - first;
+    values[k] = static_cast<std::int64_t>(parents[k]);
+  }
+  steps_->set_parents(offsets, values);
+}
+
+#else
+
+// A build without CUDA: require_backend refuses every device backend.
+DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int, const ProcessGrid& grid,
+                                           const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
+                                           PhaseMetrics& metrics, bool)
+    : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics) {
+  require_backend(backend);
+  require_backend(Backend::kCuda);
+}
+
+struct DeviceDistributedBfs::Steps {};
+
+DeviceDistributedBfs::~DeviceDistributedBfs() = default;
+
+HostDeviceTraffic DeviceDistributedBfs::traffic() const { return {}; }
+
+void DeviceDistributedBfs::copy_parents(std::span<std::int64_t>) {}
+
+BfsStats DeviceDistributedBfs::run(std::uint64_t, const BfsOptions&) { return {}; }
+
+#endif
+
+}  // namespace zbfs

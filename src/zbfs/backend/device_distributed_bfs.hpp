@@ -1,0 +1,82 @@
+// DeviceDistributedBfs: kernel 2 over MPI on the device backend (--backend cuda or
+// cuda-host with --partition 1d, 2d or hybrid): each rank's piece of the graph and its
+// search state live in its device's memory (cuda/distributed_steps.hpp), and the
+// exchanges between the steps go through the Exchanger from host memory (staged: the
+// frontier and the reports are copied out, what arrives is copied in). The same
+// direction-optimizing protocol as DistributedBfs, on the same global counts, so its
+// steps are the CPU backend's:
+// - top-down: the column's frontier is gathered as ids, expanded on the device, owned
+//   targets claimed there and the others' reported to their owners along the row, once
+//   per search each;
+// - bottom-up: the sources' frontier is gathered as a bitmap, and the row's visited
+//   bitmaps too, so that each rank searches every row of its row group that nobody has
+//   reached (its own rows claimed at once, the others' reported to their owners). The
+//   CPU kernel passes the pieces around the row's ring instead, so that a vertex found by
+//   one rank is not searched by the next; on the device a whole row group at once keeps
+//   the step one kernel;
+// - after the search, the predecessor reduction reads the parents the reporters used.
+// Not yet on the device: --prune and the update folds of --route (refused by the
+// configuration check), the hub shortcut and the masked gathers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/execution_target.hpp"
+#include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/metrics/phase_metrics.hpp"
+#include "zbfs/topology/process_grid.hpp"
+
+namespace zbfs {
+
+class DeviceDistributedBfs {
+ public:
+  // Uploads this rank's pieces (collective: the device memory check is agreed on by all
+  // ranks). `backend`: kCuda (this rank's device: `device`) or kCudaHost.
+  DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
+                       const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
+                       bool force);
+  ~DeviceDistributedBfs();
+  DeviceDistributedBfs(const DeviceDistributedBfs&) = delete;
+  DeviceDistributedBfs& operator=(const DeviceDistributedBfs&) = delete;
+
+  // Collective. The parents stay in the device's memory until copy_parents.
+  BfsStats run(std::uint64_t root, const BfsOptions& options);
+  // The last search's parents: one per vertex of this rank's piece (blocks().block()),
+  // as DistributedBfs writes them.
+  void copy_parents(std::span<std::int64_t> parent);
+
+  [[nodiscard]] const std::string& device_name() const { return device_name_; }
+  [[nodiscard]] HostDeviceTraffic traffic() const;
+
+ private:
+  struct LevelCounts {
+    std::uint64_t frontier = 0;
+    std::uint64_t frontier_edges = 0;
+  };
+  LevelCounts top_down_step();
+  LevelCounts bottom_up_step();
+  // Reported vertices (target-group local ids) to their owners, the owners' claims, and
+  // the level's end.
+  LevelCounts fold(const TraversalLayout& layout, std::span<const std::uint64_t> reported, bool with_edges);
+  LevelCounts finish_level(bool with_edges);
+  void reduce_predecessors();
+
+  const ProcessGrid& grid_;
+  const DistributedGraph<std::uint32_t>& graph_;
+  Exchanger& exchanger_;
+  PhaseMetrics& metrics_;
+  std::string device_name_;
+  // cuda_backend::DistributedSteps where the CUDA backend is built (a build without it
+  // refuses the device backends before constructing this).
+  struct Steps;
+  std::unique_ptr<Steps> steps_;
+};
+
+}  // namespace zbfs

@@ -1,0 +1,121 @@
+// The distributed device search (backend/device_distributed_bfs.hpp) through the host
+// launcher (--backend cuda-host) at this rank count, on every layout (1D, each 2D grid,
+// hybrid): every search takes the CPU backend's steps (direction, frontier, discovered),
+// gives the sequential reference BFS's levels and passes the Graph500 validator; with a
+// codec on the wire and with search keys that have no edges too. Skipped on a build
+// without CUDA.
+#include "zbfs/backend/device_distributed_bfs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "../unit/test_graphs.hpp"
+#include "mpi_test_support.hpp"
+#include "zbfs/backend/backend.hpp"
+#include "zbfs/bfs/distributed_bfs.hpp"
+#include "zbfs/codec/codec_cost.hpp"
+#include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/mpi/environment.hpp"
+#include "zbfs/transport/exchanger_factory.hpp"
+#include "zbfs/validate/reference_bfs.hpp"
+#include "zbfs/validate/validator.hpp"
+
+namespace zbfs {
+namespace {
+
+using testing::Layout;
+
+std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> step_list(const BfsStats& stats) {
+  std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> steps;
+  for (const BfsStep& s : stats.steps) {
+    steps.emplace_back(static_cast<int>(s.kind), s.frontier_vertices, s.discovered_vertices);
+  }
+  return steps;
+}
+
+void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefactor, std::uint64_t seed,
+                           Direction direction, CodecId codec) {
+  SCOPED_TRACE(std::string(to_string(layout.partition)) + " grid " + layout.shape.to_string() + " scale " +
+               std::to_string(scale) + " edgefactor " + std::to_string(edgefactor) + " direction " +
+               std::string(to_string(direction)) + " codec " + std::string(to_string(codec)));
+  PhaseMetrics metrics;
+  const KroneckerGenerator generator(KroneckerParams{scale, edgefactor, seed});
+  const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
+  const PackedEdgeList slice = testing::my_slice(generator, grid);
+  const DistributedGraph<std::uint32_t> graph(grid, slice);
+  static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
+  const std::unique_ptr<Exchanger> exchanger =
+      make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{codec}, costs), std::nullopt});
+  DistributedBfs<std::uint32_t> cpu(grid, graph, *exchanger, metrics);
+  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, *exchanger, metrics, false);
+  const std::vector<Edge> edges = testing::kronecker_edges(scale, edgefactor, seed);
+  const PackedEdgeList packed = testing::pack(scale, edges);
+  BfsOptions options;
+  options.direction = direction;
+  // Ends of some tuples, and a vertex no tuple touches (searched alone).
+  std::vector<std::uint64_t> roots;
+  for (std::size_t i = 0; i < edges.size() && roots.size() < 4; i += 131) {
+    if (edges[i].u != edges[i].v) roots.push_back(edges[i].u);
+  }
+  std::vector<bool> touched(generator.num_vertices(), false);
+  for (const Edge& e : edges) touched[e.u] = touched[e.v] = true;
+  for (std::uint64_t v = 0; v < touched.size(); ++v) {
+    if (!touched[v]) {
+      roots.push_back(v);
+      break;
+    }
+  }
+  std::vector<std::int64_t> cpu_owned(grid.blocks().block());
+  std::vector<std::int64_t> owned(grid.blocks().block(), 7);
+  for (const std::uint64_t root : roots) {
+    SCOPED_TRACE("root " + std::to_string(root));
+    const BfsStats want = cpu.run(root, cpu_owned, options);
+    const BfsStats got = device.run(root, options);
+    device.copy_parents(owned);
+    EXPECT_EQ(step_list(got), step_list(want));
+    const std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
+    ASSERT_EQ(levels_from_parents(parent, root), reference_bfs_levels(generator.num_vertices(), edges, root));
+    const ValidationReport report = validate_bfs_tree(packed, root, parent);
+    ASSERT_TRUE(report.ok()) << report.messages.front();
+  }
+  EXPECT_GT(device.traffic().to_device, 0U);
+  EXPECT_EQ(device.device_name(), "host");
+}
+
+class DeviceDistributedBfsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_backend_built()) GTEST_SKIP() << "built without CUDA";
+  }
+};
+
+TEST_F(DeviceDistributedBfsTest, MatchesTheCpuBackendOnEveryLayout) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    check_device_searches(layout, 9, 16, 1, Direction::kAuto, CodecId::kNone);
+  }
+}
+
+TEST_F(DeviceDistributedBfsTest, FixedDirectionsAndASparseGraph) {
+  const int p = world_size();
+  for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)},
+                               Layout{Partition::kHybrid, *hybrid_grid(p, p % 2 == 0 ? 2 : 1)}}) {
+    for (const Direction direction : {Direction::kTopDown, Direction::kBottomUp}) {
+      check_device_searches(layout, 8, 8, 3, direction, CodecId::kNone);
+    }
+    check_device_searches(layout, 10, 2, 5, Direction::kAuto, CodecId::kNone);
+  }
+}
+
+TEST_F(DeviceDistributedBfsTest, CompressedExchanges) {
+  const int p = world_size();
+  for (const CodecId codec : {CodecId::kBitpack, CodecId::kBitmap}) {
+    check_device_searches({Partition::k2D, most_square_grid(p)}, 9, 16, 2, Direction::kAuto, codec);
+  }
+}
+
+}  // namespace
+}  // namespace zbfs
