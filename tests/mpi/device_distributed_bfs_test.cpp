@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../unit/step_list.hpp"
 #include "../unit/test_graphs.hpp"
 #include "mpi_test_support.hpp"
 #include "zbfs/backend/backend.hpp"
@@ -28,14 +29,6 @@ namespace zbfs {
 namespace {
 
 using testing::Layout;
-
-std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> step_list(const BfsStats& stats) {
-  std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> steps;
-  for (const BfsStep& s : stats.steps) {
-    steps.emplace_back(static_cast<int>(s.kind), s.frontier_vertices, s.discovered_vertices);
-  }
-  return steps;
-}
 
 void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefactor, std::uint64_t seed,
                            Direction direction, CodecId codec) {
@@ -76,7 +69,7 @@ void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefa
     const BfsStats want = cpu.run(root, cpu_owned, options);
     const BfsStats got = device.run(root, options);
     device.copy_parents(owned);
-    EXPECT_EQ(step_list(got), step_list(want));
+    EXPECT_EQ(testing::step_list(got), testing::step_list(want));
     const std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
     ASSERT_EQ(levels_from_parents(parent, root), reference_bfs_levels(generator.num_vertices(), edges, root));
     const ValidationReport report = validate_bfs_tree(packed, root, parent);

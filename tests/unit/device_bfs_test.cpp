@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "direction_and_threads.hpp"
+#include "step_list.hpp"
 #include "test_graphs.hpp"
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/device_search.hpp"
@@ -24,14 +25,6 @@
 
 namespace zbfs {
 namespace {
-
-std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> step_list(const BfsStats& stats) {
-  std::vector<std::tuple<int, std::uint64_t, std::uint64_t>> steps;
-  for (const BfsStep& s : stats.steps) {
-    steps.emplace_back(static_cast<int>(s.kind), s.frontier_vertices, s.discovered_vertices);
-  }
-  return steps;
-}
 
 // The device backends to test: the host launcher always, the GPU too where one is
 // visible (scripts/gpu-check), so the same cases check both.
@@ -64,7 +57,7 @@ void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, 
       const BfsStats want = cpu.run(root, cpu_parent, options);
       const BfsStats got = device.run(root, options);
       device.copy_parents(parent);
-      EXPECT_EQ(step_list(got), step_list(want));
+      EXPECT_EQ(testing::step_list(got), testing::step_list(want));
       EXPECT_EQ(got.levels(), want.levels());
       ASSERT_EQ(levels_from_parents(parent, root), reference_bfs_levels(graph.num_vertices(), edges, root));
       const ValidationReport report = validate_bfs_tree(packed, root, parent);

@@ -97,30 +97,8 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
   }
   LevelCounts level{1, root_degree};
   DirectionPolicy policy(options, grid_.blocks().num_vertices(), graph_.global_directed_edges(), root_degree);
-  while (level.frontier > 0) {
-    if (policy.go_bottom_up()) {
-      std::uint64_t awake = level.frontier;
-      std::uint64_t previous_awake = 0;
-      do {
-        previous_awake = awake;
-        clock.restart();
-        level = bottom_up_step();
-        awake = level.frontier;
-        const double t = clock.elapsed_s();
-        stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
-        stats.bottom_up_time_s += t;
-      } while (policy.stay_bottom_up(awake, previous_awake));
-      policy.bottom_up_done();
-    } else {
-      const std::uint64_t frontier = level.frontier;
-      clock.restart();
-      level = top_down_step();
-      policy.top_down_done(level.frontier_edges);
-      const double t = clock.elapsed_s();
-      stats.steps.push_back({StepKind::kTopDown, frontier, level.frontier, t});
-      stats.top_down_time_s += t;
-    }
-  }
+  run_levels(
+      policy, level, stats, [&] { return top_down_step(); }, [&] { return bottom_up_step(); });
   reduce_predecessors();
   return stats;
 }

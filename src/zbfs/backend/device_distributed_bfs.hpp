@@ -28,6 +28,7 @@
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
@@ -56,10 +57,7 @@ class DeviceDistributedBfs {
   [[nodiscard]] HostDeviceTraffic traffic() const;
 
  private:
-  struct LevelCounts {
-    std::uint64_t frontier = 0;
-    std::uint64_t frontier_edges = 0;
-  };
+  using LevelCounts = zbfs::LevelCounts;
   LevelCounts top_down_step();
   LevelCounts bottom_up_step();
   // Reported vertices (target-group local ids) to their owners, the owners' claims, and

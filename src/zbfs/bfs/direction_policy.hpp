@@ -9,6 +9,8 @@
 #include <cstdint>
 
 #include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/core/timer.hpp"
 
 namespace zbfs {
 
@@ -50,5 +52,45 @@ class DirectionPolicy {
   std::uint64_t edges_to_check_;
   std::uint64_t scout_count_;
 };
+
+// A level's end as the distributed kernels count it, over all ranks: the new frontier's
+// vertices and (after a top-down step) their edges.
+struct LevelCounts {
+  std::uint64_t frontier = 0;
+  std::uint64_t frontier_edges = 0;
+};
+
+// The distributed kernels' loop over levels (the CPU's and the device's): from the start's
+// counts, one step at a time in the direction `policy` chooses, until the frontier is
+// empty; top_down() and bottom_up() take one step and return its level's counts. Each
+// step is timed and recorded in `stats`.
+template <class TopDown, class BottomUp>
+void run_levels(DirectionPolicy& policy, LevelCounts level, BfsStats& stats, TopDown top_down, BottomUp bottom_up) {
+  Stopwatch clock;
+  while (level.frontier > 0) {
+    if (policy.go_bottom_up()) {
+      std::uint64_t awake = level.frontier;
+      std::uint64_t previous_awake = 0;
+      do {
+        previous_awake = awake;
+        clock.restart();
+        level = bottom_up();
+        awake = level.frontier;
+        const double t = clock.elapsed_s();
+        stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
+        stats.bottom_up_time_s += t;
+      } while (policy.stay_bottom_up(awake, previous_awake));
+      policy.bottom_up_done();
+    } else {
+      const std::uint64_t frontier = level.frontier;
+      clock.restart();
+      level = top_down();
+      policy.top_down_done(level.frontier_edges);
+      const double t = clock.elapsed_s();
+      stats.steps.push_back({StepKind::kTopDown, frontier, level.frontier, t});
+      stats.top_down_time_s += t;
+    }
+  }
+}
 
 }  // namespace zbfs

@@ -158,30 +158,8 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
   DirectionPolicy policy(options, pruned_search_ ? forest_->core_vertices() : grid_.blocks().num_vertices(),
                          pruned_search_ ? forest_->core_directed_edges() : graph_.global_directed_edges(), root_degree);
 
-  while (level.frontier > 0) {
-    if (policy.go_bottom_up()) {
-      std::uint64_t awake = level.frontier;
-      std::uint64_t previous_awake = 0;
-      do {
-        previous_awake = awake;
-        clock.restart();
-        level = bottom_up_step(parent);
-        awake = level.frontier;
-        const double t = clock.elapsed_s();
-        stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
-        stats.bottom_up_time_s += t;
-      } while (policy.stay_bottom_up(awake, previous_awake));
-      policy.bottom_up_done();
-    } else {
-      const std::uint64_t frontier = level.frontier;
-      clock.restart();
-      level = top_down_step(parent);
-      policy.top_down_done(level.frontier_edges);
-      const double t = clock.elapsed_s();
-      stats.steps.push_back({StepKind::kTopDown, frontier, level.frontier, t});
-      stats.top_down_time_s += t;
-    }
-  }
+  run_levels(
+      policy, level, stats, [&] { return top_down_step(parent); }, [&] { return bottom_up_step(parent); });
   reduce_predecessors(parent);
   if (pruned_search_) attach_trees(parent, root, start, stats);
   return stats;

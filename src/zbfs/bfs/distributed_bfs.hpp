@@ -40,6 +40,7 @@
 
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
@@ -63,10 +64,7 @@ class DistributedBfs {
   BfsStats run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options);
 
  private:
-  struct LevelCounts {
-    std::uint64_t frontier = 0;        // vertices in the new frontier, all ranks
-    std::uint64_t frontier_edges = 0;  // their degrees summed, all ranks
-  };
+  using LevelCounts = zbfs::LevelCounts;
 
   // A peeled root's way to the core: the vertices from the root (first) to the last
   // peeled one, in sorted and in input ids.

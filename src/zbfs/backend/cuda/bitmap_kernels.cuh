@@ -1,6 +1,8 @@
-// Kernel bodies (launch.cuh) the device BFS and the device codecs share, over bitmaps of
-// 64-bit words: a word's population, the populations stored for a scan, a bitmap's set
-// positions written from that scan, and a list's positions set in a bitmap.
+// What the device BFS kernels and the device codecs share (launch.cuh's kernel bodies and
+// helpers), over bitmaps of 64-bit words: bit tests and claims, a word's population, the
+// populations stored for a scan, a bitmap's set positions written from that scan, a
+// list's positions set in a bitmap; and the edge-balanced step's search for the frontier
+// entry an edge index belongs to.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,34 @@
 #include "zbfs/backend/cuda/launch.cuh"
 
 namespace zbfs::cuda_backend {
+
+ZBFS_HD inline std::uint64_t bit_of(std::uint64_t v) { return std::uint64_t{1} << (v & 63); }
+ZBFS_HD inline bool test_bit(const std::uint64_t* words, std::uint64_t v) { return (words[v >> 6] & bit_of(v)) != 0; }
+// Test-and-set of a bit other bodies may set too: true when this call set it. A plain
+// look first, since most claims of a busy step find the bit set already.
+ZBFS_HD inline bool claim_bit(std::uint64_t* words, std::uint64_t v) {
+  auto word = shared_word(words[v >> 6]);
+  const std::uint64_t mask = bit_of(v);
+  if ((word.load(cuda::std::memory_order_relaxed) & mask) != 0) return false;
+  return (word.fetch_or(mask, cuda::std::memory_order_relaxed) & mask) == 0;
+}
+
+// Edge-balanced steps give every edge of a frontier an index: `scan` holds the exclusive
+// scan of the frontier's `count` degrees, and edge e belongs to the last entry whose scan
+// is at most e (an entry without edges never is: the next one has the same scan).
+ZBFS_HD inline std::uint64_t entry_of_edge(const std::uint64_t* scan, std::uint64_t count, std::uint64_t e) {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = count;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (scan[mid] <= e) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
 
 // The population of word w (a reduction's transform).
 struct WordPopulation {

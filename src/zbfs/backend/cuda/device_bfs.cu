@@ -21,8 +21,6 @@ namespace {
 
 using Vertex = std::uint32_t;
 
-ZBFS_HD inline std::uint64_t bit_of(std::uint64_t v) { return std::uint64_t{1} << (v & 63); }
-
 ZBFS_HD inline std::uint64_t input_id(const Vertex* original, Vertex v) {
   return original != nullptr ? original[v] : v;
 }
@@ -57,8 +55,7 @@ struct Degree {
   ZBFS_HD std::uint64_t operator()(Vertex v) const { return offsets[v + 1] - offsets[v]; }
 };
 
-// Top-down, one index per frontier edge: `scan` holds the exclusive scan of the frontier's
-// degrees, so edge e belongs to the last frontier vertex whose scan is at most e.
+// Top-down, one index per frontier edge (`scan`: the frontier's degrees, scanned).
 struct ExpandEdge {
   const std::uint64_t* offsets;
   const Vertex* neighbors;
@@ -71,23 +68,10 @@ struct ExpandEdge {
   Vertex* next_queue;
   std::uint64_t* tail;
   ZBFS_HD void operator()(std::uint64_t e) const {
-    std::uint64_t lo = 0;
-    std::uint64_t hi = frontier;
-    while (hi - lo > 1) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (scan[mid] <= e) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
+    const std::uint64_t lo = entry_of_edge(scan, frontier, e);
     const Vertex u = queue[lo];
     const Vertex v = neighbors[offsets[u] + (e - scan[lo])];
-    const std::uint64_t mask = bit_of(v);
-    auto word = shared_word(visited[v >> 6]);
-    // A plain look first: most edges of a busy step lead to claimed vertices.
-    if ((word.load(cuda::std::memory_order_relaxed) & mask) != 0) return;
-    if ((word.fetch_or(mask, cuda::std::memory_order_relaxed) & mask) != 0) return;
+    if (!claim_bit(visited, v)) return;
     parent[input_id(original, v)] = static_cast<std::int64_t>(input_id(original, u));
     next_queue[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = v;
   }

@@ -17,16 +17,6 @@ namespace {
 
 using Vertex = std::uint32_t;
 
-ZBFS_HD inline std::uint64_t bit_of(std::uint64_t v) { return std::uint64_t{1} << (v & 63); }
-ZBFS_HD inline bool test_bit(const std::uint64_t* words, std::uint64_t v) { return (words[v >> 6] & bit_of(v)) != 0; }
-// Test-and-set: true when this call set the bit.
-ZBFS_HD inline bool claim_bit(std::uint64_t* words, std::uint64_t v) {
-  auto word = shared_word(words[v >> 6]);
-  const std::uint64_t mask = bit_of(v);
-  if ((word.load(cuda::std::memory_order_relaxed) & mask) != 0) return false;
-  return (word.fetch_or(mask, cuda::std::memory_order_relaxed) & mask) == 0;
-}
-
 struct BeginSearch {
   std::uint64_t* visited;
   std::uint64_t* frontier;
@@ -70,16 +60,7 @@ struct ExpandEdge {
   std::uint64_t* reported;
   std::uint64_t* tail;
   ZBFS_HD void operator()(std::uint64_t e) const {
-    std::uint64_t lo = 0;
-    std::uint64_t hi = count;
-    while (hi - lo > 1) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (scan[mid] <= e) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
+    const std::uint64_t lo = entry_of_edge(scan, count, e);
     const std::uint64_t source = sources[lo];
     const std::uint64_t target = neighbors[offsets[source] + (e - scan[lo])];
     const std::uint64_t offset = target - my_first;  // wraps past `block` for other pieces
