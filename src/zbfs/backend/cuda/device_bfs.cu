@@ -148,14 +148,8 @@ struct DeviceBfs::State {
   void zero(const DeviceArray<std::uint64_t>& array, std::uint64_t count) {
     on_policy(stream, [&](auto policy) { thrust::fill(policy, array.data(), array.data() + count, 0); });
   }
-  // Exclusive scan of scan[0, count) in place; scan[count] becomes the total, returned.
   std::uint64_t scan_counts(std::uint64_t count) {
-    std::uint64_t* s = scan.data();
-    on_policy(stream, [&](auto policy) {
-      thrust::fill(policy, s + count, s + count + 1, std::uint64_t{0});
-      thrust::exclusive_scan(policy, s, s + count + 1, s);
-    });
-    return read(scan, count);
+    return cuda_backend::scan_counts(stream, scan.data(), count, traffic.to_host);
   }
   std::uint64_t population(const DeviceArray<std::uint64_t>& bits) {
     return on_policy(stream, [&](auto policy) {

@@ -221,13 +221,8 @@ struct DeviceCodec::State {
     copy_bytes(stream, to, from, bytes, cudaMemcpyHostToDevice);
     traffic.to_device += bytes;
   }
-  // Exclusive scan of scan[0, count) in place; returns the total.
   std::uint64_t exclusive_scan(std::uint64_t* s, std::uint64_t count) {
-    on_policy(stream, [&](auto policy) {
-      thrust::fill(policy, s + count, s + count + 1, std::uint64_t{0});
-      thrust::exclusive_scan(policy, s, s + count + 1, s);
-    });
-    return read(s + count);
+    return scan_counts(stream, s, count, traffic.to_host);
   }
   void clear_flag() {
     on_policy(stream, [&](auto policy) { thrust::fill(policy, flag.data(), flag.data() + 1, std::uint64_t{0}); });

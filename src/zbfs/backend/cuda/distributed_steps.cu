@@ -240,16 +240,7 @@ struct DistributedSteps::State {
     T* at = array.data();
     on_policy(stream, [&](auto policy) { thrust::fill(policy, at, at + count, value); });
   }
-  std::uint64_t exclusive_scan(std::uint64_t count) {
-    std::uint64_t* s = scan.data();
-    on_policy(stream, [&](auto policy) {
-      thrust::fill(policy, s + count, s + count + 1, std::uint64_t{0});
-      thrust::exclusive_scan(policy, s, s + count + 1, s);
-    });
-    std::uint64_t total = 0;
-    traffic.to_host += scan.download(stream, &total, 1, count);
-    return total;
-  }
+  std::uint64_t exclusive_scan(std::uint64_t count) { return scan_counts(stream, scan.data(), count, traffic.to_host); }
   template <class Transform>
   std::uint64_t sum_over_words(const Transform& transform) {
     return on_policy(stream, [&](auto policy) {

@@ -13,6 +13,8 @@
 
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/scan.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
 
@@ -159,6 +161,21 @@ auto on_policy(const Stream& stream, Algorithm&& algorithm) {
     return algorithm(thrust::cuda::par(stream.temporary_storage()).on(stream.get()));
   }
   return algorithm(thrust::omp::par);
+}
+
+// Exclusive scan of counts[0, count) in place, in the target's memory (counts has room
+// for count + 1): counts[count] becomes the total, which is returned (8 bytes copied to
+// the host, added to `to_host`).
+inline std::uint64_t scan_counts(const Stream& stream, std::uint64_t* counts, std::uint64_t count,
+                                 std::uint64_t& to_host) {
+  on_policy(stream, [&](auto policy) {
+    thrust::fill(policy, counts + count, counts + count + 1, std::uint64_t{0});
+    thrust::exclusive_scan(policy, counts, counts + count + 1, counts);
+  });
+  std::uint64_t total = 0;
+  copy_bytes(stream, &total, counts + count, 8, cudaMemcpyDeviceToHost);
+  to_host += 8;
+  return total;
 }
 
 template <class T>
