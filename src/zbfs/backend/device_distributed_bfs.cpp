@@ -197,15 +197,21 @@ void DeviceDistributedBfs::reduce_predecessors() {
     keys.insert(keys.end(), ids.begin(), ids.end());
     counts.push_back(ids.size());
   }
-  // The answers come from the reporters' own tables, copied out once per search.
-  const std::vector<std::uint32_t> reported_parent = steps_->reported_parents();
+  // The requests go to the reporters, which look the parents up on their devices and
+  // answer in the requests' order: Exchanger::read's two exchanges, with the owner side's
+  // lookups done in one batch.
+  const IncomingIds requests = exchanger_.all_to_all(row, OutgoingIds{keys, counts}, IdsAre::kSequence);
   const PieceGroup& targets = grid_.row_group();
   const PieceGroup& sources = grid_.col_group();
+  std::vector<std::uint64_t> asked_here(requests.ids.size());
+  for (std::size_t i = 0; i < asked_here.size(); ++i) asked_here[i] = targets.to_local(requests.ids[i]);
+  std::vector<std::uint64_t> answers = steps_->reported_parents(asked_here);
   const std::span<const std::uint32_t> col_original = graph_.col_group_original();
-  const std::vector<std::uint64_t> parents =
-      exchanger_.read(row, keys, counts, 1, [&](std::uint64_t vertex, std::uint64_t* out) {
-        *out = sources.to_global(col_original[reported_parent[targets.to_local(vertex)]]);
-      });
+  for (std::uint64_t& p : answers) p = sources.to_global(col_original[p]);
+  OutgoingIds replies{std::move(answers), {}};
+  for (int s = 0; s < requests.num_sources(); ++s) replies.counts.push_back(requests.from(s).size());
+  const std::vector<std::uint64_t> parents = exchanger_.all_to_all(row, replies, IdsAre::kSequence).ids;
+  if (parents.size() != keys.size()) throw Error(ExitCode::kFailure, "predecessor reduction: answers lost");
   std::vector<std::uint64_t> offsets(keys.size());
   std::vector<std::int64_t> values(keys.size());
   for (std::size_t k = 0; k < keys.size(); ++k) {

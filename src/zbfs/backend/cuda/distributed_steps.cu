@@ -162,6 +162,13 @@ struct WordDegrees {
   }
 };
 
+struct LookUpReported {
+  const std::uint64_t* targets;
+  const Vertex* sent_parent;
+  std::uint64_t* out;
+  ZBFS_HD void operator()(std::uint64_t i) const { out[i] = sent_parent[targets[i]]; }
+};
+
 struct SetParent {
   const std::uint64_t* offsets;
   const std::int64_t* values;
@@ -411,8 +418,14 @@ std::vector<ForeignClaim> DistributedSteps::foreign_claims() {
   return state_->download(state_->claims, state_->counter(1));
 }
 
-std::vector<std::uint32_t> DistributedSteps::reported_parents() {
-  return state_->download(state_->sent_parent, state_->view.target_vertices);
+std::vector<std::uint64_t> DistributedSteps::reported_parents(std::span<const std::uint64_t> targets) {
+  State& s = *state_;
+  if (targets.empty()) return {};
+  s.reserve(s.sources, targets.size());
+  s.reserve(s.member, targets.size());
+  s.upload(s.sources, targets.data(), targets.size());
+  for_each_index(s.stream, targets.size(), LookUpReported{s.sources.data(), s.sent_parent.data(), s.member.data()});
+  return s.download(s.member, targets.size());
 }
 
 void DistributedSteps::set_parents(std::span<const std::uint64_t> offsets, std::span<const std::int64_t> values) {

@@ -86,10 +86,10 @@ class DistributedSteps {
   // asked, their edges (this rank's).
   std::pair<std::uint64_t, std::uint64_t> finish_level(bool with_edges);
 
-  // After the search: the claims made from reports, and this rank's reported vertices'
-  // parents (column-group sorted local ids, by row-group local id).
+  // After the search: the claims made from reports, and the parents (column-group sorted
+  // local ids) this rank reported the given vertices (row-group local ids) with.
   [[nodiscard]] std::vector<ForeignClaim> foreign_claims();
-  [[nodiscard]] std::vector<std::uint32_t> reported_parents();
+  [[nodiscard]] std::vector<std::uint64_t> reported_parents(std::span<const std::uint64_t> targets);
   // parent[owned_original[offsets[i]]] = values[i].
   void set_parents(std::span<const std::uint64_t> offsets, std::span<const std::int64_t> values);
   // The search's parents (one per owned vertex, at original offsets) to host memory.
