@@ -184,6 +184,7 @@ std::uint64_t words_for(std::uint64_t bits) { return (bits + 63) / 64; }
 struct DistributedSteps::State {
   State(ExecutionTarget target, const DistributedPieceView& v)
       : stream(target),
+        staging(target),
         view(v),
         words(words_for(v.block)),
         shared_graph(v.bottom_up.offsets == v.top_down.offsets),
@@ -210,16 +211,18 @@ struct DistributedSteps::State {
         source_frontier(target, words_for(v.bottom_up_sources)),
         targets_visited(target, words_for(v.bottom_up.rows)),
         counters(target, 3) {
-    upload(top_down_offsets, v.top_down.offsets, v.top_down.rows + 1);
-    upload(top_down_neighbors, v.top_down.neighbors, v.top_down.offsets[v.top_down.rows]);
+    // The pieces go over once, straight from the graph's arrays; the steps' transfers
+    // are staged through pinned memory.
+    upload_once(top_down_offsets, v.top_down.offsets, v.top_down.rows + 1);
+    upload_once(top_down_neighbors, v.top_down.neighbors, v.top_down.offsets[v.top_down.rows]);
     if (!shared_graph) {
-      upload(bottom_up_offsets, v.bottom_up.offsets, v.bottom_up.rows + 1);
-      upload(bottom_up_neighbors, v.bottom_up.neighbors, v.bottom_up.offsets[v.bottom_up.rows]);
+      upload_once(bottom_up_offsets, v.bottom_up.offsets, v.bottom_up.rows + 1);
+      upload_once(bottom_up_neighbors, v.bottom_up.neighbors, v.bottom_up.offsets[v.bottom_up.rows]);
     }
-    upload(owned_original, v.owned_original, v.block);
-    upload(top_down_original, v.top_down_original, v.top_down.rows);
-    upload(bottom_up_original, v.bottom_up_original, v.bottom_up_sources);
-    upload(owned_degree, v.owned_degree, v.block);
+    upload_once(owned_original, v.owned_original, v.block);
+    upload_once(top_down_original, v.top_down_original, v.top_down.rows);
+    upload_once(bottom_up_original, v.bottom_up_original, v.bottom_up_sources);
+    upload_once(owned_degree, v.owned_degree, v.block);
   }
 
   // Room for `count` elements (reports from several members can outnumber a piece).
@@ -228,18 +231,25 @@ struct DistributedSteps::State {
     if (array.size() < count) array = DeviceArray<T>(stream.target(), count + count / 4);
   }
   template <class T>
-  void upload(DeviceArray<T>& array, const T* host, std::uint64_t count, std::uint64_t at = 0) {
-    traffic.to_device += array.upload(stream, host, count, at);
+  void upload_once(DeviceArray<T>& array, const T* host, std::uint64_t count) {
+    traffic.to_device += array.upload(stream, host, count);
+  }
+  template <class T>
+  void upload(DeviceArray<T>& array, const T* host, std::uint64_t count) {
+    staging.to_target(stream, array.data(), host, count * sizeof(T));
+    traffic.to_device += count * sizeof(T);
   }
   template <class T>
   std::vector<T> download(const DeviceArray<T>& array, std::uint64_t count) {
     std::vector<T> host(count);
-    traffic.to_host += array.download(stream, host.data(), count);
+    staging.to_host(stream, host.data(), array.data(), count * sizeof(T));
+    traffic.to_host += count * sizeof(T);
     return host;
   }
   std::uint64_t counter(int which) {
     std::uint64_t value = 0;
-    traffic.to_host += counters.download(stream, &value, 1, static_cast<std::uint64_t>(which));
+    staging.to_host(stream, &value, counters.data() + which, 8);
+    traffic.to_host += 8;
     return value;
   }
   template <class T>
@@ -264,6 +274,7 @@ struct DistributedSteps::State {
   }
 
   Stream stream;
+  PinnedStaging staging;
   DistributedPieceView view;  // its pointers are used by the constructor only
   std::uint64_t words;
   bool shared_graph;  // 1D: bottom-up steps read the top-down graph
@@ -443,7 +454,8 @@ void DistributedSteps::set_parents(std::span<const std::uint64_t> offsets, std::
 void DistributedSteps::copy_parents(std::span<std::int64_t> parent) {
   State& s = *state_;
   if (parent.size() != s.view.block) throw Error(ExitCode::kFailure, "parent array size does not match the piece");
-  s.traffic.to_host += s.parent.download(s.stream, parent.data(), s.view.block);
+  s.staging.to_host(s.stream, parent.data(), s.parent.data(), s.view.block * sizeof(std::int64_t));
+  s.traffic.to_host += s.view.block * sizeof(std::int64_t);
 }
 
 }  // namespace zbfs::cuda_backend

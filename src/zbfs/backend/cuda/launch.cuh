@@ -163,6 +163,52 @@ auto on_policy(const Stream& stream, Algorithm&& algorithm) {
   return algorithm(thrust::omp::par);
 }
 
+// Pinned (page-locked) host memory through which a step's transfers are staged: the copy
+// engine moves pinned memory at the link's full rate, while a pageable buffer goes
+// through the driver's own bounce buffer. Grown on demand; on the host target nothing
+// is staged (plain memcpy).
+class PinnedStaging {
+ public:
+  explicit PinnedStaging(ExecutionTarget target) : target_(target) {}
+  ~PinnedStaging() {
+    if (buffer_ != nullptr) cudaFreeHost(buffer_);
+  }
+  PinnedStaging(const PinnedStaging&) = delete;
+  PinnedStaging& operator=(const PinnedStaging&) = delete;
+
+  // Host memory `to` <- target memory `from`.
+  void to_host(const Stream& stream, void* to, const void* from, std::uint64_t bytes) {
+    if (target_ == ExecutionTarget::kHost || bytes == 0)
+      return copy_bytes(stream, to, from, bytes, cudaMemcpyDeviceToHost);
+    reserve(bytes);
+    copy_bytes(stream, buffer_, from, bytes, cudaMemcpyDeviceToHost);
+    std::memcpy(to, buffer_, bytes);
+  }
+  // Target memory `to` <- host memory `from`.
+  void to_target(const Stream& stream, void* to, const void* from, std::uint64_t bytes) {
+    if (target_ == ExecutionTarget::kHost || bytes == 0)
+      return copy_bytes(stream, to, from, bytes, cudaMemcpyHostToDevice);
+    reserve(bytes);
+    std::memcpy(buffer_, from, bytes);
+    copy_bytes(stream, to, buffer_, bytes, cudaMemcpyHostToDevice);
+  }
+
+ private:
+  void reserve(std::uint64_t bytes) {
+    if (bytes <= capacity_) return;
+    if (buffer_ != nullptr) cudaFreeHost(buffer_);
+    buffer_ = nullptr;
+    capacity_ = 0;
+    const std::uint64_t grown = bytes + bytes / 4;
+    check_cuda(cudaMallocHost(&buffer_, grown), "cudaMallocHost");
+    capacity_ = grown;
+  }
+
+  ExecutionTarget target_;
+  void* buffer_ = nullptr;
+  std::uint64_t capacity_ = 0;
+};
+
 // Exclusive scan of counts[0, count) in place, in the target's memory (counts has room
 // for count + 1): counts[count] becomes the total, which is returned (8 bytes copied to
 // the host, added to `to_host`).
