@@ -47,6 +47,9 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   view.bottom_up_original =
       grid_layout(grid.partition()) ? graph.col_group_original().data() : graph.row_group_original().data();
   view.owned_degree = graph.owned_degree().data();
+  // The same hubs as the CPU backend's (collective along the bottom-up expand group).
+  const LargeArray<std::uint32_t> hubs = bottom_up_hubs(graph, bottom_up, [](std::size_t) { return false; });
+  view.bottom_up_hubs = hubs.data();
   const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
   // Every rank checks its device, and all refuse together if one lacks the memory.
   std::uint64_t short_of_memory = 0;

@@ -15,8 +15,9 @@
 //   one rank is not searched by the next; on the device a whole row group at once keeps
 //   the step one kernel;
 // - after the search, the predecessor reduction reads the parents the reporters used.
-// Not yet on the device: --prune and the update folds of --route (refused by the
-// configuration check), the hub shortcut and the masked gathers.
+// Bottom-up rows test their hub (the neighbour of highest degree class) first, as the
+// CPU's do. Not yet on the device: --prune and the update folds of --route (refused by
+// the configuration check), and the masked gathers.
 #pragma once
 
 #include <cstdint>

@@ -47,16 +47,6 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
   return found;
 }
 
-// A degree on a byte's log scale: the bit width and the three bits after the leading
-// one, so degrees within 12.5% of each other share a class; 255 from 2^31 on.
-std::uint8_t degree_class(std::uint64_t degree) {
-  if (degree == 0) return 0;
-  const auto width = static_cast<unsigned>(std::bit_width(degree));
-  if (width > 31) return 255;
-  const auto fraction = static_cast<unsigned>(width >= 4 ? (degree >> (width - 4)) & 7 : (degree << (4 - width)) & 7);
-  return static_cast<std::uint8_t>(width * 8 + fraction);
-}
-
 }  // namespace
 
 template <class V>
@@ -592,22 +582,9 @@ void DistributedBfs<V>::gather_has_edges(const Communicator& comm, Bitmap& has_e
 template <class V>
 void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   const ScopedPhase phase(metrics_, Phase::kConstruction);
-  // Every source vertex's degree class, gathered along the expand group in member order,
-  // which is the source group's local order: one byte per vertex, for this call only.
-  const std::span<const std::uint64_t> degree = graph_.owned_degree();
-  std::vector<std::uint8_t> mine(static_cast<std::size_t>(block_), 0);
   // A peeled vertex is never in a pruned search's frontier: a hub is a core neighbour.
-  for (std::size_t v = 0; v < degree.size(); ++v) {
-    mine[v] = forest_ != nullptr && forest_->peeled(v) ? 0 : degree_class(degree[v]);
-  }
-  std::vector<std::uint8_t> degree_class(static_cast<std::size_t>(layout.source.local_size()));
-  layout.expand->allgather(std::span<const std::uint8_t>(mine), std::span<std::uint8_t>(degree_class));
-  const LocalCsr<V>& graph = graph_.for_layout(layout);
-  const std::uint64_t rows = layout.target.local_size();
-  const std::uint64_t* offsets = graph.offsets();
-  hub_ = hub_neighbors<V>(
-      offsets, graph.neighbor_data(), rows, [&](V w) { return std::uint64_t{degree_class[w]}; }, V{0});
-  target_rows_with_edges_ = rows_with_edges(offsets, rows);
+  hub_ = bottom_up_hubs(graph_, layout, [this](std::size_t v) { return forest_ != nullptr && forest_->peeled(v); });
+  target_rows_with_edges_ = rows_with_edges(graph_.for_layout(layout).offsets(), layout.target.local_size());
 }
 
 template <class V>

@@ -12,10 +12,12 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/graph/degree_order.hpp"
+#include "zbfs/graph/hub_neighbors.hpp"
 #include "zbfs/graph/local_csr.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
@@ -58,5 +60,23 @@ class DistributedGraph {
 
 extern template class DistributedGraph<std::uint32_t>;
 extern template class DistributedGraph<std::uint64_t>;
+
+// The hubs of a bottom-up layout's rows (graph/hub_neighbors.hpp): each target row's
+// neighbour of highest degree class, the classes of the source group gathered along the
+// layout's expand communicator (collective over it, one byte per vertex, for this call
+// only). `excluded(offset)` gives an owned vertex weight 0 (a peeled one, never in a
+// pruned search's frontier).
+template <class V, class Excluded>
+LargeArray<V> bottom_up_hubs(const DistributedGraph<V>& graph, const TraversalLayout& layout, Excluded excluded) {
+  const std::span<const std::uint64_t> degree = graph.owned_degree();
+  std::vector<std::uint8_t> mine(degree.size(), 0);
+  for (std::size_t v = 0; v < degree.size(); ++v) mine[v] = excluded(v) ? 0 : degree_class(degree[v]);
+  std::vector<std::uint8_t> classes(static_cast<std::size_t>(layout.source.local_size()));
+  layout.expand->allgather(std::span<const std::uint8_t>(mine), std::span<std::uint8_t>(classes));
+  const LocalCsr<V>& rows = graph.for_layout(layout);
+  return hub_neighbors<V>(
+      rows.offsets(), rows.neighbor_data(), layout.target.local_size(), [&](V w) { return std::uint64_t{classes[w]}; },
+      V{0});
+}
 
 }  // namespace zbfs

@@ -8,12 +8,24 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 
 namespace zbfs {
+
+// A degree on a byte's log scale: the bit width and the three bits after the leading
+// one, so degrees within 12.5% of each other share a class; 255 from 2^31 on. A
+// distributed piece weighs its hubs by the class (a byte per vertex to gather, not eight).
+inline std::uint8_t degree_class(std::uint64_t degree) {
+  if (degree == 0) return 0;
+  const auto width = static_cast<unsigned>(std::bit_width(degree));
+  if (width > 31) return 255;
+  const auto fraction = static_cast<unsigned>(width >= 4 ? (degree >> (width - 4)) & 7 : (degree << (4 - width)) & 7);
+  return static_cast<std::uint8_t>(width * 8 + fraction);
+}
 
 // hub[r]: the neighbour w of row r with the largest weight(w), the first in list order
 // among equals; `none` for a row without neighbours.

@@ -76,11 +76,12 @@ struct ExpandEdge {
   }
 };
 
-// Bottom-up, one index per target row: an unvisited row looks for a parent among its
-// neighbours in the sources' frontier and stops at the first.
+// Bottom-up, one index per target row: an unvisited row looks for a parent in the
+// sources' frontier, its hub first, then its list, and stops at the first.
 struct SearchParent {
   const std::uint64_t* offsets;
   const Vertex* neighbors;
+  const Vertex* hubs;
   const std::uint64_t* frontier;         // the bottom-up sources' bitmap
   const std::uint64_t* targets_visited;  // the target group's, or nullptr (only own rows)
   std::uint64_t block;
@@ -99,8 +100,9 @@ struct SearchParent {
     const std::uint64_t offset = row - my_first;
     const bool own = offset < block;
     if (own ? test_bit(visited, offset) : (targets_visited == nullptr || test_bit(targets_visited, row))) return;
-    std::uint64_t by = 0;
-    bool found = false;
+    if (offsets[row] == offsets[row + 1]) return;
+    std::uint64_t by = hubs[row];
+    bool found = test_bit(frontier, by);
     for (std::uint64_t e = offsets[row], end = offsets[row + 1]; !found && e < end; ++e) {
       by = neighbors[e];
       found = test_bit(frontier, by);
@@ -196,6 +198,7 @@ struct DistributedSteps::State {
         top_down_original(target, v.top_down.rows),
         bottom_up_original(target, v.bottom_up_sources),
         owned_degree(target, v.block),
+        hubs(target, v.bottom_up.rows),
         visited(target, words),
         frontier(target, words),
         next(target, words),
@@ -223,6 +226,7 @@ struct DistributedSteps::State {
     upload_once(top_down_original, v.top_down_original, v.top_down.rows);
     upload_once(bottom_up_original, v.bottom_up_original, v.bottom_up_sources);
     upload_once(owned_degree, v.owned_degree, v.block);
+    upload_once(hubs, v.bottom_up_hubs, v.bottom_up.rows);
   }
 
   // Room for `count` elements (reports from several members can outnumber a piece).
@@ -286,6 +290,7 @@ struct DistributedSteps::State {
   DeviceArray<Vertex> top_down_original;
   DeviceArray<Vertex> bottom_up_original;
   DeviceArray<std::uint64_t> owned_degree;
+  DeviceArray<Vertex> hubs;
   DeviceArray<std::uint64_t> visited;
   DeviceArray<std::uint64_t> frontier;
   DeviceArray<std::uint64_t> next;
@@ -309,9 +314,10 @@ std::uint64_t DistributedSteps::memory_bytes(const DistributedPieceView& v) {
   const std::uint64_t edges =
       v.top_down.offsets[v.top_down.rows] + (shared ? 0 : v.bottom_up.offsets[v.bottom_up.rows]);
   const std::uint64_t rows = v.top_down.rows + (shared ? 0 : v.bottom_up.rows);
-  return 8 * (rows + 2) + 4 * edges + 4 * (v.block + v.top_down.rows + v.bottom_up_sources) + 8 * v.block +
-         3 * v.block / 8 + v.target_vertices / 8 + 4 * v.target_vertices + 8 * v.block + 16 * v.top_down.rows +
-         8 * v.target_vertices + 40 * v.block + v.bottom_up_sources / 8 + v.bottom_up.rows / 8 + (256ULL << 20);
+  return 8 * (rows + 2) + 4 * edges + 4 * v.bottom_up.rows + 4 * (v.block + v.top_down.rows + v.bottom_up_sources) +
+         8 * v.block + 3 * v.block / 8 + v.target_vertices / 8 + 4 * v.target_vertices + 8 * v.block +
+         16 * v.top_down.rows + 8 * v.target_vertices + 40 * v.block + v.bottom_up_sources / 8 + v.bottom_up.rows / 8 +
+         (256ULL << 20);
 }
 
 DistributedSteps::DistributedSteps(ExecutionTarget target, const DistributedPieceView& view)
@@ -390,8 +396,8 @@ std::vector<std::uint64_t> DistributedSteps::search_parents(std::span<const std:
   }
   s.fill(s.counters, 1, std::uint64_t{0});
   for_each_index(s.stream, v.bottom_up.rows,
-                 SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), frontier, others, v.block,
-                              v.bottom_up_my_first, s.visited.data(), s.next.data(), s.parent.data(),
+                 SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), frontier, others,
+                              v.block, v.bottom_up_my_first, s.visited.data(), s.next.data(), s.parent.data(),
                               s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base,
                               s.sent.data(), s.sent_parent.data(), s.reported.data(), s.counters.data()});
   for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});

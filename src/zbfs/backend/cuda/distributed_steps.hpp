@@ -34,6 +34,7 @@ struct DistributedPieceView {
   std::uint64_t target_vertices = 0;                  // the top-down target (row) group's local size
   HostCsr top_down;                                   // rows: column group; neighbours: row group
   HostCsr bottom_up;                                  // rows: bottom-up targets; neighbours: bottom-up sources
+  const std::uint32_t* bottom_up_hubs = nullptr;      // each bottom-up row's hub, tested first
   std::uint64_t top_down_my_first = 0;                // this rank's piece in the row group's local ids
   std::uint64_t bottom_up_my_first = 0;               // and in the bottom-up targets' local ids
   std::uint64_t top_down_source_base = 0;             // global id of the column group's local 0
