@@ -242,6 +242,11 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
   EXPECT_GE(h["device"]["searches"]["device_to_host_bytes"].get<double>(), 8.0 * 8 * 2048);
   EXPECT_LT(h["device"]["searches"]["host_to_device_bytes"].get<double>(),
             h["device"]["construction"]["host_to_device_bytes"].get<double>());
+  // Per phase: the upload in construction, the trees' way back in "other"; none on the CPU.
+  EXPECT_EQ(h["phases"]["construction"]["host_to_device_bytes"]["sum"].get<double>(),
+            h["device"]["construction"]["host_to_device_bytes"].get<double>());
+  EXPECT_GE(h["phases"]["other"]["device_to_host_bytes"]["sum"].get<double>(), 8.0 * 8 * 2048);
+  EXPECT_EQ(c["phases"]["construction"]["host_to_device_bytes"]["sum"].get<double>(), 0);
   ASSERT_EQ(h["searches"].size(), 8U);
   for (std::size_t i = 0; i < 8; ++i) {
     const nlohmann::json& want = c["searches"][i]["steps"];
@@ -289,6 +294,9 @@ TEST(CliMpi, CudaHostBackendRunsOnEveryPartition) {
     EXPECT_EQ(record["config"]["backend"], "cuda-host");
     EXPECT_GT(record["device"]["construction"]["host_to_device_bytes"].get<double>(), 0) << partition;
     EXPECT_GT(record["device"]["searches"]["device_to_host_bytes"].get<double>(), 0) << partition;
+    // The steps' copies are booked in the phases that made them.
+    EXPECT_GT(record["phases"]["local_expansion"]["host_to_device_bytes"]["sum"].get<double>(), 0) << partition;
+    EXPECT_GT(record["phases"]["construction"]["host_to_device_bytes"]["sum"].get<double>(), 0) << partition;
   }
   std::filesystem::remove(json);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/driver/phase_table.hpp"
 #include "zbfs/driver/result_block.hpp"
 
 namespace zbfs {
@@ -100,6 +101,36 @@ TEST(ResultBlock, WithoutValidationPrintsMinusOne) {
   const std::vector<std::string> lines = lines_of(format_result_block(b));
   EXPECT_EQ(lines[27], "bfs  min_validate:              -1");
   EXPECT_EQ(lines[33], "bfs  stddev_validate:           0");
+}
+
+}  // namespace
+}  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+// A device backend's copies per phase: in the breakdown of one rank, and as the phase
+// table's "device copies" section, which runs without a device backend do not print.
+TEST(PhaseTable, DeviceCopiesHaveTheirOwnSection) {
+  PhaseMetrics metrics;
+  metrics.add_time(Phase::kConstruction, 1.0);
+  metrics.add_time(Phase::kLocalExpansion, 0.5);
+  EXPECT_EQ(format_phase_table(PhaseBreakdown::of_one_rank(metrics), 1, NetworkModel{}, "none").find("device copies"),
+            std::string::npos);
+  metrics.add_device_copies(Phase::kConstruction, 123456, 78);
+  metrics.add_device_copies(Phase::kLocalExpansion, 9, 10);
+  metrics.add_device_copies(Phase::kLocalExpansion, 1, 2);
+  const PhaseBreakdown breakdown = PhaseBreakdown::of_one_rank(metrics);
+  EXPECT_EQ(breakdown[Phase::kConstruction].to_device_bytes.sum, 123456);
+  EXPECT_EQ(breakdown[Phase::kLocalExpansion].to_host_bytes.sum, 12);
+  const std::string table = format_phase_table(breakdown, 1, NetworkModel{}, "none");
+  const std::size_t section = table.find("device copies");
+  ASSERT_NE(section, std::string::npos) << table;
+  EXPECT_NE(table.find("123456", section), std::string::npos) << table;
+  EXPECT_NE(table.find("local_expansion", section), std::string::npos) << table;
+  PhaseMetrics later = metrics;
+  later.add_device_copies(Phase::kConstruction, 4, 0);
+  EXPECT_EQ(later.since(metrics).all()[static_cast<std::size_t>(Phase::kConstruction)].to_device_bytes, 4U);
 }
 
 }  // namespace

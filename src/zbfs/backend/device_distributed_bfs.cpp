@@ -21,6 +21,29 @@ struct DeviceDistributedBfs::Steps : cuda_backend::DistributedSteps {
   using DistributedSteps::DistributedSteps;
 };
 
+namespace {
+
+// Books the copies between host and device memory made while it lives in `phase`.
+class BookedCopies {
+ public:
+  BookedCopies(PhaseMetrics& metrics, Phase phase, const cuda_backend::DistributedSteps& steps)
+      : metrics_(metrics), phase_(phase), steps_(steps), before_(steps.traffic()) {}
+  ~BookedCopies() {
+    const HostDeviceTraffic now = steps_.traffic();
+    metrics_.add_device_copies(phase_, now.to_device - before_.to_device, now.to_host - before_.to_host);
+  }
+  BookedCopies(const BookedCopies&) = delete;
+  BookedCopies& operator=(const BookedCopies&) = delete;
+
+ private:
+  PhaseMetrics& metrics_;
+  Phase phase_;
+  const cuda_backend::DistributedSteps& steps_;
+  HostDeviceTraffic before_;
+};
+
+}  // namespace
+
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
                                            PhaseMetrics& metrics, bool force)
@@ -69,14 +92,20 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
     throw_usage_error(!why.empty() ? "rank " + std::to_string(grid.rank()) + ": " + why
                                    : "a rank's device is short of memory for its piece of the graph");
   }
+  const ScopedPhase phase(metrics, Phase::kConstruction);
   steps_ = std::make_unique<Steps>(target, view);
+  metrics.add_device_copies(Phase::kConstruction, steps_->traffic().to_device, steps_->traffic().to_host);
 }
 
 DeviceDistributedBfs::~DeviceDistributedBfs() = default;
 
 HostDeviceTraffic DeviceDistributedBfs::traffic() const { return steps_->traffic(); }
 
-void DeviceDistributedBfs::copy_parents(std::span<std::int64_t> parent) { steps_->copy_parents(parent); }
+void DeviceDistributedBfs::copy_parents(std::span<std::int64_t> parent) {
+  // The tree comes to host memory for the counts, the result files and the validator.
+  const BookedCopies copies(metrics_, Phase::kOther, *steps_);
+  steps_->copy_parents(parent);
+}
 
 BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options) {
   if (root >= grid_.blocks().num_vertices()) {
@@ -90,6 +119,7 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
   const std::uint64_t start = owner ? graph_.order().sorted_offset(root - first) : 0;
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     steps_->begin(owner, start, static_cast<std::int64_t>(root));
   }
   stats.init_time_s = clock.elapsed_s();
@@ -111,11 +141,13 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::top_down_step() {
   std::vector<std::uint64_t> sources;
   {
     const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
     sources = exchanger_.gather_ids(*layout.expand, steps_->frontier_ids());
   }
   std::vector<std::uint64_t> reported;
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     reported = steps_->expand(sources);
   }
   return fold(layout, reported, true);
@@ -128,18 +160,21 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::bottom_up_step() {
   std::vector<std::uint64_t> source_frontier;
   if (layout.expand->size() > 1) {
     const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
     source_frontier.resize(layout.source.words());
     exchanger_.gather_bitmap(*layout.expand, steps_->frontier_words(), source_frontier);
   }
   std::vector<std::uint64_t> targets_visited;
   if (layout.fold->size() > 1) {
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    const BookedCopies copies(metrics_, Phase::kRowExchange, *steps_);
     targets_visited.resize(layout.target.words());
     exchanger_.gather_bitmap(*layout.fold, steps_->visited_words(), targets_visited);
   }
   std::vector<std::uint64_t> reported;
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     reported = steps_->search_parents(source_frontier, targets_visited);
   }
   return fold(layout, reported, false);
@@ -166,6 +201,7 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::fold(const TraversalLayo
   }
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     steps_->claim(incoming.ids, incoming.offsets);
   }
   return finish_level(with_edges);
@@ -175,6 +211,7 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::finish_level(bool with_e
   std::uint64_t counts[2] = {0, 0};
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     const auto [vertices, edges] = steps_->finish_level(with_edges);
     counts[0] = vertices;
     counts[1] = edges;
@@ -186,6 +223,7 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::finish_level(bool with_e
 
 void DeviceDistributedBfs::reduce_predecessors() {
   const ScopedPhase phase(metrics_, Phase::kPredecessorReduction);
+  const BookedCopies copies(metrics_, Phase::kPredecessorReduction, *steps_);
   const Communicator& row = grid_.row();
   if (row.size() == 1) return;
   // Ask each reporting member for the parent it used, in vertex order.

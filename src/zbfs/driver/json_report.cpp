@@ -20,18 +20,24 @@ nlohmann::json to_json(const SummaryStatistics& s) {
 
 nlohmann::json to_json(const Spread& s) { return {{"min", s.min}, {"max", s.max}, {"sum", s.sum}}; }
 
-// Phases with any time or traffic, each with min / max / sum over ranks.
+// Phases with any time, traffic or device copies, each with min / max / sum over ranks.
 nlohmann::json to_json(const PhaseBreakdown& b) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseSummary& p = b.phases[i];
-    if (p.time_s.max == 0 && p.messages.sum == 0) continue;
-    j[std::string(to_string(static_cast<Phase>(i)))] = {
-        {"time_s", to_json(p.time_s)},           {"messages", to_json(p.messages)},
-        {"raw_bytes", to_json(p.raw_bytes)},     {"wire_bytes", to_json(p.wire_bytes)},
-        {"modelled_time_s", to_json(p.model_s)}, {"mpi_time_s", to_json(p.mpi_s)},
-        {"wait_time_s", to_json(p.wait_s)},      {"encode_time_s", to_json(p.encode_s)},
-        {"decode_time_s", to_json(p.decode_s)},  {"id_bytes", to_json(p.id_bytes)}};
+    if (p.time_s.max == 0 && p.messages.sum == 0 && p.to_device_bytes.sum + p.to_host_bytes.sum == 0) continue;
+    j[std::string(to_string(static_cast<Phase>(i)))] = {{"time_s", to_json(p.time_s)},
+                                                        {"messages", to_json(p.messages)},
+                                                        {"raw_bytes", to_json(p.raw_bytes)},
+                                                        {"wire_bytes", to_json(p.wire_bytes)},
+                                                        {"modelled_time_s", to_json(p.model_s)},
+                                                        {"mpi_time_s", to_json(p.mpi_s)},
+                                                        {"wait_time_s", to_json(p.wait_s)},
+                                                        {"encode_time_s", to_json(p.encode_s)},
+                                                        {"decode_time_s", to_json(p.decode_s)},
+                                                        {"id_bytes", to_json(p.id_bytes)},
+                                                        {"host_to_device_bytes", to_json(p.to_device_bytes)},
+                                                        {"device_to_host_bytes", to_json(p.to_host_bytes)}};
     nlohmann::json frames = nlohmann::json::object();
     for (const CodecId codec : kAllCodecs) {
       const double n = p.frames[static_cast<std::size_t>(codec)];

@@ -28,6 +28,18 @@ std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processe
         to_string(static_cast<Phase>(i)), p.time_s.max, p.time_s.min, p.mpi_s.max, p.wait_s.max, p.model_s.max,
         p.encode_s.max, p.decode_s.max, p.messages.sum, p.raw_bytes.sum, p.wire_bytes.sum, wire_percent, ids_percent);
   }
+  // A device backend's copies between host and device memory, summed over ranks.
+  bool copied = false;
+  for (const PhaseSummary& p : breakdown.phases) copied |= p.to_device_bytes.sum + p.to_host_bytes.sum > 0;
+  if (copied) {
+    out += fmt::format("{:<22} {:>20} {:>20}\n", "device copies", "host_to_device_bytes", "device_to_host_bytes");
+    for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      const PhaseSummary& p = breakdown.phases[i];
+      if (p.to_device_bytes.sum + p.to_host_bytes.sum == 0) continue;
+      out += fmt::format("{:<22} {:>20.0f} {:>20.0f}\n", to_string(static_cast<Phase>(i)), p.to_device_bytes.sum,
+                         p.to_host_bytes.sum);
+    }
+  }
   // Routed exchanges: start-ups (messages) per rank, items merged away, bytes per hop.
   bool routed = false;
   for (const PhaseSummary& p : breakdown.phases) routed |= p.routed_hops() > 0;

@@ -75,19 +75,36 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
       backend.search = [&](std::uint64_t root) { return device->run(root, config.bfs); };
     }
   }
+  // A device backend's copies per search: during the search (its counts), and the tree
+  // coming back for the counts and the validator ("other").
+  HostDeviceTraffic before_search;
+  HostDeviceTraffic after_search;
+  backend.before_search = [&](std::size_t) {
+    if (device) before_search = device->traffic();
+  };
   backend.count = [&] {
-    if (device) device->copy_parents(parent.span());
+    if (device) {
+      after_search = device->traffic();
+      device->copy_parents(parent.span());
+    }
     std::uint64_t reached = 0;
 #pragma omp parallel for reduction(+ : reached)
     for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
     return TreeCounts{count_traversed_edges(graph, parent.span()), reached};
   };
   backend.validate = [&](std::uint64_t root) { return validate_bfs_tree(edges, root, parent.span()); };
-  backend.finish_search = [](std::size_t, SearchResult& search) {
+  backend.finish_search = [&](std::size_t, SearchResult& search) {
     // One process: the whole search is local work, and nothing travels.
     PhaseMetrics metrics;
     metrics.add_time(Phase::kLocalExpansion, search.time_s);
     metrics.add_time(Phase::kValidation, search.validate_time_s);
+    if (device) {
+      const HostDeviceTraffic done = device->traffic();
+      metrics.add_device_copies(Phase::kLocalExpansion, after_search.to_device - before_search.to_device,
+                                after_search.to_host - before_search.to_host);
+      metrics.add_device_copies(Phase::kOther, done.to_device - after_search.to_device,
+                                done.to_host - after_search.to_host);
+    }
     search.phases = PhaseBreakdown::of_one_rank(metrics);
   };
   run_search_loop(config, roots, backend, progress, result);
@@ -160,6 +177,15 @@ RunResult run_benchmark(const RunConfig& config) {
   for (const SearchResult& s : result.searches) {
     totals.add_time(Phase::kLocalExpansion, s.time_s);
     totals.add_time(Phase::kValidation, s.validate_time_s);
+    for (const Phase phase : {Phase::kLocalExpansion, Phase::kOther}) {
+      const PhaseSummary& p = s.phases[phase];
+      totals.add_device_copies(phase, static_cast<std::uint64_t>(p.to_device_bytes.sum),
+                               static_cast<std::uint64_t>(p.to_host_bytes.sum));
+    }
+  }
+  if (result.device) {
+    totals.add_device_copies(Phase::kConstruction, result.device->construction.to_device,
+                             result.device->construction.to_host);
   }
   result.phases = PhaseBreakdown::of_one_rank(totals);
   result.result_block = make_result_block(result);

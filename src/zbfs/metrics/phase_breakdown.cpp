@@ -23,7 +23,9 @@ PhaseBreakdown PhaseBreakdown::of_one_rank(const PhaseMetrics& metrics) {
                    single(static_cast<double>(c.id_bytes)),
                    {},
                    {},
-                   {}};
+                   {},
+                   single(static_cast<double>(c.to_device_bytes)),
+                   single(static_cast<double>(c.to_host_bytes))};
     for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = static_cast<double>(c.frames[k]);
     b.phases[i].merged_items = single(static_cast<double>(c.merged_items));
     for (std::size_t h = 0; h < kMaxRouteHops; ++h) b.phases[i].hop_bytes[h] = static_cast<double>(c.hop_bytes[h]);

@@ -31,6 +31,8 @@ struct PhaseSummary {
   std::array<double, kCodecCount> frames{};       // summed over ranks
   Spread merged_items;                            // routed items removed by merging
   std::array<double, kMaxRouteHops> hop_bytes{};  // routed bytes per hop, summed over ranks
+  Spread to_device_bytes;                         // a device backend's copies to its device
+  Spread to_host_bytes;                           // and back
   // Hops with routed traffic: hop_bytes[0, routed_hops()) (0 when nothing was routed).
   [[nodiscard]] std::size_t routed_hops() const {
     std::size_t n = kMaxRouteHops;

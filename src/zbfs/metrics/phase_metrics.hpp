@@ -68,8 +68,13 @@ struct PhaseCounters {
   std::array<std::uint64_t, kCodecCount> frames{};       // frames sent, by the codec that encoded them
   std::uint64_t merged_items = 0;                        // routed items removed by merging on this rank
   std::array<std::uint64_t, kMaxRouteHops> hop_bytes{};  // routed bytes sent, per hop
+  // A device backend's copies between host and device memory (backend/).
+  std::uint64_t to_device_bytes = 0;
+  std::uint64_t to_host_bytes = 0;
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
+    to_device_bytes += o.to_device_bytes;
+    to_host_bytes += o.to_host_bytes;
     merged_items += o.merged_items;
     for (std::size_t h = 0; h < kMaxRouteHops; ++h) hop_bytes[h] += o.hop_bytes[h];
     time_s += o.time_s;
@@ -86,6 +91,8 @@ struct PhaseCounters {
     return *this;
   }
   PhaseCounters& operator-=(const PhaseCounters& o) {
+    to_device_bytes -= o.to_device_bytes;
+    to_host_bytes -= o.to_host_bytes;
     merged_items -= o.merged_items;
     for (std::size_t h = 0; h < kMaxRouteHops; ++h) hop_bytes[h] -= o.hop_bytes[h];
     time_s -= o.time_s;
@@ -109,7 +116,6 @@ struct PhaseCounters {
 // layout).
 class PhaseMetrics final : public TrafficObserver {
  public:
-  [[nodiscard]] Phase current() const { return current_; }
   void set_current(Phase phase) { current_ = phase; }
 
   // The network model's two link classes, which price every call from now on.
@@ -159,6 +165,12 @@ class PhaseMetrics final : public TrafficObserver {
   }
   void add_frame(CodecId codec) { ++counters_[index(current_)].frames[static_cast<std::size_t>(codec)]; }
   void add_time(Phase phase, double seconds) { counters_[index(phase)].time_s += seconds; }
+  // Bytes a device backend copied host to device and back, booked in `phase`.
+  void add_device_copies(Phase phase, std::uint64_t to_device, std::uint64_t to_host) {
+    counters_[index(phase)].to_device_bytes += to_device;
+    counters_[index(phase)].to_host_bytes += to_host;
+  }
+  [[nodiscard]] Phase current() const { return current_; }
   // Time waiting for peers before a collective, in the current phase.
   void add_wait(double seconds) { counters_[index(current_)].wait_s += seconds; }
 
