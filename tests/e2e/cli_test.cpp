@@ -301,6 +301,30 @@ TEST(CliMpi, CudaHostBackendRunsOnEveryPartition) {
   std::filesystem::remove(json);
 }
 
+// With a codec on the wire the device's id lists cross PCIe as bitpack frames: the same
+// trees, and fewer bytes copied by the local steps.
+TEST(CliMpi, CudaHostBackendCompressesWhatCrossesPcie) {
+  if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_cuda_host_codec.json";
+  std::vector<double> copied;
+  std::string first_out;
+  for (const char* codec : {"none", "bitpack"}) {
+    const Outcome o =
+        run_mpi(4, std::string("run --scale 12 --roots 6 -q --backend cuda-host -p 2d --grid 2x2 --codec ") + codec +
+                       " --json " + json.string());
+    ASSERT_EQ(o.status, 0) << codec << "\n" << o.err;
+    if (first_out.empty()) first_out = o.out;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(first_out)) << codec;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    const nlohmann::json& local = record["phases"]["local_expansion"];
+    copied.push_back(local["host_to_device_bytes"]["sum"].get<double>() +
+                     local["device_to_host_bytes"]["sum"].get<double>());
+  }
+  std::filesystem::remove(json);
+  EXPECT_LT(copied[1], copied[0] / 2) << "bitpack " << copied[1] << " bytes, none " << copied[0];
+}
+
 TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");

@@ -2,8 +2,8 @@
 // launcher (--backend cuda-host) at this rank count, on every layout (1D, each 2D grid,
 // hybrid): every search takes the CPU backend's steps (direction, frontier, discovered),
 // gives the sequential reference BFS's levels and passes the Graph500 validator; with a
-// codec on the wire and with search keys that have no edges too. Skipped on a build
-// without CUDA.
+// codec on the wire (the id lists then cross PCIe as frames the device encodes and
+// decodes) and with search keys that have no edges too. Skipped on a build without CUDA.
 #include "zbfs/backend/device_distributed_bfs.hpp"
 
 #include <gtest/gtest.h>
@@ -44,7 +44,8 @@ void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefa
   const std::unique_ptr<Exchanger> exchanger =
       make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{codec}, costs), std::nullopt});
   DistributedBfs<std::uint32_t> cpu(grid, graph, *exchanger, metrics);
-  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, *exchanger, metrics, false);
+  // With a codec on the wire the id lists also cross PCIe as the device's bitpack frames.
+  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, *exchanger, metrics, false, codec != CodecId::kNone);
   const std::vector<Edge> edges = testing::kronecker_edges(scale, edgefactor, seed);
   const PackedEdgeList packed = testing::pack(scale, edges);
   BfsOptions options;

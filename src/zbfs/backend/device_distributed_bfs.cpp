@@ -46,7 +46,7 @@ class BookedCopies {
 
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
-                                           PhaseMetrics& metrics, bool force)
+                                           PhaseMetrics& metrics, bool force, bool compress_ids)
     : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics), device_name_("host") {
   require_backend(backend);
   const TraversalLayout top_down = grid.top_down();
@@ -73,6 +73,7 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   // The same hubs as the CPU backend's (collective along the bottom-up expand group).
   const LargeArray<std::uint32_t> hubs = bottom_up_hubs(graph, bottom_up, [](std::size_t) { return false; });
   view.bottom_up_hubs = hubs.data();
+  view.compress_ids = compress_ids;
   const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
   // Every rank checks its device, and all refuse together if one lacks the memory.
   std::uint64_t short_of_memory = 0;
@@ -267,7 +268,7 @@ void DeviceDistributedBfs::reduce_predecessors() {
 // A build without CUDA: require_backend refuses every device backend.
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
-                                           PhaseMetrics& metrics, bool)
+                                           PhaseMetrics& metrics, bool, bool)
     : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics) {
   require_backend(backend);
   require_backend(Backend::kCuda);

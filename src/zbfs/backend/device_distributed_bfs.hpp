@@ -40,10 +40,12 @@ namespace zbfs {
 class DeviceDistributedBfs {
  public:
   // Uploads this rank's pieces (collective: the device memory check is agreed on by all
-  // ranks). `backend`: kCuda (this rank's device: `device`) or kCudaHost.
+  // ranks). `backend`: kCuda (this rank's device: `device`) or kCudaHost. With
+  // `compress_ids` the id lists cross PCIe as bitpack frames the device encodes and
+  // decodes (the run has a codec on the wire).
   DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                        const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
-                       bool force);
+                       bool force, bool compress_ids = false);
   ~DeviceDistributedBfs();
   DeviceDistributedBfs(const DeviceDistributedBfs&) = delete;
   DeviceDistributedBfs& operator=(const DeviceDistributedBfs&) = delete;

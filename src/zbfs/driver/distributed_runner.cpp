@@ -257,8 +257,10 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
       const int device_index = config.backend == Backend::kCuda ? device_for_rank(node_rank, config.gpus_per_node) : 0;
       world.barrier();
       clock.restart();
+      // With a codec on the wire, the id lists cross PCIe compressed too.
+      const bool compress = config.codec.is_auto() || config.codec.fixed != CodecId::kNone;
       device = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
-                                                      config.force);
+                                                      config.force, compress);
       result.construction_time_s += slowest(world, clock.elapsed_s());
       result.device = DeviceRecord{device->device_name(), device->traffic(), {}};
     } else {

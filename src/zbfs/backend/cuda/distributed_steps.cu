@@ -1,14 +1,18 @@
 #include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
 #include <cuda/std/bit>
 #include <cuda/std/functional>
+#include <optional>
 #include <utility>
 
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/cuda/bitmap_kernels.cuh"
+#include "zbfs/backend/cuda/device_codec.hpp"
 #include "zbfs/backend/cuda/distributed_steps.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
 
@@ -125,10 +129,11 @@ struct FoldWord {
   ZBFS_HD void operator()(std::uint64_t w) const { visited[w] |= next[w]; }
 };
 
-// Owners claim reported ids (global), member[i] being the fold member that reported id i.
+// Owners claim reported ids (global), grouped by the fold member that reported them.
 struct ClaimReported {
   const std::uint64_t* ids;
-  const std::uint64_t* member;
+  const std::uint64_t* member_offsets;  // member m's ids: [member_offsets[m], member_offsets[m + 1])
+  std::uint64_t members;
   std::uint64_t first_vertex;
   std::uint64_t block;
   std::uint64_t* visited;
@@ -145,9 +150,10 @@ struct ClaimReported {
       return;
     }
     if (!claim_bit(visited, offset)) return;
-    parent[owned_original[offset]] = -2 - static_cast<std::int64_t>(member[i]);
+    const std::uint64_t member = entry_of_edge(member_offsets, members, i);
+    parent[owned_original[offset]] = -2 - static_cast<std::int64_t>(member);
     claim_bit(next, offset);
-    claims[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = ForeignClaim{member[i], offset};
+    claims[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = ForeignClaim{member, offset};
   }
 };
 
@@ -227,6 +233,7 @@ struct DistributedSteps::State {
     upload_once(bottom_up_original, v.bottom_up_original, v.bottom_up_sources);
     upload_once(owned_degree, v.owned_degree, v.block);
     upload_once(hubs, v.bottom_up_hubs, v.bottom_up.rows);
+    if (v.compress_ids) codec.emplace(target);
   }
 
   // Room for `count` elements (reports from several members can outnumber a piece).
@@ -277,9 +284,40 @@ struct DistributedSteps::State {
     return shared_graph ? top_down_neighbors.data() : bottom_up_neighbors.data();
   }
 
+  // Id lists to host memory: as they are, or as one bitpack frame (a set's: `sorted`, or
+  // sorted here first) encoded on the device and decoded on the host.
+  std::vector<std::uint64_t> ids_to_host(std::uint64_t* ids, std::uint64_t count, bool sorted) {
+    if (!codec) {
+      std::vector<std::uint64_t> host(count);
+      staging.to_host(stream, host.data(), ids, count * 8);
+      traffic.to_host += count * 8;
+      return host;
+    }
+    if (!sorted) on_policy(stream, [&](auto policy) { thrust::sort(policy, ids, ids + count); });
+    stream.synchronize();
+    ByteBuffer frame;
+    codec->encode(CodecId::kBitpack, ids, count, IdOrder::kSortedSet, frame);
+    return decode_frame(frame.bytes(), count);
+  }
+  // A sorted id list from host memory into `at`: as it is, or as a bitpack frame encoded
+  // on the host and decoded on the device.
+  void ids_to_target(std::span<const std::uint64_t> ids, std::uint64_t* at) {
+    if (ids.empty()) return;
+    if (!codec) {
+      staging.to_target(stream, at, ids.data(), ids.size() * 8);
+      traffic.to_device += ids.size() * 8;
+      return;
+    }
+    stream.synchronize();
+    ByteBuffer frame;
+    encode_frame(CodecId::kBitpack, ids, IdOrder::kSortedSet, frame);
+    codec->decode(frame.bytes(), read_frame_header(frame.bytes(), ids.size()), at);
+  }
+
   Stream stream;
   PinnedStaging staging;
-  DistributedPieceView view;  // its pointers are used by the constructor only
+  std::optional<DeviceCodec> codec;  // compress_ids
+  DistributedPieceView view;         // its pointers are used by the constructor only
   std::uint64_t words;
   bool shared_graph;  // 1D: bottom-up steps read the top-down graph
   DeviceArray<std::uint64_t> top_down_offsets;
@@ -325,7 +363,14 @@ DistributedSteps::DistributedSteps(ExecutionTarget target, const DistributedPiec
 
 DistributedSteps::~DistributedSteps() = default;
 
-HostDeviceTraffic DistributedSteps::traffic() const { return state_->traffic; }
+HostDeviceTraffic DistributedSteps::traffic() const {
+  HostDeviceTraffic total = state_->traffic;
+  if (state_->codec) {
+    total.to_device += state_->codec->traffic().to_device;
+    total.to_host += state_->codec->traffic().to_host;
+  }
+  return total;
+}
 
 void DistributedSteps::begin(bool owns_start, std::uint64_t start_offset, std::int64_t start_parent) {
   State& s = *state_;
@@ -350,7 +395,7 @@ std::vector<std::uint64_t> DistributedSteps::frontier_ids() {
   for_each_index(
       s.stream, s.words,
       WritePositions<std::uint64_t>{s.frontier.data(), s.scan.data(), s.view.first_vertex, s.reported.data()});
-  return s.download(s.reported, count);
+  return s.ids_to_host(s.reported.data(), count, true);
 }
 
 std::vector<std::uint64_t> DistributedSteps::frontier_words() {
@@ -367,7 +412,7 @@ std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_
   std::vector<std::uint64_t> local(sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i) local[i] = sources[i] - v.top_down_source_base;
   s.reserve(s.sources, local.size());
-  s.upload(s.sources, local.data(), local.size());
+  s.ids_to_target(local, s.sources.data());
   for_each_index(s.stream, local.size(), SourceDegree{s.top_down_offsets.data(), s.sources.data(), s.scan.data()});
   const std::uint64_t edges = s.exclusive_scan(local.size());
   s.fill(s.counters, 1, std::uint64_t{0});
@@ -377,7 +422,7 @@ std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_
                  v.block, v.top_down_my_first, s.visited.data(), s.next.data(), s.parent.data(),
                  s.owned_original.data(), s.top_down_original.data(), v.top_down_source_base, s.sent.data(),
                  s.sent_parent.data(), s.reported.data(), s.counters.data()});
-  return s.download(s.reported, s.counter(0));
+  return s.ids_to_host(s.reported.data(), s.counter(0), false);
 }
 
 std::vector<std::uint64_t> DistributedSteps::search_parents(std::span<const std::uint64_t> source_frontier,
@@ -401,24 +446,28 @@ std::vector<std::uint64_t> DistributedSteps::search_parents(std::span<const std:
                               s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base,
                               s.sent.data(), s.sent_parent.data(), s.reported.data(), s.counters.data()});
   for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});
-  return s.download(s.reported, s.counter(0));
+  return s.ids_to_host(s.reported.data(), s.counter(0), false);
 }
 
 void DistributedSteps::claim(std::span<const std::uint64_t> ids, std::span<const std::uint64_t> offsets) {
   State& s = *state_;
   if (ids.empty()) return;
-  std::vector<std::uint64_t> member(ids.size());
-  for (std::size_t m = 0; m + 1 < offsets.size(); ++m) {
-    for (std::uint64_t i = offsets[m]; i < offsets[m + 1]; ++i) member[i] = m;
-  }
+  const std::uint64_t members = offsets.size() - 1;
   s.reserve(s.sources, ids.size());
-  s.reserve(s.member, ids.size());
-  s.upload(s.sources, ids.data(), ids.size());
-  s.upload(s.member, member.data(), member.size());
+  s.reserve(s.member, offsets.size());
+  // Each member's ids are a set: sorted here, they cross as one frame each when compressed.
+  std::vector<std::uint64_t> sorted(ids.begin(), ids.end());
+  for (std::uint64_t m = 0; m < members; ++m) {
+    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(offsets[m]);
+    const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(offsets[m + 1]);
+    std::sort(first, last);
+    s.ids_to_target({&*first, static_cast<std::size_t>(last - first)}, s.sources.data() + offsets[m]);
+  }
+  s.upload(s.member, offsets.data(), offsets.size());
   for_each_index(s.stream, ids.size(),
-                 ClaimReported{s.sources.data(), s.member.data(), s.view.first_vertex, s.view.block, s.visited.data(),
-                               s.next.data(), s.parent.data(), s.owned_original.data(), s.claims.data(),
-                               s.counters.data() + 1, s.counters.data() + 2});
+                 ClaimReported{s.sources.data(), s.member.data(), members, s.view.first_vertex, s.view.block,
+                               s.visited.data(), s.next.data(), s.parent.data(), s.owned_original.data(),
+                               s.claims.data(), s.counters.data() + 1, s.counters.data() + 2});
   if (s.counter(2) != 0) throw Error(ExitCode::kFailure, "a vertex arrived at a rank that does not own it");
 }
 

@@ -44,6 +44,10 @@ struct DistributedPieceView {
   const std::uint32_t* top_down_original = nullptr;   // column group sorted -> original local
   const std::uint32_t* bottom_up_original = nullptr;  // bottom-up sources sorted -> original local
   const std::uint64_t* owned_degree = nullptr;        // per owned vertex (the level's edges)
+  // Id lists cross PCIe as bitpack frames, encoded and decoded on the device
+  // (device_codec.hpp): the frontier and the reports on the way out, the gathered
+  // frontier and the arrived reports on the way in. Bitmaps cross as they are.
+  bool compress_ids = false;
 };
 
 // A vertex claimed from another rank's report: the reporting fold member and the
