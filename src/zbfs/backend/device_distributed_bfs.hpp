@@ -52,6 +52,10 @@ class DeviceDistributedBfs {
 
   // Collective. The parents stay in the device's memory until copy_parents.
   BfsStats run(std::uint64_t root, const BfsOptions& options);
+  // Collective: one search, from the highest-degree vertex of rank 0's piece, whose
+  // counters are then dropped. CUDA loads a module's kernels at their first launch, and
+  // that belongs to setting up (kernel 1), not to the first search key's time.
+  void warm_up();
   // The last search's parents: one per vertex of this rank's piece (blocks().block()),
   // as DistributedBfs writes them.
   void copy_parents(std::span<std::int64_t> parent);

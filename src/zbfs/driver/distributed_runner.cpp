@@ -261,6 +261,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
       const bool compress = config.codec.is_auto() || config.codec.fixed != CodecId::kNone;
       device = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
                                                       config.force, compress);
+      device->warm_up();
       result.construction_time_s += slowest(world, clock.elapsed_s());
       result.device = DeviceRecord{device->device_name(), device->traffic(), {}};
     } else {
