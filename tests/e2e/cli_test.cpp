@@ -321,8 +321,17 @@ TEST(CliMpi, CudaHostBackendCompressesWhatCrossesPcie) {
     copied.push_back(local["host_to_device_bytes"]["sum"].get<double>() +
                      local["device_to_host_bytes"]["sum"].get<double>());
   }
-  std::filesystem::remove(json);
   EXPECT_LT(copied[1], copied[0] / 2) << "bitpack " << copied[1] << " bytes, none " << copied[0];
+  // auto: each list priced on this machine's own calibration, which the record gives.
+  const Outcome priced = run_mpi(
+      4, "run --scale 12 --roots 6 -q --backend cuda-host -p 2d --grid 2x2 --codec auto --json " + json.string());
+  ASSERT_EQ(priced.status, 0) << priced.err;
+  EXPECT_EQ(nedge_lines(priced.out), nedge_lines(first_out));
+  const nlohmann::json device = nlohmann::json::parse(slurp(json))["device"];
+  EXPECT_EQ(device["id_transfer"], "priced");
+  EXPECT_GT(device["pcie_calibration"]["copy_bytes_per_s"].get<double>(), 0);
+  EXPECT_GT(device["id_lists"]["framed"].get<double>() + device["id_lists"]["raw"].get<double>(), 0);
+  std::filesystem::remove(json);
 }
 
 TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {

@@ -44,8 +44,12 @@ void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefa
   const std::unique_ptr<Exchanger> exchanger =
       make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{codec}, costs), std::nullopt});
   DistributedBfs<std::uint32_t> cpu(grid, graph, *exchanger, metrics);
-  // With a codec on the wire the id lists also cross PCIe as the device's bitpack frames.
-  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, *exchanger, metrics, false, codec != CodecId::kNone);
+  // With a codec on the wire the id lists also cross PCIe as the device's bitpack frames:
+  // always with bitpack, where the calibration prices them lower with bitmap.
+  const cuda_backend::IdTransfer transfer = codec == CodecId::kNone      ? cuda_backend::IdTransfer::kRaw
+                                            : codec == CodecId::kBitpack ? cuda_backend::IdTransfer::kFrames
+                                                                         : cuda_backend::IdTransfer::kPriced;
+  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, *exchanger, metrics, false, transfer);
   const std::vector<Edge> edges = testing::kronecker_edges(scale, edgefactor, seed);
   const PackedEdgeList packed = testing::pack(scale, edges);
   BfsOptions options;
@@ -78,6 +82,17 @@ void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefa
   }
   EXPECT_GT(device.traffic().to_device, 0U);
   EXPECT_EQ(device.device_name(), "host");
+  const auto [framed, raw] = device.lists_framed_and_raw();
+  if (transfer == cuda_backend::IdTransfer::kRaw) {
+    EXPECT_EQ(framed, 0U);
+  }
+  if (transfer == cuda_backend::IdTransfer::kFrames) {
+    EXPECT_EQ(raw, 0U);
+  }
+  if (transfer == cuda_backend::IdTransfer::kPriced) {
+    EXPECT_GT(device.pcie_costs().copy_bytes_per_s, 0.0);
+    EXPECT_GT(framed + raw, 0U);
+  }
 }
 
 class DeviceDistributedBfsTest : public ::testing::Test {

@@ -15,6 +15,7 @@
 #include "step_list.hpp"
 #include "test_graphs.hpp"
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/pcie_pricing.hpp"
 #include "zbfs/backend/device_search.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
@@ -131,6 +132,26 @@ TEST(DeviceBfs, DeviceMemoryIsCheckedBeforeAllocating) {
   const std::uint64_t bytes = cuda_backend::DeviceBfs::memory_bytes(n, 32 * n);
   EXPECT_GT(bytes, std::uint64_t{9} << 30);
   EXPECT_LT(bytes, std::uint64_t{12} << 30);
+}
+
+// --codec auto on a device backend: a list crosses PCIe as a frame only where the
+// calibration prices it lower than 8 bytes an id.
+TEST(DeviceBfs, IdListsCrossAsFramesWhereThatIsCheaper) {
+  using cuda_backend::PcieCosts;
+  // A PCIe-like link (10 us, 25 GB/s) and a fast device codec (50 G ids/s, 50 us a frame).
+  const PcieCosts pcie{10e-6, 25e9, 50e-6, 0.02e-9};
+  EXPECT_FALSE(frames_pay(pcie, 100, 1000));              // a few ids: the frame's latency dominates
+  EXPECT_TRUE(frames_pay(pcie, 10'000'000, 40'000'000));  // a dense frontier: 16x fewer bytes
+  // The same codec at 1 G ids/s costs more per id than the link saves (0.3 ns an id).
+  EXPECT_FALSE(frames_pay(PcieCosts{10e-6, 25e9, 50e-6, 1e-9}, 10'000'000, 40'000'000));
+  // Host memory (memcpy at 10 GB/s, no latency) and a slow codec: never.
+  const PcieCosts host{0, 10e9, 20e-6, 5e-9};
+  EXPECT_FALSE(frames_pay(host, 10'000'000, 40'000'000));
+  EXPECT_FALSE(frames_pay(PcieCosts{}, 10'000'000, 40'000'000));  // uncalibrated
+  // The estimate: about the gaps' width per id.
+  EXPECT_NEAR(static_cast<double>(cuda_backend::estimated_frame_bytes(1 << 20, 8 << 20)), (1 << 20) * 5 / 8.0,
+              (1 << 20) * 0.05);
+  EXPECT_EQ(cuda_backend::to_string(cuda_backend::IdTransfer::kPriced), "priced");
 }
 
 TEST(DeviceBfs, CudaBackendsRefuseWhereTheyCannotRun) {

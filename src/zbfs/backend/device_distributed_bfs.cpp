@@ -46,8 +46,13 @@ class BookedCopies {
 
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
-                                           PhaseMetrics& metrics, bool force, bool compress_ids)
-    : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics), device_name_("host") {
+                                           PhaseMetrics& metrics, bool force, cuda_backend::IdTransfer id_transfer)
+    : grid_(grid),
+      graph_(graph),
+      exchanger_(exchanger),
+      metrics_(metrics),
+      device_name_("host"),
+      id_transfer_(id_transfer) {
   require_backend(backend);
   const TraversalLayout top_down = grid.top_down();
   const TraversalLayout bottom_up = grid.bottom_up();
@@ -73,7 +78,7 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   // The same hubs as the CPU backend's (collective along the bottom-up expand group).
   const LargeArray<std::uint32_t> hubs = bottom_up_hubs(graph, bottom_up, [](std::size_t) { return false; });
   view.bottom_up_hubs = hubs.data();
-  view.compress_ids = compress_ids;
+  view.id_transfer = id_transfer;
   const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
   // Every rank checks its device, and all refuse together if one lacks the memory.
   std::uint64_t short_of_memory = 0;
@@ -101,6 +106,12 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
 DeviceDistributedBfs::~DeviceDistributedBfs() = default;
 
 HostDeviceTraffic DeviceDistributedBfs::traffic() const { return steps_->traffic(); }
+
+cuda_backend::PcieCosts DeviceDistributedBfs::pcie_costs() const { return steps_->pcie_costs(); }
+
+std::pair<std::uint64_t, std::uint64_t> DeviceDistributedBfs::lists_framed_and_raw() const {
+  return steps_->lists_framed_and_raw();
+}
 
 void DeviceDistributedBfs::copy_parents(std::span<std::int64_t> parent) {
   // The tree comes to host memory for the counts, the result files and the validator.
@@ -278,8 +289,8 @@ void DeviceDistributedBfs::reduce_predecessors() {
 // A build without CUDA: require_backend refuses every device backend.
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
-                                           PhaseMetrics& metrics, bool, bool)
-    : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics) {
+                                           PhaseMetrics& metrics, bool, cuda_backend::IdTransfer id_transfer)
+    : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics), id_transfer_(id_transfer) {
   require_backend(backend);
   require_backend(Backend::kCuda);
 }
@@ -295,6 +306,10 @@ void DeviceDistributedBfs::copy_parents(std::span<std::int64_t>) {}
 BfsStats DeviceDistributedBfs::run(std::uint64_t, const BfsOptions&) { return {}; }
 
 void DeviceDistributedBfs::warm_up() {}
+
+cuda_backend::PcieCosts DeviceDistributedBfs::pcie_costs() const { return {}; }
+
+std::pair<std::uint64_t, std::uint64_t> DeviceDistributedBfs::lists_framed_and_raw() const { return {0, 0}; }
 
 #endif
 

@@ -24,8 +24,10 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/pcie_pricing.hpp"
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
@@ -40,12 +42,11 @@ namespace zbfs {
 class DeviceDistributedBfs {
  public:
   // Uploads this rank's pieces (collective: the device memory check is agreed on by all
-  // ranks). `backend`: kCuda (this rank's device: `device`) or kCudaHost. With
-  // `compress_ids` the id lists cross PCIe as bitpack frames the device encodes and
-  // decodes (the run has a codec on the wire).
+  // ranks). `backend`: kCuda (this rank's device: `device`) or kCudaHost. `id_transfer`:
+  // how id lists cross PCIe (cuda/pcie_pricing.hpp).
   DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                        const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
-                       bool force, bool compress_ids = false);
+                       bool force, cuda_backend::IdTransfer id_transfer = cuda_backend::IdTransfer::kRaw);
   ~DeviceDistributedBfs();
   DeviceDistributedBfs(const DeviceDistributedBfs&) = delete;
   DeviceDistributedBfs& operator=(const DeviceDistributedBfs&) = delete;
@@ -62,6 +63,11 @@ class DeviceDistributedBfs {
 
   [[nodiscard]] const std::string& device_name() const { return device_name_; }
   [[nodiscard]] HostDeviceTraffic traffic() const;
+  // How id lists crossed PCIe: the mode, the calibration that priced them (kPriced), and
+  // the lists that crossed as frames and as they were.
+  [[nodiscard]] cuda_backend::IdTransfer id_transfer() const { return id_transfer_; }
+  [[nodiscard]] cuda_backend::PcieCosts pcie_costs() const;
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> lists_framed_and_raw() const;
 
  private:
   using LevelCounts = zbfs::LevelCounts;
@@ -78,6 +84,7 @@ class DeviceDistributedBfs {
   Exchanger& exchanger_;
   PhaseMetrics& metrics_;
   std::string device_name_;
+  cuda_backend::IdTransfer id_transfer_;
   // cuda_backend::DistributedSteps where the CUDA backend is built (a build without it
   // refuses the device backends before constructing this).
   struct Steps;

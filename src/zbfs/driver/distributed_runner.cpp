@@ -257,13 +257,19 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
       const int device_index = config.backend == Backend::kCuda ? device_for_rank(node_rank, config.gpus_per_node) : 0;
       world.barrier();
       clock.restart();
-      // With a codec on the wire, the id lists cross PCIe compressed too.
-      const bool compress = config.codec.is_auto() || config.codec.fixed != CodecId::kNone;
+      // With a codec on the wire the id lists cross PCIe as device frames too; under
+      // auto, each where the device's own calibration prices the frame lower.
+      const cuda_backend::IdTransfer transfer = config.codec.is_auto() ? cuda_backend::IdTransfer::kPriced
+                                                : config.codec.fixed != CodecId::kNone
+                                                    ? cuda_backend::IdTransfer::kFrames
+                                                    : cuda_backend::IdTransfer::kRaw;
       device = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
-                                                      config.force, compress);
+                                                      config.force, transfer);
       device->warm_up();
       result.construction_time_s += slowest(world, clock.elapsed_s());
-      result.device = DeviceRecord{device->device_name(), device->traffic(), {}};
+      result.device = DeviceRecord{};
+      result.device->name = device->device_name();
+      result.device->construction = device->traffic();
     } else {
       throw_usage_error("--backend " + std::string(to_string(config.backend)) +
                         " numbers a rank's vertex groups in 32 bits: use more ranks");
@@ -322,6 +328,13 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     const HostDeviceTraffic total = device->traffic();
     result.device->searches = {total.to_device - result.device->construction.to_device,
                                total.to_host - result.device->construction.to_host};
+    result.device->id_transfer = std::string(to_string(device->id_transfer()));
+    result.device->pcie = device->pcie_costs();
+    const auto [framed, raw] = device->lists_framed_and_raw();
+    std::uint64_t lists[2] = {framed, raw};
+    world.allreduce(std::span<std::uint64_t>(lists), ReduceOp::kSum);
+    result.device->lists_framed = lists[0];
+    result.device->lists_raw = lists[1];
   }
 }
 

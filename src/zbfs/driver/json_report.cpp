@@ -165,7 +165,14 @@ nlohmann::json device_json(const DeviceRecord& d) {
           {"host_to_device_bytes", d.construction.to_device + d.searches.to_device},
           {"device_to_host_bytes", d.construction.to_host + d.searches.to_host},
           {"construction", copies_json(d.construction)},
-          {"searches", copies_json(d.searches)}};
+          {"searches", copies_json(d.searches)},
+          {"id_transfer", d.id_transfer},
+          {"id_lists", {{"framed", d.lists_framed}, {"raw", d.lists_raw}}},
+          {"pcie_calibration", d.id_transfer != "priced" ? nlohmann::json(nullptr)
+                                                         : nlohmann::json{{"copy_latency_s", d.pcie.copy_latency_s},
+                                                                          {"copy_bytes_per_s", d.pcie.copy_bytes_per_s},
+                                                                          {"frame_latency_s", d.pcie.frame_latency_s},
+                                                                          {"frame_s_per_id", d.pcie.frame_s_per_id}}}};
 }
 
 }  // namespace

@@ -71,7 +71,9 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
                      std::string(config.backend == Backend::kCuda ? "device" : "host launcher"));
       device = std::make_unique<DeviceSearch>(config.backend, graph, config.force);
       result.construction_time_s += clock.elapsed_s();
-      result.device = DeviceRecord{device->device_name(), device->traffic(), {}};
+      result.device = DeviceRecord{};
+      result.device->name = device->device_name();
+      result.device->construction = device->traffic();
       backend.search = [&](std::uint64_t root) { return device->run(root, config.bfs); };
     }
   }

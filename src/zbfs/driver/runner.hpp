@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/backend/cuda/pcie_pricing.hpp"
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/driver/result_block.hpp"
@@ -35,6 +36,13 @@ struct DeviceRecord {
   std::string name;  // the GPU's, or "host" for cuda-host
   HostDeviceTraffic construction;
   HostDeviceTraffic searches;
+  // A distributed device search: how its id lists crossed PCIe (raw, frames, priced), rank
+  // 0's calibration when priced, and the lists that crossed as frames and as they were
+  // (all ranks).
+  std::string id_transfer = "raw";
+  cuda_backend::PcieCosts pcie;
+  std::uint64_t lists_framed = 0;
+  std::uint64_t lists_raw = 0;
 };
 
 struct RunResult {

@@ -15,6 +15,7 @@
 #include "zbfs/backend/cuda/device_codec.hpp"
 #include "zbfs/backend/cuda/distributed_steps.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
+#include "zbfs/core/timer.hpp"
 
 namespace zbfs::cuda_backend {
 namespace {
@@ -177,6 +178,13 @@ struct LookUpReported {
   ZBFS_HD void operator()(std::uint64_t i) const { out[i] = sent_parent[targets[i]]; }
 };
 
+// out[i] = i * step: a sorted sample for the calibration.
+struct Spread {
+  std::uint64_t* out;
+  std::uint64_t step;
+  ZBFS_HD void operator()(std::uint64_t i) const { out[i] = i * step; }
+};
+
 struct SetParent {
   const std::uint64_t* offsets;
   const std::int64_t* values;
@@ -233,7 +241,66 @@ struct DistributedSteps::State {
     upload_once(bottom_up_original, v.bottom_up_original, v.bottom_up_sources);
     upload_once(owned_degree, v.owned_degree, v.block);
     upload_once(hubs, v.bottom_up_hubs, v.bottom_up.rows);
-    if (v.compress_ids) codec.emplace(target);
+    if (v.id_transfer != IdTransfer::kRaw) codec.emplace(target);
+    if (v.id_transfer == IdTransfer::kPriced) costs = calibrate();
+  }
+
+  // Median of a few timings of `work`.
+  template <class Work>
+  static double median_time(int repeats, const Work& work) {
+    std::vector<double> times;
+    for (int r = 0; r < repeats; ++r) {
+      const Stopwatch clock;
+      work();
+      times.push_back(clock.elapsed_s());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  }
+
+  // The target's copy and frame costs: small and large copies through the staging buffer,
+  // and small and large sorted lists (gaps of 8) as frames both ways, fitted as latency
+  // plus size over rate. The sample goes through `reported` and `sources`.
+  PcieCosts calibrate() {
+    constexpr std::uint64_t kSmall = 128;
+    constexpr std::uint64_t kLarge = std::uint64_t{1} << 18;
+    const HostDeviceTraffic before = traffic;
+    const HostDeviceTraffic codec_before = codec->traffic();
+    reserve(reported, kLarge);
+    reserve(sources, kLarge);
+    for_each_index(stream, kLarge, Spread{reported.data(), 8});
+    stream.synchronize();
+    std::vector<std::uint64_t> host(kLarge);
+    PcieCosts c;
+    const double copy_small =
+        median_time(5, [&] { staging.to_host(stream, host.data(), reported.data(), kSmall * 8); });
+    const double copy_large =
+        median_time(3, [&] { staging.to_host(stream, host.data(), reported.data(), kLarge * 8); });
+    c.copy_bytes_per_s = static_cast<double>((kLarge - kSmall) * 8) / std::max(copy_large - copy_small, 1e-9);
+    c.copy_latency_s = std::max(copy_small - static_cast<double>(kSmall * 8) / c.copy_bytes_per_s, 0.0);
+    const auto round_trip = [&](std::uint64_t count) {
+      ByteBuffer frame;
+      codec->encode(CodecId::kBitpack, reported.data(), count, IdOrder::kSortedSet, frame);
+      const std::vector<std::uint64_t> ids = decode_frame(frame.bytes(), count);
+      ByteBuffer back;
+      encode_frame(CodecId::kBitpack, ids, IdOrder::kSortedSet, back);
+      codec->decode(back.bytes(), read_frame_header(back.bytes(), count), sources.data());
+      return static_cast<double>(frame.size());
+    };
+    double small_bytes = 0;
+    double large_bytes = 0;
+    const double frame_small = median_time(5, [&] { small_bytes = round_trip(kSmall); }) / 2;
+    const double frame_large = median_time(3, [&] { large_bytes = round_trip(kLarge); }) / 2;
+    const double small_rest = frame_small - c.copy_latency_s - small_bytes / c.copy_bytes_per_s;
+    const double large_rest = frame_large - c.copy_latency_s - large_bytes / c.copy_bytes_per_s;
+    c.frame_s_per_id = std::max((large_rest - small_rest) / static_cast<double>(kLarge - kSmall), 0.0);
+    c.frame_latency_s = std::max(small_rest - c.frame_s_per_id * kSmall, 0.0);
+    // The calibration's copies are kernel 1's, not the searches': not counted.
+    traffic = before;
+    codec_traffic_offset = codec->traffic();
+    codec_traffic_offset.to_device -= codec_before.to_device;
+    codec_traffic_offset.to_host -= codec_before.to_host;
+    return c;
   }
 
   // Room for `count` elements (reports from several members can outnumber a piece).
@@ -284,10 +351,17 @@ struct DistributedSteps::State {
     return shared_graph ? top_down_neighbors.data() : bottom_up_neighbors.data();
   }
 
-  // Id lists to host memory: as they are, or as one bitpack frame (a set's: `sorted`, or
-  // sorted here first) encoded on the device and decoded on the host.
-  std::vector<std::uint64_t> ids_to_host(std::uint64_t* ids, std::uint64_t count, bool sorted) {
-    if (!codec) {
+  // Whether `count` ids over `span` positions cross as a frame.
+  bool framed(std::uint64_t count, std::uint64_t span) {
+    const bool yes = codec && (view.id_transfer == IdTransfer::kFrames || frames_pay(costs, count, span));
+    ++(yes ? lists_framed : lists_raw);
+    return yes;
+  }
+  // Id lists (within `span` positions) to host memory: as they are, or as one bitpack
+  // frame (a set's: `sorted`, or sorted here first) encoded on the device and decoded on
+  // the host.
+  std::vector<std::uint64_t> ids_to_host(std::uint64_t* ids, std::uint64_t count, bool sorted, std::uint64_t span) {
+    if (!framed(count, span)) {
       std::vector<std::uint64_t> host(count);
       staging.to_host(stream, host.data(), ids, count * 8);
       traffic.to_host += count * 8;
@@ -299,11 +373,11 @@ struct DistributedSteps::State {
     codec->encode(CodecId::kBitpack, ids, count, IdOrder::kSortedSet, frame);
     return decode_frame(frame.bytes(), count);
   }
-  // A sorted id list from host memory into `at`: as it is, or as a bitpack frame encoded
-  // on the host and decoded on the device.
-  void ids_to_target(std::span<const std::uint64_t> ids, std::uint64_t* at) {
+  // A sorted id list (within `span` positions) from host memory into `at`: as it is, or as
+  // a bitpack frame encoded on the host and decoded on the device.
+  void ids_to_target(std::span<const std::uint64_t> ids, std::uint64_t* at, std::uint64_t span) {
     if (ids.empty()) return;
-    if (!codec) {
+    if (!framed(ids.size(), span)) {
       staging.to_target(stream, at, ids.data(), ids.size() * 8);
       traffic.to_device += ids.size() * 8;
       return;
@@ -316,8 +390,12 @@ struct DistributedSteps::State {
 
   Stream stream;
   PinnedStaging staging;
-  std::optional<DeviceCodec> codec;  // compress_ids
-  DistributedPieceView view;         // its pointers are used by the constructor only
+  std::optional<DeviceCodec> codec;        // unless IdTransfer::kRaw
+  PcieCosts costs;                         // IdTransfer::kPriced
+  HostDeviceTraffic codec_traffic_offset;  // the calibration's, left out of traffic()
+  std::uint64_t lists_framed = 0;
+  std::uint64_t lists_raw = 0;
+  DistributedPieceView view;  // its pointers are used by the constructor only
   std::uint64_t words;
   bool shared_graph;  // 1D: bottom-up steps read the top-down graph
   DeviceArray<std::uint64_t> top_down_offsets;
@@ -366,10 +444,16 @@ DistributedSteps::~DistributedSteps() = default;
 HostDeviceTraffic DistributedSteps::traffic() const {
   HostDeviceTraffic total = state_->traffic;
   if (state_->codec) {
-    total.to_device += state_->codec->traffic().to_device;
-    total.to_host += state_->codec->traffic().to_host;
+    total.to_device += state_->codec->traffic().to_device - state_->codec_traffic_offset.to_device;
+    total.to_host += state_->codec->traffic().to_host - state_->codec_traffic_offset.to_host;
   }
   return total;
+}
+
+const PcieCosts& DistributedSteps::pcie_costs() const { return state_->costs; }
+
+std::pair<std::uint64_t, std::uint64_t> DistributedSteps::lists_framed_and_raw() const {
+  return {state_->lists_framed, state_->lists_raw};
 }
 
 void DistributedSteps::begin(bool owns_start, std::uint64_t start_offset, std::int64_t start_parent) {
@@ -395,7 +479,7 @@ std::vector<std::uint64_t> DistributedSteps::frontier_ids() {
   for_each_index(
       s.stream, s.words,
       WritePositions<std::uint64_t>{s.frontier.data(), s.scan.data(), s.view.first_vertex, s.reported.data()});
-  return s.ids_to_host(s.reported.data(), count, true);
+  return s.ids_to_host(s.reported.data(), count, true, s.view.block);
 }
 
 std::vector<std::uint64_t> DistributedSteps::frontier_words() {
@@ -412,7 +496,7 @@ std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_
   std::vector<std::uint64_t> local(sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i) local[i] = sources[i] - v.top_down_source_base;
   s.reserve(s.sources, local.size());
-  s.ids_to_target(local, s.sources.data());
+  s.ids_to_target(local, s.sources.data(), v.top_down.rows);
   for_each_index(s.stream, local.size(), SourceDegree{s.top_down_offsets.data(), s.sources.data(), s.scan.data()});
   const std::uint64_t edges = s.exclusive_scan(local.size());
   s.fill(s.counters, 1, std::uint64_t{0});
@@ -422,7 +506,7 @@ std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_
                  v.block, v.top_down_my_first, s.visited.data(), s.next.data(), s.parent.data(),
                  s.owned_original.data(), s.top_down_original.data(), v.top_down_source_base, s.sent.data(),
                  s.sent_parent.data(), s.reported.data(), s.counters.data()});
-  return s.ids_to_host(s.reported.data(), s.counter(0), false);
+  return s.ids_to_host(s.reported.data(), s.counter(0), false, v.target_vertices);
 }
 
 std::vector<std::uint64_t> DistributedSteps::search_parents(std::span<const std::uint64_t> source_frontier,
@@ -446,7 +530,7 @@ std::vector<std::uint64_t> DistributedSteps::search_parents(std::span<const std:
                               s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base,
                               s.sent.data(), s.sent_parent.data(), s.reported.data(), s.counters.data()});
   for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});
-  return s.ids_to_host(s.reported.data(), s.counter(0), false);
+  return s.ids_to_host(s.reported.data(), s.counter(0), false, v.target_vertices);
 }
 
 void DistributedSteps::claim(std::span<const std::uint64_t> ids, std::span<const std::uint64_t> offsets) {
@@ -461,7 +545,7 @@ void DistributedSteps::claim(std::span<const std::uint64_t> ids, std::span<const
     const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(offsets[m]);
     const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(offsets[m + 1]);
     std::sort(first, last);
-    s.ids_to_target({&*first, static_cast<std::size_t>(last - first)}, s.sources.data() + offsets[m]);
+    s.ids_to_target({&*first, static_cast<std::size_t>(last - first)}, s.sources.data() + offsets[m], s.view.block);
   }
   s.upload(s.member, offsets.data(), offsets.size());
   for_each_index(s.stream, ids.size(),

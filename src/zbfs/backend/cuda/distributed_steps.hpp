@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "zbfs/backend/cuda/pcie_pricing.hpp"
 #include "zbfs/backend/execution_target.hpp"
 
 namespace zbfs::cuda_backend {
@@ -44,10 +46,11 @@ struct DistributedPieceView {
   const std::uint32_t* top_down_original = nullptr;   // column group sorted -> original local
   const std::uint32_t* bottom_up_original = nullptr;  // bottom-up sources sorted -> original local
   const std::uint64_t* owned_degree = nullptr;        // per owned vertex (the level's edges)
-  // Id lists cross PCIe as bitpack frames, encoded and decoded on the device
-  // (device_codec.hpp): the frontier and the reports on the way out, the gathered
-  // frontier and the arrived reports on the way in. Bitmaps cross as they are.
-  bool compress_ids = false;
+  // How id lists cross PCIe (pcie_pricing.hpp): as they are, or as bitpack frames encoded
+  // and decoded on the device (device_codec.hpp), always or where the calibration prices
+  // them lower: the frontier and the reports on the way out, the gathered frontier and
+  // the arrived reports on the way in. Bitmaps cross as they are.
+  IdTransfer id_transfer = IdTransfer::kRaw;
 };
 
 // A vertex claimed from another rank's report: the reporting fold member and the
@@ -101,6 +104,10 @@ class DistributedSteps {
   void copy_parents(std::span<std::int64_t> parent);
 
   [[nodiscard]] HostDeviceTraffic traffic() const;
+  // The calibration that prices id transfers (IdTransfer::kPriced; zeros otherwise), and
+  // how many id lists crossed as frames and as they are.
+  [[nodiscard]] const PcieCosts& pcie_costs() const;
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> lists_framed_and_raw() const;
   // Target memory for a view of these sizes (the device memory check).
   static std::uint64_t memory_bytes(const DistributedPieceView& view);
 
