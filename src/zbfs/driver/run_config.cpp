@@ -194,7 +194,11 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   const double slice = (static_cast<double>(m) / p + 1) * PackedEdgeList::record_bytes_for(vertex_bits_for(n));
   const double validation = c.validate ? block * 9 + 80.0 * (1 << 20) : 0;
   constexpr double kBaseline = 64.0 * (1 << 20);
-  const double total = slice + graph + bfs + forest + validation + kBaseline;
+  // cuda-host keeps the device search's copy of the pieces and its state in host memory
+  // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
+  // row-group vertex a few words.
+  const double device_copy = c.backend == Backend::kCudaHost ? graph + block * 40 + row_group * 13 : 0;
+  const double total = slice + graph + bfs + forest + validation + device_copy + kBaseline;
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
