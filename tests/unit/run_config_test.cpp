@@ -43,3 +43,24 @@ TEST(MemoryEstimate, CountsTheEdgesOfEveryRank) {
 
 }  // namespace
 }  // namespace zbfs
+
+namespace zbfs {
+namespace {
+
+// cuda-host keeps the device backend's copy of the graph in host memory: both estimates
+// count it; cuda (device memory, checked separately) and cpu do not.
+TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
+  RunConfig config;
+  config.scale = 20;
+  const std::uint64_t cpu_shared = estimate_peak_memory_bytes(config);
+  const std::uint64_t cpu_rank = estimate_rank_peak_memory_bytes(config, 4);
+  config.backend = Backend::kCudaHost;
+  EXPECT_GT(estimate_peak_memory_bytes(config), cpu_shared + (std::uint64_t{32} << 20));
+  EXPECT_GT(estimate_rank_peak_memory_bytes(config, 4), cpu_rank + (std::uint64_t{8} << 20));
+  config.backend = Backend::kCuda;
+  EXPECT_EQ(estimate_peak_memory_bytes(config), cpu_shared);
+  EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 4), cpu_rank);
+}
+
+}  // namespace
+}  // namespace zbfs
