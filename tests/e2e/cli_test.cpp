@@ -334,6 +334,35 @@ TEST(CliMpi, CudaHostBackendCompressesWhatCrossesPcie) {
   std::filesystem::remove(json);
 }
 
+// What the network carries: in 1D the device search sends exactly the CPU backend's
+// bytes; in 2D its bottom-up steps gather the row's visited bits and may report a vertex
+// twice, which costs somewhat more (at most 1.5x here). Both well under 5% of the ids
+// as 64-bit words with bitpack.
+TEST(CliMpi, CudaHostBackendSendsWhatTheCpuBackendSends) {
+  if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_cuda_host_wire.json";
+  const auto wire = [&](const std::string& backend, const std::string& partition) {
+    const Outcome o = run_mpi(4, "run --scale 13 --roots 8 -q --no-validate --codec bitpack --backend " + backend +
+                                     " -p " + partition + " --json " + json.string());
+    EXPECT_EQ(o.status, 0) << backend << " " << partition << "\n" << o.err;
+    const nlohmann::json phases = nlohmann::json::parse(slurp(json))["phases"];
+    double bytes = 0;
+    double ids = 0;
+    for (const char* phase : {"row_exchange", "column_exchange"}) {
+      if (!phases.contains(phase)) continue;
+      bytes += phases[phase]["wire_bytes"]["sum"].get<double>();
+      ids += phases[phase]["id_bytes"]["sum"].get<double>();
+    }
+    EXPECT_LT(bytes, 0.05 * ids) << backend << " " << partition;
+    return bytes;
+  };
+  EXPECT_EQ(wire("cuda-host", "1d"), wire("cpu", "1d"));
+  const double device_2d = wire("cuda-host", "2d --grid 2x2");
+  const double cpu_2d = wire("cpu", "2d --grid 2x2");
+  EXPECT_LE(device_2d, 1.5 * cpu_2d) << device_2d << " against " << cpu_2d;
+  std::filesystem::remove(json);
+}
+
 TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");

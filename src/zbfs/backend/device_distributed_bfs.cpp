@@ -99,6 +99,12 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
                                    : "a rank's device is short of memory for its piece of the graph");
   }
   const ScopedPhase phase(metrics, Phase::kConstruction);
+  if (bottom_up.expand->size() > 1) {
+    source_has_edges_.assign(static_cast<std::size_t>(bottom_up.source.words()), 0);
+    gather_has_edges(
+        graph, *bottom_up.expand, grid.blocks().words_per_block(), [](std::size_t) { return false; },
+        std::span<std::uint64_t>(source_has_edges_));
+  }
   steps_ = std::make_unique<Steps>(target, view);
   metrics.add_device_copies(Phase::kConstruction, steps_->traffic().to_device, steps_->traffic().to_host);
 }
@@ -143,6 +149,7 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
     const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     steps_->begin(owner, start, static_cast<std::int64_t>(root));
+    source_open_current_ = false;
   }
   stats.init_time_s = clock.elapsed_s();
   std::uint64_t root_degree = owner ? graph_.owned_degree()[start] : 0;
@@ -184,7 +191,14 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::bottom_up_step() {
     const ScopedPhase phase(metrics_, Phase::kColumnExchange);
     const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
     source_frontier.resize(layout.source.words());
-    exchanger_.gather_bitmap(*layout.expand, steps_->frontier_words(), source_frontier);
+    // Masked, as the CPU backend gathers it: only positions that can still change travel
+    // (a vertex with edges in no frontier gathered yet in this search).
+    if (!source_open_current_) {
+      source_open_ = source_has_edges_;
+      source_open_current_ = true;
+    }
+    exchanger_.gather_bitmap(*layout.expand, steps_->frontier_words(), source_frontier, source_open_);
+    for (std::size_t w = 0; w < source_open_.size(); ++w) source_open_[w] &= ~source_frontier[w];
   }
   std::vector<std::uint64_t> targets_visited;
   if (layout.fold->size() > 1) {

@@ -15,9 +15,9 @@
 //   one rank is not searched by the next; on the device a whole row group at once keeps
 //   the step one kernel;
 // - after the search, the predecessor reduction reads the parents the reporters used.
-// Bottom-up rows test their hub (the neighbour of highest degree class) first, as the
-// CPU's do. Not yet on the device: --prune and the update folds of --route (refused by
-// the configuration check), and the masked gathers.
+// Bottom-up rows test their hub (the neighbour of highest degree class) first, and the
+// sources' frontier is gathered masked, as the CPU's are. Not yet on the device: --prune
+// and the update folds of --route (refused by the configuration check).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/cuda/pcie_pricing.hpp"
@@ -85,6 +86,11 @@ class DeviceDistributedBfs {
   PhaseMetrics& metrics_;
   std::string device_name_;
   cuda_backend::IdTransfer id_transfer_;
+  // Bottom-up gathers' mask (as DistributedBfs keeps it): the source group's vertices with
+  // edges, and of those the ones in no frontier gathered yet in this search.
+  std::vector<std::uint64_t> source_has_edges_;
+  std::vector<std::uint64_t> source_open_;
+  bool source_open_current_ = false;
   // cuda_backend::DistributedSteps where the CUDA backend is built (a build without it
   // refuses the device backends before constructing this).
   struct Steps;

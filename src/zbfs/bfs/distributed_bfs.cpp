@@ -570,13 +570,10 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool wit
 template <class V>
 void DistributedBfs<V>::gather_has_edges(const Communicator& comm, Bitmap& has_edges, bool core_only) const {
   const ScopedPhase phase(metrics_, Phase::kConstruction);
-  const std::span<const std::uint64_t> degree = graph_.owned_degree();
-  std::vector<std::uint64_t> mine(static_cast<std::size_t>(grid_.blocks().words_per_block()), 0);
-  for (std::size_t v = 0; v < degree.size(); ++v) {
-    if (degree[v] > 0 && !(core_only && forest_->peeled(v))) mine[v / 64] |= std::uint64_t{1} << (v % 64);
-  }
-  comm.allgather(std::span<const std::uint64_t>(mine),
-                 std::span<std::uint64_t>(has_edges.data(), has_edges.num_words()));
+  zbfs::gather_has_edges(
+      graph_, comm, grid_.blocks().words_per_block(),
+      [this, core_only](std::size_t v) { return core_only && forest_->peeled(v); },
+      std::span<std::uint64_t>(has_edges.data(), has_edges.num_words()));
 }
 
 template <class V>

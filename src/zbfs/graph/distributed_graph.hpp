@@ -79,4 +79,18 @@ LargeArray<V> bottom_up_hubs(const DistributedGraph<V>& graph, const TraversalLa
       V{0});
 }
 
+// The group's has-an-edge bits, gathered over `comm` (collective; its members hold the
+// group's pieces in member order): bit v of member m's piece when that owned vertex has
+// an edge and `excluded(v)` (owned offset) is false. `has_edges` has the group's words.
+template <class V, class Excluded>
+void gather_has_edges(const DistributedGraph<V>& graph, const Communicator& comm, std::uint64_t words_per_block,
+                      Excluded excluded, std::span<std::uint64_t> has_edges) {
+  const std::span<const std::uint64_t> degree = graph.owned_degree();
+  std::vector<std::uint64_t> mine(static_cast<std::size_t>(words_per_block), 0);
+  for (std::size_t v = 0; v < degree.size(); ++v) {
+    if (degree[v] > 0 && !excluded(v)) mine[v / 64] |= std::uint64_t{1} << (v % 64);
+  }
+  comm.allgather(std::span<const std::uint64_t>(mine), has_edges);
+}
+
 }  // namespace zbfs
