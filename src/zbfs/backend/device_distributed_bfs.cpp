@@ -200,18 +200,37 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::bottom_up_step() {
     exchanger_.gather_bitmap(*layout.expand, steps_->frontier_words(), source_frontier, source_open_);
     for (std::size_t w = 0; w < source_open_.size(); ++w) source_open_[w] &= ~source_frontier[w];
   }
-  std::vector<std::uint64_t> targets_visited;
-  if (layout.fold->size() > 1) {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    const BookedCopies copies(metrics_, Phase::kRowExchange, *steps_);
-    targets_visited.resize(layout.target.words());
-    exchanger_.gather_bitmap(*layout.fold, steps_->visited_words(), targets_visited);
-  }
-  std::vector<std::uint64_t> reported;
+  // Then around the fold group's ring, as the CPU backend goes: this rank's own piece,
+  // then each predecessor's with the visited bits the members before it left, so that a
+  // vertex one member found is not searched by the next.
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
     const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-    reported = steps_->search_parents(source_frontier, targets_visited);
+    steps_->search_own(source_frontier);
+  }
+  std::vector<std::uint64_t> reported;
+  const Communicator& fold_comm = *layout.fold;
+  const int members = fold_comm.size();
+  if (members > 1) {
+    std::vector<std::uint64_t> held;
+    {
+      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+      const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
+      held = steps_->visited_words();
+    }
+    std::vector<std::uint64_t> arriving(held.size());
+    for (int k = 1; k < members; ++k) {
+      {
+        const ScopedPhase phase(metrics_, Phase::kRowExchange);
+        exchanger_.shift_bitmap(fold_comm, held, arriving);
+      }
+      std::swap(held, arriving);
+      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+      const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
+      const std::vector<std::uint64_t> found =
+          steps_->search_piece(static_cast<std::uint64_t>((fold_comm.rank() + members - k) % members), held);
+      reported.insert(reported.end(), found.begin(), found.end());
+    }
   }
   return fold(layout, reported, false);
 }

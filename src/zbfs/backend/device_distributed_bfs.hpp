@@ -8,12 +8,11 @@
 // - top-down: the column's frontier is gathered as ids, expanded on the device, owned
 //   targets claimed there and the others' reported to their owners along the row, once
 //   per search each;
-// - bottom-up: the sources' frontier is gathered as a bitmap, and the row's visited
-//   bitmaps too, so that each rank searches every row of its row group that nobody has
-//   reached (its own rows claimed at once, the others' reported to their owners). The
-//   CPU kernel passes the pieces around the row's ring instead, so that a vertex found by
-//   one rank is not searched by the next; on the device a whole row group at once keeps
-//   the step one kernel;
+// - bottom-up: the sources' frontier is gathered as a masked bitmap; then around the
+//   row's ring, this rank's own piece first (claimed at once), then each predecessor's
+//   with the visited bits the members before left (reported to the owner), so that a
+//   vertex found by one rank is not searched by the next: the network carries exactly
+//   the CPU backend's bytes;
 // - after the search, the predecessor reduction reads the parents the reporters used.
 // Bottom-up rows test their hub (the neighbour of highest degree class) first, and the
 // sources' frontier is gathered masked, as the CPU's are. Not yet on the device: --prune

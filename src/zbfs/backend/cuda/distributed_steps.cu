@@ -81,17 +81,19 @@ struct ExpandEdge {
   }
 };
 
-// Bottom-up, one index per target row: an unvisited row looks for a parent in the
-// sources' frontier, its hub first, then its list, and stops at the first.
+// Bottom-up, one index per row of one member's piece of the target group (rows
+// first_row + i): an unvisited row looks for a parent in the sources' frontier, its hub
+// first, then its list, and stops at the first. In this rank's own piece (`own`) a found
+// row is claimed (parent, next); in another member's, whose visited bits as the members
+// before left them are `piece_visited`, it is marked there, and reported to the owner.
 struct SearchParent {
   const std::uint64_t* offsets;
   const Vertex* neighbors;
   const Vertex* hubs;
-  const std::uint64_t* frontier;         // the bottom-up sources' bitmap
-  const std::uint64_t* targets_visited;  // the target group's, or nullptr (only own rows)
-  std::uint64_t block;
-  std::uint64_t my_first;
-  const std::uint64_t* visited;
+  const std::uint64_t* frontier;  // the bottom-up sources' bitmap
+  std::uint64_t first_row;
+  bool own;
+  std::uint64_t* piece_visited;  // own: the visited bitmap (read only here)
   std::uint64_t* next;
   std::int64_t* parent;
   const Vertex* owned_original;
@@ -101,10 +103,9 @@ struct SearchParent {
   Vertex* sent_parent;
   std::uint64_t* reported;
   std::uint64_t* tail;
-  ZBFS_HD void operator()(std::uint64_t row) const {
-    const std::uint64_t offset = row - my_first;
-    const bool own = offset < block;
-    if (own ? test_bit(visited, offset) : (targets_visited == nullptr || test_bit(targets_visited, row))) return;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const std::uint64_t row = first_row + i;
+    if ((shared_word(piece_visited[i >> 6]).load(cuda::std::memory_order_relaxed) & bit_of(i)) != 0) return;
     if (offsets[row] == offsets[row + 1]) return;
     std::uint64_t by = hubs[row];
     bool found = test_bit(frontier, by);
@@ -114,10 +115,11 @@ struct SearchParent {
     }
     if (!found) return;
     if (own) {
-      parent[owned_original[offset]] = static_cast<std::int64_t>(source_base + source_original[by]);
-      shared_word(next[offset >> 6]).fetch_or(bit_of(offset), cuda::std::memory_order_relaxed);
+      parent[owned_original[i]] = static_cast<std::int64_t>(source_base + source_original[by]);
+      shared_word(next[i >> 6]).fetch_or(bit_of(i), cuda::std::memory_order_relaxed);
       return;
     }
+    shared_word(piece_visited[i >> 6]).fetch_or(bit_of(i), cuda::std::memory_order_relaxed);
     shared_word(sent[row >> 6]).fetch_or(bit_of(row), cuda::std::memory_order_relaxed);
     sent_parent[row] = static_cast<Vertex>(by);
     reported[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = row;
@@ -226,7 +228,7 @@ struct DistributedSteps::State {
         member(target, v.block + 1),
         values(target, v.block + 1),
         source_frontier(target, words_for(v.bottom_up_sources)),
-        targets_visited(target, words_for(v.bottom_up.rows)),
+        targets_visited(target, words),
         counters(target, 3) {
     // The pieces go over once, straight from the graph's arrays; the steps' transfers
     // are staged through pinned memory.
@@ -420,8 +422,9 @@ struct DistributedSteps::State {
   DeviceArray<std::uint64_t> member;  // claim(): each id's member; set_parents(): offsets
   DeviceArray<std::int64_t> values;
   DeviceArray<std::uint64_t> source_frontier;
-  DeviceArray<std::uint64_t> targets_visited;
-  DeviceArray<std::uint64_t> counters;  // 0: reported, 1: claims, 2: a misplaced id
+  DeviceArray<std::uint64_t> targets_visited;        // a ring piece's visited bits
+  const std::uint64_t* searched_frontier = nullptr;  // the bottom-up step's sources' bitmap
+  DeviceArray<std::uint64_t> counters;               // 0: reported, 1: claims, 2: a misplaced id
   HostDeviceTraffic traffic;
 };
 
@@ -509,27 +512,39 @@ std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_
   return s.ids_to_host(s.reported.data(), s.counter(0), false, v.target_vertices);
 }
 
-std::vector<std::uint64_t> DistributedSteps::search_parents(std::span<const std::uint64_t> source_frontier,
-                                                            std::span<const std::uint64_t> targets_visited) {
+void DistributedSteps::search_own(std::span<const std::uint64_t> source_frontier) {
   State& s = *state_;
   const DistributedPieceView& v = s.view;
-  const std::uint64_t* frontier = s.frontier.data();
+  s.searched_frontier = s.frontier.data();
   if (!source_frontier.empty()) {
     s.upload(s.source_frontier, source_frontier.data(), source_frontier.size());
-    frontier = s.source_frontier.data();
+    s.searched_frontier = s.source_frontier.data();
   }
-  const std::uint64_t* others = nullptr;
-  if (!targets_visited.empty()) {
-    s.upload(s.targets_visited, targets_visited.data(), targets_visited.size());
-    others = s.targets_visited.data();
-  }
-  s.fill(s.counters, 1, std::uint64_t{0});
-  for_each_index(s.stream, v.bottom_up.rows,
-                 SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), frontier, others,
-                              v.block, v.bottom_up_my_first, s.visited.data(), s.next.data(), s.parent.data(),
-                              s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base,
-                              s.sent.data(), s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  for_each_index(
+      s.stream, std::min(v.block, v.bottom_up.rows - v.bottom_up_my_first),
+      SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), s.searched_frontier,
+                   v.bottom_up_my_first, true, s.visited.data(), s.next.data(), s.parent.data(),
+                   s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base, s.sent.data(),
+                   s.sent_parent.data(), s.reported.data(), s.counters.data()});
   for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});
+  s.stream.synchronize();
+}
+
+std::vector<std::uint64_t> DistributedSteps::search_piece(std::uint64_t member,
+                                                          std::span<std::uint64_t> piece_visited) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  const std::uint64_t first_row = member * v.block;
+  s.upload(s.targets_visited, piece_visited.data(), piece_visited.size());
+  s.fill(s.counters, 1, std::uint64_t{0});
+  for_each_index(
+      s.stream, std::min(v.block, v.bottom_up.rows - first_row),
+      SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), s.searched_frontier,
+                   first_row, false, s.targets_visited.data(), s.next.data(), s.parent.data(), s.owned_original.data(),
+                   s.bottom_up_original.data(), v.bottom_up_source_base, s.sent.data(), s.sent_parent.data(),
+                   s.reported.data(), s.counters.data()});
+  const std::vector<std::uint64_t> marked = s.download(s.targets_visited, piece_visited.size());
+  std::copy(marked.begin(), marked.end(), piece_visited.begin());
   return s.ids_to_host(s.reported.data(), s.counter(0), false, v.target_vertices);
 }
 

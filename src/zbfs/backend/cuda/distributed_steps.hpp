@@ -81,13 +81,15 @@ class DistributedSteps {
   // top-down graph; owned targets are claimed (visited, parent, next), the others are
   // reported once per search: returns their row-group local ids, unsorted.
   std::vector<std::uint64_t> expand(std::span<const std::uint64_t> sources);
-  // Bottom-up: every unvisited target row looks for a parent in `source_frontier` (the
-  // bottom-up sources' bitmap; empty: this rank's own frontier, when it is the whole
-  // source group). Rows of this rank's piece are claimed; the others, skipped where
-  // `targets_visited` (the target group's visited bitmap, member by member; empty when
-  // the group is this rank's piece) has them, are reported: returns their local ids.
-  std::vector<std::uint64_t> search_parents(std::span<const std::uint64_t> source_frontier,
-                                            std::span<const std::uint64_t> targets_visited);
+  // Bottom-up, as DistributedBfs goes around the fold group's ring: first this rank's own
+  // piece of the target rows, every unvisited row looking for a parent in
+  // `source_frontier` (the bottom-up sources' bitmap; empty: this rank's own frontier,
+  // when it is the whole source group), found rows claimed and folded into visited.
+  void search_own(std::span<const std::uint64_t> source_frontier);
+  // Then fold member `member`'s piece, against the same frontier, with the visited bits
+  // the members before left (`piece_visited`, updated in place with the rows found
+  // here): returns the found rows (target-group local ids), reported once each.
+  std::vector<std::uint64_t> search_piece(std::uint64_t member, std::span<std::uint64_t> piece_visited);
   // Owners claim reported vertices: ids[offsets[m], offsets[m + 1]) came from fold member m.
   void claim(std::span<const std::uint64_t> ids, std::span<const std::uint64_t> offsets);
   // Ends the level: the next frontier becomes the frontier; returns its vertices and, when
