@@ -65,15 +65,14 @@ struct ExpandEdge {
   std::uint64_t* visited;
   const Vertex* original;
   std::int64_t* parent;
-  Vertex* next_queue;
-  std::uint64_t* tail;
+  std::uint64_t* next;
   ZBFS_HD void operator()(std::uint64_t e) const {
     const std::uint64_t lo = entry_of_edge(scan, frontier, e);
     const Vertex u = queue[lo];
     const Vertex v = neighbors[offsets[u] + (e - scan[lo])];
     if (!claim_bit(visited, v)) return;
     parent[input_id(original, v)] = static_cast<std::int64_t>(input_id(original, u));
-    next_queue[shared_word(*tail).fetch_add(1, cuda::std::memory_order_relaxed)] = v;
+    shared_word(next[v >> 6]).fetch_or(bit_of(v), cuda::std::memory_order_relaxed);
   }
 };
 
@@ -130,8 +129,7 @@ struct DeviceBfs::State {
         queue(target, n),
         next_queue(target, n),
         scan(target, n + 1),
-        parent(target, n),
-        tail(target, 1) {
+        parent(target, n) {
     traffic.to_device += offsets.upload(stream, g.offsets, n + 1);
     traffic.to_device += neighbors.upload(stream, g.neighbors, directed_edges);
     traffic.to_device += hubs.upload(stream, g.hubs, n);
@@ -163,11 +161,15 @@ struct DeviceBfs::State {
   std::uint64_t top_down_step(std::uint64_t& frontier_edges) {
     for_each_index(stream, queue_size, FrontierDegree{offsets.data(), queue.data(), scan.data()});
     const std::uint64_t edges = scan_counts(queue_size);
-    zero(tail, 1);
+    zero(next, words_with_edges);
     for_each_index(stream, edges,
                    ExpandEdge{offsets.data(), neighbors.data(), queue.data(), scan.data(), queue_size, visited.data(),
-                              original_ids(), parent.data(), next_queue.data(), tail.data()});
-    const std::uint64_t discovered = read(tail, 0);
+                              original_ids(), parent.data(), next.data()});
+    // The next queue from the discovered bits by a scan of their words' populations: no
+    // shared tail for every discovery to contend on, and the queue comes out sorted.
+    for_each_index(stream, words_with_edges, StorePopulation{next.data(), scan.data()});
+    const std::uint64_t discovered = scan_counts(words_with_edges);
+    for_each_index(stream, words_with_edges, WritePositions<Vertex>{next.data(), scan.data(), 0, next_queue.data()});
     std::swap(queue, next_queue);
     queue_size = discovered;
     const Vertex* q = queue.data();
@@ -219,7 +221,6 @@ struct DeviceBfs::State {
   DeviceArray<Vertex> next_queue;
   DeviceArray<std::uint64_t> scan;
   DeviceArray<std::int64_t> parent;
-  DeviceArray<std::uint64_t> tail;
   std::uint64_t queue_size = 0;
   HostDeviceTraffic traffic;
 };

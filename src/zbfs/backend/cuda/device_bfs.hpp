@@ -4,8 +4,9 @@
 // steps and levels are the CPU kernel's), parents written on the target in the input's ids.
 // - Top-down steps are balanced by edges, not vertices: an exclusive scan of the
 //   frontier's degrees gives every frontier edge an index, each index finds its vertex by
-//   binary search and claims its neighbour in the visited bitmap with an atomic OR; the
-//   discovered go to the next queue through an atomic tail.
+//   binary search and claims its neighbour in the visited bitmap with an atomic OR and
+//   marks it in the next bitmap; the next queue is built from that bitmap by a scan of
+//   its words' populations.
 // - Bottom-up steps take one unvisited vertex per index: its hub (highest-degree
 //   neighbour) first, then its list until a neighbour is in the frontier bitmap (early
 //   exit); found vertices set their bit of the next bitmap atomically, and one pass over
