@@ -51,11 +51,11 @@ bool cuda_device_visible() {
 
 int device_for_rank(int node_rank, std::optional<int> gpus_per_node) {
   int visible = 0;
+  std::string why = "built without CUDA";
 #ifdef ZBFS_HAVE_CUDA
-  std::string why;
   visible = cuda_backend::visible_devices(why);
 #endif
-  if (visible == 0) throw_usage_error("--backend cuda: no CUDA device is visible");
+  if (visible == 0) throw_usage_error("--backend cuda: no CUDA device is visible (" + why + ")");
   if (gpus_per_node && *gpus_per_node > visible) {
     throw_usage_error("--gpus-per-node " + std::to_string(*gpus_per_node) + " but this node's ranks see " +
                       std::to_string(visible) + " device" + (visible == 1 ? "" : "s"));
@@ -63,12 +63,14 @@ int device_for_rank(int node_rank, std::optional<int> gpus_per_node) {
   return node_rank % gpus_per_node.value_or(visible);
 }
 
+void require_backend_built(Backend backend) {
+  if (backend == Backend::kCpu || cuda_backend_built()) return;
+  throw_usage_error("--backend " + std::string(to_string(backend)) +
+                    ": this zbfs was built without CUDA (configure with -DZBFS_CUDA=ON where nvcc is installed)");
+}
+
 void require_backend(Backend backend) {
-  if (backend == Backend::kCpu) return;
-  if (!cuda_backend_built()) {
-    throw_usage_error("--backend " + std::string(to_string(backend)) +
-                      ": this zbfs was built without CUDA (configure with -DZBFS_CUDA=ON where nvcc is installed)");
-  }
+  require_backend_built(backend);
 #ifdef ZBFS_HAVE_CUDA
   if (backend == Backend::kCuda) {
     std::string why;

@@ -32,7 +32,10 @@ bool cuda_device_visible();
 int device_for_rank(int node_rank, std::optional<int> gpus_per_node);
 
 // Throws a usage error (exit status 2, one line) when `backend` cannot run here: a CUDA
-// backend on a build without CUDA, or cuda with no visible device.
+// backend on a build without CUDA, or cuda with no visible device. The first check is
+// the same on every rank of a job; the second is this process's alone (a job's nodes
+// may differ), so a job agrees on it (device_for_rank) before it may throw.
+void require_backend_built(Backend backend);
 void require_backend(Backend backend);
 
 }  // namespace zbfs

@@ -53,7 +53,6 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
       metrics_(metrics),
       device_name_("host"),
       id_transfer_(id_transfer) {
-  require_backend(backend);
   const TraversalLayout top_down = grid.top_down();
   const TraversalLayout bottom_up = grid.bottom_up();
   const LocalCsr<std::uint32_t>& forward = graph.for_layout(top_down);
@@ -300,7 +299,14 @@ void DeviceDistributedBfs::reduce_predecessors() {
   const PieceGroup& targets = grid_.row_group();
   const PieceGroup& sources = grid_.col_group();
   std::vector<std::uint64_t> asked_here(requests.ids.size());
-  for (std::size_t i = 0; i < asked_here.size(); ++i) asked_here[i] = targets.to_local(requests.ids[i]);
+  for (std::size_t i = 0; i < asked_here.size(); ++i) {
+    // Only vertices of this row group were reported from here; another would index past
+    // the table of reported parents on the device.
+    if (!targets.contains(requests.ids[i])) {
+      throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
+    }
+    asked_here[i] = targets.to_local(requests.ids[i]);
+  }
   std::vector<std::uint64_t> answers = steps_->reported_parents(asked_here);
   const std::span<const std::uint32_t> col_original = graph_.col_group_original();
   for (std::uint64_t& p : answers) p = sources.to_global(col_original[p]);
@@ -324,8 +330,8 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int, const ProcessGr
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
                                            PhaseMetrics& metrics, bool, cuda_backend::IdTransfer id_transfer)
     : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics), id_transfer_(id_transfer) {
-  require_backend(backend);
-  require_backend(Backend::kCuda);
+  require_backend_built(backend);
+  require_backend_built(Backend::kCuda);
 }
 
 struct DeviceDistributedBfs::Steps {};

@@ -188,6 +188,24 @@ std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGr
   return sample_search_roots_batched(input.num_vertices, eligible, count, config.seed, has_edges);
 }
 
+// This rank's device for --backend cuda, agreed on by all ranks (collective): a rank that
+// has none (a node without GPUs, --gpus-per-node above what a node sees) ends the job on
+// every rank with the same usage error, instead of leaving the others in a collective.
+int agreed_device(const Communicator& world, std::optional<int> gpus_per_node) {
+  const int node_rank = world.split_shared().rank();
+  int device = 0;
+  std::string why;
+  try {
+    device = device_for_rank(node_rank, gpus_per_node);
+  } catch (const Error& e) {
+    why = e.what();
+  }
+  if (world.allreduce(std::uint64_t{why.empty() ? 0U : 1U}, ReduceOp::kMax) != 0) {
+    throw_usage_error(!why.empty() ? why : "--backend cuda: another rank of the job has no CUDA device to use");
+  }
+  return device;
+}
+
 // --write-levels / --write-parents for the first search.
 void write_results(const RunConfig& config, const ProcessGrid& grid, Exchanger& exchanger, const LoadedGraph& input,
                    std::uint64_t root, std::span<const std::int64_t> parent, const Progress& progress) {
@@ -205,7 +223,7 @@ void write_results(const RunConfig& config, const ProcessGrid& grid, Exchanger& 
 
 template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
-                  PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
+                  int device_index, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
   const Communicator& world = grid.world();
   // Each rank keeps its slice: kernel 1 is built from it and validation reads it again.
   PackedEdgeList& slice = input.slice;
@@ -253,8 +271,6 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   std::unique_ptr<DeviceDistributedBfs> device;
   if (config.backend != Backend::kCpu) {
     if constexpr (std::is_same_v<V, std::uint32_t>) {
-      const int node_rank = world.split_shared().rank();
-      const int device_index = config.backend == Backend::kCuda ? device_for_rank(node_rank, config.gpus_per_node) : 0;
       world.barrier();
       clock.restart();
       // With a codec on the wire the id lists cross PCIe as device frames too; under
@@ -265,6 +281,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
                                                     : cuda_backend::IdTransfer::kRaw;
       device = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
                                                       config.force, transfer);
+      // The warm-up's messages are no search's: the frontier dump starts with the first.
+      if (recorder) recorder->set_enabled(false);
       device->warm_up();
       result.construction_time_s += slowest(world, clock.elapsed_s());
       result.device = DeviceRecord{};
@@ -356,9 +374,12 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   LoadedGraph input;
   int node_ranks = 1;
   RunConfig config = given;
+  int device_index = 0;  // --backend cuda: this rank's device
   {
     Communicator world = Communicator::world();
     world.observe(&metrics);
+    // Before any work: every rank has a device, or the job ends on all of them.
+    if (config.backend == Backend::kCuda) device_index = agreed_device(world, config.gpus_per_node);
     node_ranks = ranks_on_this_node(world);
     // A 2D run without --grid takes its grid from where its ranks are.
     const bool one_node = world.allreduce(std::uint64_t{node_ranks == ranks ? 0U : 1U}, ReduceOp::kMax) == 0;
@@ -400,10 +421,10 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   const std::uint64_t largest_group = std::max(grid.row_group().local_size(), grid.col_group().local_size());
   if (largest_group <= (std::uint64_t{1} << 32)) {
     result.vertex_id_bits = 32;
-    run_searches<std::uint32_t>(config, grid, input, std::move(message_codec), metrics, progress, result);
+    run_searches<std::uint32_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, result);
   } else {
     result.vertex_id_bits = 64;
-    run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), metrics, progress, result);
+    run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, result);
   }
   result.phases = summarize_over_ranks(grid.world(), metrics);
   result.peak_rss_bytes = grid.world().allreduce(peak_rss_bytes(), ReduceOp::kMax);

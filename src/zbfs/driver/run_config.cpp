@@ -29,7 +29,12 @@ void validate_config(const RunConfig& c, int ranks) {
                       std::to_string(graph_vertices(graph_spec(c))) + " vertices of the graph");
   }
   if (c.backend != Backend::kCpu) {
-    require_backend(c.backend);
+    // One process checks its device now; a job's ranks agree on theirs when they open them.
+    if (c.shared_memory) {
+      require_backend(c.backend);
+    } else {
+      require_backend_built(c.backend);
+    }
     const std::string flag = "--backend " + std::string(to_string(c.backend));
     if (c.prune) throw_usage_error(flag + " does not prune yet; leave out --prune");
     if (c.route) throw_usage_error(flag + " exchanges without --route so far");

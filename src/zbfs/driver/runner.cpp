@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -44,7 +45,10 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   // of kernel 1.
   const PeeledForest<V> forest =
       config.prune ? PeeledForest<V>(graph.offsets(), graph.neighbor_data(), graph.num_vertices()) : PeeledForest<V>();
-  DirectionOptimizingBfs<V> bfs(graph, config.prune ? &forest : nullptr);
+  // The CPU kernel's workspace only where it searches (a device backend has its own).
+  constexpr bool kDeviceIds = std::is_same_v<V, std::uint32_t>;
+  std::optional<DirectionOptimizingBfs<V>> bfs;
+  if (config.backend == Backend::kCpu || !kDeviceIds) bfs.emplace(graph, config.prune ? &forest : nullptr);
   result.construction_time_s = clock.elapsed_s();
   result.num_graph_edges = graph.num_directed_edges() / 2;
 
@@ -60,12 +64,12 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
 
   LargeArray<std::int64_t> parent(graph.num_vertices());
   SearchBackend backend;
-  backend.search = [&](std::uint64_t root) { return bfs.run(root, parent.span(), config.bfs); };
+  if (bfs) backend.search = [&](std::uint64_t root) { return bfs->run(root, parent.span(), config.bfs); };
   // A device backend searches on its target; its parents come to host memory for the
   // counts and the validator, untimed (as a GPU Graph500 code hands its tree over).
   std::unique_ptr<DeviceSearch> device;
-  if constexpr (std::is_same_v<V, std::uint32_t>) {
-    if (config.backend != Backend::kCpu) {
+  if constexpr (kDeviceIds) {
+    if (!bfs) {
       clock.restart();
       progress.phase("uploading the graph to the " +
                      std::string(config.backend == Backend::kCuda ? "device" : "host launcher"));

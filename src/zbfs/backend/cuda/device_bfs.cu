@@ -137,12 +137,6 @@ struct DeviceBfs::State {
     traffic.to_device += edgeless.upload(stream, g.edgeless, words);
   }
 
-  template <class T>
-  T read(const DeviceArray<T>& array, std::uint64_t at) {
-    T value{};
-    traffic.to_host += array.download(stream, &value, 1, at);
-    return value;
-  }
   void zero(const DeviceArray<std::uint64_t>& array, std::uint64_t count) {
     on_policy(stream, [&](auto policy) { thrust::fill(policy, array.data(), array.data() + count, 0); });
   }

@@ -375,9 +375,10 @@ struct DistributedSteps::State {
     codec->encode(CodecId::kBitpack, ids, count, IdOrder::kSortedSet, frame);
     return decode_frame(frame.bytes(), count);
   }
-  // A sorted id list (within `span` positions) from host memory into `at`: as it is, or as
-  // a bitpack frame encoded on the host and decoded on the device.
-  void ids_to_target(std::span<const std::uint64_t> ids, std::uint64_t* at, std::uint64_t span) {
+  // An id list (within `span` positions) from host memory into `at`: as it is, or as a
+  // bitpack frame (of a set: `sorted`, or sorted here first) encoded on the host and
+  // decoded on the device.
+  void ids_to_target(std::span<const std::uint64_t> ids, std::uint64_t* at, std::uint64_t span, bool sorted) {
     if (ids.empty()) return;
     if (!framed(ids.size(), span)) {
       staging.to_target(stream, at, ids.data(), ids.size() * 8);
@@ -385,6 +386,12 @@ struct DistributedSteps::State {
       return;
     }
     stream.synchronize();
+    std::vector<std::uint64_t> in_order;
+    if (!sorted) {
+      in_order.assign(ids.begin(), ids.end());
+      std::sort(in_order.begin(), in_order.end());
+      ids = in_order;
+    }
     ByteBuffer frame;
     encode_frame(CodecId::kBitpack, ids, IdOrder::kSortedSet, frame);
     codec->decode(frame.bytes(), read_frame_header(frame.bytes(), ids.size()), at);
@@ -496,10 +503,16 @@ std::vector<std::uint64_t> DistributedSteps::visited_words() {
 std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_t> sources) {
   State& s = *state_;
   const DistributedPieceView& v = s.view;
+  // The gathered frontier must lie in this rank's column group: a stray id would index
+  // past the graph's rows on the device.
   std::vector<std::uint64_t> local(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) local[i] = sources[i] - v.top_down_source_base;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    local[i] = sources[i] - v.top_down_source_base;
+    if (local[i] >= v.top_down.rows) throw Error(ExitCode::kFailure, "a gathered frontier vertex outside the column");
+  }
+  if (local.size() > v.top_down.rows) throw Error(ExitCode::kFailure, "a gathered frontier larger than its column");
   s.reserve(s.sources, local.size());
-  s.ids_to_target(local, s.sources.data(), v.top_down.rows);
+  s.ids_to_target(local, s.sources.data(), v.top_down.rows, true);
   for_each_index(s.stream, local.size(), SourceDegree{s.top_down_offsets.data(), s.sources.data(), s.scan.data()});
   const std::uint64_t edges = s.exclusive_scan(local.size());
   s.fill(s.counters, 1, std::uint64_t{0});
@@ -554,13 +567,9 @@ void DistributedSteps::claim(std::span<const std::uint64_t> ids, std::span<const
   const std::uint64_t members = offsets.size() - 1;
   s.reserve(s.sources, ids.size());
   s.reserve(s.member, offsets.size());
-  // Each member's ids are a set: sorted here, they cross as one frame each when compressed.
-  std::vector<std::uint64_t> sorted(ids.begin(), ids.end());
   for (std::uint64_t m = 0; m < members; ++m) {
-    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(offsets[m]);
-    const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(offsets[m + 1]);
-    std::sort(first, last);
-    s.ids_to_target({&*first, static_cast<std::size_t>(last - first)}, s.sources.data() + offsets[m], s.view.block);
+    s.ids_to_target(ids.subspan(offsets[m], offsets[m + 1] - offsets[m]), s.sources.data() + offsets[m], s.view.block,
+                    false);
   }
   s.upload(s.member, offsets.data(), offsets.size());
   for_each_index(s.stream, ids.size(),
