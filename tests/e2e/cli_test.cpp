@@ -259,7 +259,6 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
   }
   std::filesystem::remove(cpu_json);
   std::filesystem::remove(host_json);
-  expect_usage_error("run --scale 8 --backend cuda-host --route grid2", "--route");
   expect_usage_error("run --scale 8 --backend cuda-host --prune", "--prune");
   expect_usage_error("run --scale 8 --backend cuda-host --gpus-per-node 2", "--gpus-per-node");
 }
@@ -297,6 +296,12 @@ TEST(CliMpi, CudaHostBackendRunsOnEveryPartition) {
     // The steps' copies are booked in the phases that made them.
     EXPECT_GT(record["phases"]["local_expansion"]["host_to_device_bytes"]["sum"].get<double>(), 0) << partition;
     EXPECT_GT(record["phases"]["construction"]["host_to_device_bytes"]["sum"].get<double>(), 0) << partition;
+  }
+  // Routes carry the device search's predecessor reduction as they carry the CPU's.
+  for (const char* route : {"--route grid2 -p 2d --grid 2x2", "--route hypercube --no-dedup -p 1d"}) {
+    const Outcome o = run_mpi(4, std::string("run --scale 10 --roots 6 -q --backend cuda-host ") + route);
+    ASSERT_EQ(o.status, 0) << route << "\n" << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << route;
   }
   std::filesystem::remove(json);
 }

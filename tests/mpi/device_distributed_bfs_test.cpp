@@ -3,12 +3,14 @@
 // hybrid): every search takes the CPU backend's steps (direction, frontier, discovered),
 // gives the sequential reference BFS's levels and passes the Graph500 validator; with a
 // codec on the wire (the id lists then cross PCIe as frames the device encodes and
-// decodes) and with search keys that have no edges too. Skipped on a build without CUDA.
+// decodes), with search keys that have no edges, and with routes (the predecessor
+// reduction is then relayed and merged on the way). Skipped on a build without CUDA.
 #include "zbfs/backend/device_distributed_bfs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -31,10 +33,11 @@ namespace {
 using testing::Layout;
 
 void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefactor, std::uint64_t seed,
-                           Direction direction, CodecId codec) {
+                           Direction direction, CodecId codec, std::optional<RouteChoice> route = std::nullopt) {
   SCOPED_TRACE(std::string(to_string(layout.partition)) + " grid " + layout.shape.to_string() + " scale " +
                std::to_string(scale) + " edgefactor " + std::to_string(edgefactor) + " direction " +
-               std::string(to_string(direction)) + " codec " + std::string(to_string(codec)));
+               std::string(to_string(direction)) + " codec " + std::string(to_string(codec)) + " route " +
+               (route ? route->describe() : "none"));
   PhaseMetrics metrics;
   const KroneckerGenerator generator(KroneckerParams{scale, edgefactor, seed});
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
@@ -42,7 +45,7 @@ void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefa
   const DistributedGraph<std::uint32_t> graph(grid, slice);
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
   const std::unique_ptr<Exchanger> exchanger =
-      make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{codec}, costs), std::nullopt});
+      make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{codec}, costs), route});
   DistributedBfs<std::uint32_t> cpu(grid, graph, *exchanger, metrics);
   // With a codec on the wire the id lists also cross PCIe as the device's bitpack frames:
   // always with bitpack, where the calibration prices them lower with bitmap.
@@ -123,6 +126,19 @@ TEST_F(DeviceDistributedBfsTest, CompressedExchanges) {
   const int p = world_size();
   for (const CodecId codec : {CodecId::kBitpack, CodecId::kBitmap}) {
     check_device_searches({Partition::k2D, most_square_grid(p)}, 9, 16, 2, Direction::kAuto, codec);
+  }
+}
+
+// Routes carry the predecessor reduction (the exchanger's read over the processor row):
+// relayed, merged on the way or not, the same trees.
+TEST_F(DeviceDistributedBfsTest, RoutedExchanges) {
+  const int p = world_size();
+  for (const RouteChoice& route :
+       {RouteChoice{RouteKind::kGrid2, {}, true}, RouteChoice{RouteKind::kHypercube, {}, false},
+        RouteChoice{RouteKind::kSparse, {}, true}}) {
+    for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)}}) {
+      check_device_searches(layout, 9, 16, 4, Direction::kAuto, CodecId::kBitpack, route);
+    }
   }
 }
 

@@ -216,10 +216,10 @@ class GatherCounter final : public Exchanger {
                                 std::span<const std::uint64_t> counts) override {
     return direct_.update(comm, items, counts);
   }
-  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                  std::span<const std::uint64_t> counts, std::size_t width,
-                                  const ReadAnswer& answer) override {
-    return direct_.read(comm, keys, counts, width, answer);
+  std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                        std::span<const std::uint64_t> counts, std::size_t width,
+                                        const ReadBatchAnswer& answer) override {
+    return direct_.read_batch(comm, keys, counts, width, answer);
   }
   std::vector<Gather> gathers;
   std::vector<const Communicator*> shifts;

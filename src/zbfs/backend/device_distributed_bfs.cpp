@@ -292,27 +292,26 @@ void DeviceDistributedBfs::reduce_predecessors() {
     keys.insert(keys.end(), ids.begin(), ids.end());
     counts.push_back(ids.size());
   }
-  // The requests go to the reporters, which look the parents up on their devices and
-  // answer in the requests' order: Exchanger::read's two exchanges, with the owner side's
-  // lookups done in one batch.
-  const IncomingIds requests = exchanger_.all_to_all(row, OutgoingIds{keys, counts}, IdsAre::kSequence);
+  // The requests go to the reporters, which look the parents up on their devices in one
+  // batch and answer in the requests' order: the exchanger's read, so that a --route
+  // carries it (relayed and merged on the way) as it carries the CPU backend's.
   const PieceGroup& targets = grid_.row_group();
   const PieceGroup& sources = grid_.col_group();
-  std::vector<std::uint64_t> asked_here(requests.ids.size());
-  for (std::size_t i = 0; i < asked_here.size(); ++i) {
-    // Only vertices of this row group were reported from here; another would index past
-    // the table of reported parents on the device.
-    if (!targets.contains(requests.ids[i])) {
-      throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
-    }
-    asked_here[i] = targets.to_local(requests.ids[i]);
-  }
-  std::vector<std::uint64_t> answers = steps_->reported_parents(asked_here);
   const std::span<const std::uint32_t> col_original = graph_.col_group_original();
-  for (std::uint64_t& p : answers) p = sources.to_global(col_original[p]);
-  OutgoingIds replies{std::move(answers), {}};
-  for (int s = 0; s < requests.num_sources(); ++s) replies.counts.push_back(requests.from(s).size());
-  const std::vector<std::uint64_t> parents = exchanger_.all_to_all(row, replies, IdsAre::kSequence).ids;
+  const std::vector<std::uint64_t> parents =
+      exchanger_.read_batch(row, keys, counts, 1, [&](std::span<const std::uint64_t> wanted, std::span<std::uint64_t> out) {
+        std::vector<std::uint64_t> asked_here(wanted.size());
+        for (std::size_t i = 0; i < wanted.size(); ++i) {
+          // Only vertices of this row group were reported from here; another would index
+          // past the table of reported parents on the device.
+          if (!targets.contains(wanted[i])) {
+            throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
+          }
+          asked_here[i] = targets.to_local(wanted[i]);
+        }
+        const std::vector<std::uint64_t> answers = steps_->reported_parents(asked_here);
+        for (std::size_t i = 0; i < answers.size(); ++i) out[i] = sources.to_global(col_original[answers[i]]);
+      });
   if (parents.size() != keys.size()) throw Error(ExitCode::kFailure, "predecessor reduction: answers lost");
   std::vector<std::uint64_t> offsets(keys.size());
   std::vector<std::int64_t> values(keys.size());

@@ -13,10 +13,14 @@
 //   with the visited bits the members before left (reported to the owner), so that a
 //   vertex found by one rank is not searched by the next: the network carries exactly
 //   the CPU backend's bytes;
-// - after the search, the predecessor reduction reads the parents the reporters used.
+// - after the search, the predecessor reduction reads the parents the reporters used
+//   (the exchanger's read, answered by one lookup on the reporter's device, so --route
+//   relays and merges it as it does the CPU backend's).
 // Bottom-up rows test their hub (the neighbour of highest degree class) first, and the
-// sources' frontier is gathered masked, as the CPU's are. Not yet on the device: --prune
-// and the update folds of --route (refused by the configuration check).
+// sources' frontier is gathered masked, as the CPU's are. Under --route the 1D top-down
+// folds stay id exchanges (the CPU backend sends vertex-parent updates there instead):
+// the same trees, and the reduction brings the parents. Not yet on the device: --prune
+// (refused by the configuration check).
 #pragma once
 
 #include <cstdint>

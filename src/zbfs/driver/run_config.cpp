@@ -37,7 +37,6 @@ void validate_config(const RunConfig& c, int ranks) {
     }
     const std::string flag = "--backend " + std::string(to_string(c.backend));
     if (c.prune) throw_usage_error(flag + " does not prune yet; leave out --prune");
-    if (c.route) throw_usage_error(flag + " exchanges without --route so far");
     if (c.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
   if (c.gpus_per_node && *c.gpus_per_node < 1) throw_usage_error("--gpus-per-node must be at least 1");

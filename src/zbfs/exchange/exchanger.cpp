@@ -408,21 +408,30 @@ std::vector<KeyedItem> DirectExchanger::update(const Communicator& comm, std::sp
   return mine;
 }
 
-std::vector<std::uint64_t> DirectExchanger::read(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                                 std::span<const std::uint64_t> counts, std::size_t width,
-                                                 const ReadAnswer& answer) {
+std::vector<std::uint64_t> Exchanger::read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                           std::span<const std::uint64_t> counts, std::size_t width,
+                                           const ReadAnswer& answer) {
+  return read_batch(comm, keys, counts, width,
+                    [&](std::span<const std::uint64_t> asked, std::span<std::uint64_t> out) {
+                      const auto count = static_cast<std::int64_t>(asked.size());
+#pragma omp parallel for schedule(static)
+                      for (std::int64_t i = 0; i < count; ++i) {
+                        const auto k = static_cast<std::size_t>(i);
+                        answer(asked[k], &out[k * width]);
+                      }
+                    });
+}
+
+std::vector<std::uint64_t> DirectExchanger::read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                                       std::span<const std::uint64_t> counts, std::size_t width,
+                                                       const ReadBatchAnswer& answer) {
   check_counts(comm, keys.size(), counts);
   const IncomingIds asked = send_ids(comm, keys, counts, IdsAre::kSequence);
   std::vector<std::uint64_t> answers(asked.ids.size() * width);
   std::vector<std::uint64_t> answer_counts(static_cast<std::size_t>(asked.num_sources()));
   for (int s = 0; s < asked.num_sources(); ++s)
     answer_counts[static_cast<std::size_t>(s)] = asked.from(s).size() * width;
-  const auto count = static_cast<std::int64_t>(asked.ids.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    answer(asked.ids[k], &answers[k * width]);
-  }
+  answer(asked.ids, answers);
   // The answers come back grouped by the same ranks, in the order of the keys.
   return send_ids(comm, answers, answer_counts, IdsAre::kSequence).ids;
 }

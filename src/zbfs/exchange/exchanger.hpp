@@ -44,6 +44,10 @@ struct ExchangeTraits {
 // A read's owner side: writes the values of `key` (a key this rank owns) to out[0, width).
 // It may be called from several threads at once, and should only read.
 using ReadAnswer = std::function<void(std::uint64_t key, std::uint64_t* out)>;
+// The same for every key asked of this rank at once: the values of keys[i] go to
+// out[i * width, (i + 1) * width). For owners that answer in one batch (a device's
+// lookup kernel) rather than key by key.
+using ReadBatchAnswer = std::function<void(std::span<const std::uint64_t> keys, std::span<std::uint64_t> out)>;
 
 class Exchanger {
  public:
@@ -73,9 +77,12 @@ class Exchanger {
   // A batched read: keys[i] (grouped by owner rank like update's items) is answered by
   // its owner with answer(key, out) and its `width` values come back in
   // result[i * width, (i + 1) * width).
-  virtual std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                          std::span<const std::uint64_t> counts, std::size_t width,
-                                          const ReadAnswer& answer) = 0;
+  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                  std::span<const std::uint64_t> counts, std::size_t width, const ReadAnswer& answer);
+  // The same with the owner answering every key asked of it in one call.
+  virtual std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                                std::span<const std::uint64_t> counts, std::size_t width,
+                                                const ReadBatchAnswer& answer) = 0;
 };
 
 class DirectExchanger final : public Exchanger {
@@ -95,9 +102,9 @@ class DirectExchanger final : public Exchanger {
   // merges.
   std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
                                 std::span<const std::uint64_t> counts) override;
-  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                  std::span<const std::uint64_t> counts, std::size_t width,
-                                  const ReadAnswer& answer) override;
+  std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                        std::span<const std::uint64_t> counts, std::size_t width,
+                                        const ReadBatchAnswer& answer) override;
   // Every message sent from now on is also written to `recorder` (kept by the caller).
   void set_recorder(MessageRecorder* recorder) { recorder_ = recorder; }
 

@@ -68,6 +68,17 @@ class RoutedExchange {
     for (std::size_t i = 0; i < asked_here.size(); ++i) lookup(asked_here[i], values.data() + i * width);
     return route_replies(comm, values, width);
   }
+  // The same with every distinct key asked of this rank answered in one call:
+  // answer(keys, out) writes keys[i]'s values to out[i * width, (i + 1) * width).
+  template <class BatchAnswer>
+  std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                        std::span<const std::uint64_t> counts, std::size_t width,
+                                        BatchAnswer&& answer) {
+    const std::vector<std::uint64_t> asked_here = route_requests(comm, keys, counts);
+    std::vector<std::uint64_t> values(asked_here.size() * width);
+    answer(std::span<const std::uint64_t>(asked_here), std::span<std::uint64_t>(values));
+    return route_replies(comm, values, width);
+  }
   // One value per key: lookup(key) returns it.
   template <class Lookup>
   std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,

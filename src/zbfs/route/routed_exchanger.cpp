@@ -20,10 +20,10 @@ std::vector<KeyedItem> RoutedExchanger::update(const Communicator& comm, std::sp
   return route_for(comm).exchange(comm, items, counts);
 }
 
-std::vector<std::uint64_t> RoutedExchanger::read(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                                 std::span<const std::uint64_t> counts, std::size_t width,
-                                                 const ReadAnswer& answer) {
-  return route_for(comm).read(comm, keys, counts, width, answer);
+std::vector<std::uint64_t> RoutedExchanger::read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                                       std::span<const std::uint64_t> counts, std::size_t width,
+                                                       const ReadBatchAnswer& answer) {
+  return route_for(comm).read_batch(comm, keys, counts, width, answer);
 }
 
 }  // namespace zbfs

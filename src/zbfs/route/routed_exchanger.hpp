@@ -42,9 +42,9 @@ class RoutedExchanger final : public Exchanger {
   }
   std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
                                 std::span<const std::uint64_t> counts) override;
-  std::vector<std::uint64_t> read(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                  std::span<const std::uint64_t> counts, std::size_t width,
-                                  const ReadAnswer& answer) override;
+  std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                        std::span<const std::uint64_t> counts, std::size_t width,
+                                        const ReadBatchAnswer& answer) override;
 
  private:
   // The routed exchange for communicators of `comm`'s size, made on first use.
