@@ -298,8 +298,8 @@ void DeviceDistributedBfs::reduce_predecessors() {
   const PieceGroup& targets = grid_.row_group();
   const PieceGroup& sources = grid_.col_group();
   const std::span<const std::uint32_t> col_original = graph_.col_group_original();
-  const std::vector<std::uint64_t> parents =
-      exchanger_.read_batch(row, keys, counts, 1, [&](std::span<const std::uint64_t> wanted, std::span<std::uint64_t> out) {
+  const std::vector<std::uint64_t> parents = exchanger_.read_batch(
+      row, keys, counts, 1, [&](std::span<const std::uint64_t> wanted, std::span<std::uint64_t> out) {
         std::vector<std::uint64_t> asked_here(wanted.size());
         for (std::size_t i = 0; i < wanted.size(); ++i) {
           // Only vertices of this row group were reported from here; another would index

@@ -411,15 +411,14 @@ std::vector<KeyedItem> DirectExchanger::update(const Communicator& comm, std::sp
 std::vector<std::uint64_t> Exchanger::read(const Communicator& comm, std::span<const std::uint64_t> keys,
                                            std::span<const std::uint64_t> counts, std::size_t width,
                                            const ReadAnswer& answer) {
-  return read_batch(comm, keys, counts, width,
-                    [&](std::span<const std::uint64_t> asked, std::span<std::uint64_t> out) {
-                      const auto count = static_cast<std::int64_t>(asked.size());
+  return read_batch(comm, keys, counts, width, [&](std::span<const std::uint64_t> asked, std::span<std::uint64_t> out) {
+    const auto count = static_cast<std::int64_t>(asked.size());
 #pragma omp parallel for schedule(static)
-                      for (std::int64_t i = 0; i < count; ++i) {
-                        const auto k = static_cast<std::size_t>(i);
-                        answer(asked[k], &out[k * width]);
-                      }
-                    });
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      answer(asked[k], &out[k * width]);
+    }
+  });
 }
 
 std::vector<std::uint64_t> DirectExchanger::read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
