@@ -33,6 +33,7 @@ struct TextOptions {
   std::string direction = "auto";
   std::string partition = "1d";
   std::string backend = "cpu";
+  std::string device_exchange = "staged";
   std::string grid;
   std::string column_gather = "allgatherv";
   std::string codec = "none";
@@ -167,6 +168,12 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "GPU)")
       ->check(CLI::IsMember({"cpu", "cuda", "cuda-host"}))
       ->capture_default_str();
+  run.add_option("--device-exchange", text.device_exchange,
+                 "how a distributed device search's messages travel: staged (through pinned host memory and the "
+                 "exchanger, every codec and route), cuda-aware (device memory straight to a CUDA-aware MPI) or nccl "
+                 "(device memory through NCCL); the last two send ids as they are or as bitpack frames")
+      ->check(CLI::IsMember({"staged", "cuda-aware", "nccl"}))
+      ->capture_default_str();
   run.add_option("--gpus-per-node", config.gpus_per_node,
                  "--backend cuda: the devices a node's ranks share (rank r of a node takes device r % N; default: "
                  "every device CUDA_VISIBLE_DEVICES leaves visible)");
@@ -226,6 +233,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
   config.backend = *parse_backend(text.backend);
+  config.device_exchange = *parse_device_exchange(text.device_exchange);
   // A device backend on one rank searches with the one-process kernel by default.
   const std::string partition = config.backend != Backend::kCpu && app.count("--partition") == 0 && ranks == 1
                                     ? std::string("shared")

@@ -365,6 +365,60 @@ TEST(CliMpi, CudaHostBackendSendsWhatTheCpuBackendSends) {
   std::filesystem::remove(json);
 }
 
+// --device-exchange cuda-aware through the host launcher (target memory is host memory,
+// which any MPI library carries): the same trees as the staged exchange on every
+// partition, as ids or as bitpack frames; the network carries the staged exchange's
+// bytes give or take the sizes it sends first, and the local steps copy next to nothing
+// between host and target. The wires that cannot run are refused with one line.
+TEST(CliMpi, CudaAwareDeviceExchangeCarriesTheSameSearches) {
+  if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome single = run_zbfs("run --scale 11 --roots 6 -q --partition shared");
+  ASSERT_EQ(single.status, 0) << single.err;
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_device_exchange.json";
+  struct Traffic {
+    double wire = 0;
+    double copied = 0;
+  };
+  const auto run = [&](const std::string& exchange, const std::string& rest) {
+    const Outcome o = run_mpi(4, "run --scale 11 --roots 6 -q --backend cuda-host --device-exchange " + exchange + " " +
+                                     rest + " --json " + json.string());
+    EXPECT_EQ(o.status, 0) << exchange << " " << rest << "\n" << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << exchange << " " << rest;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(record["config"]["device_exchange"], exchange);
+    EXPECT_EQ(record["device"]["exchange"], exchange);
+    Traffic t;
+    for (const char* phase : {"row_exchange", "column_exchange"}) {
+      if (record["phases"].contains(phase)) t.wire += record["phases"][phase]["wire_bytes"]["sum"].get<double>();
+    }
+    const nlohmann::json& local = record["phases"]["local_expansion"];
+    t.copied = local["host_to_device_bytes"]["sum"].get<double>() + local["device_to_host_bytes"]["sum"].get<double>();
+    return t;
+  };
+  for (const char* partition : {"-p 1d", "-p 2d --grid 2x2", "-p hybrid --ranks-per-node 2"}) {
+    const Traffic staged = run("staged", partition);
+    const Traffic direct = run("cuda-aware", partition);
+    EXPECT_GE(direct.wire, staged.wire) << partition;
+    EXPECT_LE(direct.wire, 1.05 * staged.wire) << partition;
+    EXPECT_LT(direct.copied, staged.copied / 10) << partition;
+    run("cuda-aware", std::string(partition) + " --codec bitpack");
+  }
+  std::filesystem::remove(json);
+  const Outcome cpu = run_mpi(2, "run --scale 8 -q --device-exchange cuda-aware");
+  EXPECT_EQ(cpu.status, 2);
+  EXPECT_NE(cpu.err.find("needs --backend cuda"), std::string::npos) << cpu.err;
+  const Outcome zstd = run_mpi(2, "run --scale 8 -q --backend cuda-host --device-exchange cuda-aware --codec zstd");
+  EXPECT_EQ(zstd.status, 2);
+  EXPECT_NE(zstd.err.find("--codec bitpack"), std::string::npos) << zstd.err;
+  const Outcome nccl = run_mpi(2, "run --scale 8 -q --backend cuda-host --device-exchange nccl");
+  EXPECT_EQ(nccl.status, 2);
+  EXPECT_EQ(nccl.err.find("zbfs: error:"), nccl.err.rfind("zbfs: error:")) << "printed once\n" << nccl.err;
+  EXPECT_NE(nccl.err.find("--device-exchange nccl"), std::string::npos) << nccl.err;
+  expect_usage_error("run --scale 8 --backend cuda-host --device-exchange cuda-aware", "--partition");
+  expect_usage_error("run --scale 8 --device-exchange ring", "ring");
+}
+
 TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");

@@ -4,7 +4,10 @@
 // gives the sequential reference BFS's levels and passes the Graph500 validator; with a
 // codec on the wire (the id lists then cross PCIe as frames the device encodes and
 // decodes), with search keys that have no edges, and with routes (the predecessor
-// reduction is then relayed and merged on the way). Skipped on a build without CUDA.
+// reduction is then relayed and merged on the way), and over the MPI device wire
+// (--device-exchange cuda-aware: the steps' messages stay in target memory, here host
+// memory, as ids or as bitpack frames, the bitmaps packed on the target). Skipped on a
+// build without CUDA.
 #include "zbfs/backend/device_distributed_bfs.hpp"
 
 #include <gtest/gtest.h>
@@ -33,11 +36,12 @@ namespace {
 using testing::Layout;
 
 void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefactor, std::uint64_t seed,
-                           Direction direction, CodecId codec, std::optional<RouteChoice> route = std::nullopt) {
+                           Direction direction, CodecId codec, std::optional<RouteChoice> route = std::nullopt,
+                           DeviceExchange exchange = DeviceExchange::kStaged) {
   SCOPED_TRACE(std::string(to_string(layout.partition)) + " grid " + layout.shape.to_string() + " scale " +
                std::to_string(scale) + " edgefactor " + std::to_string(edgefactor) + " direction " +
                std::string(to_string(direction)) + " codec " + std::string(to_string(codec)) + " route " +
-               (route ? route->describe() : "none"));
+               (route ? route->describe() : "none") + " exchange " + std::string(to_string(exchange)));
   PhaseMetrics metrics;
   const KroneckerGenerator generator(KroneckerParams{scale, edgefactor, seed});
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
@@ -52,7 +56,7 @@ void check_device_searches(const Layout& layout, int scale, std::uint64_t edgefa
   const cuda_backend::IdTransfer transfer = codec == CodecId::kNone      ? cuda_backend::IdTransfer::kRaw
                                             : codec == CodecId::kBitpack ? cuda_backend::IdTransfer::kFrames
                                                                          : cuda_backend::IdTransfer::kPriced;
-  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, *exchanger, metrics, false, transfer);
+  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, *exchanger, metrics, false, transfer, exchange);
   const std::vector<Edge> edges = testing::kronecker_edges(scale, edgefactor, seed);
   const PackedEdgeList packed = testing::pack(scale, edges);
   BfsOptions options;
@@ -139,6 +143,24 @@ TEST_F(DeviceDistributedBfsTest, RoutedExchanges) {
     for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)}}) {
       check_device_searches(layout, 9, 16, 4, Direction::kAuto, CodecId::kBitpack, route);
     }
+  }
+}
+
+// The device wire carries the same searches: every layout, ids as words and as frames,
+// both directions forced, and a sparse graph.
+TEST_F(DeviceDistributedBfsTest, DeviceWireCarriesTheSameSearches) {
+  const int p = world_size();
+  for (const Layout& layout : testing::all_layouts(p)) {
+    for (const CodecId codec : {CodecId::kNone, CodecId::kBitpack}) {
+      check_device_searches(layout, 9, 16, 6, Direction::kAuto, codec, std::nullopt, DeviceExchange::kCudaAware);
+    }
+  }
+  for (const Layout& layout : {Layout{Partition::k1D, {1, p}}, Layout{Partition::k2D, most_square_grid(p)}}) {
+    for (const Direction direction : {Direction::kTopDown, Direction::kBottomUp}) {
+      check_device_searches(layout, 8, 8, 3, direction, CodecId::kBitpack, std::nullopt, DeviceExchange::kCudaAware);
+    }
+    check_device_searches(layout, 10, 2, 5, Direction::kAuto, CodecId::kNone, RouteChoice{RouteKind::kGrid2, {}, true},
+                          DeviceExchange::kCudaAware);
   }
 }
 

@@ -26,6 +26,41 @@ std::optional<Backend> parse_backend(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(DeviceExchange exchange) {
+  switch (exchange) {
+    case DeviceExchange::kStaged: return "staged";
+    case DeviceExchange::kCudaAware: return "cuda-aware";
+    case DeviceExchange::kNccl: return "nccl";
+  }
+  return "unknown";
+}
+
+std::optional<DeviceExchange> parse_device_exchange(std::string_view text) {
+  if (text == "staged") return DeviceExchange::kStaged;
+  if (text == "cuda-aware") return DeviceExchange::kCudaAware;
+  if (text == "nccl") return DeviceExchange::kNccl;
+  return std::nullopt;
+}
+
+bool nccl_built() {
+#ifdef ZBFS_HAVE_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+void require_device_exchange(DeviceExchange exchange, Backend backend) {
+  if (exchange == DeviceExchange::kStaged) return;
+  const std::string flag = "--device-exchange " + std::string(to_string(exchange));
+  if (backend == Backend::kCpu) throw_usage_error(flag + " needs --backend cuda or cuda-host");
+  if (exchange != DeviceExchange::kNccl) return;
+  if (!nccl_built()) throw_usage_error(flag + ": this build has no NCCL (CMake found no nccl.h and libnccl)");
+  if (backend != Backend::kCuda) {
+    throw_usage_error(flag + " needs --backend cuda: NCCL moves device memory and has no host launcher");
+  }
+}
+
 bool cuda_backend_built() {
 #ifdef ZBFS_HAVE_CUDA
   return true;

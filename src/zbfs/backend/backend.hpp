@@ -15,6 +15,28 @@ enum class Backend { kCpu, kCuda, kCudaHost };
 std::string_view to_string(Backend backend);
 std::optional<Backend> parse_backend(std::string_view text);
 
+// How a distributed device search's messages travel between ranks (--device-exchange):
+// - staged (the default): copied to host memory through pinned buffers and sent by the
+//   Exchanger there, so every codec and route applies;
+// - cuda-aware: straight from device memory through MPI calls (a CUDA-aware MPI library
+//   reads and writes device buffers itself);
+// - nccl: straight from device memory through NCCL's grouped sends and receives (NVLink
+//   between a node's GPUs, the network between nodes).
+// The last two are the device wires (device_wire.hpp).
+enum class DeviceExchange { kStaged, kCudaAware, kNccl };
+
+std::string_view to_string(DeviceExchange exchange);
+std::optional<DeviceExchange> parse_device_exchange(std::string_view text);
+
+// Whether this build has the NCCL device wire (CMake found NCCL with CUDA and MPI).
+bool nccl_built();
+
+// Throws a usage error (one line, exit status 2) where `exchange` cannot serve `backend`
+// in this build: a device wire with the CPU backend, nccl without NCCL or on the host
+// launcher (NCCL moves device memory only). Whether the MPI library is CUDA-aware is
+// device_wire.hpp's check.
+void require_device_exchange(DeviceExchange exchange, Backend backend);
+
 // Whether this build has the CUDA backend (CMake found nvcc, or -DZBFS_CUDA=ON).
 bool cuda_backend_built();
 

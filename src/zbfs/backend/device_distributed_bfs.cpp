@@ -42,17 +42,28 @@ class BookedCopies {
   HostDeviceTraffic before_;
 };
 
+// A device wire sends ids as they are, or as frames with a codec on the wire.
+cuda_backend::WireForm wire_form_of(cuda_backend::IdTransfer transfer) {
+  return transfer == cuda_backend::IdTransfer::kRaw ? cuda_backend::WireForm::kIds : cuda_backend::WireForm::kFrames;
+}
+
 }  // namespace
 
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
-                                           PhaseMetrics& metrics, bool force, cuda_backend::IdTransfer id_transfer)
+                                           PhaseMetrics& metrics, bool force, cuda_backend::IdTransfer id_transfer,
+                                           DeviceExchange exchange)
     : grid_(grid),
       graph_(graph),
       exchanger_(exchanger),
       metrics_(metrics),
       device_name_("host"),
-      id_transfer_(id_transfer) {
+      id_transfer_(id_transfer),
+      exchange_(exchange) {
+  if (exchange != DeviceExchange::kStaged && id_transfer == cuda_backend::IdTransfer::kPriced) {
+    throw_usage_error("--device-exchange " + std::string(to_string(exchange)) +
+                      " sends ids as they are (--codec none) or as bitpack frames (--codec bitpack)");
+  }
   const TraversalLayout top_down = grid.top_down();
   const TraversalLayout bottom_up = grid.bottom_up();
   const LocalCsr<std::uint32_t>& forward = graph.for_layout(top_down);
@@ -78,6 +89,9 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   const LargeArray<std::uint32_t> hubs = bottom_up_hubs(graph, bottom_up, [](std::size_t) { return false; });
   view.bottom_up_hubs = hubs.data();
   view.id_transfer = id_transfer;
+  view.target_first_piece = static_cast<std::uint64_t>(top_down.target.piece_of_member(0));
+  view.target_stride =
+      static_cast<std::uint64_t>(top_down.target.piece_of_member(1) - top_down.target.piece_of_member(0));
   const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
   // Every rank checks its device, and all refuse together if one lacks the memory.
   std::uint64_t short_of_memory = 0;
@@ -104,7 +118,9 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
         graph, *bottom_up.expand, grid.blocks().words_per_block(), [](std::size_t) { return false; },
         std::span<std::uint64_t>(source_has_edges_));
   }
+  if (!source_has_edges_.empty()) view.source_has_edges = source_has_edges_.data();
   steps_ = std::make_unique<Steps>(target, view);
+  if (exchange != DeviceExchange::kStaged) wire_ = make_device_wire(exchange, target);
   metrics.add_device_copies(Phase::kConstruction, steps_->traffic().to_device, steps_->traffic().to_host);
 }
 
@@ -159,7 +175,8 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
   LevelCounts level{1, root_degree};
   DirectionPolicy policy(options, grid_.blocks().num_vertices(), graph_.global_directed_edges(), root_degree);
   run_levels(
-      policy, level, stats, [&] { return top_down_step(); }, [&] { return bottom_up_step(); });
+      policy, level, stats, [&] { return wire_ ? top_down_on_wire() : top_down_step(); },
+      [&] { return wire_ ? bottom_up_on_wire() : bottom_up_step(); });
   reduce_predecessors();
   return stats;
 }
@@ -261,6 +278,112 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::fold(const TraversalLayo
   return finish_level(with_edges);
 }
 
+void DeviceDistributedBfs::book_wire(std::uint64_t ids_to_others, std::uint64_t raw_bytes, std::uint64_t wire_bytes,
+                                     std::uint64_t frames) {
+  metrics_.add_ids(ids_to_others);
+  if (id_transfer_ == cuda_backend::IdTransfer::kRaw) return;
+  metrics_.add_codec_work(raw_bytes, wire_bytes, 0, 0);
+  for (std::uint64_t f = 0; f < frames; ++f) metrics_.add_frame(CodecId::kBitpack);
+}
+
+DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::top_down_on_wire() {
+  const TraversalLayout layout = grid_.top_down();
+  const Communicator& expand = *layout.expand;
+  std::vector<std::uint64_t> arrived;
+  {
+    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
+    const cuda_backend::TargetMessages mine = steps_->frontier_message(wire_form_of(id_transfer_));
+    arrived = wire_all_gather(*wire_, expand, mine.data, mine.bytes[0],
+                              [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
+    if (expand.size() > 1) {
+      const auto peers = static_cast<std::uint64_t>(expand.size() - 1);
+      book_wire(peers * mine.ids[0], peers * 8 * mine.ids[0], peers * mine.bytes[0], mine.ids[0] > 0 ? 1 : 0);
+    }
+  }
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
+    steps_->expand_inbox(arrived, wire_form_of(id_transfer_));
+  }
+  return fold_on_wire(layout, true);
+}
+
+DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::bottom_up_on_wire() {
+  const TraversalLayout layout = grid_.bottom_up();
+  const Communicator& expand = *layout.expand;
+  const bool gathered = expand.size() > 1;
+  if (gathered) {
+    // Masked, as the staged exchange gathers it: only the positions that can still change.
+    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+    const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
+    const cuda_backend::TargetMessages mine =
+        steps_->packed_frontier(static_cast<std::uint64_t>(expand.rank()), static_cast<std::uint64_t>(expand.size()));
+    std::uint64_t total = 0;
+    for (const std::uint64_t b : mine.bytes) total += b;
+    wire_all_gather_known(*wire_, expand, mine.data, mine.bytes, steps_->inbox(total));
+    metrics_.add_ids(static_cast<std::uint64_t>(expand.size() - 1) * mine.ids[static_cast<std::size_t>(expand.rank())]);
+    steps_->unpack_inbox(mine.bytes);
+  }
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
+    steps_->search_own_gathered(gathered);
+  }
+  const Communicator& fold_comm = *layout.fold;
+  const int members = fold_comm.size();
+  if (members > 1) {
+    {
+      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+      steps_->ring_start();
+    }
+    for (int k = 1; k < members; ++k) {
+      {
+        const ScopedPhase phase(metrics_, Phase::kRowExchange);
+        metrics_.add_ids(steps_->ring_population());
+        wire_shift(*wire_, fold_comm, steps_->ring_held(), steps_->ring_arriving(), grid_.blocks().block() / 8);
+      }
+      steps_->ring_turn();
+      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+      const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
+      steps_->search_ring_piece(static_cast<std::uint64_t>((fold_comm.rank() + members - k) % members));
+    }
+  }
+  return fold_on_wire(layout, false);
+}
+
+DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::fold_on_wire(const TraversalLayout& layout, bool with_edges) {
+  const Communicator& fold_comm = *layout.fold;
+  const auto me = static_cast<std::size_t>(fold_comm.rank());
+  std::vector<std::uint64_t> arrived;
+  {
+    const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    const BookedCopies copies(metrics_, Phase::kRowExchange, *steps_);
+    const cuda_backend::TargetMessages out =
+        steps_->report_messages(me, static_cast<std::uint64_t>(fold_comm.size()), wire_form_of(id_transfer_));
+    arrived = wire_all_to_all(*wire_, fold_comm, out.data, out.bytes,
+                              [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
+    if (fold_comm.size() > 1) {
+      std::uint64_t ids = 0;
+      std::uint64_t bytes = 0;
+      std::uint64_t frames = 0;
+      for (std::size_t m = 0; m < out.ids.size(); ++m) {
+        if (m == me) continue;
+        ids += out.ids[m];
+        bytes += out.bytes[m];
+        frames += out.ids[m] > 0 ? 1 : 0;
+      }
+      book_wire(ids, 8 * ids, bytes, frames);
+    }
+  }
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
+    steps_->claim_inbox(arrived, me, wire_form_of(id_transfer_));
+  }
+  return finish_level(with_edges);
+}
+
 DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::finish_level(bool with_edges) {
   std::uint64_t counts[2] = {0, 0};
   {
@@ -327,8 +450,14 @@ void DeviceDistributedBfs::reduce_predecessors() {
 // A build without CUDA: require_backend refuses every device backend.
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
-                                           PhaseMetrics& metrics, bool, cuda_backend::IdTransfer id_transfer)
-    : grid_(grid), graph_(graph), exchanger_(exchanger), metrics_(metrics), id_transfer_(id_transfer) {
+                                           PhaseMetrics& metrics, bool, cuda_backend::IdTransfer id_transfer,
+                                           DeviceExchange exchange)
+    : grid_(grid),
+      graph_(graph),
+      exchanger_(exchanger),
+      metrics_(metrics),
+      id_transfer_(id_transfer),
+      exchange_(exchange) {
   require_backend_built(backend);
   require_backend_built(Backend::kCuda);
 }

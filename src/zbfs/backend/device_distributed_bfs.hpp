@@ -16,6 +16,12 @@
 // - after the search, the predecessor reduction reads the parents the reporters used
 //   (the exchanger's read, answered by one lookup on the reporter's device, so --route
 //   relays and merges it as it does the CPU backend's).
+// With a device wire (--device-exchange cuda-aware or nccl; device_wire.hpp) the steps'
+// exchanges skip host memory: the frontier, the reports and the bitmaps stay in device
+// memory and the wire moves them between the ranks' devices, as 64-bit ids (--codec
+// none) or as the device's bitpack frames (--codec bitpack), the masked gather packed on
+// the device, the ring's bits device to device. The predecessor reduction, once per
+// search, stays with the Exchanger.
 // Bottom-up rows test their hub (the neighbour of highest degree class) first, and the
 // sources' frontier is gathered masked, as the CPU's are. Under --route the 1D top-down
 // folds stay id exchanges (the CPU backend sends vertex-parent updates there instead):
@@ -32,6 +38,7 @@
 
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/cuda/pcie_pricing.hpp"
+#include "zbfs/backend/device_wire.hpp"
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
@@ -47,10 +54,13 @@ class DeviceDistributedBfs {
  public:
   // Uploads this rank's pieces (collective: the device memory check is agreed on by all
   // ranks). `backend`: kCuda (this rank's device: `device`) or kCudaHost. `id_transfer`:
-  // how id lists cross PCIe (cuda/pcie_pricing.hpp).
+  // how id lists cross PCIe (cuda/pcie_pricing.hpp). `exchange`: how the steps' messages
+  // travel; a device wire sends ids as words with IdTransfer::kRaw and as frames with
+  // kFrames (kPriced is for the staged exchange only).
   DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                        const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
-                       bool force, cuda_backend::IdTransfer id_transfer = cuda_backend::IdTransfer::kRaw);
+                       bool force, cuda_backend::IdTransfer id_transfer = cuda_backend::IdTransfer::kRaw,
+                       DeviceExchange exchange = DeviceExchange::kStaged);
   ~DeviceDistributedBfs();
   DeviceDistributedBfs(const DeviceDistributedBfs&) = delete;
   DeviceDistributedBfs& operator=(const DeviceDistributedBfs&) = delete;
@@ -66,6 +76,7 @@ class DeviceDistributedBfs {
   void copy_parents(std::span<std::int64_t> parent);
 
   [[nodiscard]] const std::string& device_name() const { return device_name_; }
+  [[nodiscard]] DeviceExchange exchange() const { return exchange_; }
   [[nodiscard]] HostDeviceTraffic traffic() const;
   // How id lists crossed PCIe: the mode, the calibration that priced them (kPriced), and
   // the lists that crossed as frames and as they were.
@@ -81,6 +92,12 @@ class DeviceDistributedBfs {
   // the level's end.
   LevelCounts fold(const TraversalLayout& layout, std::span<const std::uint64_t> reported, bool with_edges);
   LevelCounts finish_level(bool with_edges);
+  // The same steps over the device wire.
+  LevelCounts top_down_on_wire();
+  LevelCounts bottom_up_on_wire();
+  LevelCounts fold_on_wire(const TraversalLayout& layout, bool with_edges);
+  // Books a wire exchange's ids and, with frames, its codec work, as the Exchanger does.
+  void book_wire(std::uint64_t ids_to_others, std::uint64_t raw_bytes, std::uint64_t wire_bytes, std::uint64_t frames);
   void reduce_predecessors();
 
   const ProcessGrid& grid_;
@@ -89,6 +106,8 @@ class DeviceDistributedBfs {
   PhaseMetrics& metrics_;
   std::string device_name_;
   cuda_backend::IdTransfer id_transfer_;
+  DeviceExchange exchange_;
+  std::unique_ptr<DeviceWire> wire_;  // a device wire's (not staged)
   // Bottom-up gathers' mask (as DistributedBfs keeps it): the source group's vertices with
   // edges, and of those the ones in no frontier gathered yet in this search.
   std::vector<std::uint64_t> source_has_edges_;

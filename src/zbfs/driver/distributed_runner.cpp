@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "zbfs/backend/device_distributed_bfs.hpp"
+#include "zbfs/backend/device_wire.hpp"
 #include "zbfs/bfs/distributed_bfs.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/codec/codec_cost.hpp"
@@ -280,7 +281,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
                                                     ? cuda_backend::IdTransfer::kFrames
                                                     : cuda_backend::IdTransfer::kRaw;
       device = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
-                                                      config.force, transfer);
+                                                      config.force, transfer, config.device_exchange);
       // The warm-up's messages are no search's: the frontier dump starts with the first.
       if (recorder) recorder->set_enabled(false);
       device->warm_up();
@@ -347,6 +348,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     result.device->searches = {total.to_device - result.device->construction.to_device,
                                total.to_host - result.device->construction.to_host};
     result.device->id_transfer = std::string(to_string(device->id_transfer()));
+    result.device->exchange = std::string(to_string(device->exchange()));
     result.device->pcie = device->pcie_costs();
     const auto [framed, raw] = device->lists_framed_and_raw();
     std::uint64_t lists[2] = {framed, raw};
@@ -380,6 +382,8 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     world.observe(&metrics);
     // Before any work: every rank has a device, or the job ends on all of them.
     if (config.backend == Backend::kCuda) device_index = agreed_device(world, config.gpus_per_node);
+    // The same library on every rank: the same answer, so every rank refuses alike.
+    require_device_wire(config.device_exchange, config.backend);
     node_ranks = ranks_on_this_node(world);
     // A 2D run without --grid takes its grid from where its ranks are.
     const bool one_node = world.allreduce(std::uint64_t{node_ranks == ranks ? 0U : 1U}, ReduceOp::kMax) == 0;

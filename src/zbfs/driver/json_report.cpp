@@ -167,6 +167,7 @@ nlohmann::json device_json(const DeviceRecord& d) {
           {"construction", copies_json(d.construction)},
           {"searches", copies_json(d.searches)},
           {"id_transfer", d.id_transfer},
+          {"exchange", d.exchange},
           {"id_lists", {{"framed", d.lists_framed}, {"raw", d.lists_raw}}},
           {"pcie_calibration", d.id_transfer != "priced" ? nlohmann::json(nullptr)
                                                          : nlohmann::json{{"copy_latency_s", d.pcie.copy_latency_s},
@@ -199,6 +200,7 @@ nlohmann::json to_json(const RunResult& r) {
         {"beta", c.bfs.beta},
         {"prune", c.prune},
         {"backend", std::string(to_string(c.backend))},
+        {"device_exchange", std::string(to_string(c.device_exchange))},
         {"validate", c.validate},
         {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
         {"grid", r.grid.to_string()},

@@ -39,6 +39,17 @@ void validate_config(const RunConfig& c, int ranks) {
     if (c.prune) throw_usage_error(flag + " does not prune yet; leave out --prune");
     if (c.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
+  if (c.device_exchange != DeviceExchange::kStaged) {
+    const std::string flag = "--device-exchange " + std::string(to_string(c.device_exchange));
+    require_device_exchange(c.device_exchange, c.backend);
+    if (c.shared_memory) {
+      throw_usage_error(flag + " moves a distributed search's messages: use --partition 1d, 2d or hybrid");
+    }
+    if (c.codec.is_auto() || (c.codec.fixed != CodecId::kNone && c.codec.fixed != CodecId::kBitpack)) {
+      throw_usage_error(flag + " sends ids as they are (--codec none) or as the device's bitpack frames " +
+                        "(--codec bitpack)");
+    }
+  }
   if (c.gpus_per_node && *c.gpus_per_node < 1) throw_usage_error("--gpus-per-node must be at least 1");
   if (c.gpus_per_node && c.backend != Backend::kCuda) throw_usage_error("--gpus-per-node needs --backend cuda");
   if (!(c.bfs.alpha > 0) || !std::isfinite(c.bfs.alpha)) throw_usage_error("--alpha must be a positive number");

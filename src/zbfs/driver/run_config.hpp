@@ -46,6 +46,8 @@ struct RunConfig {
   // --backend: the CPU kernels, or the device backend on a GPU (cuda) or through its host
   // launcher (cuda-host); the device backends run the one-process search (shared).
   Backend backend = Backend::kCpu;
+  // --device-exchange: how a distributed device search's messages travel.
+  DeviceExchange device_exchange = DeviceExchange::kStaged;
   // --gpus-per-node: the devices a node's ranks share, rank r of the node taking device
   // r % gpus; unset: every device the CUDA runtime sees (CUDA_VISIBLE_DEVICES narrows it).
   std::optional<int> gpus_per_node;

@@ -40,6 +40,7 @@ struct DeviceRecord {
   // 0's calibration when priced, and the lists that crossed as frames and as they were
   // (all ranks).
   std::string id_transfer = "raw";
+  std::string exchange = "staged";  // --device-exchange: how the steps' messages travelled
   cuda_backend::PcieCosts pcie;
   std::uint64_t lists_framed = 0;
   std::uint64_t lists_raw = 0;

@@ -389,6 +389,24 @@ void Communicator::record(CommPattern pattern, std::uint64_t messages, std::uint
   since_mark_.restart();
 }
 
+void Communicator::book_transfers(CommPattern pattern, std::span<const std::uint64_t> bytes_to) const {
+  if (bytes_to.size() != static_cast<std::size_t>(size_)) {
+    throw Error(ExitCode::kFailure, "book_transfers: " + std::to_string(bytes_to.size()) + " members given, the " +
+                                        "communicator has " + std::to_string(size_));
+  }
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  ClassTraffic priced;
+  for (int m = 0; m < size_; ++m) {
+    const std::uint64_t sent = bytes_to[static_cast<std::size_t>(m)];
+    if (m == rank_ || sent == 0) continue;
+    ++messages;
+    bytes += sent;
+    priced.add(link_to(m), 1, static_cast<double>(sent));
+  }
+  record(pattern, messages, bytes, priced);
+}
+
 void Communicator::count_gather(std::uint64_t my_bytes, std::uint64_t total_bytes) const {
   // Counted as this rank's sends of a direct exchange (its data to every peer); priced
   // as the ring, whose time follows what each rank receives.

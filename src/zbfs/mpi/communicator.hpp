@@ -322,6 +322,12 @@ class Communicator {
   // receive of raw bytes with `tag`.
   void send_bytes(std::span<const char> bytes, int partner, int tag) const;
   void receive_bytes(std::span<char> bytes, int partner, int tag) const;
+  // Books transfers this rank made outside this class over the communicator's members
+  // (a device wire's: CUDA-aware MPI calls, NCCL): bytes_to[m] bytes sent to member m
+  // (this rank's own and empty ones are not messages), as `pattern`, with the time since
+  // start_transfers() as time inside the transport.
+  void start_transfers() const { mark(); }
+  void book_transfers(CommPattern pattern, std::span<const std::uint64_t> bytes_to) const;
   // Point to point, not booked: a nonblocking send or receive of raw bytes with `tag`
   // (the buffer must outlive the transfer). A receive takes exactly bytes.size() bytes.
   [[nodiscard]] PendingTransfer isend_bytes(std::span<const char> bytes, int partner, int tag) const;

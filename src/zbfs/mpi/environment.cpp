@@ -1,6 +1,9 @@
 #include "zbfs/mpi/environment.hpp"
 
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
 
 #include <cstdlib>
 
@@ -46,6 +49,15 @@ void abort_job(int exit_code) {
   MPI_Finalized(&finalized);
   if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
+}
+
+bool mpi_is_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  // The header says what the library was built with; the query, what it does at run time.
+  return MPIX_CUDA_AWARE_SUPPORT != 0 && MPIX_Query_cuda_support() != 0;
+#else
+  return false;
+#endif
 }
 
 }  // namespace zbfs

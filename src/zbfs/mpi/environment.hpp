@@ -27,6 +27,11 @@ class MpiEnvironment {
 [[nodiscard]] int world_rank();
 [[nodiscard]] int world_size();
 
+// Whether the MPI library takes CUDA device memory in its calls (CUDA-aware), as far as
+// it can say: Open MPI's MPIX_Query_cuda_support where the library has the extension,
+// false elsewhere. A local call.
+[[nodiscard]] bool mpi_is_cuda_aware();
+
 // Ends every rank of the job with `exit_code`; never returns. Use after printing the error.
 [[noreturn]] void abort_job(int exit_code);
 

@@ -195,7 +195,137 @@ struct SetParent {
   ZBFS_HD void operator()(std::uint64_t i) const { parent[owned_original[offsets[i]]] = values[i]; }
 };
 
+// A gathered frontier's global ids to column-group local ones; an id outside the column
+// would index past the graph's rows.
+struct ToLocalSources {
+  std::uint64_t* ids;
+  std::uint64_t base;
+  std::uint64_t rows;
+  std::uint64_t* stray;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    ids[i] -= base;
+    if (ids[i] >= rows) shared_word(*stray).store(1, cuda::std::memory_order_relaxed);
+  }
+};
+
+// bounds[m] = the first sorted report of member m or later (m = members: the count).
+struct MemberBounds {
+  const std::uint64_t* sorted;
+  std::uint64_t count;
+  std::uint64_t block;
+  std::uint64_t* bounds;
+  ZBFS_HD void operator()(std::uint64_t m) const {
+    const std::uint64_t key = m * block;
+    std::uint64_t lo = 0;
+    std::uint64_t hi = count;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (sorted[mid] < key) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    bounds[m] = lo;
+  }
+};
+
+// Row-group local ids to global ones (member m's piece is first_piece + m * stride).
+struct ToGlobalTargets {
+  const std::uint64_t* local;
+  std::uint64_t block;
+  std::uint64_t first_piece;
+  std::uint64_t stride;
+  std::uint64_t* global;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const std::uint64_t member = local[i] / block;
+    global[i] = (first_piece + member * stride) * block + local[i] % block;
+  }
+};
+
+// Bit compaction (core/bit_compaction.hpp) on the target, one index per word of a slice:
+// the word's bits at its mask's positions go, in order, to bit `at[w] - first` of the
+// packed piece (zeroed first), over at most two of its words.
+struct CompactWord {
+  const std::uint64_t* words;
+  const std::uint64_t* mask;
+  const std::uint64_t* at;  // the scan of the mask's populations
+  std::uint64_t first;      // the slice's first packed bit in that scan
+  std::uint64_t* packed;
+  ZBFS_HD void operator()(std::uint64_t w) const {
+    const std::uint64_t m = mask[w];
+    if (m == 0) return;
+    std::uint64_t bits = 0;
+    unsigned k = 0;
+    for (std::uint64_t left = m; left != 0; left &= left - 1, ++k) {
+      bits |= ((words[w] >> cuda::std::countr_zero(left)) & 1) << k;
+    }
+    const std::uint64_t position = at[w] - first;
+    const std::uint64_t offset = position % 64;
+    shared_word(packed[position / 64]).fetch_or(bits << offset, cuda::std::memory_order_relaxed);
+    if (offset != 0 && k > 64 - offset) {
+      shared_word(packed[position / 64 + 1]).fetch_or(bits >> (64 - offset), cuda::std::memory_order_relaxed);
+    }
+  }
+};
+
+// The inverse over every member's slice (`slice_words` words each): word w's mask
+// positions take their bits from member w / slice_words's packed piece, which starts at
+// word piece_at[member] of `packed` and at bit first[member] of the scan.
+struct ExpandWord {
+  const std::uint64_t* packed;
+  const std::uint64_t* mask;
+  const std::uint64_t* at;
+  const std::uint64_t* first;
+  const std::uint64_t* piece_at;
+  std::uint64_t slice_words;
+  std::uint64_t* words;
+  ZBFS_HD void operator()(std::uint64_t w) const {
+    const std::uint64_t m = mask[w];
+    if (m == 0) {
+      words[w] = 0;
+      return;
+    }
+    const std::uint64_t member = w / slice_words;
+    const std::uint64_t position = at[w] - first[member];
+    const std::uint64_t* piece = packed + piece_at[member];
+    const std::uint64_t offset = position % 64;
+    const auto k = static_cast<unsigned>(cuda::std::popcount(m));
+    std::uint64_t bits = piece[position / 64] >> offset;
+    if (offset != 0 && k > 64 - offset) bits |= piece[position / 64 + 1] << (64 - offset);
+    std::uint64_t out = 0;
+    unsigned j = 0;
+    for (std::uint64_t left = m; left != 0; left &= left - 1, ++j) {
+      out |= ((bits >> j) & 1) << cuda::std::countr_zero(left);
+    }
+    words[w] = out;
+  }
+};
+
+// A packed piece's bits past its mask's positions must be 0, as compaction writes them.
+struct CheckPackedTail {
+  const std::uint64_t* packed;
+  const std::uint64_t* piece_at;  // members + 1
+  const std::uint64_t* first;     // members + 1: each piece's first bit in the scan
+  std::uint64_t* damaged;
+  ZBFS_HD void operator()(std::uint64_t member) const {
+    const std::uint64_t bits = first[member + 1] - first[member];
+    if (bits % 64 == 0) return;
+    if ((packed[piece_at[member + 1] - 1] >> (bits % 64)) != 0) {
+      shared_word(*damaged).store(1, cuda::std::memory_order_relaxed);
+    }
+  }
+};
+
+struct CloseGathered {
+  std::uint64_t* open;
+  const std::uint64_t* gathered;
+  ZBFS_HD void operator()(std::uint64_t w) const { open[w] &= ~gathered[w]; }
+};
+
 std::uint64_t words_for(std::uint64_t bits) { return (bits + 63) / 64; }
+
+constexpr std::uint64_t kNoMember = ~std::uint64_t{0};
 
 }  // namespace
 
@@ -243,6 +373,10 @@ struct DistributedSteps::State {
     upload_once(bottom_up_original, v.bottom_up_original, v.bottom_up_sources);
     upload_once(owned_degree, v.owned_degree, v.block);
     upload_once(hubs, v.bottom_up_hubs, v.bottom_up.rows);
+    if (v.source_has_edges != nullptr) {
+      has_edges = DeviceArray<std::uint64_t>(target, v.bottom_up_sources / 64);
+      upload_once(has_edges, v.source_has_edges, v.bottom_up_sources / 64);
+    }
     if (v.id_transfer != IdTransfer::kRaw) codec.emplace(target);
     if (v.id_transfer == IdTransfer::kPriced) costs = calibrate();
   }
@@ -333,8 +467,8 @@ struct DistributedSteps::State {
     return value;
   }
   template <class T>
-  void fill(const DeviceArray<T>& array, std::uint64_t count, T value) {
-    T* at = array.data();
+  void fill(const DeviceArray<T>& array, std::uint64_t count, T value, std::uint64_t first = 0) {
+    T* at = array.data() + first;
     on_policy(stream, [&](auto policy) { thrust::fill(policy, at, at + count, value); });
   }
   std::uint64_t exclusive_scan(std::uint64_t count) { return scan_counts(stream, scan.data(), count, traffic.to_host); }
@@ -397,6 +531,96 @@ struct DistributedSteps::State {
     codec->decode(frame.bytes(), read_frame_header(frame.bytes(), ids.size()), at);
   }
 
+  // The members' messages in the inbox (member m's: member_bytes[m] bytes) as ids, one
+  // after another, into `out`: member `words_member` (every member's, kIds) as 64-bit
+  // words, the others as frames, whose headers are read on the host. Returns each
+  // member's first id (members + 1 offsets).
+  std::vector<std::uint64_t> decode_inbox(std::span<const std::uint64_t> member_bytes, WireForm form,
+                                          std::uint64_t words_member, DeviceArray<std::uint64_t>& out,
+                                          std::uint64_t max_ids) {
+    const std::size_t members = member_bytes.size();
+    std::vector<std::uint64_t> byte_at(members + 1, 0);
+    std::vector<std::uint64_t> id_at(members + 1, 0);
+    std::vector<std::vector<std::uint8_t>> frames(members);
+    std::vector<FrameHeader> headers(members);
+    for (std::size_t m = 0; m < members; ++m) {
+      const std::uint64_t bytes = member_bytes[m];
+      byte_at[m + 1] = byte_at[m] + bytes;
+      std::uint64_t count = 0;
+      if (bytes != 0 && (form == WireForm::kIds || m == words_member)) {
+        if (bytes % 8 != 0) throw DecodeError("unframed message of " + std::to_string(bytes) + " bytes");
+        count = bytes / 8;
+      } else if (bytes != 0) {
+        // The frame's header and checksum are checked where the CPU checks them.
+        frames[m].resize(bytes);
+        copy_bytes(stream, frames[m].data(), inbox_bytes.data() + byte_at[m], bytes, cudaMemcpyDeviceToHost);
+        traffic.to_host += bytes;
+        headers[m] = read_frame_header(frames[m], max_ids);
+        if (headers[m].frame_bytes() != bytes) throw DecodeError("message is not exactly one frame");
+        count = headers[m].count;
+      }
+      id_at[m + 1] = id_at[m] + count;
+      if (id_at[m + 1] > max_ids) throw DecodeError("messages announce more ids than there are vertices");
+    }
+    reserve(out, id_at[members] + 1);
+    if (form == WireForm::kFrames && !codec) codec.emplace(stream.target());
+    for (std::size_t m = 0; m < members; ++m) {
+      if (!frames[m].empty()) {
+        codec->decode(frames[m], headers[m], out.data() + id_at[m]);
+      } else {
+        copy_bytes(stream, out.data() + id_at[m], inbox_bytes.data() + byte_at[m], member_bytes[m],
+                   cudaMemcpyDeviceToDevice);
+      }
+    }
+    stream.synchronize();
+    return id_at;
+  }
+  // Messages of ids[at[m], at[m + 1]) (target memory, sorted) for each member: member
+  // `words_member`'s (every member's, kIds) as the words they are, the others' as bitpack
+  // frames encoded on the device, put together in the outbox.
+  TargetMessages encode_messages(const std::uint64_t* ids, std::span<const std::uint64_t> at, WireForm form,
+                                 std::uint64_t words_member) {
+    const std::size_t members = at.size() - 1;
+    TargetMessages out;
+    out.bytes.resize(members);
+    out.ids.resize(members);
+    for (std::size_t m = 0; m < members; ++m) out.ids[m] = at[m + 1] - at[m];
+    if (form == WireForm::kIds) {
+      for (std::size_t m = 0; m < members; ++m) out.bytes[m] = 8 * out.ids[m];
+      out.data = reinterpret_cast<const std::uint8_t*>(ids + at[0]);
+      stream.synchronize();
+      return out;
+    }
+    if (!codec) codec.emplace(stream.target());
+    ByteBuffer frames;
+    std::vector<std::uint64_t> frame_at(members, 0);
+    for (std::size_t m = 0; m < members; ++m) {
+      if (m == words_member || out.ids[m] == 0) {
+        out.bytes[m] = 8 * out.ids[m];
+        continue;
+      }
+      frame_at[m] = frames.size();
+      codec->encode(CodecId::kBitpack, ids + at[m], out.ids[m], IdOrder::kSortedSet, frames);
+      out.bytes[m] = frames.size() - frame_at[m];
+    }
+    std::uint64_t total = 0;
+    for (const std::uint64_t b : out.bytes) total += b;
+    reserve(outbox, total + 1);
+    std::uint64_t into = 0;
+    for (std::size_t m = 0; m < members; ++m) {
+      if (m == words_member || out.ids[m] == 0) {
+        copy_bytes(stream, outbox.data() + into, ids + at[m], out.bytes[m], cudaMemcpyDeviceToDevice);
+      } else {
+        staging.to_target(stream, outbox.data() + into, frames.data() + frame_at[m], out.bytes[m]);
+        traffic.to_device += out.bytes[m];
+      }
+      into += out.bytes[m];
+    }
+    stream.synchronize();
+    out.data = outbox.data();
+    return out;
+  }
+
   Stream stream;
   PinnedStaging staging;
   std::optional<DeviceCodec> codec;        // unless IdTransfer::kRaw
@@ -433,6 +657,20 @@ struct DistributedSteps::State {
   const std::uint64_t* searched_frontier = nullptr;  // the bottom-up step's sources' bitmap
   DeviceArray<std::uint64_t> counters;               // 0: reported, 1: claims, 2: a misplaced id
   HostDeviceTraffic traffic;
+  // The device wires' buffers (allocated at first use).
+  DeviceArray<std::uint8_t> inbox_bytes;
+  DeviceArray<std::uint8_t> outbox;
+  DeviceArray<std::uint64_t> global_ids;     // the reports as global ids, by owner
+  DeviceArray<std::uint64_t> bounds;         // members + 1 report offsets
+  DeviceArray<std::uint64_t> ring_held;      // the ring's visited bits, passed on
+  DeviceArray<std::uint64_t> ring_arriving;  // and arriving
+  DeviceArray<std::uint64_t> has_edges;      // the bottom-up sources with edges
+  DeviceArray<std::uint64_t> source_open;    // of those, in no frontier gathered yet
+  DeviceArray<std::uint64_t> open_scan;      // the scan of source_open's populations
+  DeviceArray<std::uint64_t> piece_first;    // members + 1: each slice's first packed bit
+  DeviceArray<std::uint64_t> piece_at;       // members + 1: each packed piece's first word
+  std::vector<std::uint64_t> host_piece_first;
+  bool source_open_current = false;
 };
 
 std::uint64_t DistributedSteps::memory_bytes(const DistributedPieceView& v) {
@@ -474,6 +712,7 @@ void DistributedSteps::begin(bool owns_start, std::uint64_t start_offset, std::i
   s.fill(s.sent, words_for(s.view.target_vertices), std::uint64_t{0});
   s.fill(s.parent, s.view.block, std::int64_t{-1});
   s.fill(s.counters, 3, std::uint64_t{0});
+  s.source_open_current = false;
   if (owns_start) {
     for_each_index(s.stream, 1,
                    BeginSearch{s.visited.data(), s.frontier.data(), s.parent.data(), s.owned_original.data(),
@@ -513,16 +752,21 @@ std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_
   if (local.size() > v.top_down.rows) throw Error(ExitCode::kFailure, "a gathered frontier larger than its column");
   s.reserve(s.sources, local.size());
   s.ids_to_target(local, s.sources.data(), v.top_down.rows, true);
-  for_each_index(s.stream, local.size(), SourceDegree{s.top_down_offsets.data(), s.sources.data(), s.scan.data()});
-  const std::uint64_t edges = s.exclusive_scan(local.size());
-  s.fill(s.counters, 1, std::uint64_t{0});
-  for_each_index(
-      s.stream, edges,
-      ExpandEdge{s.top_down_offsets.data(), s.top_down_neighbors.data(), s.sources.data(), s.scan.data(), local.size(),
-                 v.block, v.top_down_my_first, s.visited.data(), s.next.data(), s.parent.data(),
-                 s.owned_original.data(), s.top_down_original.data(), v.top_down_source_base, s.sent.data(),
-                 s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  expand_sources(local.size());
   return s.ids_to_host(s.reported.data(), s.counter(0), false, v.target_vertices);
+}
+
+void DistributedSteps::expand_sources(std::uint64_t count) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  for_each_index(s.stream, count, SourceDegree{s.top_down_offsets.data(), s.sources.data(), s.scan.data()});
+  const std::uint64_t edges = s.exclusive_scan(count);
+  s.fill(s.counters, 1, std::uint64_t{0});
+  for_each_index(s.stream, edges,
+                 ExpandEdge{s.top_down_offsets.data(), s.top_down_neighbors.data(), s.sources.data(), s.scan.data(),
+                            count, v.block, v.top_down_my_first, s.visited.data(), s.next.data(), s.parent.data(),
+                            s.owned_original.data(), s.top_down_original.data(), v.top_down_source_base, s.sent.data(),
+                            s.sent_parent.data(), s.reported.data(), s.counters.data()});
 }
 
 void DistributedSteps::search_own(std::span<const std::uint64_t> source_frontier) {
@@ -586,6 +830,183 @@ std::pair<std::uint64_t, std::uint64_t> DistributedSteps::finish_level(bool with
   const std::uint64_t vertices = s.sum_over_words(WordPopulation{s.frontier.data()});
   const std::uint64_t edges = with_edges ? s.sum_over_words(WordDegrees{s.frontier.data(), s.owned_degree.data()}) : 0;
   return {vertices, edges};
+}
+
+std::uint8_t* DistributedSteps::inbox(std::uint64_t bytes) {
+  State& s = *state_;
+  s.reserve(s.inbox_bytes, bytes + 1);
+  return s.inbox_bytes.data();
+}
+
+TargetMessages DistributedSteps::frontier_message(WireForm form) {
+  State& s = *state_;
+  for_each_index(s.stream, s.words, StorePopulation{s.frontier.data(), s.scan.data()});
+  const std::uint64_t count = s.exclusive_scan(s.words);
+  for_each_index(
+      s.stream, s.words,
+      WritePositions<std::uint64_t>{s.frontier.data(), s.scan.data(), s.view.first_vertex, s.reported.data()});
+  const std::uint64_t at[2] = {0, count};
+  return s.encode_messages(s.reported.data(), at, form, kNoMember);
+}
+
+void DistributedSteps::expand_inbox(std::span<const std::uint64_t> member_bytes, WireForm form) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  const std::vector<std::uint64_t> at = s.decode_inbox(member_bytes, form, kNoMember, s.sources, v.top_down.rows);
+  const std::uint64_t count = at.back();
+  s.fill(s.counters, 1, std::uint64_t{0}, 2);
+  for_each_index(s.stream, count,
+                 ToLocalSources{s.sources.data(), v.top_down_source_base, v.top_down.rows, s.counters.data() + 2});
+  if (s.counter(2) != 0) throw Error(ExitCode::kFailure, "a gathered frontier vertex outside the column");
+  expand_sources(count);
+}
+
+TargetMessages DistributedSteps::packed_frontier(std::uint64_t member, std::uint64_t members) {
+  State& s = *state_;
+  const std::uint64_t source_words = s.view.bottom_up_sources / 64;
+  if (s.has_edges.size() < source_words || members * s.words != source_words) {
+    throw Error(ExitCode::kFailure, "a masked frontier gather without its mask");
+  }
+  if (!s.source_open_current) {
+    s.reserve(s.source_open, source_words);
+    copy_bytes(s.stream, s.source_open.data(), s.has_edges.data(), source_words * 8, cudaMemcpyDeviceToDevice);
+    s.source_open_current = true;
+  }
+  // Every member's slice: its open positions' scan, its first packed bit and word.
+  s.reserve(s.open_scan, source_words + 1);
+  for_each_index(s.stream, source_words, StorePopulation{s.source_open.data(), s.open_scan.data()});
+  scan_counts(s.stream, s.open_scan.data(), source_words, s.traffic.to_host);
+  s.host_piece_first.assign(members + 1, 0);
+  for (std::uint64_t m = 0; m <= members; ++m) {
+    copy_bytes(s.stream, &s.host_piece_first[m], s.open_scan.data() + m * s.words, 8, cudaMemcpyDeviceToHost);
+  }
+  s.traffic.to_host += 8 * (members + 1);
+  TargetMessages out;
+  std::vector<std::uint64_t> piece_at(members + 1, 0);
+  for (std::uint64_t m = 0; m < members; ++m) {
+    const std::uint64_t packed_words = words_for(s.host_piece_first[m + 1] - s.host_piece_first[m]);
+    out.bytes.push_back(8 * packed_words);
+    out.ids.push_back(0);
+    piece_at[m + 1] = piece_at[m] + packed_words;
+  }
+  s.reserve(s.piece_first, members + 1);
+  s.reserve(s.piece_at, members + 1);
+  s.upload(s.piece_first, s.host_piece_first.data(), members + 1);
+  s.upload(s.piece_at, piece_at.data(), members + 1);
+  const std::uint64_t mine = out.bytes[member] / 8;
+  s.reserve(s.global_ids, mine + 1);
+  s.fill(s.global_ids, mine, std::uint64_t{0});
+  for_each_index(s.stream, s.words,
+                 CompactWord{s.frontier.data(), s.source_open.data() + member * s.words,
+                             s.open_scan.data() + member * s.words, s.host_piece_first[member], s.global_ids.data()});
+  // The frontier vertices that travel (for the exchange's id count).
+  const std::uint64_t* packed = s.global_ids.data();
+  out.ids[member] = on_policy(s.stream, [&](auto policy) {
+    return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
+                                    thrust::counting_iterator<std::uint64_t>(mine), WordPopulation{packed},
+                                    std::uint64_t{0}, cuda::std::plus<std::uint64_t>());
+  });
+  s.stream.synchronize();
+  out.data = reinterpret_cast<const std::uint8_t*>(s.global_ids.data());
+  return out;
+}
+
+void DistributedSteps::unpack_inbox(std::span<const std::uint64_t> member_bytes) {
+  State& s = *state_;
+  const std::uint64_t source_words = s.view.bottom_up_sources / 64;
+  const std::uint64_t members = member_bytes.size();
+  const auto* packed = reinterpret_cast<const std::uint64_t*>(s.inbox_bytes.data());
+  s.fill(s.counters, 1, std::uint64_t{0}, 2);
+  for_each_index(s.stream, members,
+                 CheckPackedTail{packed, s.piece_at.data(), s.piece_first.data(), s.counters.data() + 2});
+  if (s.counter(2) != 0) throw DecodeError("a gathered bitmap slice has bits past the positions its mask selects");
+  for_each_index(s.stream, source_words,
+                 ExpandWord{packed, s.source_open.data(), s.open_scan.data(), s.piece_first.data(), s.piece_at.data(),
+                            s.words, s.source_frontier.data()});
+  for_each_index(s.stream, source_words, CloseGathered{s.source_open.data(), s.source_frontier.data()});
+  s.stream.synchronize();
+}
+
+void DistributedSteps::search_own_gathered(bool gathered) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  s.searched_frontier = gathered ? s.source_frontier.data() : s.frontier.data();
+  s.fill(s.counters, 1, std::uint64_t{0});
+  for_each_index(
+      s.stream, std::min(v.block, v.bottom_up.rows - v.bottom_up_my_first),
+      SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), s.searched_frontier,
+                   v.bottom_up_my_first, true, s.visited.data(), s.next.data(), s.parent.data(),
+                   s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base, s.sent.data(),
+                   s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});
+  s.stream.synchronize();
+}
+
+void DistributedSteps::ring_start() {
+  State& s = *state_;
+  s.reserve(s.ring_held, s.words);
+  s.reserve(s.ring_arriving, s.words);
+  copy_bytes(s.stream, s.ring_held.data(), s.visited.data(), s.words * 8, cudaMemcpyDeviceToDevice);
+  s.stream.synchronize();
+}
+
+std::uint8_t* DistributedSteps::ring_held() { return reinterpret_cast<std::uint8_t*>(state_->ring_held.data()); }
+
+std::uint8_t* DistributedSteps::ring_arriving() {
+  return reinterpret_cast<std::uint8_t*>(state_->ring_arriving.data());
+}
+
+std::uint64_t DistributedSteps::ring_population() {
+  State& s = *state_;
+  return s.sum_over_words(WordPopulation{s.ring_held.data()});
+}
+
+void DistributedSteps::ring_turn() { std::swap(state_->ring_held, state_->ring_arriving); }
+
+void DistributedSteps::search_ring_piece(std::uint64_t member) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  const std::uint64_t first_row = member * v.block;
+  for_each_index(s.stream, std::min(v.block, v.bottom_up.rows - first_row),
+                 SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(),
+                              s.searched_frontier, first_row, false, s.ring_held.data(), s.next.data(), s.parent.data(),
+                              s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base,
+                              s.sent.data(), s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  s.stream.synchronize();
+}
+
+TargetMessages DistributedSteps::report_messages(std::uint64_t my_member, std::uint64_t members, WireForm form) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  const std::uint64_t count = s.counter(0);
+  std::uint64_t* reported = s.reported.data();
+  on_policy(s.stream, [&](auto policy) { thrust::sort(policy, reported, reported + count); });
+  s.reserve(s.bounds, members + 1);
+  for_each_index(s.stream, members + 1, MemberBounds{reported, count, v.block, s.bounds.data()});
+  std::vector<std::uint64_t> at(members + 1);
+  s.bounds.download(s.stream, at.data(), members + 1);
+  s.traffic.to_host += 8 * (members + 1);
+  s.reserve(s.global_ids, count + 1);
+  for_each_index(s.stream, count,
+                 ToGlobalTargets{reported, v.block, v.target_first_piece, v.target_stride, s.global_ids.data()});
+  return s.encode_messages(s.global_ids.data(), at, form, my_member);
+}
+
+void DistributedSteps::claim_inbox(std::span<const std::uint64_t> member_bytes, std::uint64_t my_member,
+                                   WireForm form) {
+  State& s = *state_;
+  const std::uint64_t members = member_bytes.size();
+  const std::vector<std::uint64_t> at =
+      s.decode_inbox(member_bytes, form, my_member, s.sources, std::max(s.view.block, std::uint64_t{1}) * members);
+  const std::uint64_t count = at.back();
+  if (count == 0) return;
+  s.reserve(s.member, at.size());
+  s.upload(s.member, at.data(), at.size());
+  for_each_index(s.stream, count,
+                 ClaimReported{s.sources.data(), s.member.data(), members, s.view.first_vertex, s.view.block,
+                               s.visited.data(), s.next.data(), s.parent.data(), s.owned_original.data(),
+                               s.claims.data(), s.counters.data() + 1, s.counters.data() + 2});
+  if (s.counter(2) != 0) throw Error(ExitCode::kFailure, "a vertex arrived at a rank that does not own it");
 }
 
 std::vector<ForeignClaim> DistributedSteps::foreign_claims() {

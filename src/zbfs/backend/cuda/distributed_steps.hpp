@@ -46,11 +46,31 @@ struct DistributedPieceView {
   const std::uint32_t* top_down_original = nullptr;   // column group sorted -> original local
   const std::uint32_t* bottom_up_original = nullptr;  // bottom-up sources sorted -> original local
   const std::uint64_t* owned_degree = nullptr;        // per owned vertex (the level's edges)
+  // The top-down target (row) group's layout, to turn its local ids into global ones on
+  // the device: member m's piece is first_piece + m * stride.
+  std::uint64_t target_first_piece = 0;
+  std::uint64_t target_stride = 1;
+  // The bottom-up sources with edges (their bitmap, bottom_up_sources / 64 words), whose
+  // frontier bits a device wire gathers masked (nullptr: no gather, one member).
+  const std::uint64_t* source_has_edges = nullptr;
   // How id lists cross PCIe (pcie_pricing.hpp): as they are, or as bitpack frames encoded
   // and decoded on the device (device_codec.hpp), always or where the calibration prices
   // them lower: the frontier and the reports on the way out, the gathered frontier and
   // the arrived reports on the way in. Bitmaps cross as they are.
   IdTransfer id_transfer = IdTransfer::kRaw;
+};
+
+// How id lists travel on a device wire (--device-exchange cuda-aware or nccl): as 64-bit
+// words (--codec none) or as the device codec's bitpack frames (--codec bitpack), each
+// member's own message always as words, as the Exchanger sends it.
+enum class WireForm { kIds, kFrames };
+
+// Messages in target memory for a device wire: member m's bytes[m] bytes one after
+// another from `data`, carrying ids[m] ids.
+struct TargetMessages {
+  const std::uint8_t* data = nullptr;
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::uint64_t> ids;
 };
 
 // A vertex claimed from another rank's report: the reporting fold member and the
@@ -96,6 +116,39 @@ class DistributedSteps {
   // asked, their edges (this rank's).
   std::pair<std::uint64_t, std::uint64_t> finish_level(bool with_edges);
 
+  // The same steps for a device wire (device_wire.hpp): what crosses between ranks stays
+  // in target memory, and the caller moves it. Arrivals go to the inbox.
+  std::uint8_t* inbox(std::uint64_t bytes);
+  // Top-down: the frontier's sorted global ids as one message; then expand() of the
+  // members' messages gathered in the inbox (member m's: member_bytes[m] bytes), its
+  // reports kept in target memory for report_messages.
+  TargetMessages frontier_message(WireForm form);
+  void expand_inbox(std::span<const std::uint64_t> member_bytes, WireForm form);
+  // Bottom-up, as the staged steps go: this rank's frontier bits at its open positions
+  // (the sources with edges, less every frontier gathered so far in this search), packed
+  // as core/bit_compaction.hpp packs them, and every member's packed bytes (the mask is
+  // the same everywhere). unpack_inbox() puts the gathered pieces in place and closes
+  // their positions; search_own_gathered() is search_own() on them (gathered) or on this
+  // rank's own frontier.
+  TargetMessages packed_frontier(std::uint64_t member, std::uint64_t members);
+  void unpack_inbox(std::span<const std::uint64_t> member_bytes);
+  void search_own_gathered(bool gathered);
+  // The ring: ring_start() holds a copy of the visited bits; ring_held() is what goes to
+  // the next member, ring_arriving() the room for the previous member's, ring_turn()
+  // makes the arrived bits the held ones, and search_ring_piece(member) searches member's
+  // piece with them (search_piece), its reports kept in target memory.
+  void ring_start();
+  [[nodiscard]] std::uint8_t* ring_held();
+  [[nodiscard]] std::uint8_t* ring_arriving();
+  void ring_turn();
+  // The held bits set (the vertices the next shift carries, for the exchange's count).
+  [[nodiscard]] std::uint64_t ring_population();
+  void search_ring_piece(std::uint64_t member);
+  // The reports kept since the step began, by owner (fold member, `members` of them) as
+  // global ids; then claim() of the members' messages in the inbox.
+  TargetMessages report_messages(std::uint64_t my_member, std::uint64_t members, WireForm form);
+  void claim_inbox(std::span<const std::uint64_t> member_bytes, std::uint64_t my_member, WireForm form);
+
   // After the search: the claims made from reports, and the parents (column-group sorted
   // local ids) this rank reported the given vertices (row-group local ids) with.
   [[nodiscard]] std::vector<ForeignClaim> foreign_claims();
@@ -114,6 +167,9 @@ class DistributedSteps {
   static std::uint64_t memory_bytes(const DistributedPieceView& view);
 
  private:
+  // Top-down over the first `count` sources (column-group local ids) in target memory.
+  void expand_sources(std::uint64_t count);
+
   struct State;
   std::unique_ptr<State> state_;
 };
