@@ -403,6 +403,22 @@ void DeviceDistributedBfs::reduce_predecessors() {
   const BookedCopies copies(metrics_, Phase::kPredecessorReduction, *steps_);
   const Communicator& row = grid_.row();
   if (row.size() == 1) return;
+  if (wire_ && !exchanger_.traits().relays_updates) {
+    // On the device wire: requests, lookups and answers stay in device memory.
+    const cuda_backend::TargetMessages requests = steps_->parent_requests(static_cast<std::uint64_t>(row.size()));
+    const std::vector<std::uint64_t> asked = wire_all_to_all(*wire_, row, requests.data, requests.bytes,
+                                                             [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
+    std::uint64_t ids = 0;
+    for (std::size_t m = 0; m < requests.ids.size(); ++m) {
+      if (m != static_cast<std::size_t>(row.rank())) ids += requests.ids[m];
+    }
+    metrics_.add_ids(ids);
+    const cuda_backend::TargetMessages answers = steps_->parent_answers(asked);
+    const std::vector<std::uint64_t> answered = wire_all_to_all(
+        *wire_, row, answers.data, answers.bytes, [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
+    steps_->set_answered_parents(answered);
+    return;
+  }
   // Ask each reporting member for the parent it used, in vertex order.
   const std::vector<cuda_backend::ForeignClaim> claims = steps_->foreign_claims();
   const std::uint64_t first = grid_.my_first_vertex();

@@ -323,6 +323,60 @@ struct CloseGathered {
   ZBFS_HD void operator()(std::uint64_t w) const { open[w] &= ~gathered[w]; }
 };
 
+// A claim's request key: its reporter, then the vertex (sorting groups by reporter).
+struct ClaimKey {
+  const ForeignClaim* claims;
+  std::uint64_t block;
+  std::uint64_t* keys;
+  ZBFS_HD void operator()(std::uint64_t i) const { keys[i] = claims[i].member * block + claims[i].offset; }
+};
+
+// out[i] = base + key[i] % block: an owned vertex's global id.
+struct KeyToVertex {
+  const std::uint64_t* keys;
+  std::uint64_t block;
+  std::uint64_t base;
+  std::uint64_t* out;
+  ZBFS_HD void operator()(std::uint64_t i) const { out[i] = base + keys[i] % block; }
+};
+
+// A reporter answers a request (a global id of its row group) with the parent it reported
+// the vertex with, as a global id; a vertex outside the row group is flagged.
+struct AnswerParent {
+  const std::uint64_t* asked;
+  std::uint64_t block;
+  std::uint64_t first_piece;
+  std::uint64_t stride;
+  std::uint64_t pieces;
+  const Vertex* sent_parent;
+  const Vertex* source_original;
+  std::uint64_t source_base;
+  std::uint64_t* answers;
+  std::uint64_t* stray;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const std::uint64_t piece = asked[i] / block;
+    const std::uint64_t from_first = piece - first_piece;  // wraps below the group
+    if (piece < first_piece || from_first % stride != 0 || from_first / stride >= pieces) {
+      shared_word(*stray).store(1, cuda::std::memory_order_relaxed);
+      answers[i] = 0;
+      return;
+    }
+    const std::uint64_t local = from_first / stride * block + asked[i] % block;
+    answers[i] = source_base + source_original[sent_parent[local]];
+  }
+};
+
+struct SetAnsweredParent {
+  const std::uint64_t* keys;
+  const std::uint64_t* answers;
+  std::uint64_t block;
+  const Vertex* owned_original;
+  std::int64_t* parent;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    parent[owned_original[keys[i] % block]] = static_cast<std::int64_t>(answers[i]);
+  }
+};
+
 std::uint64_t words_for(std::uint64_t bits) { return (bits + 63) / 64; }
 
 constexpr std::uint64_t kNoMember = ~std::uint64_t{0};
@@ -671,6 +725,8 @@ struct DistributedSteps::State {
   DeviceArray<std::uint64_t> piece_at;       // members + 1: each packed piece's first word
   std::vector<std::uint64_t> host_piece_first;
   bool source_open_current = false;
+  DeviceArray<std::uint64_t> request_keys;  // the reduction's requests, sorted by reporter
+  std::uint64_t requests = 0;
 };
 
 std::uint64_t DistributedSteps::memory_bytes(const DistributedPieceView& v) {
@@ -1007,6 +1063,54 @@ void DistributedSteps::claim_inbox(std::span<const std::uint64_t> member_bytes, 
                                s.visited.data(), s.next.data(), s.parent.data(), s.owned_original.data(),
                                s.claims.data(), s.counters.data() + 1, s.counters.data() + 2});
   if (s.counter(2) != 0) throw Error(ExitCode::kFailure, "a vertex arrived at a rank that does not own it");
+}
+
+TargetMessages DistributedSteps::parent_requests(std::uint64_t members) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  const std::uint64_t count = s.counter(1);
+  s.requests = count;
+  s.reserve(s.request_keys, count + 1);
+  std::uint64_t* keys = s.request_keys.data();
+  for_each_index(s.stream, count, ClaimKey{s.claims.data(), v.block, keys});
+  on_policy(s.stream, [&](auto policy) { thrust::sort(policy, keys, keys + count); });
+  s.reserve(s.bounds, members + 1);
+  for_each_index(s.stream, members + 1, MemberBounds{keys, count, v.block, s.bounds.data()});
+  std::vector<std::uint64_t> at(members + 1);
+  s.bounds.download(s.stream, at.data(), members + 1);
+  s.traffic.to_host += 8 * (members + 1);
+  s.reserve(s.global_ids, count + 1);
+  for_each_index(s.stream, count, KeyToVertex{keys, v.block, v.first_vertex, s.global_ids.data()});
+  return s.encode_messages(s.global_ids.data(), at, WireForm::kIds, kNoMember);
+}
+
+TargetMessages DistributedSteps::parent_answers(std::span<const std::uint64_t> member_bytes) {
+  State& s = *state_;
+  const DistributedPieceView& v = s.view;
+  const std::uint64_t pieces = v.target_vertices / std::max(v.block, std::uint64_t{1});
+  const std::vector<std::uint64_t> at =
+      s.decode_inbox(member_bytes, WireForm::kIds, kNoMember, s.sources, v.target_vertices);
+  const std::uint64_t count = at.back();
+  s.reserve(s.global_ids, count + 1);
+  s.fill(s.counters, 1, std::uint64_t{0}, 2);
+  for_each_index(
+      s.stream, count,
+      AnswerParent{s.sources.data(), v.block, v.target_first_piece, v.target_stride, pieces, s.sent_parent.data(),
+                   s.top_down_original.data(), v.top_down_source_base, s.global_ids.data(), s.counters.data() + 2});
+  if (s.counter(2) != 0) {
+    throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
+  }
+  return s.encode_messages(s.global_ids.data(), at, WireForm::kIds, kNoMember);
+}
+
+void DistributedSteps::set_answered_parents(std::span<const std::uint64_t> member_bytes) {
+  State& s = *state_;
+  const std::vector<std::uint64_t> at = s.decode_inbox(member_bytes, WireForm::kIds, kNoMember, s.sources, s.requests);
+  if (at.back() != s.requests) throw Error(ExitCode::kFailure, "predecessor reduction: answers lost");
+  for_each_index(s.stream, s.requests,
+                 SetAnsweredParent{s.request_keys.data(), s.sources.data(), s.view.block, s.owned_original.data(),
+                                   s.parent.data()});
+  s.stream.synchronize();
 }
 
 std::vector<ForeignClaim> DistributedSteps::foreign_claims() {
