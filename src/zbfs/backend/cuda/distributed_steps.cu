@@ -541,6 +541,17 @@ struct DistributedSteps::State {
     return shared_graph ? top_down_neighbors.data() : bottom_up_neighbors.data();
   }
 
+  // Bottom-up over one member's piece of the target rows (from first_row): in this rank's
+  // own piece (`own`) found rows are claimed, in another's marked in `piece_visited` and
+  // reported (SearchParent).
+  void search_rows(std::uint64_t first_row, bool own, std::uint64_t* piece_visited) {
+    for_each_index(
+        stream, std::min(view.block, view.bottom_up.rows - first_row),
+        SearchParent{bottom_up_offsets_data(), bottom_up_neighbors_data(), hubs.data(), searched_frontier, first_row,
+                     own, piece_visited, next.data(), parent.data(), owned_original.data(), bottom_up_original.data(),
+                     view.bottom_up_source_base, sent.data(), sent_parent.data(), reported.data(), counters.data()});
+  }
+
   // Whether `count` ids over `span` positions cross as a frame.
   bool framed(std::uint64_t count, std::uint64_t span) {
     const bool yes = codec && (view.id_transfer == IdTransfer::kFrames || frames_pay(costs, count, span));
@@ -827,38 +838,19 @@ void DistributedSteps::expand_sources(std::uint64_t count) {
 
 void DistributedSteps::search_own(std::span<const std::uint64_t> source_frontier) {
   State& s = *state_;
-  const DistributedPieceView& v = s.view;
-  s.searched_frontier = s.frontier.data();
-  if (!source_frontier.empty()) {
-    s.upload(s.source_frontier, source_frontier.data(), source_frontier.size());
-    s.searched_frontier = s.source_frontier.data();
-  }
-  for_each_index(
-      s.stream, std::min(v.block, v.bottom_up.rows - v.bottom_up_my_first),
-      SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), s.searched_frontier,
-                   v.bottom_up_my_first, true, s.visited.data(), s.next.data(), s.parent.data(),
-                   s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base, s.sent.data(),
-                   s.sent_parent.data(), s.reported.data(), s.counters.data()});
-  for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});
-  s.stream.synchronize();
+  if (!source_frontier.empty()) s.upload(s.source_frontier, source_frontier.data(), source_frontier.size());
+  search_own_gathered(!source_frontier.empty());
 }
 
 std::vector<std::uint64_t> DistributedSteps::search_piece(std::uint64_t member,
                                                           std::span<std::uint64_t> piece_visited) {
   State& s = *state_;
-  const DistributedPieceView& v = s.view;
-  const std::uint64_t first_row = member * v.block;
   s.upload(s.targets_visited, piece_visited.data(), piece_visited.size());
   s.fill(s.counters, 1, std::uint64_t{0});
-  for_each_index(
-      s.stream, std::min(v.block, v.bottom_up.rows - first_row),
-      SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), s.searched_frontier,
-                   first_row, false, s.targets_visited.data(), s.next.data(), s.parent.data(), s.owned_original.data(),
-                   s.bottom_up_original.data(), v.bottom_up_source_base, s.sent.data(), s.sent_parent.data(),
-                   s.reported.data(), s.counters.data()});
+  s.search_rows(member * s.view.block, false, s.targets_visited.data());
   const std::vector<std::uint64_t> marked = s.download(s.targets_visited, piece_visited.size());
   std::copy(marked.begin(), marked.end(), piece_visited.begin());
-  return s.ids_to_host(s.reported.data(), s.counter(0), false, v.target_vertices);
+  return s.ids_to_host(s.reported.data(), s.counter(0), false, s.view.target_vertices);
 }
 
 void DistributedSteps::claim(std::span<const std::uint64_t> ids, std::span<const std::uint64_t> offsets) {
@@ -985,15 +977,9 @@ void DistributedSteps::unpack_inbox(std::span<const std::uint64_t> member_bytes)
 
 void DistributedSteps::search_own_gathered(bool gathered) {
   State& s = *state_;
-  const DistributedPieceView& v = s.view;
   s.searched_frontier = gathered ? s.source_frontier.data() : s.frontier.data();
   s.fill(s.counters, 1, std::uint64_t{0});
-  for_each_index(
-      s.stream, std::min(v.block, v.bottom_up.rows - v.bottom_up_my_first),
-      SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(), s.searched_frontier,
-                   v.bottom_up_my_first, true, s.visited.data(), s.next.data(), s.parent.data(),
-                   s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base, s.sent.data(),
-                   s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  s.search_rows(s.view.bottom_up_my_first, true, s.visited.data());
   for_each_index(s.stream, s.words, FoldWord{s.visited.data(), s.next.data()});
   s.stream.synchronize();
 }
@@ -1021,13 +1007,7 @@ void DistributedSteps::ring_turn() { std::swap(state_->ring_held, state_->ring_a
 
 void DistributedSteps::search_ring_piece(std::uint64_t member) {
   State& s = *state_;
-  const DistributedPieceView& v = s.view;
-  const std::uint64_t first_row = member * v.block;
-  for_each_index(s.stream, std::min(v.block, v.bottom_up.rows - first_row),
-                 SearchParent{s.bottom_up_offsets_data(), s.bottom_up_neighbors_data(), s.hubs.data(),
-                              s.searched_frontier, first_row, false, s.ring_held.data(), s.next.data(), s.parent.data(),
-                              s.owned_original.data(), s.bottom_up_original.data(), v.bottom_up_source_base,
-                              s.sent.data(), s.sent_parent.data(), s.reported.data(), s.counters.data()});
+  s.search_rows(member * s.view.block, false, s.ring_held.data());
   s.stream.synchronize();
 }
 
