@@ -640,6 +640,17 @@ struct DistributedSteps::State {
     stream.synchronize();
     return id_at;
   }
+  // Sorts keys[0, count) (member m's keys are [m * block, (m + 1) * block)) and returns
+  // where each member's start (members + 1 offsets, the last `count`).
+  std::vector<std::uint64_t> sort_by_member(std::uint64_t* keys, std::uint64_t count, std::uint64_t members) {
+    on_policy(stream, [&](auto policy) { thrust::sort(policy, keys, keys + count); });
+    reserve(bounds, members + 1);
+    for_each_index(stream, members + 1, MemberBounds{keys, count, view.block, bounds.data()});
+    std::vector<std::uint64_t> at(members + 1);
+    bounds.download(stream, at.data(), members + 1);
+    traffic.to_host += 8 * (members + 1);
+    return at;
+  }
   // Messages of ids[at[m], at[m + 1]) (target memory, sorted) for each member: member
   // `words_member`'s (every member's, kIds) as the words they are, the others' as bitpack
   // frames encoded on the device, put together in the outbox.
@@ -1016,12 +1027,7 @@ TargetMessages DistributedSteps::report_messages(std::uint64_t my_member, std::u
   const DistributedPieceView& v = s.view;
   const std::uint64_t count = s.counter(0);
   std::uint64_t* reported = s.reported.data();
-  on_policy(s.stream, [&](auto policy) { thrust::sort(policy, reported, reported + count); });
-  s.reserve(s.bounds, members + 1);
-  for_each_index(s.stream, members + 1, MemberBounds{reported, count, v.block, s.bounds.data()});
-  std::vector<std::uint64_t> at(members + 1);
-  s.bounds.download(s.stream, at.data(), members + 1);
-  s.traffic.to_host += 8 * (members + 1);
+  const std::vector<std::uint64_t> at = s.sort_by_member(reported, count, members);
   s.reserve(s.global_ids, count + 1);
   for_each_index(s.stream, count,
                  ToGlobalTargets{reported, v.block, v.target_first_piece, v.target_stride, s.global_ids.data()});
@@ -1053,12 +1059,7 @@ TargetMessages DistributedSteps::parent_requests(std::uint64_t members) {
   s.reserve(s.request_keys, count + 1);
   std::uint64_t* keys = s.request_keys.data();
   for_each_index(s.stream, count, ClaimKey{s.claims.data(), v.block, keys});
-  on_policy(s.stream, [&](auto policy) { thrust::sort(policy, keys, keys + count); });
-  s.reserve(s.bounds, members + 1);
-  for_each_index(s.stream, members + 1, MemberBounds{keys, count, v.block, s.bounds.data()});
-  std::vector<std::uint64_t> at(members + 1);
-  s.bounds.download(s.stream, at.data(), members + 1);
-  s.traffic.to_host += 8 * (members + 1);
+  const std::vector<std::uint64_t> at = s.sort_by_member(keys, count, members);
   s.reserve(s.global_ids, count + 1);
   for_each_index(s.stream, count, KeyToVertex{keys, v.block, v.first_vertex, s.global_ids.data()});
   return s.encode_messages(s.global_ids.data(), at, WireForm::kIds, kNoMember);
