@@ -640,6 +640,14 @@ struct DistributedSteps::State {
     stream.synchronize();
     return id_at;
   }
+  // The frontier's vertices as sorted global ids in `reported`; returns how many.
+  std::uint64_t frontier_to_reported() {
+    for_each_index(stream, words, StorePopulation{frontier.data(), scan.data()});
+    const std::uint64_t count = exclusive_scan(words);
+    for_each_index(stream, words,
+                   WritePositions<std::uint64_t>{frontier.data(), scan.data(), view.first_vertex, reported.data()});
+    return count;
+  }
   // Sorts keys[0, count) (member m's keys are [m * block, (m + 1) * block)) and returns
   // where each member's start (members + 1 offsets, the last `count`).
   std::vector<std::uint64_t> sort_by_member(std::uint64_t* keys, std::uint64_t count, std::uint64_t members) {
@@ -801,12 +809,7 @@ void DistributedSteps::begin(bool owns_start, std::uint64_t start_offset, std::i
 
 std::vector<std::uint64_t> DistributedSteps::frontier_ids() {
   State& s = *state_;
-  for_each_index(s.stream, s.words, StorePopulation{s.frontier.data(), s.scan.data()});
-  const std::uint64_t count = s.exclusive_scan(s.words);
-  for_each_index(
-      s.stream, s.words,
-      WritePositions<std::uint64_t>{s.frontier.data(), s.scan.data(), s.view.first_vertex, s.reported.data()});
-  return s.ids_to_host(s.reported.data(), count, true, s.view.block);
+  return s.ids_to_host(s.reported.data(), s.frontier_to_reported(), true, s.view.block);
 }
 
 std::vector<std::uint64_t> DistributedSteps::frontier_words() {
@@ -899,12 +902,7 @@ std::uint8_t* DistributedSteps::inbox(std::uint64_t bytes) {
 
 TargetMessages DistributedSteps::frontier_message(WireForm form) {
   State& s = *state_;
-  for_each_index(s.stream, s.words, StorePopulation{s.frontier.data(), s.scan.data()});
-  const std::uint64_t count = s.exclusive_scan(s.words);
-  for_each_index(
-      s.stream, s.words,
-      WritePositions<std::uint64_t>{s.frontier.data(), s.scan.data(), s.view.first_vertex, s.reported.data()});
-  const std::uint64_t at[2] = {0, count};
+  const std::uint64_t at[2] = {0, s.frontier_to_reported()};
   return s.encode_messages(s.reported.data(), at, form, kNoMember);
 }
 
