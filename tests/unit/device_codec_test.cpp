@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <random>
 #include <string>
@@ -72,6 +73,16 @@ void expect_same_frame(ExecutionTarget target, DeviceCodec& codec, CodecId which
   const TargetIds decoded(target, std::vector<std::uint64_t>(ids.size(), 7));
   codec.decode(cpu.bytes(), read_frame_header(cpu.bytes(), ids.size()), decoded.data());
   EXPECT_EQ(decoded.read(ids.size()), ids);
+  // The same frame where a device wire leaves it, in target memory at an odd address:
+  // its payload is unpacked there.
+  cuda_backend::TargetBuffer arrived(target, cpu.size() + 1);
+  std::vector<std::uint8_t> shifted(cpu.size() + 1, 0);
+  std::copy(cpu.bytes().begin(), cpu.bytes().end(), shifted.begin() + 1);
+  arrived.upload(shifted.data(), shifted.size());
+  const TargetIds in_place(target, std::vector<std::uint64_t>(ids.size(), 7));
+  codec.decode(cpu.bytes(), read_frame_header(cpu.bytes(), ids.size()), in_place.data(),
+               static_cast<const std::uint8_t*>(arrived.data()) + 1);
+  EXPECT_EQ(in_place.read(ids.size()), ids);
 }
 
 class DeviceCodecTest : public ::testing::Test {

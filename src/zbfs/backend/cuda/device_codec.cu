@@ -326,7 +326,8 @@ void DeviceCodec::encode_bitmap_words(const std::uint64_t* words, std::uint64_t 
   end_frame(start, slot, out);
 }
 
-void DeviceCodec::decode(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out) {
+void DeviceCodec::decode(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out,
+                         const std::uint8_t* in_target) {
   State& s = *state_;
   if (header.codec != CodecId::kBitpack && header.codec != CodecId::kBitmap) {
     // Decoded where the frame is, then copied.
@@ -386,15 +387,19 @@ void DeviceCodec::decode(std::span<const std::uint8_t> bytes, const FrameHeader&
   s.reserve(s.width, blocks);
   s.reserve(s.reference, blocks);
   s.reserve(s.offset, blocks + 1);
-  s.reserve(s.payload, payload.size());
   s.copy_to_target(s.width.data(), width.data(), blocks * 8);
   s.copy_to_target(s.reference.data(), reference.data(), blocks * 8);
   s.copy_to_target(s.offset.data(), data_at.data(), blocks * 8);
-  s.copy_to_target(s.payload.data(), payload.data(), payload.size());
+  // The payload is read a byte at a time, so it may sit unaligned where it arrived.
+  const std::uint8_t* packed = in_target != nullptr ? in_target + header.header_bytes : nullptr;
+  if (packed == nullptr) {
+    s.reserve(s.payload, payload.size());
+    s.copy_to_target(s.payload.data(), payload.data(), payload.size());
+    packed = s.payload.data();
+  }
   s.clear_flag();
-  for_each_index(
-      s.stream, count,
-      Unpack{s.payload.data(), s.width.data(), s.reference.data(), s.offset.data(), count, sorted, out, s.flag.data()});
+  for_each_index(s.stream, count,
+                 Unpack{packed, s.width.data(), s.reference.data(), s.offset.data(), count, sorted, out, s.flag.data()});
   if (sorted) {
     if (count > 0) {
       on_policy(s.stream, [&](auto policy) { thrust::inclusive_scan(policy, out, out + count, out); });

@@ -42,7 +42,11 @@ class DeviceCodec {
   void encode_bitmap_words(const std::uint64_t* words, std::uint64_t count, ByteBuffer& out);
   // Decodes the frame `header` describes (read from `bytes`, host memory) into
   // out[0, header.count), target memory. Throws DecodeError as decode_frame_into does.
-  void decode(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out);
+  // `in_target`: the same frame's bytes in target memory (a device wire's arrival): a
+  // bitpack payload is then unpacked where it is instead of being copied in again (the
+  // host copy still serves the header, checksum and block walk).
+  void decode(std::span<const std::uint8_t> bytes, const FrameHeader& header, std::uint64_t* out,
+              const std::uint8_t* in_target = nullptr);
 
   [[nodiscard]] HostDeviceTraffic traffic() const;
 

@@ -631,7 +631,7 @@ struct DistributedSteps::State {
     if (form == WireForm::kFrames && !codec) codec.emplace(stream.target());
     for (std::size_t m = 0; m < members; ++m) {
       if (!frames[m].empty()) {
-        codec->decode(frames[m], headers[m], out.data() + id_at[m]);
+        codec->decode(frames[m], headers[m], out.data() + id_at[m], inbox_bytes.data() + byte_at[m]);
       } else {
         copy_bytes(stream, out.data() + id_at[m], inbox_bytes.data() + byte_at[m], member_bytes[m],
                    cudaMemcpyDeviceToDevice);
