@@ -70,6 +70,14 @@ void expect_same_frame(ExecutionTarget target, DeviceCodec& codec, CodecId which
   EXPECT_EQ(device_used, cpu_used);
   ASSERT_EQ(std::vector<std::uint8_t>(device.bytes().begin(), device.bytes().end()),
             std::vector<std::uint8_t>(cpu.bytes().begin(), cpu.bytes().end()));
+  // Written in target memory too, as a device wire sends it: the same bytes.
+  ASSERT_LE(cpu.size(), DeviceCodec::max_frame_bytes(ids.size()));
+  cuda_backend::TargetBuffer sent(target, DeviceCodec::max_frame_bytes(ids.size()));
+  ByteBuffer again;
+  codec.encode(which, on_target.data(), ids.size(), order, again, static_cast<std::uint8_t*>(sent.data()));
+  std::vector<std::uint8_t> in_target(cpu.size());
+  sent.download(in_target.data(), in_target.size());
+  ASSERT_EQ(in_target, std::vector<std::uint8_t>(cpu.bytes().begin(), cpu.bytes().end()));
   const TargetIds decoded(target, std::vector<std::uint64_t>(ids.size(), 7));
   codec.decode(cpu.bytes(), read_frame_header(cpu.bytes(), ids.size()), decoded.data());
   EXPECT_EQ(decoded.read(ids.size()), ids);

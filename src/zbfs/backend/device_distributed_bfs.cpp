@@ -286,6 +286,20 @@ void DeviceDistributedBfs::book_wire(std::uint64_t ids_to_others, std::uint64_t 
   for (std::uint64_t f = 0; f < frames; ++f) metrics_.add_frame(CodecId::kBitpack);
 }
 
+void DeviceDistributedBfs::book_messages(const Communicator& comm, const cuda_backend::TargetMessages& sent) {
+  if (comm.size() == 1) return;
+  std::uint64_t ids = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t frames = 0;
+  for (std::size_t m = 0; m < sent.ids.size(); ++m) {
+    if (m == static_cast<std::size_t>(comm.rank())) continue;
+    ids += sent.ids[m];
+    bytes += sent.bytes[m];
+    frames += sent.ids[m] > 0 ? 1 : 0;
+  }
+  book_wire(ids, 8 * ids, bytes, frames);
+}
+
 DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::top_down_on_wire() {
   const TraversalLayout layout = grid_.top_down();
   const Communicator& expand = *layout.expand;
@@ -363,18 +377,7 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::fold_on_wire(const Trave
         steps_->report_messages(me, static_cast<std::uint64_t>(fold_comm.size()), wire_form_of(id_transfer_));
     arrived = wire_all_to_all(*wire_, fold_comm, out.data, out.bytes,
                               [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
-    if (fold_comm.size() > 1) {
-      std::uint64_t ids = 0;
-      std::uint64_t bytes = 0;
-      std::uint64_t frames = 0;
-      for (std::size_t m = 0; m < out.ids.size(); ++m) {
-        if (m == me) continue;
-        ids += out.ids[m];
-        bytes += out.bytes[m];
-        frames += out.ids[m] > 0 ? 1 : 0;
-      }
-      book_wire(ids, 8 * ids, bytes, frames);
-    }
+    book_messages(fold_comm, out);
   }
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
@@ -405,18 +408,16 @@ void DeviceDistributedBfs::reduce_predecessors() {
   if (row.size() == 1) return;
   if (wire_ && !exchanger_.traits().relays_updates) {
     // On the device wire: requests, lookups and answers stay in device memory.
-    const cuda_backend::TargetMessages requests = steps_->parent_requests(static_cast<std::uint64_t>(row.size()));
+    const cuda_backend::TargetMessages requests =
+        steps_->parent_requests(static_cast<std::uint64_t>(row.size()), wire_form_of(id_transfer_));
     const std::vector<std::uint64_t> asked = wire_all_to_all(*wire_, row, requests.data, requests.bytes,
                                                              [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
-    std::uint64_t ids = 0;
-    for (std::size_t m = 0; m < requests.ids.size(); ++m) {
-      if (m != static_cast<std::size_t>(row.rank())) ids += requests.ids[m];
-    }
-    metrics_.add_ids(ids);
-    const cuda_backend::TargetMessages answers = steps_->parent_answers(asked);
+    book_messages(row, requests);
+    const cuda_backend::TargetMessages answers = steps_->parent_answers(asked, wire_form_of(id_transfer_));
     const std::vector<std::uint64_t> answered = wire_all_to_all(
         *wire_, row, answers.data, answers.bytes, [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
-    steps_->set_answered_parents(answered);
+    book_messages(row, answers);
+    steps_->set_answered_parents(answered, wire_form_of(id_transfer_));
     return;
   }
   // Ask each reporting member for the parent it used, in vertex order.

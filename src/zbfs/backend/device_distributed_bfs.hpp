@@ -50,6 +50,10 @@
 
 namespace zbfs {
 
+namespace cuda_backend {
+struct TargetMessages;  // cuda/distributed_steps.hpp
+}  // namespace cuda_backend
+
 class DeviceDistributedBfs {
  public:
   // Uploads this rank's pieces (collective: the device memory check is agreed on by all
@@ -97,6 +101,8 @@ class DeviceDistributedBfs {
   LevelCounts bottom_up_on_wire();
   LevelCounts fold_on_wire(const TraversalLayout& layout, bool with_edges);
   // Books a wire exchange's ids and, with frames, its codec work, as the Exchanger does.
+  // The same for personalised messages (this rank's own not counted).
+  void book_messages(const Communicator& comm, const cuda_backend::TargetMessages& sent);
   void book_wire(std::uint64_t ids_to_others, std::uint64_t raw_bytes, std::uint64_t wire_bytes, std::uint64_t frames);
   void reduce_predecessors();
 

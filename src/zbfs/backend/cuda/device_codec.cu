@@ -268,8 +268,14 @@ void end_frame(std::size_t start, std::size_t slot, ByteBuffer& out) {
 
 }  // namespace
 
+std::uint64_t DeviceCodec::max_frame_bytes(std::uint64_t count) {
+  // The header (two bytes, two varints, length and checksum), then per 128 ids a width
+  // byte, a varint reference and at most 64 bits an id; or a bitmap no longer than that.
+  return 32 + 8 * count + 11 * (count / kBlock + 1);
+}
+
 CodecId DeviceCodec::encode(CodecId codec, const std::uint64_t* ids, std::uint64_t count, IdOrder order,
-                            ByteBuffer& out) {
+                            ByteBuffer& out, std::uint8_t* also_in_target) {
   if (codec != CodecId::kBitpack && codec != CodecId::kBitmap) {
     throw Error(ExitCode::kFailure,
                 "the device encodes bitpack and bitmap frames only, not " + std::string(to_string(codec)));
@@ -295,6 +301,7 @@ CodecId DeviceCodec::encode(CodecId codec, const std::uint64_t* ids, std::uint64
     for_each_index(s.stream, count, SetListedBits<std::uint64_t>{ids, base, w});
     s.copy_to_host(out.extend(static_cast<std::size_t>(words * 8)), w, words * 8);
     end_frame(start, slot, out);
+    if (also_in_target != nullptr) s.copy_to_target(also_in_target, out.data() + start, out.size() - start);
     return codec;
   }
   const std::uint64_t blocks = (count + kBlock - 1) / kBlock;
@@ -309,6 +316,13 @@ CodecId DeviceCodec::encode(CodecId codec, const std::uint64_t* ids, std::uint64
                  WriteBlock{residual, count, s.width.data(), s.reference.data(), s.offset.data(), s.payload.data()});
   s.copy_to_host(out.extend(static_cast<std::size_t>(bytes)), s.payload.data(), bytes);
   end_frame(start, slot, out);
+  if (also_in_target != nullptr) {
+    // The checksum needed the payload on the host; the payload itself stays on the target.
+    const std::uint64_t header = out.size() - start - bytes;
+    s.copy_to_target(also_in_target, out.data() + start, header);
+    copy_bytes(s.stream, also_in_target + header, s.payload.data(), bytes, cudaMemcpyDeviceToDevice);
+    s.stream.synchronize();
+  }
   return codec;
 }
 
@@ -398,8 +412,9 @@ void DeviceCodec::decode(std::span<const std::uint8_t> bytes, const FrameHeader&
     packed = s.payload.data();
   }
   s.clear_flag();
-  for_each_index(s.stream, count,
-                 Unpack{packed, s.width.data(), s.reference.data(), s.offset.data(), count, sorted, out, s.flag.data()});
+  for_each_index(
+      s.stream, count,
+      Unpack{packed, s.width.data(), s.reference.data(), s.offset.data(), count, sorted, out, s.flag.data()});
   if (sorted) {
     if (count > 0) {
       on_policy(s.stream, [&](auto policy) { thrust::inclusive_scan(policy, out, out + count, out); });

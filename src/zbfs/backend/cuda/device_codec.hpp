@@ -37,7 +37,13 @@ class DeviceCodec {
   // Appends one frame of ids[0, count) (target memory) to `out`: the bytes encode_frame
   // writes for `codec` (kBitpack or kBitmap; kBitmap falls back to kBitpack where the CPU
   // codec does). Returns the codec used. Sorted sets must be strictly increasing.
-  CodecId encode(CodecId codec, const std::uint64_t* ids, std::uint64_t count, IdOrder order, ByteBuffer& out);
+  // `also_in_target`: the frame is written there too (target memory, room for the
+  // frame): the header copied in, a bitpack payload copied on the target from where it
+  // was packed (a device wire's outgoing message).
+  CodecId encode(CodecId codec, const std::uint64_t* ids, std::uint64_t count, IdOrder order, ByteBuffer& out,
+                 std::uint8_t* also_in_target = nullptr);
+  // Bytes a frame of `count` ids can take at most (room for also_in_target).
+  static std::uint64_t max_frame_bytes(std::uint64_t count);
   // Appends the frame encode_bitmap_frame(kBitmap, words) writes, words in target memory.
   void encode_bitmap_words(const std::uint64_t* words, std::uint64_t count, ByteBuffer& out);
   // Decodes the frame `header` describes (read from `bytes`, host memory) into

@@ -659,11 +659,12 @@ struct DistributedSteps::State {
     traffic.to_host += 8 * (members + 1);
     return at;
   }
-  // Messages of ids[at[m], at[m + 1]) (target memory, sorted) for each member: member
+  // Messages of ids[at[m], at[m + 1]) (target memory; sorted sets, or sequences in
+  // `order`) for each member: member
   // `words_member`'s (every member's, kIds) as the words they are, the others' as bitpack
   // frames encoded on the device, put together in the outbox.
   TargetMessages encode_messages(const std::uint64_t* ids, std::span<const std::uint64_t> at, WireForm form,
-                                 std::uint64_t words_member) {
+                                 std::uint64_t words_member, IdOrder order = IdOrder::kSortedSet) {
     const std::size_t members = at.size() - 1;
     TargetMessages out;
     out.bytes.resize(members);
@@ -676,27 +677,22 @@ struct DistributedSteps::State {
       return out;
     }
     if (!codec) codec.emplace(stream.target());
-    ByteBuffer frames;
-    std::vector<std::uint64_t> frame_at(members, 0);
+    std::uint64_t room = 0;
     for (std::size_t m = 0; m < members; ++m) {
-      if (m == words_member || out.ids[m] == 0) {
-        out.bytes[m] = 8 * out.ids[m];
-        continue;
-      }
-      frame_at[m] = frames.size();
-      codec->encode(CodecId::kBitpack, ids + at[m], out.ids[m], IdOrder::kSortedSet, frames);
-      out.bytes[m] = frames.size() - frame_at[m];
+      room += m == words_member ? 8 * out.ids[m] : DeviceCodec::max_frame_bytes(out.ids[m]);
     }
-    std::uint64_t total = 0;
-    for (const std::uint64_t b : out.bytes) total += b;
-    reserve(outbox, total + 1);
+    reserve(outbox, room + 1);
+    // Each frame is written in place as it is encoded, one after another in member order.
+    ByteBuffer frame;
     std::uint64_t into = 0;
     for (std::size_t m = 0; m < members; ++m) {
       if (m == words_member || out.ids[m] == 0) {
+        out.bytes[m] = 8 * out.ids[m];
         copy_bytes(stream, outbox.data() + into, ids + at[m], out.bytes[m], cudaMemcpyDeviceToDevice);
       } else {
-        staging.to_target(stream, outbox.data() + into, frames.data() + frame_at[m], out.bytes[m]);
-        traffic.to_device += out.bytes[m];
+        frame.clear();
+        codec->encode(CodecId::kBitpack, ids + at[m], out.ids[m], order, frame, outbox.data() + into);
+        out.bytes[m] = frame.size();
       }
       into += out.bytes[m];
     }
@@ -1049,7 +1045,7 @@ void DistributedSteps::claim_inbox(std::span<const std::uint64_t> member_bytes, 
   if (s.counter(2) != 0) throw Error(ExitCode::kFailure, "a vertex arrived at a rank that does not own it");
 }
 
-TargetMessages DistributedSteps::parent_requests(std::uint64_t members) {
+TargetMessages DistributedSteps::parent_requests(std::uint64_t members, WireForm form) {
   State& s = *state_;
   const DistributedPieceView& v = s.view;
   const std::uint64_t count = s.counter(1);
@@ -1060,15 +1056,14 @@ TargetMessages DistributedSteps::parent_requests(std::uint64_t members) {
   const std::vector<std::uint64_t> at = s.sort_by_member(keys, count, members);
   s.reserve(s.global_ids, count + 1);
   for_each_index(s.stream, count, KeyToVertex{keys, v.block, v.first_vertex, s.global_ids.data()});
-  return s.encode_messages(s.global_ids.data(), at, WireForm::kIds, kNoMember);
+  return s.encode_messages(s.global_ids.data(), at, form, kNoMember);
 }
 
-TargetMessages DistributedSteps::parent_answers(std::span<const std::uint64_t> member_bytes) {
+TargetMessages DistributedSteps::parent_answers(std::span<const std::uint64_t> member_bytes, WireForm form) {
   State& s = *state_;
   const DistributedPieceView& v = s.view;
   const std::uint64_t pieces = v.target_vertices / std::max(v.block, std::uint64_t{1});
-  const std::vector<std::uint64_t> at =
-      s.decode_inbox(member_bytes, WireForm::kIds, kNoMember, s.sources, v.target_vertices);
+  const std::vector<std::uint64_t> at = s.decode_inbox(member_bytes, form, kNoMember, s.sources, v.target_vertices);
   const std::uint64_t count = at.back();
   s.reserve(s.global_ids, count + 1);
   s.fill(s.counters, 1, std::uint64_t{0}, 2);
@@ -1079,12 +1074,13 @@ TargetMessages DistributedSteps::parent_answers(std::span<const std::uint64_t> m
   if (s.counter(2) != 0) {
     throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
   }
-  return s.encode_messages(s.global_ids.data(), at, WireForm::kIds, kNoMember);
+  // Answers keep the requests' order: sequences.
+  return s.encode_messages(s.global_ids.data(), at, form, kNoMember, IdOrder::kSequence);
 }
 
-void DistributedSteps::set_answered_parents(std::span<const std::uint64_t> member_bytes) {
+void DistributedSteps::set_answered_parents(std::span<const std::uint64_t> member_bytes, WireForm form) {
   State& s = *state_;
-  const std::vector<std::uint64_t> at = s.decode_inbox(member_bytes, WireForm::kIds, kNoMember, s.sources, s.requests);
+  const std::vector<std::uint64_t> at = s.decode_inbox(member_bytes, form, kNoMember, s.sources, s.requests);
   if (at.back() != s.requests) throw Error(ExitCode::kFailure, "predecessor reduction: answers lost");
   for_each_index(s.stream, s.requests,
                  SetAnsweredParent{s.request_keys.data(), s.sources.data(), s.view.block, s.owned_original.data(),

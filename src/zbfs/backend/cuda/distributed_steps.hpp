@@ -149,14 +149,14 @@ class DistributedSteps {
   TargetMessages report_messages(std::uint64_t my_member, std::uint64_t members, WireForm form);
   void claim_inbox(std::span<const std::uint64_t> member_bytes, std::uint64_t my_member, WireForm form);
 
-  // The predecessor reduction over a device wire, as ids: the requests (the vertices
-  // claimed from reports, global ids sorted, by the fold member that reported them, of
+  // The predecessor reduction over a device wire: the requests (the vertices claimed
+  // from reports, global ids sorted, by the fold member that reported them, of
   // `members`); the reporter's answers to the requests in the inbox (the parents it
-  // reported them with, global ids, in the requests' order); and the answers in the inbox
-  // set the requested vertices' parents.
-  TargetMessages parent_requests(std::uint64_t members);
-  TargetMessages parent_answers(std::span<const std::uint64_t> member_bytes);
-  void set_answered_parents(std::span<const std::uint64_t> member_bytes);
+  // reported them with, global ids, in the requests' order: frames of sequences); and the
+  // answers in the inbox set the requested vertices' parents.
+  TargetMessages parent_requests(std::uint64_t members, WireForm form);
+  TargetMessages parent_answers(std::span<const std::uint64_t> member_bytes, WireForm form);
+  void set_answered_parents(std::span<const std::uint64_t> member_bytes, WireForm form);
 
   // After the search: the claims made from reports, and the parents (column-group sorted
   // local ids) this rank reported the given vertices (row-group local ids) with.
