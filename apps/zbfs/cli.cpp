@@ -36,6 +36,7 @@ struct TextOptions {
   std::string device_exchange = "staged";
   std::string grid;
   std::string column_gather = "allgatherv";
+  std::string transport = "two-sided";
   std::string codec = "none";
   std::string route;
   std::string route_dims;
@@ -180,6 +181,11 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--grid", text.grid,
                  "2D process grid RxC (default: ranks x 1 when every rank is on one node, else the most square "
                  "factorisation of the ranks)");
+  run.add_option("--transport", text.transport,
+                 "how the exchanges' rounds move: two-sided (matched messages) or rma (MPI-3 one-sided puts into "
+                 "windows allocated once per run)")
+      ->check(CLI::IsMember({"two-sided", "rma"}))
+      ->capture_default_str();
   run.add_option("--column-gather", text.column_gather,
                  "how the top-down frontier is gathered along a processor column: allgatherv or union "
                  "(set-union allreduce)")
@@ -241,6 +247,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.shared_memory = partition == "shared";
   if (!config.shared_memory) config.partition = *parse_partition(partition);
   config.column_gather = *parse_column_gather(text.column_gather);
+  config.transport = *parse_transport(text.transport);
   config.codec = *parse_codec_choice(text.codec);
   if (!text.route.empty()) {
     RouteChoice route;

@@ -576,13 +576,36 @@ TEST(CliMpi, ConfigurationErrorsArePrintedOnce) {
 }
 
 TEST(CliMpi, AFailingRankEndsTheWholeJob) {
-  const auto start = std::chrono::steady_clock::now();
-  const Outcome o = run_mpi(3, "run --scale 12 --roots 64 -q --fail-on-rank 1");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_NE(o.status, 0);
-  EXPECT_NE(o.status, 124) << "the job hung until timeout killed it";
-  EXPECT_NE(o.err.find("zbfs: error: rank 1: injected failure"), std::string::npos) << o.err;
-  EXPECT_LT(seconds, 60.0);
+  // Over matched messages, and with the others in a one-sided epoch (--transport rma).
+  for (const char* transport : {"two-sided", "rma"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome o = run_mpi(3, std::string("run --scale 12 --roots 64 -q --fail-on-rank 1 --transport ") + transport);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_NE(o.status, 0) << transport;
+    EXPECT_NE(o.status, 124) << transport << ": the job hung until timeout killed it";
+    EXPECT_NE(o.err.find("zbfs: error: rank 1: injected failure"), std::string::npos) << o.err;
+    EXPECT_LT(seconds, 60.0) << transport;
+  }
+}
+
+// --transport rma: the exchanges' rounds as one-sided puts give the same trees on every
+// partition, with and without a codec and a route; the record names the transport.
+TEST(CliMpi, OneSidedTransportTraversesTheSameEdges) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome single = run_zbfs("run --scale 11 --roots 8 -q --partition shared");
+  ASSERT_EQ(single.status, 0) << single.err;
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_rma.json";
+  for (const char* rest : {"-p 1d", "-p 2d --grid 2x2 --codec bitpack", "-p hybrid --ranks-per-node 2",
+                           "-p 1d --route grid2", "-p 2d --grid 2x2 --column-gather union"}) {
+    const Outcome o =
+        run_mpi(4, std::string("run --scale 11 --roots 8 -q --transport rma ") + rest + " --json " + json.string());
+    ASSERT_EQ(o.status, 0) << rest << "\n" << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << rest;
+    EXPECT_EQ(nlohmann::json::parse(slurp(json))["config"]["transport"], "rma") << rest;
+  }
+  std::filesystem::remove(json);
+  expect_usage_error("run --scale 8 --partition shared --transport rma", "--transport");
+  expect_usage_error("run --scale 8 --transport shmem", "shmem");
 }
 
 TEST(CliMpi, AKilledRankEndsTheWholeJob) {

@@ -2,7 +2,8 @@
 // reach their owners (one per key, the smallest value, when merging; every item
 // otherwise), reads return each owner's answer in the order asked, and both work on
 // communicators of different sizes through one exchanger (the job and its halves), with
-// and without a codec. The direct exchanger is the reference for the routed ones.
+// and without a codec, over matched messages and over one-sided puts (--transport rma).
+// The direct exchanger is the reference for the routed ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,10 +25,17 @@ struct Flavour {
   std::string name;
   std::optional<RouteChoice> route;
   CodecId codec = CodecId::kNone;
+  Transport transport = Transport::kTwoSided;
 };
 
 std::vector<Flavour> flavours() {
-  std::vector<Flavour> all{{"direct", std::nullopt}, {"direct bitpack", std::nullopt, CodecId::kBitpack}};
+  std::vector<Flavour> all{{"direct", std::nullopt},
+                           {"direct bitpack", std::nullopt, CodecId::kBitpack},
+                           {"direct rma", std::nullopt, CodecId::kNone, Transport::kRma},
+                           {"direct rma bitpack", std::nullopt, CodecId::kBitpack, Transport::kRma}};
+  RouteChoice hypercube;
+  hypercube.kind = RouteKind::kHypercube;
+  all.push_back({"hypercube rma", hypercube, CodecId::kNone, Transport::kRma});
   for (const RouteChoice& route : testing::every_route()) all.push_back({route.describe(), route});
   RouteChoice coded;
   coded.kind = RouteKind::kGrid2;
@@ -37,7 +45,8 @@ std::vector<Flavour> flavours() {
 
 std::unique_ptr<Exchanger> build(const Flavour& flavour) {
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
-  return make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{flavour.codec}, costs), flavour.route});
+  return make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{flavour.codec}, costs), flavour.route,
+                         std::uint64_t{1} << 48, nullptr, flavour.transport});
 }
 
 // Keys owned round-robin (key % ranks); each rank sends a few items to every rank, some

@@ -250,8 +250,9 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
       std::max(2 * graph.global_directed_edges() + input.num_vertices, 4 * input.num_input_edges) + 1;
   std::optional<MessageRecorder> recorder;
   if (!config.dump_frontiers.empty()) recorder.emplace(config.dump_frontiers, grid.rank());
-  const std::unique_ptr<Exchanger> exchanger_owned = make_exchanger(
-      {config.column_gather, std::move(message_codec), config.route, max_ids, recorder ? &*recorder : nullptr});
+  const std::unique_ptr<Exchanger> exchanger_owned =
+      make_exchanger({config.column_gather, std::move(message_codec), config.route, max_ids,
+                      recorder ? &*recorder : nullptr, config.transport});
   Exchanger& exchanger = *exchanger_owned;
   // Forest pruning's peeled trees are part of kernel 1 (the hubs, built with the search,
   // are not timed: they were not before either).

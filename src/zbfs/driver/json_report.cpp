@@ -205,6 +205,7 @@ nlohmann::json to_json(const RunResult& r) {
         {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
         {"grid", r.grid.to_string()},
         {"column_gather", std::string(to_string(c.column_gather))},
+        {"transport", std::string(to_string(c.transport))},
         {"codec", std::string(c.codec.name())},
         {"route", c.route ? nlohmann::json(std::string(to_string(c.route->kind))) : nlohmann::json(nullptr)},
         {"route_dims", c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()

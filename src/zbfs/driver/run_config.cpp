@@ -81,6 +81,9 @@ void validate_config(const RunConfig& c, int ranks) {
     throw_usage_error("--codec applies to MPI exchanges; use --partition 1d or 2d");
   }
   if (c.route && c.shared_memory) throw_usage_error("--route applies to MPI exchanges; use --partition 1d or 2d");
+  if (c.transport != Transport::kTwoSided && c.shared_memory) {
+    throw_usage_error("--transport applies to MPI exchanges; use --partition 1d, 2d or hybrid");
+  }
   if (c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()) {
     const long long product = RoutePlan::dims_product(c.route->dims);
     if (product != ranks) {

@@ -18,6 +18,7 @@
 #include "zbfs/output/bfs_output_format.hpp"
 #include "zbfs/route/route_choice.hpp"
 #include "zbfs/topology/grid_shape.hpp"
+#include "zbfs/transport/transport_kind.hpp"
 
 namespace zbfs {
 
@@ -62,6 +63,8 @@ struct RunConfig {
   Partition partition = Partition::k1D;
   std::optional<GridShape> grid;  // 2D: R x C; default the most square factorisation
   ColumnGather column_gather = ColumnGather::kAllgatherv;
+  // --transport: the exchanges' rounds as matched messages or as one-sided puts.
+  Transport transport = Transport::kTwoSided;
   // How every frontier, predecessor and validation exchange is encoded.
   CodecChoice codec{CodecId::kNone};
   // --route: sparse exchanges travel along a route, as (key, value) items merged on the

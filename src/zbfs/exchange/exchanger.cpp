@@ -91,9 +91,18 @@ std::span<std::uint8_t> receive_room(ByteBuffer& buffer, std::uint64_t bytes) {
 // One round of id messages (Communicator::exchange_probed). When nothing that arrives is
 // framed the ids land straight in `ids`, as without a codec; otherwise the bytes land in
 // `received`, for decode_pieces. Returns what arrived from each member.
+// One round of pieces: matched messages (Communicator::exchange_probed), or one-sided
+// puts where `one_sided` is given.
+std::vector<Arrival> exchange_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
+                                     RmaExchange* one_sided, const Communicator::PlaceArrivals& place) {
+  return one_sided != nullptr ? one_sided->exchange(comm, pieces, kind, place)
+                              : comm.exchange_probed(pieces, kind, place);
+}
+
 std::vector<Arrival> exchange_id_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
-                                        std::uint64_t max_ids, std::vector<std::uint64_t>& ids, ByteBuffer& received) {
-  return comm.exchange_probed(pieces, kind, [&](std::span<const Arrival> arrivals) {
+                                        std::uint64_t max_ids, std::vector<std::uint64_t>& ids, ByteBuffer& received,
+                                        RmaExchange* one_sided) {
+  return exchange_pieces(comm, pieces, kind, one_sided, [&](std::span<const Arrival> arrivals) {
     std::uint64_t total = 0;
     if (any_framed(arrivals)) {
       for (const Arrival& a : arrivals) total += a.bytes;
@@ -155,7 +164,7 @@ std::vector<std::uint64_t> decode_pieces(std::span<const std::uint8_t> bytes, st
 // Every rank's ids, concatenated in rank order, in one round; through frames with a
 // codec (nullptr: passthrough).
 std::vector<std::uint64_t> allgather_ids(const Communicator& comm, std::span<const std::uint64_t> mine,
-                                         MessageCodec* codec, std::uint64_t max_ids) {
+                                         MessageCodec* codec, std::uint64_t max_ids, RmaExchange* one_sided) {
   Stopwatch clock;
   ByteBuffer frame;
   MessageCodec::Encoding how{CodecId::kNone, false};
@@ -169,7 +178,8 @@ std::vector<std::uint64_t> allgather_ids(const Communicator& comm, std::span<con
   pieces[static_cast<std::size_t>(comm.rank())] = {byte_view(mine), false};
   std::vector<std::uint64_t> ids;
   ByteBuffer received;
-  const std::vector<Arrival> arrivals = exchange_id_pieces(comm, pieces, CommPattern::kGather, max_ids, ids, received);
+  const std::vector<Arrival> arrivals =
+      exchange_id_pieces(comm, pieces, CommPattern::kGather, max_ids, ids, received, one_sided);
   double decode_s = 0;
   if (any_framed(arrivals)) {
     clock.restart();
@@ -228,7 +238,8 @@ std::vector<std::uint64_t> merge_union(std::span<const std::uint64_t> a, std::sp
 }  // namespace
 
 std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine,
-                                           MessageCodec* codec, std::uint64_t max_ids_per_message) {
+                                           MessageCodec* codec, std::uint64_t max_ids_per_message,
+                                           RmaExchange* one_sided) {
   const auto swap_with = [&](std::span<const std::uint64_t> given, int partner) {
     book_ids(comm, given.size());
     return encoding(codec) ? sendrecv_encoded(comm, given, partner, *codec, max_ids_per_message)
@@ -269,7 +280,7 @@ std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<c
   }
   // Rank order is range order: the first halving bit is the highest rank bit.
   book_ids(comm, static_cast<std::uint64_t>(p - 1) * held.size());
-  return allgather_ids(comm, held, codec, max_ids_per_message);
+  return allgather_ids(comm, held, codec, max_ids_per_message, one_sided);
 }
 
 void DirectExchanger::record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
@@ -330,7 +341,7 @@ IncomingIds DirectExchanger::send_ids(const Communicator& comm, std::span<const 
   const double encode_s = clock.elapsed_s();
   ByteBuffer received;
   const std::vector<Arrival> arrivals =
-      exchange_id_pieces(comm, pieces, CommPattern::kPersonalized, max_ids_, in.ids, received);
+      exchange_id_pieces(comm, pieces, CommPattern::kPersonalized, max_ids_, in.ids, received, rma_.get());
   double decode_s = 0;
   if (!any_framed(arrivals)) {
     in.offsets = unframed_offsets(arrivals);
@@ -437,9 +448,9 @@ std::vector<std::uint64_t> DirectExchanger::read_batch(const Communicator& comm,
 
 std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) {
   record(comm, RecordedKind::kSet, MessageRecorder::kEveryMember, mine);
-  if (column_gather_ == ColumnGather::kUnion) return union_allreduce(comm, mine, &codec_, max_ids_);
+  if (column_gather_ == ColumnGather::kUnion) return union_allreduce(comm, mine, &codec_, max_ids_, rma_.get());
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * mine.size());
-  std::vector<std::uint64_t> all = allgather_ids(comm, mine, &codec_, max_ids_);
+  std::vector<std::uint64_t> all = allgather_ids(comm, mine, &codec_, max_ids_, rma_.get());
   // Frontier pieces are disjoint and in rank order, so this is already the union; other
   // callers get it made so.
   if (!std::is_sorted(all.begin(), all.end())) std::sort(all.begin(), all.end());
@@ -509,7 +520,7 @@ void DirectExchanger::gather_words(const Communicator& comm, std::span<const std
   // Unframed slices land straight in `all` when no member sent a frame.
   ByteBuffer received;
   const std::vector<Arrival> seen =
-      comm.exchange_probed(pieces, CommPattern::kGather, [&](std::span<const Arrival> arrivals) {
+      exchange_pieces(comm, pieces, CommPattern::kGather, rma_.get(), [&](std::span<const Arrival> arrivals) {
         std::uint64_t total = 0;
         for (std::size_t s = 0; s < arrivals.size(); ++s) {
           const Arrival& a = arrivals[s];

@@ -11,7 +11,10 @@
 // a one-round allgatherv or a set-union allreduce; a read is two all-to-alls (the keys,
 // then the answers in the same order). With a codec, each message travels as one frame
 // (codec/frame.hpp), chosen per message under `auto`; raw and wire bytes, encode and
-// decode time and frames per codec go to the current phase.
+// decode time and frames per codec go to the current phase. Under --transport rma the
+// rounds of pieces (the personalised exchanges and the id gathers) travel as one-sided
+// puts (mpi/rma_exchange.hpp); bitmaps without a codec, ring shifts and the set-union
+// allreduce stay two-sided.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +29,7 @@
 #include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/exchange/message_recorder.hpp"
 #include "zbfs/mpi/communicator.hpp"
+#include "zbfs/mpi/rma_exchange.hpp"
 
 namespace zbfs {
 
@@ -88,9 +92,15 @@ class Exchanger {
 class DirectExchanger final : public Exchanger {
  public:
   // `max_ids_per_message`: a received frame announcing more ids is malformed.
+  // `one_sided`: the personalised exchanges and the id gathers travel as one-sided puts
+  // (--transport rma; mpi/rma_exchange.hpp) instead of matched messages.
   explicit DirectExchanger(ColumnGather column_gather, MessageCodec codec = {},
-                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48)
-      : column_gather_(column_gather), codec_(std::move(codec)), max_ids_(max_ids_per_message) {}
+                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48,
+                           std::unique_ptr<RmaExchange> one_sided = nullptr)
+      : column_gather_(column_gather),
+        codec_(std::move(codec)),
+        max_ids_(max_ids_per_message),
+        rma_(std::move(one_sided)) {}
   [[nodiscard]] ExchangeTraits traits() const override { return {}; }
   IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override;
   std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override;
@@ -122,6 +132,7 @@ class DirectExchanger final : public Exchanger {
   MessageRecorder* recorder_ = nullptr;
   MessageCodec codec_;
   std::uint64_t max_ids_;
+  std::unique_ptr<RmaExchange> rma_;  // --transport rma
 };
 
 // The set-union allreduce on its own (exposed for tests): recursive halving over the id
@@ -130,6 +141,7 @@ class DirectExchanger final : public Exchanger {
 // With a codec (not passthrough) every step's lists travel as frames.
 std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine,
                                            MessageCodec* codec = nullptr,
-                                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48);
+                                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48,
+                                           RmaExchange* one_sided = nullptr);
 
 }  // namespace zbfs

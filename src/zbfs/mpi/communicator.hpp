@@ -58,6 +58,8 @@ class Communicator {
   Communicator& operator=(const Communicator&) = delete;
 
   [[nodiscard]] int rank() const { return rank_; }
+  // The MPI communicator, for the other RAII wrappers of mpi/ (windows).
+  [[nodiscard]] MPI_Comm native() const { return comm_; }
   [[nodiscard]] int size() const { return size_; }
   // Where each call is reported (nullptr: nowhere). Local.
   void observe(TrafficObserver* observer) { observer_ = observer; }

@@ -1,6 +1,7 @@
 // The one place that decides how a run's exchanges travel: it builds the Exchanger that
 // the kernels and validators are given, from the run's settings. Today that is the
-// direct exchanger, wrapped in a RoutedExchanger under --route. A new transport (an
+// direct exchanger (its rounds two-sided, or one-sided under --transport rma), wrapped in
+// a RoutedExchanger under --route. A new transport (an
 // overlapped or one-sided exchange, a GPU's staged buffers) is one more Exchanger
 // implementation and one more case here; see docs/architecture.md.
 #pragma once
@@ -14,6 +15,7 @@
 #include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/exchange/message_recorder.hpp"
 #include "zbfs/route/route_choice.hpp"
+#include "zbfs/transport/transport_kind.hpp"
 
 namespace zbfs {
 
@@ -25,6 +27,7 @@ struct ExchangeSetup {
   std::uint64_t max_ids_per_message = std::uint64_t{1} << 48;
   // --dump-frontiers: every direct message is also written here (kept by the caller).
   MessageRecorder* recorder = nullptr;
+  Transport transport = Transport::kTwoSided;  // --transport
 };
 
 std::unique_ptr<Exchanger> make_exchanger(ExchangeSetup setup);

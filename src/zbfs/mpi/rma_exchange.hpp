@@ -1,0 +1,61 @@
+// RmaExchange: the personalised exchange of Communicator::exchange_probed (one piece of
+// any length per member, each flagged or not; the receiver says where the arrivals go)
+// carried by MPI-3 one-sided operations instead of matched messages (--transport rma).
+//
+// Each group of ranks it serves gets one window (MPI_Win_allocate) at its first exchange,
+// kept for the run and in a passive-target epoch (lock_all) for its whole life. Windows
+// are found by the group's members (their world ranks, in order), which every member
+// sees alike: communicators with the same members share a window (their exchanges are
+// collectives of the same ranks, one after another), and a communicator made later at a
+// freed one's address finds nothing stale. A sender
+// reserves room at each receiver with one remote fetch-and-add on the receiver's fill
+// counter and puts its piece there behind a 16-byte record header (source, flag,
+// length). Completion is the senders' flush followed by one allreduce, which is also how
+// every rank learns whether some piece found no room: no receiver matches messages, and
+// no sizes travel first. The window has two halves used by alternate exchanges, so that
+// a rank already in the next exchange cannot write into a half its receiver still reads;
+// fill counters are touched only by atomics (a reset is an atomic replace).
+//
+// When a half would overflow, the exchange is undone (counters reset) and run again in
+// windows grown to fit, allocated collectively after every rank has checked its memory
+// (a machine without room ends the job with one line, as the memory check does). The
+// first window is sized by the first exchange that needs one, so the runs' windows are
+// allocated while kernel 1 warms up and reused by every search.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "zbfs/mpi/communicator.hpp"
+
+namespace zbfs {
+
+class RmaExchange {
+ public:
+  RmaExchange();
+  ~RmaExchange();
+  RmaExchange(const RmaExchange&) = delete;
+  RmaExchange& operator=(const RmaExchange&) = delete;
+
+  // Collective over `comm`; the contract of Communicator::exchange_probed.
+  std::vector<Communicator::Arrival> exchange(const Communicator& comm, std::span<const Communicator::Piece> pieces,
+                                              CommPattern kind, const Communicator::PlaceArrivals& place);
+
+  // How often windows grew, and the bytes they hold now (all communicators, this rank).
+  [[nodiscard]] std::uint64_t growths() const { return growths_; }
+  [[nodiscard]] std::uint64_t window_bytes() const;
+
+ private:
+  class Window;
+  // The window for `comm` with halves of at least `half_bytes` (made or grown
+  // collectively).
+  Window& window_for(const Communicator& comm, std::uint64_t half_bytes);
+
+  std::map<std::vector<int>, std::unique_ptr<Window>> windows_;
+  std::uint64_t growths_ = 0;
+};
+
+}  // namespace zbfs
