@@ -11,6 +11,11 @@ compression does not pay?
 
     python3 bench/codec_ab.py --ranks 4 --scale 20 --rounds 5 --codecs none auto bitpack
     python3 bench/codec_ab.py --ranks 4 --scale 18 -- --network 1gbe
+
+--vary names another `zbfs run` flag to take the values instead of --codec, for the same
+interleaved comparison of anything else (the transports of issue 37):
+
+    python3 bench/codec_ab.py --ranks 4 --scale 20 --partition 1d --vary transport --codecs two-sided rma
 """
 import argparse
 import json
@@ -35,7 +40,7 @@ def mpirun_prefix(ranks: int, mpirun: str) -> list[str]:
 def run_once(args: argparse.Namespace, codec: str, out: str) -> dict:
     cmd = mpirun_prefix(args.ranks, args.mpirun) + [
         args.binary, "run", "--scale", str(args.scale), "--partition", args.partition,
-        "--no-validate", "-q", "--codec", codec, "--json", out] + args.extra
+        "--no-validate", "-q", f"--{args.vary}", codec, "--json", out] + args.extra
     done = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
     if done.returncode != 0:
         sys.exit(f"codec_ab: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
@@ -67,7 +72,8 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--partition", default="2d")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--codecs", nargs="+", default=["none", "auto"])
+    parser.add_argument("--codecs", nargs="+", default=["none", "auto"], help="the values compared")
+    parser.add_argument("--vary", default="codec", help="the `zbfs run` flag the values are given to (no dashes)")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("extra", nargs="*", help="further `zbfs run` arguments, after --")
     args = parser.parse_args()
@@ -83,7 +89,7 @@ def main() -> None:
 
     print(f"{args.ranks} ranks, scale {args.scale}, {args.partition}, {args.rounds} rounds "
           f"{' '.join(args.extra)}".rstrip())
-    print(f"{'codec':12s} {'bfs_s(med)':>10s} {'min':>8s} {'max':>8s} {'TEPS(med)':>10s} "
+    print(f"{args.vary:12s} {'bfs_s(med)':>10s} {'min':>8s} {'max':>8s} {'TEPS(med)':>10s} "
           f"{'row+col wire%':>13s} {'pred wire%':>10s} {'vs first':>9s} {'paired':>8s}")
     base = None
     for codec in args.codecs:
@@ -98,7 +104,7 @@ def main() -> None:
               f"{100 * (median / base - 1):+8.1f}% "
               f"{100 * (statistics.median(r['bfs_s'] / f['bfs_s'] for r, f in zip(rows, results[args.codecs[0]])) - 1):+7.1f}%")
     print("\nslowest rank's time per phase, median over rounds (s):")
-    print(f"{'codec':12s} " + " ".join(f"{p[:18]:>18s}" for p in SEARCH_PHASES))
+    print(f"{args.vary:12s} " + " ".join(f"{p[:18]:>18s}" for p in SEARCH_PHASES))
     for codec in args.codecs:
         rows = results[codec]
         print(f"{codec:12s} " + " ".join(f"{statistics.median(r['phases'][p] for r in rows):18.3f}"

@@ -608,12 +608,13 @@ TEST(CliMpi, OneSidedTransportTraversesTheSameEdges) {
   expect_usage_error("run --scale 8 --transport shmem", "shmem");
 }
 
-TEST(CliMpi, AKilledRankEndsTheWholeJob) {
+void expect_killed_rank_ends_the_job(const std::string& transport) {
   // Start a run long enough to be mid-flight, wait until mpirun (the child of `timeout`)
   // has started its ranks (polled, not a fixed sleep that a fast machine outruns or a slow
   // one undershoots), then kill the newest rank. `killed` is 1 when a rank was killed.
   const std::string script = std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np 3 " + ZBFS_BINARY +
-                             " run --scale 18 --roots 64 -q >/dev/null 2>&1 & job=$!; killed=0; "
+                             " run --scale 18 --roots 64 -q --transport " + transport +
+                             " >/dev/null 2>&1 & job=$!; killed=0; "
                              "for i in $(seq 300); do mp=$(pgrep -P $job); "
                              "if [ -n \"$mp\" ] && [ $(pgrep -c -P $mp) -ge 3 ]; then "
                              "pkill -9 -n -P $mp && killed=1; break; fi; sleep 0.1; done; "
@@ -628,6 +629,13 @@ TEST(CliMpi, AKilledRankEndsTheWholeJob) {
   EXPECT_NE(job_status, 0);
   EXPECT_NE(job_status, 124) << "the job hung until timeout killed it";
   EXPECT_LT(seconds, 60.0);
+}
+
+TEST(CliMpi, AKilledRankEndsTheWholeJob) {
+  for (const char* transport : {"two-sided", "rma"}) {
+    SCOPED_TRACE(transport);
+    expect_killed_rank_ends_the_job(transport);
+  }
 }
 
 // ---- Graph files (--input, generate, convert, --write-levels/--write-parents) ----

@@ -365,8 +365,24 @@ void DirectExchanger::shift_bitmap(const Communicator& comm, std::span<const std
   const int previous = (comm.rank() + p - 1) % p;
   record(comm, RecordedKind::kBitmap, static_cast<std::uint32_t>(next), mine);
   if (p > 1) book_ids(comm, count_set_bits(mine));
-  if (codec_.passthrough()) {
+  if (codec_.passthrough() && rma_ == nullptr) {
     comm.shift_into(mine, next, received, previous);
+    return;
+  }
+  if (codec_.passthrough()) {
+    // One-sided: the words as they are, put into the successor's window.
+    std::vector<Piece> pieces(static_cast<std::size_t>(p));
+    pieces[static_cast<std::size_t>(next)] = {byte_view(mine), false};
+    rma_->exchange(comm, pieces, CommPattern::kPairwise, [&](std::span<const Arrival> arrivals) {
+      std::uint64_t total = 0;
+      for (const Arrival& a : arrivals) total += a.bytes;
+      const Arrival& from = arrivals[static_cast<std::size_t>(previous)];
+      if (total != received.size_bytes() || from.bytes != total || from.flagged) {
+        throw DecodeError("bitmap shift: " + std::to_string(total) + " bytes, expected " +
+                          std::to_string(received.size_bytes()));
+      }
+      return byte_view(received);
+    });
     return;
   }
   // One byte says whether a frame follows or the words as they are.
@@ -501,7 +517,7 @@ void DirectExchanger::gather_words(const Communicator& comm, std::span<const std
   record(comm, RecordedKind::kBitmap, MessageRecorder::kEveryMember, mine);
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * count_set_bits(mine));
   const bool equal = std::all_of(words.begin(), words.end(), [&](std::uint64_t w) { return w == mine.size(); });
-  if (codec_.passthrough()) {
+  if (codec_.passthrough() && rma_ == nullptr) {
     if (equal) {
       comm.allgather(mine, all);
     } else {
@@ -509,10 +525,14 @@ void DirectExchanger::gather_words(const Communicator& comm, std::span<const std
     }
     return;
   }
+  // One-sided, or with a codec: pieces, each member's to every member.
   Stopwatch clock;
   ByteBuffer frame;
-  const MessageCodec::Encoding how = codec_.encode_bitmap(mine, slowest_link_cost(comm), frame);
-  book_frame(comm, how.codec);
+  MessageCodec::Encoding how{CodecId::kNone, false};
+  if (!codec_.passthrough()) {
+    how = codec_.encode_bitmap(mine, slowest_link_cost(comm), frame);
+    book_frame(comm, how.codec);
+  }
   const std::span<const std::uint8_t> sent = how.framed ? frame.bytes() : byte_view(mine);
   const double encode_s = clock.elapsed_s();
   std::vector<Piece> pieces(static_cast<std::size_t>(comm.size()), Piece{sent, how.framed});
@@ -551,7 +571,7 @@ void DirectExchanger::gather_words(const Communicator& comm, std::span<const std
     decode_s = clock.elapsed_s();
   }
   const auto peers = static_cast<std::uint64_t>(comm.size() - 1);
-  book_codec_work(comm, peers * mine.size_bytes(), peers * sent.size(), encode_s, decode_s);
+  if (!codec_.passthrough()) book_codec_work(comm, peers * mine.size_bytes(), peers * sent.size(), encode_s, decode_s);
 }
 
 }  // namespace zbfs

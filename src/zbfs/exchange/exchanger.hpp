@@ -11,10 +11,10 @@
 // a one-round allgatherv or a set-union allreduce; a read is two all-to-alls (the keys,
 // then the answers in the same order). With a codec, each message travels as one frame
 // (codec/frame.hpp), chosen per message under `auto`; raw and wire bytes, encode and
-// decode time and frames per codec go to the current phase. Under --transport rma the
-// rounds of pieces (the personalised exchanges and the id gathers) travel as one-sided
-// puts (mpi/rma_exchange.hpp); bitmaps without a codec, ring shifts and the set-union
-// allreduce stay two-sided.
+// decode time and frames per codec go to the current phase. Under --transport rma every
+// round of pieces (the personalised exchanges, the id and bitmap gathers, the ring
+// shifts) travels as one-sided puts (mpi/rma_exchange.hpp); the set-union allreduce's
+// pairwise steps and the collectives (counts, termination) stay two-sided.
 #pragma once
 
 #include <cstddef>
@@ -92,8 +92,8 @@ class Exchanger {
 class DirectExchanger final : public Exchanger {
  public:
   // `max_ids_per_message`: a received frame announcing more ids is malformed.
-  // `one_sided`: the personalised exchanges and the id gathers travel as one-sided puts
-  // (--transport rma; mpi/rma_exchange.hpp) instead of matched messages.
+  // `one_sided`: the rounds of pieces travel as one-sided puts (--transport rma;
+  // mpi/rma_exchange.hpp) instead of matched messages.
   explicit DirectExchanger(ColumnGather column_gather, MessageCodec codec = {},
                            std::uint64_t max_ids_per_message = std::uint64_t{1} << 48,
                            std::unique_ptr<RmaExchange> one_sided = nullptr)
