@@ -71,6 +71,7 @@ def run_once(binary: Path, name: str, args: argparse.Namespace, codec: str, out:
         command += ["--grid", args.grid or most_square(args.hosts)]
     if args.time_waits:
         command.append("--time-waits")
+    command += args.zbfs_args.split()
     # A launch on the emulated hosts very rarely loses a daemon (mpirun then gives up after
     # netcluster's startup timeout); such a run is tried once more, and said so.
     for attempt in (1, 2):
@@ -120,6 +121,7 @@ def main() -> int:
     parser.add_argument("--burst", type=int, default=None,
                         help="tbf bucket of the shaped links in bytes (netcluster up --burst; default its own)")
     parser.add_argument("--grid", default=None, help="2D process grid RxC (zbfs run --grid; default the most square)")
+    parser.add_argument("--zbfs-args", default="", help="further `zbfs run` arguments, e.g. '--transport rma'")
     parser.add_argument("--time-waits", action="store_true",
                         help="separate waiting for late ranks from time in the collectives (zbfs run --time-waits)")
     args = parser.parse_args()
@@ -159,6 +161,7 @@ def main() -> int:
 
     burst = f", tbf burst {args.burst} B" if args.burst else ""
     grid = f" {args.grid}" if args.grid else ""
+    grid += f" {args.zbfs_args}" if args.zbfs_args else ""
     print(f"\n{args.hosts} emulated hosts, scale {args.scale}, {args.partition}{grid}, {args.threads} thread(s) per rank, "
           f"{args.repeats} runs each (medians){burst}\n")
     print("Row + column exchanges of the slowest rank, summed over the searches: the phases' time, the part of it"
