@@ -77,13 +77,11 @@ class RmaExchange::Window {
   // The half (0 or 1) the next exchange uses; each exchange flips it.
   std::uint64_t next_half() { return calls_++ % 2; }
 
-  // Reserves `bytes` at `target`'s half `h`: the offset the fill counter had.
-  std::uint64_t reserve(int target, std::uint64_t h, std::uint64_t bytes) const {
-    std::uint64_t old = 0;
-    check_mpi(MPI_Fetch_and_op(&bytes, &old, MPI_UINT64_T, target, static_cast<MPI_Aint>(8 * h), MPI_SUM, win_),
+  // Starts reserving *bytes at `target`'s half `h`: *offset gets the fill counter's old
+  // value once flush_all() has returned (both must live until then).
+  void reserve(int target, std::uint64_t h, const std::uint64_t* bytes, std::uint64_t* offset) const {
+    check_mpi(MPI_Fetch_and_op(bytes, offset, MPI_UINT64_T, target, static_cast<MPI_Aint>(8 * h), MPI_SUM, win_),
               "MPI_Fetch_and_op");
-    check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush");
-    return old;
   }
   void put(int target, std::uint64_t h, std::uint64_t offset, const void* data, std::uint64_t bytes) const {
     if (bytes == 0) return;
@@ -164,10 +162,19 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
       comm.start_transfers();
       std::uint64_t overflow = 0;
       std::vector<RecordHeader> headers(members);
+      // Every reservation at once, then one flush: one round trip, not one per receiver.
+      std::vector<std::uint64_t> wanted(members, 0);
+      std::vector<std::uint64_t> offset(members, 0);
       for (std::size_t d = 0; d < members; ++d) {
         if (d == me || (pieces[d].bytes.empty() && !pieces[d].flagged)) continue;
-        const std::uint64_t bytes = record_bytes(pieces[d].bytes.size());
-        const std::uint64_t at = window.reserve(static_cast<int>(d), h, bytes);
+        wanted[d] = record_bytes(pieces[d].bytes.size());
+        window.reserve(static_cast<int>(d), h, &wanted[d], &offset[d]);
+      }
+      window.flush_all();
+      for (std::size_t d = 0; d < members; ++d) {
+        if (wanted[d] == 0) continue;
+        const std::uint64_t bytes = wanted[d];
+        const std::uint64_t at = offset[d];
         if (at + bytes > window.half()) {
           overflow = std::max(overflow, at + bytes);
           continue;

@@ -9,8 +9,8 @@
 // collectives of the same ranks, one after another), and a communicator made later at a
 // freed one's address finds nothing stale. A sender
 // reserves room at each receiver with one remote fetch-and-add on the receiver's fill
-// counter and puts its piece there behind a 16-byte record header (source, flag,
-// length). Completion is the senders' flush followed by one allreduce, which is also how
+// counter (all issued at once, then one flush) and puts its piece there behind a 16-byte
+// record header (source, flag, length). Completion is the senders' flush followed by one allreduce, which is also how
 // every rank learns whether some piece found no room: no receiver matches messages, and
 // no sizes travel first. The window has two halves used by alternate exchanges, so that
 // a rank already in the next exchange cannot write into a half its receiver still reads;
