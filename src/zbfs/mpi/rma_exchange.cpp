@@ -152,7 +152,6 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
   if (pieces.size() != members) throw Error(ExitCode::kFailure, "rma exchange: one piece per member expected");
   std::vector<Communicator::Arrival> arrivals(members);
   arrivals[me] = {pieces[me].bytes.size(), pieces[me].flagged};
-  std::vector<std::uint64_t> sent(members, 0);
   std::vector<const std::uint8_t*> from(members, nullptr);
   if (members > 1) {
     std::uint64_t need = 0;  // the largest half any attempt asked for
@@ -161,6 +160,7 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
       const std::uint64_t h = window.next_half();
       comm.start_transfers();
       std::uint64_t overflow = 0;
+      std::vector<std::uint64_t> sent(members, 0);
       std::vector<RecordHeader> headers(members);
       // Every reservation at once, then one flush: one round trip, not one per receiver.
       std::vector<std::uint64_t> wanted(members, 0);
@@ -185,6 +185,9 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
         sent[d] = bytes;
       }
       window.flush_all();
+      // The puts are booked now, with the time since start_transfers(); the allreduce
+      // books its own.
+      comm.book_transfers(kind, sent);
       // Every reservation and put has completed once every member is here, and all learn
       // of an overflow; only then is the fill counter final (and reset for the half's
       // next use, which no member can reach before this rank's next allreduce).
@@ -208,7 +211,6 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
       }
       // Undone: the records that did land are dropped, and the windows grow to fit.
       need = worst * 2;
-      std::fill(sent.begin(), sent.end(), 0);
     }
   }
   const std::span<std::uint8_t> into = place(arrivals);
@@ -221,7 +223,6 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
     if (arrivals[s].bytes != 0) std::memcpy(into.data() + at, piece, arrivals[s].bytes);
     at += arrivals[s].bytes;
   }
-  if (members > 1) comm.book_transfers(kind, sent);
   return arrivals;
 }
 
