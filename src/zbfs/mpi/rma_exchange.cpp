@@ -210,7 +210,9 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
         break;
       }
       // Undone: the records that did land are dropped, and the windows grow to fit.
-      need = worst * 2;
+      // Each receiver's fill is all it was asked to hold: the largest, and a quarter more.
+      const std::uint64_t demand = comm.allreduce(fill, ReduceOp::kMax);
+      need = demand + demand / 4;
     }
   }
   const std::span<std::uint8_t> into = place(arrivals);
