@@ -601,7 +601,10 @@ TEST(CliMpi, OneSidedTransportTraversesTheSameEdges) {
         run_mpi(4, std::string("run --scale 11 --roots 8 -q --transport rma ") + rest + " --json " + json.string());
     ASSERT_EQ(o.status, 0) << rest << "\n" << o.err;
     EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << rest;
-    EXPECT_EQ(nlohmann::json::parse(slurp(json))["config"]["transport"], "rma") << rest;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(record["config"]["transport"], "rma") << rest;
+    // The windows a rank held (at least one, of two 64 KiB halves).
+    EXPECT_GE(record["rma_windows"]["bytes_max"].get<double>(), 2.0 * 65536) << rest;
   }
   std::filesystem::remove(json);
   expect_usage_error("run --scale 8 --partition shared --transport rma", "--transport");

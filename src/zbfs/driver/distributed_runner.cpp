@@ -344,6 +344,11 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     search.phases = summarize_over_ranks(world, metrics.since(before));
   };
   run_search_loop(config, roots, backend, progress, result);
+  const TransportStats transport = exchanger.transport_stats();
+  std::uint64_t windows[2] = {transport.window_bytes, transport.window_growths};
+  world.allreduce(std::span<std::uint64_t>(windows), ReduceOp::kMax);
+  result.rma_window_bytes = windows[0];
+  result.rma_window_growths = windows[1];
   if (device) {
     const HostDeviceTraffic total = device->traffic();
     result.device->searches = {total.to_device - result.device->construction.to_device,

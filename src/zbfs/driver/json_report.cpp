@@ -227,6 +227,9 @@ nlohmann::json to_json(const RunResult& r) {
       {"traffic", traffic_json(r.phases)},
       {"network", network_json(r)},
       {"device", r.device ? device_json(*r.device) : nlohmann::json(nullptr)},
+      {"rma_windows", c.transport != Transport::kRma
+                          ? nlohmann::json(nullptr)
+                          : nlohmann::json{{"bytes_max", r.rma_window_bytes}, {"growths_max", r.rma_window_growths}}},
       {"summary",
        {{"bfs_time_s", to_json(b.bfs_time_s)},
         {"nedge", to_json(b.nedge)},

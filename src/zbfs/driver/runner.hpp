@@ -65,7 +65,10 @@ struct RunResult {
   NetworkModel network;                             // the model that priced the traffic
   std::optional<NetworkMeasurement> network_probe;  // --network measure
   int num_nodes = 1;                                // nodes as the model sees them
-  std::optional<DeviceRecord> device;               // the device backend's device
+  // --transport rma: the largest window memory a rank held, and the most growths.
+  std::uint64_t rma_window_bytes = 0;
+  std::uint64_t rma_window_growths = 0;
+  std::optional<DeviceRecord> device;  // the device backend's device
 };
 
 // Throws Error (exit 2 for bad configuration or too little memory, 3 when a search

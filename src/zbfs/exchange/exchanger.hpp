@@ -53,10 +53,17 @@ using ReadAnswer = std::function<void(std::uint64_t key, std::uint64_t* out)>;
 // lookup kernel) rather than key by key.
 using ReadBatchAnswer = std::function<void(std::span<const std::uint64_t> keys, std::span<std::uint64_t> out)>;
 
+// What a transport holds for the run (--transport rma: its windows; zeros otherwise).
+struct TransportStats {
+  std::uint64_t window_bytes = 0;    // this rank's windows, all groups
+  std::uint64_t window_growths = 0;  // times a round outgrew a window and it grew
+};
+
 class Exchanger {
  public:
   virtual ~Exchanger() = default;
   [[nodiscard]] virtual ExchangeTraits traits() const = 0;
+  [[nodiscard]] virtual TransportStats transport_stats() const { return {}; }
   // Sparse personalised all-to-all of vertex ids. With IdsAre::kSet each message may
   // arrive reordered and with duplicates merged.
   virtual IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) = 0;
@@ -102,6 +109,9 @@ class DirectExchanger final : public Exchanger {
         max_ids_(max_ids_per_message),
         rma_(std::move(one_sided)) {}
   [[nodiscard]] ExchangeTraits traits() const override { return {}; }
+  [[nodiscard]] TransportStats transport_stats() const override {
+    return rma_ ? TransportStats{rma_->window_bytes(), rma_->growths()} : TransportStats{};
+  }
   IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override;
   std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override;
   void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,

@@ -26,6 +26,7 @@ class RoutedExchanger final : public Exchanger {
       : direct_(std::move(direct)), route_(std::move(route)), hop_codec_(std::move(hop_codec)), max_items_(max_items) {}
 
   [[nodiscard]] ExchangeTraits traits() const override { return {true, route_.dedup}; }
+  [[nodiscard]] TransportStats transport_stats() const override { return direct_->transport_stats(); }
   IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override {
     return direct_->all_to_all(comm, outgoing, kind);
   }
