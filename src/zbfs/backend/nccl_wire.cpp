@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "zbfs/core/error.hpp"
 
@@ -69,15 +71,17 @@ class NcclDeviceWire final : public DeviceWire {
   }
 
  private:
-  // Communicators live as long as the run's process grid, which outlives the wire's use.
+  // One NCCL communicator per group of ranks, found by its members (every member finds
+  // it alike, and made at the group's first transfer, collectively).
   ncclComm_t comm_for(const Communicator& comm) {
-    auto found = comms_.find(&comm);
-    if (found == comms_.end()) found = comms_.try_emplace(&comm, comm).first;
+    std::vector<int> members = comm.world_ranks();
+    auto found = comms_.find(members);
+    if (found == comms_.end()) found = comms_.try_emplace(std::move(members), comm).first;
     return found->second.get();
   }
 
   cudaStream_t stream_ = nullptr;
-  std::map<const Communicator*, NcclComm> comms_;
+  std::map<std::vector<int>, NcclComm> comms_;
 };
 
 }  // namespace

@@ -389,6 +389,21 @@ void Communicator::record(CommPattern pattern, std::uint64_t messages, std::uint
   since_mark_.restart();
 }
 
+std::vector<int> Communicator::world_ranks() const {
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  check_mpi(MPI_Comm_group(comm_, &group), "MPI_Comm_group");
+  check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+  std::vector<int> ranks(static_cast<std::size_t>(size_));
+  std::vector<int> in_world(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
+  const int rc = MPI_Group_translate_ranks(group, size_, ranks.data(), world, in_world.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  check_mpi(rc, "MPI_Group_translate_ranks");
+  return in_world;
+}
+
 void Communicator::book_transfers(CommPattern pattern, std::span<const std::uint64_t> bytes_to) const {
   if (bytes_to.size() != static_cast<std::size_t>(size_)) {
     throw Error(ExitCode::kFailure, "book_transfers: " + std::to_string(bytes_to.size()) + " members given, the " +

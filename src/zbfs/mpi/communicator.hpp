@@ -60,6 +60,10 @@ class Communicator {
   [[nodiscard]] int rank() const { return rank_; }
   // The MPI communicator, for the other RAII wrappers of mpi/ (windows).
   [[nodiscard]] MPI_Comm native() const { return comm_; }
+  // The members' ranks in MPI_COMM_WORLD, in this communicator's order: the same on
+  // every member, and the same for every communicator of these members in this order (a
+  // key for what a group of ranks keeps, such as windows; an address can be reused).
+  [[nodiscard]] std::vector<int> world_ranks() const;
   [[nodiscard]] int size() const { return size_; }
   // Where each call is reported (nullptr: nowhere). Local.
   void observe(TrafficObserver* observer) { observer_ = observer; }

@@ -30,22 +30,6 @@ constexpr std::uint64_t kMinimumHalf = std::uint64_t{64} << 10;
 // Two fill counters, one per half, then the halves.
 constexpr std::uint64_t kCounters = 64;
 
-// The world ranks of comm's members, in comm's order: the same on every member.
-std::vector<int> world_ranks_of(const Communicator& comm) {
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  check_mpi(MPI_Comm_group(comm.native(), &group), "MPI_Comm_group");
-  check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
-  std::vector<int> ranks(static_cast<std::size_t>(comm.size()));
-  std::vector<int> in_world(ranks.size());
-  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
-  const int rc = MPI_Group_translate_ranks(group, comm.size(), ranks.data(), world, in_world.data());
-  MPI_Group_free(&group);
-  MPI_Group_free(&world);
-  check_mpi(rc, "MPI_Group_translate_ranks");
-  return in_world;
-}
-
 }  // namespace
 
 // An MPI window of two halves and their fill counters on every member of a communicator,
@@ -122,7 +106,7 @@ std::uint64_t RmaExchange::window_bytes() const {
 }
 
 RmaExchange::Window& RmaExchange::window_for(const Communicator& comm, std::uint64_t half_bytes) {
-  const std::vector<int> members = world_ranks_of(comm);
+  const std::vector<int> members = comm.world_ranks();
   auto found = windows_.find(members);
   if (found != windows_.end() && found->second->half() >= half_bytes) return *found->second;
   // Every member allocates alike, after all have checked that they can.
