@@ -29,12 +29,33 @@ int mpi_count(std::uint64_t count, const char* what) {
   return static_cast<int>(count);
 }
 
+namespace {
+
+// The world ranks of comm's members, in comm's order.
+std::vector<int> world_ranks_of(MPI_Comm comm, int size) {
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  check_mpi(MPI_Comm_group(comm, &group), "MPI_Comm_group");
+  check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+  std::vector<int> ranks(static_cast<std::size_t>(size));
+  std::vector<int> in_world(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
+  const int rc = MPI_Group_translate_ranks(group, size, ranks.data(), world, in_world.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  check_mpi(rc, "MPI_Group_translate_ranks");
+  return in_world;
+}
+
+}  // namespace
+
 Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
   check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   check_mpi(MPI_Comm_dup(comm_, &probed_comm_), "MPI_Comm_dup");
   check_mpi(MPI_Comm_set_errhandler(probed_comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  world_ranks_ = world_ranks_of(comm_, size_);
 }
 
 Communicator Communicator::duplicate(MPI_Comm comm) {
@@ -154,6 +175,7 @@ Communicator::Communicator(Communicator&& other) noexcept
       observer_(other.observer_),
       role_(other.role_),
       node_of_member_(std::move(other.node_of_member_)),
+      world_ranks_(std::move(other.world_ranks_)),
       on_node_(other.on_node_),
       off_node_(other.off_node_),
       time_waits_(other.time_waits_),
@@ -169,6 +191,7 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     observer_ = other.observer_;
     role_ = other.role_;
     node_of_member_ = std::move(other.node_of_member_);
+    world_ranks_ = std::move(other.world_ranks_);
     on_node_ = other.on_node_;
     off_node_ = other.off_node_;
     time_waits_ = other.time_waits_;
@@ -387,21 +410,6 @@ void Communicator::record(CommPattern pattern, std::uint64_t messages, std::uint
   observer_->on_call(role_, pattern, messages, bytes, node_of_member_.empty() ? nullptr : &priced,
                      since_mark_.elapsed_s());
   since_mark_.restart();
-}
-
-std::vector<int> Communicator::world_ranks() const {
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  check_mpi(MPI_Comm_group(comm_, &group), "MPI_Comm_group");
-  check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
-  std::vector<int> ranks(static_cast<std::size_t>(size_));
-  std::vector<int> in_world(ranks.size());
-  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
-  const int rc = MPI_Group_translate_ranks(group, size_, ranks.data(), world, in_world.data());
-  MPI_Group_free(&group);
-  MPI_Group_free(&world);
-  check_mpi(rc, "MPI_Group_translate_ranks");
-  return in_world;
 }
 
 void Communicator::book_transfers(CommPattern pattern, std::span<const std::uint64_t> bytes_to) const {

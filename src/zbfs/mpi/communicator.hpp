@@ -63,7 +63,7 @@ class Communicator {
   // The members' ranks in MPI_COMM_WORLD, in this communicator's order: the same on
   // every member, and the same for every communicator of these members in this order (a
   // key for what a group of ranks keeps, such as windows; an address can be reused).
-  [[nodiscard]] std::vector<int> world_ranks() const;
+  [[nodiscard]] const std::vector<int>& world_ranks() const { return world_ranks_; }
   [[nodiscard]] int size() const { return size_; }
   // Where each call is reported (nullptr: nowhere). Local.
   void observe(TrafficObserver* observer) { observer_ = observer; }
@@ -383,6 +383,7 @@ class Communicator {
   TrafficObserver* observer_ = nullptr;
   CommRole role_ = CommRole::kOther;
   std::vector<int> node_of_member_;  // empty: no node layout given
+  std::vector<int> world_ranks_;     // each member's rank in MPI_COMM_WORLD
   int on_node_ = 1;
   int off_node_ = 0;
   bool time_waits_ = false;

@@ -106,7 +106,7 @@ std::uint64_t RmaExchange::window_bytes() const {
 }
 
 RmaExchange::Window& RmaExchange::window_for(const Communicator& comm, std::uint64_t half_bytes) {
-  const std::vector<int> members = comm.world_ranks();
+  const std::vector<int>& members = comm.world_ranks();
   auto found = windows_.find(members);
   if (found != windows_.end() && found->second->half() >= half_bytes) return *found->second;
   // Every member allocates alike, after all have checked that they can.
