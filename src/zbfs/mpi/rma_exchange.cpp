@@ -184,7 +184,9 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
           RecordHeader header;
           std::memcpy(&header, half + at, sizeof(RecordHeader));
           const auto source = static_cast<std::size_t>(header.source);
-          if (source >= members || source == me || from[source] != nullptr || at + record_bytes(header.bytes) > fill) {
+          // The length is bounded before it is padded, so that no sum wraps.
+          if (source >= members || source == me || from[source] != nullptr || header.bytes > fill - at ||
+              at + record_bytes(header.bytes) > fill) {
             throw Error(ExitCode::kFailure, "rma exchange: a malformed record in the window");
           }
           arrivals[source] = {header.bytes, header.flagged != 0};

@@ -317,6 +317,14 @@ struct CheckPackedTail {
   }
 };
 
+// out[i] = in[i * stride].
+struct EveryNth {
+  const std::uint64_t* in;
+  std::uint64_t stride;
+  std::uint64_t* out;
+  ZBFS_HD void operator()(std::uint64_t i) const { out[i] = in[i * stride]; }
+};
+
 struct CloseGathered {
   std::uint64_t* open;
   const std::uint64_t* gathered;
@@ -654,10 +662,7 @@ struct DistributedSteps::State {
     on_policy(stream, [&](auto policy) { thrust::sort(policy, keys, keys + count); });
     reserve(bounds, members + 1);
     for_each_index(stream, members + 1, MemberBounds{keys, count, view.block, bounds.data()});
-    std::vector<std::uint64_t> at(members + 1);
-    bounds.download(stream, at.data(), members + 1);
-    traffic.to_host += 8 * (members + 1);
-    return at;
+    return download(bounds, members + 1);
   }
   // Messages of ids[at[m], at[m + 1]) (target memory; sorted sets, or sequences in
   // `order`) for each member: member
@@ -749,7 +754,6 @@ struct DistributedSteps::State {
   DeviceArray<std::uint64_t> open_scan;      // the scan of source_open's populations
   DeviceArray<std::uint64_t> piece_first;    // members + 1: each slice's first packed bit
   DeviceArray<std::uint64_t> piece_at;       // members + 1: each packed piece's first word
-  std::vector<std::uint64_t> host_piece_first;
   bool source_open_current = false;
   DeviceArray<std::uint64_t> request_keys;  // the reduction's requests, sorted by reporter
   std::uint64_t requests = 0;
@@ -929,29 +933,26 @@ TargetMessages DistributedSteps::packed_frontier(std::uint64_t member, std::uint
   s.reserve(s.open_scan, source_words + 1);
   for_each_index(s.stream, source_words, StorePopulation{s.source_open.data(), s.open_scan.data()});
   scan_counts(s.stream, s.open_scan.data(), source_words, s.traffic.to_host);
-  s.host_piece_first.assign(members + 1, 0);
-  for (std::uint64_t m = 0; m <= members; ++m) {
-    copy_bytes(s.stream, &s.host_piece_first[m], s.open_scan.data() + m * s.words, 8, cudaMemcpyDeviceToHost);
-  }
-  s.traffic.to_host += 8 * (members + 1);
+  // The scan at each slice's start, gathered on the target and copied out at once.
+  s.reserve(s.piece_first, members + 1);
+  for_each_index(s.stream, members + 1, EveryNth{s.open_scan.data(), s.words, s.piece_first.data()});
+  const std::vector<std::uint64_t> piece_first = s.download(s.piece_first, members + 1);
   TargetMessages out;
   std::vector<std::uint64_t> piece_at(members + 1, 0);
   for (std::uint64_t m = 0; m < members; ++m) {
-    const std::uint64_t packed_words = words_for(s.host_piece_first[m + 1] - s.host_piece_first[m]);
+    const std::uint64_t packed_words = words_for(piece_first[m + 1] - piece_first[m]);
     out.bytes.push_back(8 * packed_words);
     out.ids.push_back(0);
     piece_at[m + 1] = piece_at[m] + packed_words;
   }
-  s.reserve(s.piece_first, members + 1);
   s.reserve(s.piece_at, members + 1);
-  s.upload(s.piece_first, s.host_piece_first.data(), members + 1);
   s.upload(s.piece_at, piece_at.data(), members + 1);
   const std::uint64_t mine = out.bytes[member] / 8;
   s.reserve(s.global_ids, mine + 1);
   s.fill(s.global_ids, mine, std::uint64_t{0});
   for_each_index(s.stream, s.words,
                  CompactWord{s.frontier.data(), s.source_open.data() + member * s.words,
-                             s.open_scan.data() + member * s.words, s.host_piece_first[member], s.global_ids.data()});
+                             s.open_scan.data() + member * s.words, piece_first[member], s.global_ids.data()});
   // The frontier vertices that travel (for the exchange's id count).
   const std::uint64_t* packed = s.global_ids.data();
   out.ids[member] = on_policy(s.stream, [&](auto policy) {
