@@ -65,15 +65,26 @@ std::vector<std::uint64_t> edgeless_vertices(std::uint64_t n, const std::vector<
 // array (for comparisons across configurations). With a route, the BFS and the
 // distributed validator both go over it. With `edgeless_keys`, every other search starts
 // from a vertex without edges (the bottom-up masks leave such vertices out).
+// --overlap on: pipelined top-down folds with this batch size, their sends reordered by
+// the test hook when the seed is not 0.
+struct Pipelining {
+  std::uint64_t batch_bytes = kDefaultBatchBytes;
+  std::uint64_t shuffle_seed = 0;
+};
+
 template <class V>
 std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, const GraphCase& g, Direction direction,
                                                       ColumnGather gather, std::size_t num_roots,
                                                       CodecChoice codec = CodecChoice{CodecId::kNone},
                                                       const RouteChoice* route = nullptr, bool edgeless_keys = false,
-                                                      int prune_rounds = 0) {
+                                                      int prune_rounds = 0,
+                                                      std::optional<Pipelining> pipelining = std::nullopt) {
   SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)) + " codec " +
                std::string(codec.name()) + " route " + (route != nullptr ? route->describe() : std::string("none")) +
-               " pruned in " + std::to_string(prune_rounds) + " rounds");
+               " pruned in " + std::to_string(prune_rounds) + " rounds" +
+               (pipelining ? " pipelined in batches of " + std::to_string(pipelining->batch_bytes) + " B, shuffle " +
+                                 std::to_string(pipelining->shuffle_seed)
+                           : std::string()));
   PhaseMetrics metrics;
   const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
@@ -81,9 +92,15 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
   const PackedEdgeList slice = testing::my_slice(generator, grid);
   const DistributedGraph<V> graph(grid, slice, 1000);
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
-  const std::unique_ptr<Exchanger> exchanger_owned =
-      make_exchanger({gather, MessageCodec(codec, costs), route != nullptr ? std::optional(*route) : std::nullopt});
+  ExchangeSetup setup{gather, MessageCodec(codec, costs), route != nullptr ? std::optional(*route) : std::nullopt};
+  if (pipelining) {
+    setup.overlap = true;
+    setup.batch_bytes = pipelining->batch_bytes;
+    setup.overlap_shuffle_seed = pipelining->shuffle_seed;
+  }
+  const std::unique_ptr<Exchanger> exchanger_owned = make_exchanger(std::move(setup));
   Exchanger& exchanger = *exchanger_owned;
+  EXPECT_EQ(exchanger.traits().pipelines_updates, pipelining.has_value());
   std::optional<DistributedForest<V>> forest;
   if (prune_rounds > 0) forest.emplace(grid, graph, exchanger, prune_rounds);
   DistributedBfs<V> bfs(grid, graph, exchanger, metrics, forest ? &*forest : nullptr);
@@ -431,6 +448,37 @@ TEST(DistributedForest, PeelsWhatTheSingleProcessForestPeels) {
       }
     }
   }
+}
+
+// --overlap on: top-down folds pipelined in batches, on every layout, in batches of one
+// update up to the default, with and without codecs, with sends held back and reordered
+// by the test hook: the same levels as the sequential BFS, valid trees.
+TEST(DistributedBfs, PipelinedFoldsGiveTheSameLevels) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    for (const std::uint64_t batch : {std::uint64_t{8}, std::uint64_t{200}, kDefaultBatchBytes}) {
+      check_searches<std::uint32_t>(layout, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 2,
+                                    CodecChoice{CodecId::kNone}, nullptr, false, 0, Pipelining{batch, 0});
+    }
+    for (const std::uint64_t seed : {1, 2}) {
+      check_searches<std::uint32_t>(layout, {10, 2, 5}, Direction::kTopDown, ColumnGather::kAllgatherv, 2,
+                                    CodecChoice{CodecId::kNone}, nullptr, false, 0, Pipelining{64, seed});
+    }
+  }
+  const int p = world_size();
+  for (const std::string_view name : {"bitpack", "zstd", "auto"}) {
+    check_searches<std::uint32_t>({Partition::k1D, {1, p}}, {9, 16, 3}, Direction::kTopDown, ColumnGather::kAllgatherv,
+                                  2, *parse_codec_choice(name), nullptr, false, 0, Pipelining{256, 3});
+    check_searches<std::uint32_t>({Partition::k2D, most_square_grid(p)}, {9, 16, 3}, Direction::kAuto,
+                                  ColumnGather::kUnion, 1, *parse_codec_choice(name), nullptr, false, 0,
+                                  Pipelining{512, 0});
+  }
+  // Pruned searches, edgeless keys and 64-bit local ids through the pipelined folds.
+  check_searches<std::uint32_t>({Partition::k1D, {1, p}}, {10, 2, 5}, Direction::kAuto, ColumnGather::kAllgatherv, 3,
+                                CodecChoice{CodecId::kNone}, nullptr, true,
+                                DistributedForest<std::uint32_t>::kMaxRounds, Pipelining{128, 4});
+  check_searches<std::uint64_t>({Partition::k2D, most_square_grid(p)}, {8, 16, 4}, Direction::kAuto,
+                                ColumnGather::kAllgatherv, 2, CodecChoice{CodecId::kNone}, nullptr, false, 0,
+                                Pipelining{kDefaultBatchBytes, 5});
 }
 
 TEST(DistributedBfs, SixtyFourBitLocalIds) {

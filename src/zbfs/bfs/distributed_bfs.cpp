@@ -64,8 +64,11 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       bottom_up_source_original_(grid_layout(grid.partition()) ? graph.col_group_original().data()
                                                                : graph.row_group_original().data()),
       update_fold_(exchanger.traits().relays_updates && grid.partition() == Partition::k1D),
-      report_once_(!update_fold_ || exchanger.traits().merges_updates),
-      reduce_after_(grid.row().size() > 1 && !update_fold_),
+      pipelined_(exchanger.traits().pipelines_updates),
+      report_once_(!(update_fold_ || pipelined_) || exchanger.traits().merges_updates),
+      // In 1D only top-down steps fold (bottom-up folds along one rank): with parents
+      // carried by every fold, nothing is left to reduce.
+      reduce_after_(grid.row().size() > 1 && !update_fold_ && !(pipelined_ && grid.partition() == Partition::k1D)),
       claims_(grid.row().size(), omp_get_max_threads()),
       visited_(block_),
       frontier_(block_),
@@ -274,6 +277,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     }
     sources = exchanger_.gather_ids(*layout.expand, mine);
   }
+  if (pipelined_) return top_down_pipelined(layout, sources, parent);
 
   OutgoingIds outgoing;
   {
@@ -327,6 +331,145 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     outgoing = builder.finish();
   }
   return fold(layout, outgoing, parent, true);
+}
+
+template <class V>
+typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(const TraversalLayout& layout,
+                                                                              std::span<const std::uint64_t> sources,
+                                                                              std::span<std::int64_t> parent) {
+  const Communicator& fold_comm = *layout.fold;
+  std::unique_ptr<UpdateStream> stream;
+  {
+    const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    // Keys are offsets in the owner's block, values global ids: at scale 32 and below
+    // an update is one word.
+    stream = exchanger_.open_updates(fold_comm, block_, grid_.blocks().num_vertices());
+  }
+  const LocalCsr<V>& graph = graph_.for_layout(layout);
+  const int members = fold_comm.size();
+  const int my_member = fold_comm.rank();
+  const std::uint64_t block = block_;
+  const std::uint64_t my_first_local = static_cast<std::uint64_t>(my_member) * block;
+  const FastDivider by_block = grid_.blocks().by_block();
+  const int threads = omp_get_max_threads();
+  const auto destinations = static_cast<std::size_t>(members);
+  // buckets[t * members + d]: thread t's updates for member d since d's last batch.
+  std::vector<std::vector<KeyedItem>> buckets(static_cast<std::size_t>(threads) * destinations);
+  const bool filter_sent = report_once_;
+  const V* owned_original = owned_original_;
+  const V* source_original = col_original_;
+  const bool shared = threads > 1;
+  const std::size_t batch_items = stream->batch_items();
+  std::vector<KeyedItem> batch;
+  std::vector<KeyedItem> arrived;
+
+  // Chunks of sources with about this many edges per thread: long enough that the
+  // threads' start and the poll cost little against them, short enough that batches
+  // leave soon after they fill and arrivals are claimed while the expansion goes on
+  // (4096 measured best on the emulated cluster, docs/performance.md). Small batches get
+  // short chunks, so that they do leave one by one.
+  const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(stream->batch_items(), 64, 4096)
+                                    << std::bit_width(static_cast<unsigned>(threads));
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    next_.clear();
+  }
+  for (std::size_t begin = 0; begin < sources.size();) {
+    std::size_t end = begin;
+    for (std::uint64_t edges = 0; end < sources.size() && edges < chunk_edges; ++end) {
+      edges += 1 + graph.degree(layout.source.to_local(sources[end]));
+    }
+    {
+      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+      const auto first = static_cast<std::int64_t>(begin);
+      const auto last = static_cast<std::int64_t>(end);
+#pragma omp parallel num_threads(threads) if (shared && last - first > 64)
+      {
+        const auto t = static_cast<std::size_t>(omp_get_thread_num());
+#pragma omp for schedule(dynamic, 16)
+        for (std::int64_t i = first; i < last; ++i) {
+          const std::uint64_t u = sources[static_cast<std::size_t>(i)];
+          const std::uint64_t source_local = layout.source.to_local(u);
+          const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
+          for (const V target_local : graph.neighbors(source_local)) {
+            const std::uint64_t offset = target_local - my_first_local;
+            if (offset < block) {
+              if (visited_.claim(offset, shared)) {
+                parent[owned_original[offset]] = static_cast<std::int64_t>(parent_global);
+                next_.claim(offset, shared);
+              }
+            } else if (!filter_sent || sent_.claim(target_local, shared)) {
+              const std::uint64_t owner = by_block.divide(target_local);
+              buckets[t * destinations + owner].push_back({target_local - owner * block, parent_global});
+            }
+          }
+        }
+      }
+    }
+    begin = end;
+    {
+      const ScopedPhase phase(metrics_, Phase::kRowExchange);
+      for (std::size_t d = 0; d < destinations; ++d) {
+        std::size_t waiting = 0;
+        for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t)
+          waiting += buckets[t * destinations + d].size();
+        if (waiting < batch_items) continue;
+        batch.clear();
+        for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
+          auto& bucket = buckets[t * destinations + d];
+          batch.insert(batch.end(), bucket.begin(), bucket.end());
+          bucket.clear();
+        }
+        stream->push(static_cast<int>(d), batch);
+      }
+      arrived.clear();
+      stream->poll(arrived);
+    }
+    claim_updates(arrived, 0, parent);
+  }
+  {
+    const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    std::vector<std::uint64_t> counts(destinations, 0);
+    batch.clear();
+    for (std::size_t d = 0; d < destinations; ++d) {
+      for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
+        auto& bucket = buckets[t * destinations + d];
+        counts[d] += bucket.size();
+        batch.insert(batch.end(), bucket.begin(), bucket.end());
+        bucket.clear();
+      }
+    }
+    arrived.clear();
+    stream->finish(batch, counts, arrived);
+  }
+  claim_updates(arrived, 0, parent);
+  return finish_level(true);
+}
+
+template <class V>
+void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::uint64_t key_base,
+                                      std::span<std::int64_t> parent) {
+  if (arrived.empty()) return;
+  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+  const auto count = static_cast<std::int64_t>(arrived.size());
+  bool foreign = false;
+  // Forking threads costs more than claiming a few thousand updates.
+  const bool parallel = count > 4096;
+  const bool shared = parallel && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) reduction(|| : foreign) if (parallel)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
+    const std::uint64_t offset = item.key - key_base;
+    if (offset >= block_) {
+      foreign = true;
+      continue;
+    }
+    if (visited_.claim(offset, shared)) {
+      parent[owned_original_[offset]] = static_cast<std::int64_t>(item.value);
+      next_.claim(offset, shared);
+    }
+  }
+  if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");
 }
 
 template <class V>
@@ -481,26 +624,7 @@ void DistributedBfs<V>::fold_updates(const TraversalLayout& layout, const Outgoi
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
     arrived = exchanger_.update(*layout.fold, items, counts);
   }
-  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-  const auto count = static_cast<std::int64_t>(arrived.size());
-  bool foreign = false;
-  // Forking threads costs more than claiming a few thousand updates.
-  const bool parallel = count > 4096;
-  const bool shared = parallel && omp_get_max_threads() > 1;
-#pragma omp parallel for schedule(static) reduction(|| : foreign) if (parallel)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
-    const std::uint64_t offset = item.key - first_vertex_;
-    if (offset >= block_) {
-      foreign = true;
-      continue;
-    }
-    if (visited_.claim(offset, shared)) {
-      parent[owned_original_[offset]] = static_cast<std::int64_t>(item.value);
-      next_.claim(offset, shared);
-    }
-  }
-  if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");
+  claim_updates(arrived, first_vertex_, parent);
 }
 
 template <class V>

@@ -18,6 +18,12 @@
 // discovery came from another rank. The direction switch is Beamer's heuristic on global
 // counts, exactly as the single-process kernel applies it.
 //
+// When the exchanger pipelines update folds (ExchangeTraits::pipelines_updates:
+// --overlap on), a top-down step expands its sources in chunks and, between chunks,
+// hands each destination's full batch of (vertex, parent) updates to the exchanger's
+// stream and claims what has arrived: the fold's transfers run under the expansion, and
+// in 1D no predecessor reduction follows (in 2D it remains for bottom-up discoveries).
+//
 // When the exchanger relays updates (ExchangeTraits::relays_updates: --route), 1D
 // top-down folds send (vertex, parent) updates instead, merged on the way (one per
 // vertex: the smallest parent), and owners take the parent as it comes: no predecessor
@@ -90,6 +96,14 @@ class DistributedBfs {
   void attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start, BfsStats& stats);
 
   LevelCounts top_down_step(std::span<std::int64_t> parent);
+  // The top-down step when the exchanger pipelines update folds: the sources are
+  // expanded in chunks; after each, the destinations' full batches of (vertex, parent)
+  // updates leave and the updates that have arrived are claimed.
+  LevelCounts top_down_pipelined(const TraversalLayout& layout, std::span<const std::uint64_t> sources,
+                                 std::span<std::int64_t> parent);
+  // Owners claim updates that arrived, with the parent they carry; a key less
+  // `key_base` is the vertex's offset in this rank's block.
+  void claim_updates(std::span<const KeyedItem> arrived, std::uint64_t key_base, std::span<std::int64_t> parent);
   LevelCounts bottom_up_step(std::span<std::int64_t> parent);
   // Sends discovered ids to their owners along `fold_comm`, lets the owners claim them,
   // and finishes the level.
@@ -134,6 +148,9 @@ class DistributedBfs {
   const V* bottom_up_source_original_;  // bottom-up source group (1D: all; 2D: the column group)
   // 1D top-down folds send (vertex, parent) updates (the exchanger relays them).
   bool update_fold_;
+  // Top-down folds are pipelined (--overlap on: the exchanger's update stream), and
+  // carry (vertex, parent) updates in 1D and 2D alike.
+  bool pipelined_;
   // Whether a source reports each vertex once per search (false when the exchanger does
   // not merge: once per frontier edge that reaches it, as the Graph500 reference does).
   bool report_once_;

@@ -37,7 +37,10 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
                                                         {"decode_time_s", to_json(p.decode_s)},
                                                         {"id_bytes", to_json(p.id_bytes)},
                                                         {"host_to_device_bytes", to_json(p.to_device_bytes)},
-                                                        {"device_to_host_bytes", to_json(p.to_host_bytes)}};
+                                                        {"device_to_host_bytes", to_json(p.to_host_bytes)},
+                                                        {"stream_modelled_time_s", to_json(p.stream_model_s)},
+                                                        {"stream_held_time_s", to_json(p.stream_held_s)},
+                                                        {"overlap_time_s", to_json(p.overlap_s)}};
     nlohmann::json frames = nlohmann::json::object();
     for (const CodecId codec : kAllCodecs) {
       const double n = p.frames[static_cast<std::size_t>(codec)];
@@ -206,6 +209,8 @@ nlohmann::json to_json(const RunResult& r) {
         {"grid", r.grid.to_string()},
         {"column_gather", std::string(to_string(c.column_gather))},
         {"transport", std::string(to_string(c.transport))},
+        {"overlap", c.overlap},
+        {"batch_bytes", c.batch_bytes},
         {"codec", std::string(c.codec.name())},
         {"route", c.route ? nlohmann::json(std::string(to_string(c.route->kind))) : nlohmann::json(nullptr)},
         {"route_dims", c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()

@@ -84,6 +84,20 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.transport != Transport::kTwoSided && c.shared_memory) {
     throw_usage_error("--transport applies to MPI exchanges; use --partition 1d, 2d or hybrid");
   }
+  if (c.overlap) {
+    if (c.shared_memory) throw_usage_error("--overlap on applies to MPI exchanges; use --partition 1d, 2d or hybrid");
+    if (c.route) throw_usage_error("--overlap on pipelines direct folds; a --route's hops are not pipelined");
+    if (c.backend != Backend::kCpu) {
+      throw_usage_error("--overlap on pipelines the CPU backend's top-down steps; use --backend cpu or --overlap off");
+    }
+    if (!c.dump_frontiers.empty()) {
+      throw_usage_error("--dump-frontiers records the bulk exchanges' messages; use --overlap off");
+    }
+  }
+  if (c.batch_bytes < kMinBatchBytes || c.batch_bytes > kMaxBatchBytes) {
+    throw_usage_error("--batch-bytes must be between " + std::to_string(kMinBatchBytes) + " and " +
+                      std::to_string(kMaxBatchBytes) + ", got " + std::to_string(c.batch_bytes));
+  }
   if (c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()) {
     const long long product = RoutePlan::dims_product(c.route->dims);
     if (product != ranks) {

@@ -65,6 +65,10 @@ struct RunConfig {
   ColumnGather column_gather = ColumnGather::kAllgatherv;
   // --transport: the exchanges' rounds as matched messages or as one-sided puts.
   Transport transport = Transport::kTwoSided;
+  // --overlap: top-down folds pipelined (batches leave while the expansion goes on;
+  // transport/overlapped_exchanger.hpp), and --batch-bytes, a batch's raw size.
+  bool overlap = false;
+  std::uint64_t batch_bytes = kDefaultBatchBytes;
   // How every frontier, predecessor and validation exchange is encoded.
   CodecChoice codec{CodecId::kNone};
   // --route: sparse exchanges travel along a route, as (key, value) items merged on the

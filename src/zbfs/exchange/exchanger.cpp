@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -433,6 +434,53 @@ std::vector<KeyedItem> DirectExchanger::update(const Communicator& comm, std::sp
       std::unique(mine.begin(), mine.end(), [](const KeyedItem& a, const KeyedItem& b) { return a.key == b.key; }),
       mine.end());
   return mine;
+}
+
+namespace {
+
+// Exchanger::open_updates's stream: every push is kept, and the finish sends all of it
+// in one update().
+class BufferedUpdates final : public UpdateStream {
+ public:
+  BufferedUpdates(Exchanger& exchanger, const Communicator& comm)
+      : exchanger_(exchanger), comm_(comm), pushed_(static_cast<std::size_t>(comm.size())) {}
+  [[nodiscard]] std::size_t batch_items() const override { return std::numeric_limits<std::size_t>::max(); }
+  void push(int destination, std::span<const KeyedItem> items) override {
+    if (destination < 0 || destination >= comm_.size()) {
+      throw Error(ExitCode::kFailure, "update stream: no member " + std::to_string(destination));
+    }
+    auto& to = pushed_[static_cast<std::size_t>(destination)];
+    to.insert(to.end(), items.begin(), items.end());
+  }
+  void poll(std::vector<KeyedItem>& /*arrived*/) override {}
+  void finish(std::span<const KeyedItem> rest, std::span<const std::uint64_t> counts,
+              std::vector<KeyedItem>& arrived) override {
+    check_counts(comm_, rest.size(), counts);
+    std::vector<KeyedItem> items;
+    std::vector<std::uint64_t> all_counts(counts.size());
+    std::size_t first = 0;
+    for (std::size_t d = 0; d < counts.size(); ++d) {
+      items.insert(items.end(), pushed_[d].begin(), pushed_[d].end());
+      items.insert(items.end(), rest.begin() + static_cast<std::ptrdiff_t>(first),
+                   rest.begin() + static_cast<std::ptrdiff_t>(first + counts[d]));
+      all_counts[d] = pushed_[d].size() + counts[d];
+      first += counts[d];
+    }
+    const std::vector<KeyedItem> mine = exchanger_.update(comm_, items, all_counts);
+    arrived.insert(arrived.end(), mine.begin(), mine.end());
+  }
+
+ private:
+  Exchanger& exchanger_;
+  const Communicator& comm_;
+  std::vector<std::vector<KeyedItem>> pushed_;
+};
+
+}  // namespace
+
+std::unique_ptr<UpdateStream> Exchanger::open_updates(const Communicator& comm, std::uint64_t /*key_bound*/,
+                                                      std::uint64_t /*value_bound*/) {
+  return std::make_unique<BufferedUpdates>(*this, comm);
 }
 
 std::vector<std::uint64_t> Exchanger::read(const Communicator& comm, std::span<const std::uint64_t> keys,

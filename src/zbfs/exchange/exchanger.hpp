@@ -43,6 +43,30 @@ struct ExchangeTraits {
   // false (--no-dedup): every update travels as sent, and a sender should not filter
   // either.
   bool merges_updates = true;
+  // open_updates pipelines (--overlap on): batches leave while the caller computes and
+  // arrivals can be taken between pushes. Otherwise a stream only buffers what is pushed
+  // and exchanges it at its finish, and a kernel should fold the usual way.
+  bool pipelines_updates = false;
+};
+
+// A pipelined fold of keyed updates (Exchanger::open_updates). A step pushes each
+// destination's items in batches as it produces them, takes what has arrived between
+// pushes, and ends the fold with finish(), which is collective over the stream's
+// communicator. Items are not merged across batches: a key sent several times (by
+// several senders) may arrive several times, in any order.
+class UpdateStream {
+ public:
+  virtual ~UpdateStream() = default;
+  // How many items a caller should gather for one destination before pushing them.
+  [[nodiscard]] virtual std::size_t batch_items() const = 0;
+  // One batch of items for member `destination` (not this rank).
+  virtual void push(int destination, std::span<const KeyedItem> items) = 0;
+  // Appends what has arrived to `arrived`, without waiting.
+  virtual void poll(std::vector<KeyedItem>& arrived) = 0;
+  // Sends what is left (`rest`, grouped by destination in rank order, counts[d] of them
+  // for member d, none for this rank) and appends every item still to arrive. Collective.
+  virtual void finish(std::span<const KeyedItem> rest, std::span<const std::uint64_t> counts,
+                      std::vector<KeyedItem>& arrived) = 0;
 };
 
 // A read's owner side: writes the values of `key` (a key this rank owns) to out[0, width).
@@ -94,6 +118,14 @@ class Exchanger {
   virtual std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
                                                 std::span<const std::uint64_t> counts, std::size_t width,
                                                 const ReadBatchAnswer& answer) = 0;
+  // A fold of keyed updates to their owners over `comm`, pushed in batches. Collective
+  // (every member opens the same streams in the same order, and finishes each). Every
+  // key pushed is below `key_bound` and every value below `value_bound` (the same on
+  // every member), which lets a stream carry an item in one word when both fit. This
+  // one buffers what is pushed and sends it with update() at the finish; an exchanger
+  // that pipelines overrides it and says so in traits().
+  virtual std::unique_ptr<UpdateStream> open_updates(const Communicator& comm, std::uint64_t key_bound,
+                                                     std::uint64_t value_bound);
 };
 
 class DirectExchanger final : public Exchanger {

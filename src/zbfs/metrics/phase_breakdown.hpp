@@ -33,6 +33,9 @@ struct PhaseSummary {
   std::array<double, kMaxRouteHops> hop_bytes{};  // routed bytes per hop, summed over ranks
   Spread to_device_bytes;                         // a device backend's copies to its device
   Spread to_host_bytes;                           // and back
+  Spread stream_model_s;                          // pipelined exchanges: modelled time,
+  Spread stream_held_s;                           // the time they held the rank,
+  Spread overlap_s;                               // and the modelled time hidden under computation
   // Hops with routed traffic: hop_bytes[0, routed_hops()) (0 when nothing was routed).
   [[nodiscard]] std::size_t routed_hops() const {
     std::size_t n = kMaxRouteHops;

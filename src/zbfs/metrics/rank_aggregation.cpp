@@ -5,7 +5,7 @@
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
-  constexpr std::size_t kFields = 13;
+  constexpr std::size_t kFields = 16;
   std::vector<double> values(kPhaseCount * kFields);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
@@ -22,6 +22,9 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
     values[i * kFields + 10] = static_cast<double>(c.merged_items);
     values[i * kFields + 11] = static_cast<double>(c.to_device_bytes);
     values[i * kFields + 12] = static_cast<double>(c.to_host_bytes);
+    values[i * kFields + 13] = c.stream_model_s;
+    values[i * kFields + 14] = c.stream_held_s;
+    values[i * kFields + 15] = c.overlap_s;
   }
   std::vector<double> min = values;
   std::vector<double> max = values;
@@ -32,11 +35,12 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   world.allreduce(std::span<double>(sum), ReduceOp::kSum);
   PhaseBreakdown b;
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    Spread* fields[kFields] = {&b.phases[i].time_s,       &b.phases[i].messages,     &b.phases[i].raw_bytes,
-                               &b.phases[i].wire_bytes,   &b.phases[i].model_s,      &b.phases[i].mpi_s,
-                               &b.phases[i].encode_s,     &b.phases[i].decode_s,     &b.phases[i].id_bytes,
-                               &b.phases[i].wait_s,       &b.phases[i].merged_items, &b.phases[i].to_device_bytes,
-                               &b.phases[i].to_host_bytes};
+    Spread* fields[kFields] = {&b.phases[i].time_s,        &b.phases[i].messages,       &b.phases[i].raw_bytes,
+                               &b.phases[i].wire_bytes,    &b.phases[i].model_s,        &b.phases[i].mpi_s,
+                               &b.phases[i].encode_s,      &b.phases[i].decode_s,       &b.phases[i].id_bytes,
+                               &b.phases[i].wait_s,        &b.phases[i].merged_items,   &b.phases[i].to_device_bytes,
+                               &b.phases[i].to_host_bytes, &b.phases[i].stream_model_s, &b.phases[i].stream_held_s,
+                               &b.phases[i].overlap_s};
     for (std::size_t f = 0; f < kFields; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
   }

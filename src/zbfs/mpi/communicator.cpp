@@ -430,6 +430,26 @@ void Communicator::book_transfers(CommPattern pattern, std::span<const std::uint
   record(pattern, messages, bytes, priced);
 }
 
+void Communicator::book_stream(std::span<const std::uint64_t> messages_to, std::span<const std::uint64_t> bytes_to,
+                               double mpi_s, double wait_s) const {
+  if (messages_to.size() != static_cast<std::size_t>(size_) || bytes_to.size() != messages_to.size()) {
+    throw Error(ExitCode::kFailure, "book_stream: " + std::to_string(bytes_to.size()) + " members given, the " +
+                                        "communicator has " + std::to_string(size_));
+  }
+  if (observer_ == nullptr || size_ <= 1) return;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  ClassTraffic priced;
+  for (int m = 0; m < size_; ++m) {
+    const auto i = static_cast<std::size_t>(m);
+    if (m == rank_) continue;
+    messages += messages_to[i];
+    bytes += bytes_to[i];
+    priced.add(link_to(m), static_cast<double>(messages_to[i]), static_cast<double>(bytes_to[i]));
+  }
+  observer_->on_stream(role_, messages, bytes, node_of_member_.empty() ? nullptr : &priced, mpi_s, wait_s);
+}
+
 void Communicator::count_gather(std::uint64_t my_bytes, std::uint64_t total_bytes) const {
   // Counted as this rank's sends of a direct exchange (its data to every peer); priced
   // as the ring, whose time follows what each rank receives.

@@ -334,6 +334,11 @@ class Communicator {
   // start_transfers() as time inside the transport.
   void start_transfers() const { mark(); }
   void book_transfers(CommPattern pattern, std::span<const std::uint64_t> bytes_to) const;
+  // Books a pipelined exchange this rank made over the members (mpi/message_stream.hpp):
+  // messages_to[m] messages of bytes_to[m] bytes in all to member m, with mpi_s spent
+  // inside its MPI calls and wait_s blocked at its end for the last arrivals.
+  void book_stream(std::span<const std::uint64_t> messages_to, std::span<const std::uint64_t> bytes_to, double mpi_s,
+                   double wait_s) const;
   // Point to point, not booked: a nonblocking send or receive of raw bytes with `tag`
   // (the buffer must outlive the transfer). A receive takes exactly bytes.size() bytes.
   [[nodiscard]] PendingTransfer isend_bytes(std::span<const char> bytes, int partner, int tag) const;

@@ -36,6 +36,13 @@ class TrafficObserver {
                        const ClassTraffic* by_link, double mpi_s) = 0;
   // Time spent waiting for the last member before a collective (with wait timing on).
   virtual void on_wait(double seconds) = 0;
+  // A pipelined exchange (mpi/message_stream.hpp), booked once at its end: its traffic
+  // as on_call's (a personalised exchange), `mpi_s` the time inside its MPI calls while
+  // it ran, `wait_s` the time blocked at its end for the last arrivals. Its transfers
+  // ran while the rank computed; an observer that prices traffic can tell how much of
+  // their time stayed hidden.
+  virtual void on_stream(CommRole role, std::uint64_t messages, std::uint64_t bytes, const ClassTraffic* by_link,
+                         double mpi_s, double wait_s) = 0;
 
  protected:
   TrafficObserver() = default;

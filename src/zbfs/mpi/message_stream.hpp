@@ -1,0 +1,116 @@
+// MessageStream: one pipelined personalised exchange over a communicator's members
+// (--overlap on). Unlike Communicator::exchange_probed, where every member hands over
+// all its messages at once and waits for all of the others', a sender posts each message
+// as soon as it has one (a nonblocking send), and takes whatever has arrived whenever it
+// polls, so the transfers run while it computes. Each member ends its part with one last
+// message to every other member (possibly empty; it may carry the sender's final data).
+// The exchange ends on a member when every other member's last message has arrived:
+// messages between two members on one communicator arrive in the order they were sent
+// (MPI's non-overtaking rule, which a receive for any tag respects), so all of a
+// sender's messages are in by then. The counts are piggybacked in that order: no extra
+// round, no barrier. Every message is flagged or not (the tag carries it), as pieces are.
+//
+// The messages travel on a StreamChannel: two duplicate communicators that carry
+// nothing else, used by alternate streams, so a member already in the next stream
+// cannot be taken for a sender of this one (a member is never more than one stream
+// ahead, since no stream ends before every member has sent its last message into it).
+//
+// Test hook: with a shuffle seed, sends are held back and released in a pseudo-random
+// order, some at later polls and the rest at the finish, to show that what the
+// receivers compute does not depend on the order or timing of arrivals.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "zbfs/mpi/communicator.hpp"
+
+namespace zbfs {
+
+// The two communicators that streams over one group of ranks alternate on. Owned: freed
+// on destruction. Making one is collective over the communicator.
+class StreamChannel {
+ public:
+  explicit StreamChannel(const Communicator& comm);
+  ~StreamChannel();
+  StreamChannel(const StreamChannel&) = delete;
+  StreamChannel& operator=(const StreamChannel&) = delete;
+
+  // The communicator of the next stream (they alternate).
+  MPI_Comm next() { return comms_[next_++ % 2]; }
+
+ private:
+  MPI_Comm comms_[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+  unsigned next_ = 0;
+};
+
+class MessageStream {
+ public:
+  struct Message {
+    int source = 0;
+    bool flagged = false;
+    std::vector<std::uint8_t> bytes;
+  };
+  // What the stream spent: time inside its MPI calls, and time at its finish blocked
+  // until the last messages came (waiting for the transfers still in flight and for
+  // members that had not finished).
+  struct Times {
+    double mpi_s = 0;
+    double wait_s = 0;
+  };
+
+  // Opens a stream over `comm` on the channel's next communicator. Every member opens its
+  // streams over one channel in the same order. `shuffle_seed`: the test hook (0: off).
+  MessageStream(const Communicator& comm, StreamChannel& channel, std::uint64_t shuffle_seed = 0);
+  // Unwinding past an unfinished stream happens only on an error that ends the job: its
+  // sends are left to finish on their own.
+  ~MessageStream();
+  MessageStream(const MessageStream&) = delete;
+  MessageStream& operator=(const MessageStream&) = delete;
+
+  // Posts `bytes` to member `destination` (not this rank) without waiting; the stream
+  // keeps the buffer until the send completes.
+  void send(int destination, std::vector<std::uint8_t> bytes, bool flagged);
+  // Moves every message that has arrived into `arrived`, without waiting.
+  void poll(std::vector<Message>& arrived);
+  // Sends every other member its last message (last[d], flagged or not; this rank's own
+  // entry is ignored), then receives until every member's last message is in (into
+  // `arrived`, the last ones too), and completes the sends. Collective. Books the
+  // stream's traffic and times with the communicator.
+  void finish(std::span<const Communicator::Piece> last, std::vector<Message>& arrived);
+
+  [[nodiscard]] const Times& times() const { return times_; }
+
+ private:
+  struct Outgoing {
+    int destination = 0;
+    bool flagged = false;
+    std::vector<std::uint8_t> bytes;
+  };
+  void post(Outgoing message, bool last);
+  // Receives the matched message; returns whether it was its sender's last.
+  bool receive(MPI_Message& matched, const MPI_Status& status, std::vector<Message>& arrived);
+  // Frees the buffers of completed sends.
+  void reap();
+  void release_some();  // the test hook: sends some held messages
+
+  const Communicator& comm_;
+  MPI_Comm channel_;
+  std::vector<MPI_Request> requests_;               // sends in flight ...
+  std::vector<std::vector<std::uint8_t>> buffers_;  // ... and their buffers
+  std::vector<std::uint64_t> messages_to_;
+  std::vector<std::uint64_t> bytes_to_;
+  std::vector<bool> last_from_;
+  int lasts_missing_ = 0;
+  bool finished_ = false;
+  Times times_;
+  bool shuffle_ = false;
+  std::mt19937_64 random_;
+  std::vector<Outgoing> held_;  // the test hook's messages not yet sent
+};
+
+}  // namespace zbfs

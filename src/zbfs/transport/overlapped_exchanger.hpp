@@ -1,0 +1,75 @@
+// OverlappedExchanger (--overlap on): an Exchanger whose update folds are pipelined.
+// open_updates gives a stream on which each pushed batch leaves at once as its own
+// message (mpi/message_stream.hpp: a nonblocking send). An item travels as one word
+// (key in the high bits, value in the low ones) when the stream's bounds leave room for
+// both, else as two; the words are framed by the run's codec when it
+// has one (auto prices each batch as the message it is, so a small batch's latency
+// weighs against compressing it), and every poll decodes what has arrived. The step that
+// pushes keeps expanding while its batches travel; it ends with one last message to
+// every member, and no extra round or barrier. Every other operation goes to the wrapped
+// exchanger (the direct one) unchanged.
+//
+// Each group of ranks that folds through a stream gets a StreamChannel at its first
+// stream, kept for the run and found by the members' world ranks, as RmaExchange finds
+// its windows. `shuffle_seed` (tests only) holds sends back and releases them in a
+// pseudo-random order (MessageStream's hook).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/exchange/message_codec.hpp"
+#include "zbfs/mpi/message_stream.hpp"
+
+namespace zbfs {
+
+class OverlappedExchanger final : public Exchanger {
+ public:
+  // `batch_bytes`: the raw size a destination's batch gathers before it leaves.
+  OverlappedExchanger(std::unique_ptr<Exchanger> inner, MessageCodec codec, std::uint64_t batch_bytes,
+                      std::uint64_t max_ids_per_message, std::uint64_t shuffle_seed = 0);
+  ~OverlappedExchanger() override;
+
+  [[nodiscard]] ExchangeTraits traits() const override;
+  [[nodiscard]] TransportStats transport_stats() const override { return inner_->transport_stats(); }
+  IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override {
+    return inner_->all_to_all(comm, outgoing, kind);
+  }
+  std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override {
+    return inner_->gather_ids(comm, mine);
+  }
+  void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
+                     std::span<const std::uint64_t> mask = {}) override {
+    inner_->gather_bitmap(comm, mine, all, mask);
+  }
+  void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
+                    std::span<std::uint64_t> received) override {
+    inner_->shift_bitmap(comm, mine, received);
+  }
+  std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
+                                std::span<const std::uint64_t> counts) override {
+    return inner_->update(comm, items, counts);
+  }
+  std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
+                                        std::span<const std::uint64_t> counts, std::size_t width,
+                                        const ReadBatchAnswer& answer) override {
+    return inner_->read_batch(comm, keys, counts, width, answer);
+  }
+  std::unique_ptr<UpdateStream> open_updates(const Communicator& comm, std::uint64_t key_bound,
+                                             std::uint64_t value_bound) override;
+
+ private:
+  std::unique_ptr<Exchanger> inner_;
+  MessageCodec codec_;
+  std::uint64_t batch_bytes_;
+  std::uint64_t max_ids_;
+  std::uint64_t shuffle_seed_;
+  std::uint64_t streams_opened_ = 0;  // varies the test hook's order from stream to stream
+  std::map<std::vector<int>, std::unique_ptr<StreamChannel>> channels_;
+};
+
+}  // namespace zbfs
