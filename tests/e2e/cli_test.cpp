@@ -575,11 +575,14 @@ TEST(CliMpi, ConfigurationErrorsArePrintedOnce) {
   EXPECT_NE(shared.err.find("one process"), std::string::npos) << shared.err;
 }
 
+// The ways exchanges travel that a failure must not hang: matched messages, one-sided
+// epochs, pipelined folds with batches in flight.
+const char* const kTransportFlags[] = {"--transport two-sided", "--transport rma", "--overlap on --batch-bytes 64"};
+
 TEST(CliMpi, AFailingRankEndsTheWholeJob) {
-  // Over matched messages, and with the others in a one-sided epoch (--transport rma).
-  for (const char* transport : {"two-sided", "rma"}) {
+  for (const char* transport : kTransportFlags) {
     const auto start = std::chrono::steady_clock::now();
-    const Outcome o = run_mpi(3, std::string("run --scale 12 --roots 64 -q --fail-on-rank 1 --transport ") + transport);
+    const Outcome o = run_mpi(3, std::string("run --scale 12 --roots 64 -q --fail-on-rank 1 ") + transport);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_NE(o.status, 0) << transport;
     EXPECT_NE(o.status, 124) << transport << ": the job hung until timeout killed it";
@@ -611,12 +614,52 @@ TEST(CliMpi, OneSidedTransportTraversesTheSameEdges) {
   expect_usage_error("run --scale 8 --transport shmem", "shmem");
 }
 
+// --overlap on: pipelined top-down folds give the same trees on every partition, with
+// and without a codec, in batches of one word and of the default size; the record names
+// the setting and books the overlapped traffic; what it cannot pipeline is refused.
+TEST(CliMpi, OverlappedFoldsTraverseTheSameEdges) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const Outcome single = run_zbfs("run --scale 11 --roots 8 -q --partition shared");
+  ASSERT_EQ(single.status, 0) << single.err;
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_overlap.json";
+  for (const char* rest : {"-p 1d", "-p 1d --batch-bytes 8 --codec auto", "-p 2d --grid 2x2 --codec bitpack",
+                           "-p hybrid --ranks-per-node 2", "-p 2d --grid 1x4 --column-gather union --transport rma"}) {
+    const Outcome o =
+        run_mpi(4, std::string("run --scale 11 --roots 8 -q --overlap on ") + rest + " --json " + json.string());
+    ASSERT_EQ(o.status, 0) << rest << "\n" << o.err;
+    EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << rest;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(record["config"]["overlap"], true) << rest;
+    EXPECT_GT(record["phases"]["row_exchange"]["stream_modelled_time_s"]["sum"].get<double>(), 0.0) << rest;
+    EXPECT_GT(record["phases"]["row_exchange"]["stream_held_time_s"]["sum"].get<double>(), 0.0) << rest;
+    EXPECT_GE(record["phases"]["row_exchange"]["overlap_time_s"]["min"].get<double>(), 0.0) << rest;
+  }
+  // The phase table's overlap section: the pipelined phase, its modelled and held time.
+  const Outcome table = run_mpi(2, "run --scale 9 --roots 2 --overlap on");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.err.find("overlapped phase         model_s    held_s overlap_s   hidden%\nrow_exchange"),
+            std::string::npos)
+      << table.err;
+  // Off, nothing is pipelined.
+  ASSERT_EQ(run_mpi(2, "run --scale 9 --roots 2 -q --json " + json.string()).status, 0);
+  const nlohmann::json off = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(off["config"]["overlap"], false);
+  EXPECT_EQ(off["phases"]["row_exchange"]["stream_held_time_s"]["sum"].get<double>(), 0.0);
+  std::filesystem::remove(json);
+  expect_usage_error("run --scale 8 --partition shared --overlap on", "--overlap on applies to MPI exchanges");
+  expect_usage_error("run --scale 8 --overlap on --route grid2", "a --route's hops are not pipelined");
+  expect_usage_error("run --scale 8 --overlap on --backend cuda-host --partition 1d", "--backend cpu");
+  expect_usage_error("run --scale 8 --overlap on --dump-frontiers /tmp/x", "--overlap off");
+  expect_usage_error("run --scale 8 --batch-bytes 4", "--batch-bytes must be between 8 and");
+  expect_usage_error("run --scale 8 --overlap maybe", "maybe");
+}
+
 void expect_killed_rank_ends_the_job(const std::string& transport) {
   // Start a run long enough to be mid-flight, wait until mpirun (the child of `timeout`)
   // has started its ranks (polled, not a fixed sleep that a fast machine outruns or a slow
   // one undershoots), then kill the newest rank. `killed` is 1 when a rank was killed.
   const std::string script = std::string("timeout 120 ") + ZBFS_MPIEXEC + " -np 3 " + ZBFS_BINARY +
-                             " run --scale 18 --roots 64 -q --transport " + transport +
+                             " run --scale 18 --roots 64 -q " + transport +
                              " >/dev/null 2>&1 & job=$!; killed=0; "
                              "for i in $(seq 300); do mp=$(pgrep -P $job); "
                              "if [ -n \"$mp\" ] && [ $(pgrep -c -P $mp) -ge 3 ]; then "
@@ -635,7 +678,7 @@ void expect_killed_rank_ends_the_job(const std::string& transport) {
 }
 
 TEST(CliMpi, AKilledRankEndsTheWholeJob) {
-  for (const char* transport : {"two-sided", "rma"}) {
+  for (const char* transport : kTransportFlags) {
     SCOPED_TRACE(transport);
     expect_killed_rank_ends_the_job(transport);
   }
