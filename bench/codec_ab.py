@@ -16,6 +16,17 @@ compression does not pay?
 interleaved comparison of anything else (the transports of issue 37):
 
     python3 bench/codec_ab.py --ranks 4 --scale 20 --partition 1d --vary transport --codecs two-sided rma
+    python3 bench/codec_ab.py --ranks 2 --scale 20 --partition 1d --vary overlap --codecs off on -- --threads 1
+
+--netcluster HOSTS runs the job on an emulated cluster instead (scripts/netcluster, root
+only): HOSTS hosts, --ranks / HOSTS ranks each, over links shaped to --rate (tbf bucket
+--burst). The overlap target of issue 37, a core per host on 1 Gbit/s links:
+
+    sudo python3 bench/codec_ab.py --netcluster 2 --ranks 2 --scale 20 --partition 1d --rounds 7 \
+        --vary overlap --codecs off on -- --threads 1 --codec none
+
+Besides the phases, the overlap table gives, where folds were pipelined, their modelled
+time, the time they held the slowest rank, and the modelled time hidden under computation.
 """
 import argparse
 import json
@@ -37,10 +48,18 @@ def mpirun_prefix(ranks: int, mpirun: str) -> list[str]:
     return cmd
 
 
+NETCLUSTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "netcluster")
+
+
+def launcher(args: argparse.Namespace) -> list[str]:
+    if args.netcluster:
+        return [NETCLUSTER, "run", "--name", "codecab", "--np", str(args.ranks), "--"]
+    return mpirun_prefix(args.ranks, args.mpirun)
+
+
 def run_once(args: argparse.Namespace, codec: str, out: str) -> dict:
-    cmd = mpirun_prefix(args.ranks, args.mpirun) + [
-        args.binary, "run", "--scale", str(args.scale), "--partition", args.partition,
-        "--no-validate", "-q", f"--{args.vary}", codec, "--json", out] + args.extra
+    cmd = launcher(args) + [os.path.abspath(args.binary), "run", "--scale", str(args.scale), "--partition", args.partition,
+                            "--no-validate", "-q", f"--{args.vary}", codec, "--json", out] + args.extra
     done = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
     if done.returncode != 0:
         sys.exit(f"codec_ab: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
@@ -61,6 +80,8 @@ def summarise(record: dict) -> dict:
         "rowcol_wire": phase_sum(record, EXCHANGES, "wire_bytes") / raw if raw else 1.0,
         "pred_wire": phase_sum(record, ["predecessor_reduction"], "wire_bytes") / pred_raw if pred_raw else 1.0,
         "phases": {p: record["phases"].get(p, {}).get("time_s", {}).get("max", 0.0) for p in SEARCH_PHASES},
+        "stream": [phase_sum(record, ["row_exchange"], key) for key in
+                   ("stream_modelled_time_s", "stream_held_time_s", "overlap_time_s")],
     }
 
 
@@ -75,10 +96,31 @@ def main() -> None:
     parser.add_argument("--codecs", nargs="+", default=["none", "auto"], help="the values compared")
     parser.add_argument("--vary", default="codec", help="the `zbfs run` flag the values are given to (no dashes)")
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--netcluster", type=int, default=0, metavar="HOSTS",
+                        help="run on an emulated cluster of this many hosts (scripts/netcluster; root)")
+    parser.add_argument("--rate", default="1gbit", help="--netcluster: the links' rate")
+    parser.add_argument("--burst", default="8000", help="--netcluster: tbf's bucket in bytes")
     parser.add_argument("extra", nargs="*", help="further `zbfs run` arguments, after --")
     args = parser.parse_args()
 
     results: dict[str, list[dict]] = {c: [] for c in args.codecs}
+    if args.netcluster:
+        if args.ranks % args.netcluster != 0:
+            sys.exit("codec_ab: --ranks must be a multiple of --netcluster")
+        up = subprocess.run([NETCLUSTER, "up", str(args.netcluster), "--rate", args.rate, "--burst", args.burst,
+                             "--name", "codecab"], text=True, capture_output=True)
+        if up.returncode != 0:
+            sys.exit(f"codec_ab: netcluster up failed: {up.stderr.strip()}")
+    try:
+        rounds(args, results)
+    finally:
+        if args.netcluster:
+            subprocess.run([NETCLUSTER, "down", "--name", "codecab"], capture_output=True)
+    report(args, results)
+
+
+def rounds(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
+    # The emulated cluster's hosts see /tmp; a file written there by rank 0 is read here.
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             for codec in args.codecs:
@@ -87,7 +129,11 @@ def main() -> None:
                 print(f"round {r + 1}/{args.rounds} {codec:12s} bfs {row['bfs_s']:.3f} s  "
                       f"TEPS {row['teps']:.4g}", file=sys.stderr, flush=True)
 
-    print(f"{args.ranks} ranks, scale {args.scale}, {args.partition}, {args.rounds} rounds "
+
+def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
+    where = f"netcluster {args.netcluster} hosts at {args.rate}" if args.netcluster else "shared memory"
+
+    print(f"{args.ranks} ranks ({where}), scale {args.scale}, {args.partition}, {args.rounds} rounds "
           f"{' '.join(args.extra)}".rstrip())
     print(f"{args.vary:12s} {'bfs_s(med)':>10s} {'min':>8s} {'max':>8s} {'TEPS(med)':>10s} "
           f"{'row+col wire%':>13s} {'pred wire%':>10s} {'vs first':>9s} {'paired':>8s}")
@@ -109,6 +155,16 @@ def main() -> None:
         rows = results[codec]
         print(f"{codec:12s} " + " ".join(f"{statistics.median(r['phases'][p] for r in rows):18.3f}"
                                          for p in SEARCH_PHASES))
+    if any(r["stream"][0] + r["stream"][1] > 0 for rows in results.values() for r in rows):
+        print("\npipelined folds (row exchange), summed over ranks, median over rounds (s):")
+        print(f"{args.vary:12s} {'model_s':>10s} {'held_s':>10s} {'overlap_s':>10s} {'hidden%':>8s}")
+        for codec in args.codecs:
+            rows = results[codec]
+            model, held, hidden = (statistics.median(r["stream"][k] for r in rows) for k in range(3))
+            if model + held == 0:
+                continue
+            print(f"{codec:12s} {model:10.4f} {held:10.4f} {hidden:10.4f} "
+                  f"{100 * hidden / model if model else 0:7.1f}%")
 
 
 if __name__ == "__main__":

@@ -252,6 +252,33 @@ TEST(Projection, ToMoreRanksAndNodes) {
   EXPECT_THROW(project_run(run, ProjectionTarget{16, {2, 4}, big.network, 1}), Error);
 }
 
+// The overlap term: a recording whose row exchange ran 60% hidden (pipelined folds)
+// keeps that share hidden at the target, up to the local work; the recorded time its
+// model explained is then only the part that showed.
+TEST(Projection, PipelinedFoldsKeepTheirHiddenShare) {
+  RecordedRun run = two_by_two_run();
+  const ProjectionTarget same{4, {2, 2}, network_preset("1gbe").value(), 1};
+  const Projection plain = project_run(run, same);
+  run.hidden_share[static_cast<std::size_t>(Phase::kRowExchange)] = 0.6;
+  const Projection p = project_run(run, same);
+  ASSERT_EQ(p.phases.size(), plain.phases.size());
+  const PhaseProjection& row = p.phases[1];
+  EXPECT_NEAR(row.hidden_s, 0.6 * row.model_s, 1e-15);
+  EXPECT_EQ(p.phases[0].hidden_s, 0.0);
+  EXPECT_NEAR(p.hidden_s, row.hidden_s, 1e-15);
+  EXPECT_NEAR(p.communication_s, plain.communication_s, 1e-15);
+  // The recording's own model explained 1 ms of row exchange, of which 0.6 ms was hidden.
+  EXPECT_NEAR(p.local_s, 0.01 - 0.0004, 1e-12);
+  EXPECT_NEAR(p.bfs_time_s, p.local_s + p.communication_s - p.hidden_s, 1e-15);
+  // No more hides than there is work to hide under: on a slow network everything showed.
+  run.hidden_share[static_cast<std::size_t>(Phase::kRowExchange)] = 1.0;
+  run.mean_bfs_time_s = 0.0012;
+  const Projection slow =
+      project_run(run, ProjectionTarget{4, {2, 2}, NetworkModel{"slow", {1e-3, 1e6}, {1e-3, 1e6}}, 1});
+  EXPECT_NEAR(slow.hidden_s, slow.local_s, 1e-15);
+  EXPECT_GT(slow.phases[1].hidden_s, slow.local_s);
+}
+
 TEST(Projection, WarnsWhenTheRecordingHadNoColumnTraffic) {
   RecordedRun run = two_by_two_run();
   run.grid = {1, 4};

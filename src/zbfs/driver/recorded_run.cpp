@@ -137,6 +137,13 @@ void read_phases_and_traffic(const nlohmann::json& j, const RecordFields& fields
     if (!(time_s >= 0) || !(model_s >= 0)) fields.refuse("has a negative time in phase " + name);
     run.max_time_s[static_cast<std::size_t>(phase)] = time_s;
     run.max_model_s[static_cast<std::size_t>(phase)] = model_s;
+    // Records from before --overlap have no overlap figures: nothing ran hidden.
+    if (p.is_object() && p.contains("overlap_time_s")) {
+      const double hidden = fields.number(p, "overlap_time_s.sum", prefix);
+      const double modelled = fields.number(p, "modelled_time_s.sum", prefix);
+      if (!(hidden >= 0) || !(modelled >= 0)) fields.refuse("has a negative time in phase " + name);
+      run.hidden_share[static_cast<std::size_t>(phase)] = modelled > 0 ? std::min(1.0, hidden / modelled) : 0.0;
+    }
   }
   std::size_t index = 0;
   for (const auto& t : j["traffic"]) {
@@ -205,10 +212,14 @@ std::string format_projection(const std::string& path, const RecordedRun& run, c
                        std::string(to_string(ph.phase)) + (ph.per_search ? "" : " (once)"), ph.recorded_time_s,
                        ph.recorded_model_s, ph.bytes_per_rank, ph.messages_per_rank, ph.model_s);
   }
+  const std::string hidden =
+      p.hidden_s > 0
+          ? fmt::format(" - {:.6f} s hidden under the work (pipelined folds, at the recorded share)", p.hidden_s)
+          : std::string();
   out += fmt::format(
       "BFS per search: communication {:.6f} s + other work {:.6f} s (recorded time less its modelled "
-      "communication, x {}/{}) = {:.6f} s\n",
-      p.communication_s, p.local_s, run.ranks, target.ranks, p.bfs_time_s);
+      "communication, x {}/{}){} = {:.6f} s\n",
+      p.communication_s, p.local_s, run.ranks, target.ranks, hidden, p.bfs_time_s);
   out += fmt::format("predicted TEPS: {:.4g} (recorded: {:.4g} mean over searches)\n", p.teps,
                      run.mean_bfs_time_s > 0 ? run.mean_traversed_edges / run.mean_bfs_time_s : 0.0);
   for (const std::string& w : p.warnings) out += "note: " + w + "\n";

@@ -182,17 +182,24 @@ Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
     if (!any) continue;
     const auto busiest = std::max_element(per_rank.begin(), per_rank.end(),
                                           [](const auto& a, const auto& b) { return a.model_s < b.model_s; });
+    busiest->hidden_s = busiest->model_s * std::clamp(run.hidden_share[i], 0.0, 1.0);
     out.phases.push_back(*busiest);
-    if (is_bfs_phase(phase)) out.communication_s += busiest->model_s;
+    if (is_bfs_phase(phase)) {
+      out.communication_s += busiest->model_s;
+      out.hidden_s += busiest->hidden_s;
+    }
   }
   // Whatever of the recorded search time its own model does not explain as communication
-  // is taken as work that divides over the ranks.
+  // (what ran hidden did not take time) is taken as work that divides over the ranks.
   double recorded_communication = 0;
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    if (is_bfs_phase(static_cast<Phase>(i))) recorded_communication += run.max_model_s[i] / run.searches;
+    if (is_bfs_phase(static_cast<Phase>(i))) {
+      recorded_communication += run.max_model_s[i] * (1 - std::clamp(run.hidden_share[i], 0.0, 1.0)) / run.searches;
+    }
   }
   out.local_s = std::max(0.0, run.mean_bfs_time_s - recorded_communication) * run.ranks / target.ranks;
-  out.bfs_time_s = out.local_s + out.communication_s;
+  out.hidden_s = std::min(out.hidden_s, out.local_s);
+  out.bfs_time_s = out.local_s + out.communication_s - out.hidden_s;
   out.teps = out.bfs_time_s > 0 ? run.mean_traversed_edges / out.bfs_time_s : 0;
   return out;
 }

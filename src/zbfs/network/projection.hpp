@@ -8,7 +8,10 @@
 //   reduce (fixed-size buffer, recursive doubling): bytes ~ ceil(log2 g), messages = ceil(log2 g) per call
 //   pairwise (rounds of the set-union allreduce):   bytes like gather,    messages ~ ceil(log2 g)
 // The rest of the recorded search time (its BFS time less its own modelled communication)
-// is taken as work that divides perfectly over the ranks (time x P0 / P). docs/network-model.md has the
+// is taken as work that divides perfectly over the ranks (time x P0 / P). The overlap
+// term: where the recording pipelined a phase's exchanges, the share of its modelled
+// communication that ran hidden under computation is taken to stay hidden at the target,
+// up to the local work there is to hide under. docs/network-model.md has the
 // derivation and the limits. Pure arithmetic, no MPI.
 #pragma once
 
@@ -36,7 +39,10 @@ struct RecordedRun {
   double mean_bfs_time_s = 0;                     // per search
   std::array<double, kPhaseCount> max_time_s{};   // whole run, slowest rank
   std::array<double, kPhaseCount> max_model_s{};  // whole run, the run's own model
-  std::vector<TrafficRecord> traffic;             // summed over ranks, whole run
+  // The share of each phase's modelled communication that ran hidden under computation
+  // (pipelined folds, --overlap on: overlap_time_s over modelled_time_s, sums over ranks).
+  std::array<double, kPhaseCount> hidden_share{};
+  std::vector<TrafficRecord> traffic;  // summed over ranks, whole run
 };
 
 struct ProjectionTarget {
@@ -53,15 +59,19 @@ struct PhaseProjection {
   double recorded_model_s = 0;  // the recording's model
   double bytes_per_rank = 0;    // projected, busiest sampled rank
   double messages_per_rank = 0;
-  double model_s = 0;  // projected communication time, busiest sampled rank
+  double model_s = 0;   // projected communication time, busiest sampled rank
+  double hidden_s = 0;  // of which runs under computation, at the recorded hidden share
 };
 
 struct Projection {
   std::vector<PhaseProjection> phases;  // phases with traffic or time, in phase order
   double communication_s = 0;           // per search, the BFS phases
   double local_s = 0;                   // per search, the rest of the recorded time x P0 / P
-  double bfs_time_s = 0;                // communication + local
-  double teps = 0;                      // mean traversed edges / bfs_time_s
+  // Per search, the communication that runs under the local work (the phases' hidden_s,
+  // at most local_s: an exchange cannot hide under more work than there is).
+  double hidden_s = 0;
+  double bfs_time_s = 0;  // communication + local - hidden
+  double teps = 0;        // mean traversed edges / bfs_time_s
   int sampled_ranks = 0;
   std::vector<std::string> warnings;
 };
