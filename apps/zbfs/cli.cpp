@@ -37,7 +37,7 @@ struct TextOptions {
   std::string grid;
   std::string column_gather = "allgatherv";
   std::string transport = "two-sided";
-  std::string overlap = "off";
+  std::string overlap;  // empty: on where it applies
   std::string codec = "none";
   std::string route;
   std::string route_dims;
@@ -190,9 +190,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--overlap", text.overlap,
                  "pipelined top-down folds: on (each destination's batch of vertex-parent updates leaves as soon as "
                  "it fills, while the expansion goes on, and arrivals are claimed between chunks) or off (one "
-                 "exchange after the expansion)")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
+                 "exchange after the expansion); default: on for the CPU backend's MPI exchanges without --route or "
+                 "--dump-frontiers, off otherwise")
+      ->check(CLI::IsMember({"on", "off"}));
   run.add_option("--batch-bytes", config.batch_bytes,
                  "--overlap on: the bytes of updates a destination's batch gathers before it leaves")
       ->capture_default_str();
@@ -258,7 +258,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   if (!config.shared_memory) config.partition = *parse_partition(partition);
   config.column_gather = *parse_column_gather(text.column_gather);
   config.transport = *parse_transport(text.transport);
-  config.overlap = text.overlap == "on";
+  if (!text.overlap.empty()) config.overlap = text.overlap == "on";
   config.codec = *parse_codec_choice(text.codec);
   if (!text.route.empty()) {
     RouteChoice route;

@@ -5,6 +5,7 @@
 #include "zbfs/bfs/distributed_bfs.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <bit>
@@ -479,6 +480,25 @@ TEST(DistributedBfs, PipelinedFoldsGiveTheSameLevels) {
   check_searches<std::uint64_t>({Partition::k2D, most_square_grid(p)}, {8, 16, 4}, Direction::kAuto,
                                 ColumnGather::kAllgatherv, 2, CodecChoice{CodecId::kNone}, nullptr, false, 0,
                                 Pipelining{kDefaultBatchBytes, 5});
+}
+
+// With one thread per rank a pipelined search's tree does not depend on when batches
+// arrive: a vertex found from several parents in one level keeps the smallest.
+TEST(DistributedBfs, PipelinedTreesDoNotDependOnArrivalOrder) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  for (const Layout& layout :
+       {Layout{Partition::k1D, {1, world_size()}}, Layout{Partition::k2D, most_square_grid(world_size())}}) {
+    std::vector<std::vector<std::vector<std::int64_t>>> trees;
+    for (const std::uint64_t seed : {0, 1, 2}) {
+      trees.push_back(check_searches<std::uint32_t>(layout, {10, 8, 6}, Direction::kTopDown, ColumnGather::kAllgatherv,
+                                                    3, CodecChoice{CodecId::kNone}, nullptr, false, 0,
+                                                    Pipelining{64, seed}));
+    }
+    EXPECT_EQ(trees[1], trees[0]);
+    EXPECT_EQ(trees[2], trees[0]);
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST(DistributedBfs, SixtyFourBitLocalIds) {

@@ -151,6 +151,9 @@ TEST(MessageStream, BooksItsTraffic) {
   EXPECT_GE(stream.times().mpi_s, 0.0);
   EXPECT_GE(stream.times().wait_s, 0.0);
   EXPECT_DOUBLE_EQ(c.stream_held_s, p > 1 ? stream.times().mpi_s + stream.times().wait_s : 0.0);
+  // The wait at the finish is a point-to-point wait: inside MPI, not a collective's wait.
+  EXPECT_DOUBLE_EQ(c.mpi_s, c.stream_held_s);
+  EXPECT_EQ(c.wait_s, 0.0);
 }
 
 TEST(MessageStream, RefusesMisuse) {

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <string>
 #include <vector>
@@ -45,6 +46,28 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
     }
   }
   return found;
+}
+
+// Lowers a parent entry to `candidate` when that is smaller: a vertex discovered from
+// several parents in one level keeps the smallest, whatever order the candidates came in
+// (pipelined folds claim arrivals as they come). Atomic when threads share the entry.
+inline void lower_parent(std::int64_t& entry, std::int64_t candidate, bool shared) {
+  if (!shared) {
+    entry = std::min(entry, candidate);
+    return;
+  }
+  std::atomic_ref<std::int64_t> at(entry);
+  std::int64_t seen = at.load(std::memory_order_relaxed);
+  while (candidate < seen && !at.compare_exchange_weak(seen, candidate, std::memory_order_relaxed)) {
+  }
+}
+
+inline void store_parent(std::int64_t& entry, std::int64_t value, bool shared) {
+  if (shared) {
+    std::atomic_ref<std::int64_t>(entry).store(value, std::memory_order_relaxed);
+  } else {
+    entry = value;
+  }
 }
 
 }  // namespace
@@ -394,9 +417,14 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
           for (const V target_local : graph.neighbors(source_local)) {
             const std::uint64_t offset = target_local - my_first_local;
             if (offset < block) {
+              std::int64_t& entry = parent[owned_original[offset]];
               if (visited_.claim(offset, shared)) {
-                parent[owned_original[offset]] = static_cast<std::int64_t>(parent_global);
+                store_parent(entry, static_cast<std::int64_t>(parent_global), shared);
                 next_.claim(offset, shared);
+              } else if (next_.test(offset)) {
+                // Found in this level already (perhaps by an update that arrived): the
+                // smallest parent wins, so the tree does not depend on arrival times.
+                lower_parent(entry, static_cast<std::int64_t>(parent_global), shared);
               }
             } else if (!filter_sent || sent_.claim(target_local, shared)) {
               const std::uint64_t owner = by_block.divide(target_local);
@@ -464,9 +492,12 @@ void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::u
       foreign = true;
       continue;
     }
+    std::int64_t& entry = parent[owned_original_[offset]];
     if (visited_.claim(offset, shared)) {
-      parent[owned_original_[offset]] = static_cast<std::int64_t>(item.value);
+      store_parent(entry, static_cast<std::int64_t>(item.value), shared);
       next_.claim(offset, shared);
+    } else if (next_.test(offset)) {
+      lower_parent(entry, static_cast<std::int64_t>(item.value), shared);
     }
   }
   if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");

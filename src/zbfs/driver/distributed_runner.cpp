@@ -252,7 +252,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   if (!config.dump_frontiers.empty()) recorder.emplace(config.dump_frontiers, grid.rank());
   const std::unique_ptr<Exchanger> exchanger_owned =
       make_exchanger({config.column_gather, std::move(message_codec), config.route, max_ids,
-                      recorder ? &*recorder : nullptr, config.transport, config.overlap, config.batch_bytes});
+                      recorder ? &*recorder : nullptr, config.transport, pipelines_folds(config), config.batch_bytes});
   Exchanger& exchanger = *exchanger_owned;
   // Forest pruning's peeled trees are part of kernel 1 (the hubs, built with the search,
   // are not timed: they were not before either).

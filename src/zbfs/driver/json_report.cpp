@@ -209,7 +209,7 @@ nlohmann::json to_json(const RunResult& r) {
         {"grid", r.grid.to_string()},
         {"column_gather", std::string(to_string(c.column_gather))},
         {"transport", std::string(to_string(c.transport))},
-        {"overlap", c.overlap},
+        {"overlap", pipelines_folds(c)},
         {"batch_bytes", c.batch_bytes},
         {"codec", std::string(c.codec.name())},
         {"route", c.route ? nlohmann::json(std::string(to_string(c.route->kind))) : nlohmann::json(nullptr)},

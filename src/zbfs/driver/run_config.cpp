@@ -84,7 +84,7 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.transport != Transport::kTwoSided && c.shared_memory) {
     throw_usage_error("--transport applies to MPI exchanges; use --partition 1d, 2d or hybrid");
   }
-  if (c.overlap) {
+  if (c.overlap.value_or(false)) {
     if (c.shared_memory) throw_usage_error("--overlap on applies to MPI exchanges; use --partition 1d, 2d or hybrid");
     if (c.route) throw_usage_error("--overlap on pipelines direct folds; a --route's hops are not pipelined");
     if (c.backend != Backend::kCpu) {
@@ -112,6 +112,11 @@ void validate_config(const RunConfig& c, int ranks) {
                       (ranks == 1 ? std::string("0") : "0 to " + std::to_string(ranks - 1)) + ", got " +
                       std::to_string(*c.fail_on_rank));
   }
+}
+
+bool pipelines_folds(const RunConfig& config) {
+  if (config.overlap) return *config.overlap;
+  return !config.shared_memory && config.backend == Backend::kCpu && !config.route && config.dump_frontiers.empty();
 }
 
 void fail_if_injected(const RunConfig& config, int rank) {

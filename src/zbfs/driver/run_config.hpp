@@ -66,8 +66,10 @@ struct RunConfig {
   // --transport: the exchanges' rounds as matched messages or as one-sided puts.
   Transport transport = Transport::kTwoSided;
   // --overlap: top-down folds pipelined (batches leave while the expansion goes on;
-  // transport/overlapped_exchanger.hpp), and --batch-bytes, a batch's raw size.
-  bool overlap = false;
+  // transport/overlapped_exchanger.hpp), and --batch-bytes, a batch's raw size. Unset:
+  // on wherever it applies (pipelines_folds), the default measured faster in
+  // docs/performance.md.
+  std::optional<bool> overlap;
   std::uint64_t batch_bytes = kDefaultBatchBytes;
   // How every frontier, predecessor and validation exchange is encoded.
   CodecChoice codec{CodecId::kNone};
@@ -98,6 +100,11 @@ void fail_if_injected(const RunConfig& config, int rank);
 // with a segmentation fault when it could not start them. `threads`: the most any rank
 // would start (the same on every rank, so that every rank refuses alike).
 void check_openmp_threads(std::uint64_t threads);
+
+// Whether the run's top-down folds are pipelined: --overlap as given, or when unset, on
+// for the CPU backend's direct MPI exchanges (not with --route, whose hops are not
+// pipelined, nor with --dump-frontiers, which records the bulk exchanges).
+bool pipelines_folds(const RunConfig& config);
 
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.
 void validate_config(const RunConfig& config, int ranks = 1);

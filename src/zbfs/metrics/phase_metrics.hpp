@@ -147,8 +147,9 @@ class PhaseMetrics final : public TrafficObserver {
   void on_stream(CommRole role, std::uint64_t messages, std::uint64_t bytes, const ClassTraffic* by_link, double mpi_s,
                  double wait_s) override {
     const double model_s = by_link != nullptr && links_ ? traffic_time_s((*links_)[0], (*links_)[1], *by_link) : 0.0;
-    add_traffic(role, CommPattern::kPersonalized, messages, bytes, bytes, model_s, mpi_s);
-    add_wait(wait_s);
+    // Its wait for the last messages is a point-to-point wait, which stays inside MPI
+    // (wait_s is the barrier before collectives, --time-waits).
+    add_traffic(role, CommPattern::kPersonalized, messages, bytes, bytes, model_s, mpi_s + wait_s);
     PhaseCounters& c = counters_[index(current_)];
     c.stream_model_s += model_s;
     c.stream_held_s += mpi_s + wait_s;
