@@ -2,7 +2,7 @@
 // member's piece arrives whole, flagged as sent, in source order where the receiver
 // placed it; empty and flagged-empty pieces included; over many rounds (the halves
 // alternate), on the job and on its halves (windows found by their members), and when a
-// round outgrows the window (it grows and the round runs again).
+// round outgrows the window (its pieces spill as messages and the window grows).
 #include "zbfs/mpi/rma_exchange.hpp"
 
 #include <gtest/gtest.h>
@@ -67,13 +67,18 @@ TEST(RmaExchange, ManyRoundsDeliverEveryPieceInPlace) {
   check_rounds(comm, rma, 40, 300);
 }
 
-TEST(RmaExchange, ARoundThatOutgrowsTheWindowGrowsItAndRunsAgain) {
+// A piece that finds no room arrives as a message (the round still delivers every
+// piece), and the windows grow before the next round, once every member agrees.
+TEST(RmaExchange, PiecesThatOutgrowTheWindowSpillAndTheWindowGrows) {
   const Communicator comm = world();
   RmaExchange rma;
   check_rounds(comm, rma, 3, 100);
+  const std::uint64_t before = rma.window_bytes();
+  check_rounds(comm, rma, 1, 200000);  // spills
   check_rounds(comm, rma, 3, 200000);
   if (comm.size() > 1) {
     EXPECT_GE(rma.growths(), 1U);
+    EXPECT_GT(rma.window_bytes(), before);
   }
   check_rounds(comm, rma, 5, 100);
 }

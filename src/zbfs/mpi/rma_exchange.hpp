@@ -7,20 +7,27 @@
 // are found by the group's members (their world ranks, in order), which every member
 // sees alike: communicators with the same members share a window (their exchanges are
 // collectives of the same ranks, one after another), and a communicator made later at a
-// freed one's address finds nothing stale. A sender
-// reserves room at each receiver with one remote fetch-and-add on the receiver's fill
-// counter (all issued at once, then one flush) and puts its piece there behind a 16-byte
-// record header (source, flag, length). Completion is the senders' flush followed by one allreduce, which is also how
-// every rank learns whether some piece found no room: no receiver matches messages, and
-// no sizes travel first. The window has two halves used by alternate exchanges, so that
-// a rank already in the next exchange cannot write into a half its receiver still reads;
-// fill counters are touched only by atomics (a reset is an atomic replace).
+// freed one's address finds nothing stale.
 //
-// When a half would overflow, the exchange is undone (counters reset) and run again in
-// windows grown to fit, allocated collectively after every rank has checked its memory
-// (a machine without room ends the job with one line, as the memory check does). The
-// first window is sized by the first exchange that needs one, so the runs' windows are
-// allocated while kernel 1 warms up and reused by every search.
+// A sender reserves room at each receiver with one remote fetch-and-add on the
+// receiver's fill counter (all issued at once, then one flush), puts its piece there
+// behind a 16-byte record header (source, flag, length), flushes, and then notifies
+// every other member with one atomic add on its arrival counter (a notification, and
+// whether a record was put). A receiver is done when every member's notification is in:
+// no receiver matches messages, no sizes travel first, and no collective completes the
+// round. The window has two halves used by alternate exchanges, so that a rank already
+// in the next exchange cannot write into a half its receiver still reads; counters are
+// touched only by atomics (a reset is an atomic replace).
+//
+// A piece that finds no room in its receiver's half goes as a message instead (the
+// notification says so) on a communicator kept for these spills, so the round still
+// completes. Each exchange ends by offering, without waiting, what its half would have
+// needed (a nonblocking allreduce); the next exchange takes the agreement first and,
+// when some half was too small, every member grows the window alike (collectively, after
+// every rank has checked its memory: a machine without room ends the job with one line,
+// as the memory check does). The first window is sized by the first exchange that needs
+// one, so the runs' windows are allocated while kernel 1 warms up and reused by every
+// search.
 #pragma once
 
 #include <cstdint>
