@@ -294,6 +294,7 @@ struct ModelOptions {
   std::string record;
   int ranks = 0;
   std::string grid;
+  std::string transport;  // empty: the recorded run's
   TextOptions text;
 };
 
@@ -339,6 +340,7 @@ int model_command(ModelOptions options, int rank) {
     target.network = model_of(choice);
   }
   target.ranks_per_node = choice.ranks_per_node.value_or(1);
+  target.one_sided = options.transport.empty() ? run.one_sided : options.transport == "rma";
   const Projection projection = project_run(run, target);
   if (rank == 0) std::fputs(format_projection(options.record, run, target, projection).c_str(), stdout);
   return 0;
@@ -466,6 +468,11 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   model->add_option("-P,--ranks", model_options.ranks, "ranks to project to")->required();
   model->add_option("--grid", model_options.grid, "2D grid RxC to project to (default: the most square)");
   add_network_options(*model, model_options.text, ", or recorded (the model the run used)");
+  model
+      ->add_option("--transport", model_options.transport,
+                   "how the exchanges' rounds are priced: two-sided (a latency per message) or rma (one-sided: four "
+                   "latencies per round and three posted operations per piece; default: the recorded run's)")
+      ->check(CLI::IsMember({"two-sided", "rma"}));
   RunConfig generate_config;
   TextOptions generate_text;
   FileOptions generate_files;

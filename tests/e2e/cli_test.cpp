@@ -1044,6 +1044,20 @@ TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   ASSERT_EQ(big.status, 0) << big.err;
   EXPECT_NE(big.out.find("grid 32x32, network ib-hdr"), std::string::npos) << big.out;
   EXPECT_NE(big.out.find("predicted TEPS"), std::string::npos);
+  // The recorded run was two-sided; priced one-sided, the same traffic at 1,024 ranks on
+  // an RDMA network costs less (no message latency per piece).
+  EXPECT_NE(big.out.find("per node, transport two-sided"), std::string::npos) << big.out;
+  const Outcome puts =
+      run_zbfs("model " + json_path.string() + " -P 1024 --network ib-hdr --ranks-per-node 32 --transport rma");
+  ASSERT_EQ(puts.status, 0) << puts.err;
+  EXPECT_NE(puts.out.find("per node, transport rma"), std::string::npos) << puts.out;
+  const auto bfs_seconds = [](const std::string& out) {
+    const std::size_t line = out.find("BFS per search:");
+    const std::size_t at = out.rfind(" = ", out.find('\n', line));
+    return std::stod(out.substr(at + 3));
+  };
+  EXPECT_LT(bfs_seconds(puts.out), bfs_seconds(big.out)) << puts.out << big.out;
+  expect_usage_error("model " + json_path.string() + " --ranks 4 --transport shmem", "shmem");
   expect_usage_error("model " + json_path.string() + " --ranks 6 --grid 2x2", "--grid");
   expect_usage_error("model " + json_path.string() + " --ranks 4 --network measure", "measure");
   // A damaged record gets one line naming the file and what is wrong with it.

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/driver/recorded_run.hpp"
@@ -277,6 +278,38 @@ TEST(Projection, PipelinedFoldsKeepTheirHiddenShare) {
       project_run(run, ProjectionTarget{4, {2, 2}, NetworkModel{"slow", {1e-3, 1e6}, {1e-3, 1e6}}, 1});
   EXPECT_NEAR(slow.hidden_s, slow.local_s, 1e-15);
   EXPECT_GT(slow.phases[1].hidden_s, slow.local_s);
+}
+
+// One-sided rounds: four latencies a call and three posted operations a piece, by hand;
+// against two-sided they lose with few peers and win with many where the network does
+// RDMA, and never win where each operation is a message.
+TEST(Projection, OneSidedRoundsByHand) {
+  const NetworkModel hdr = network_preset("ib-hdr").value();
+  EXPECT_DOUBLE_EQ(one_sided_op_s(hdr, LinkClass::kInterNode), 0.1e-6);
+  const NetworkModel gbe = network_preset("1gbe").value();
+  EXPECT_DOUBLE_EQ(one_sided_op_s(gbe, LinkClass::kInterNode), 50e-6);
+  EXPECT_DOUBLE_EQ(one_sided_op_s(gbe, LinkClass::kIntraNode), 0.1e-6);
+  // 2 calls, 6 pieces of 1000 bytes in all, a group of 4 on 4 nodes.
+  EXPECT_NEAR(price_one_sided(hdr, {6000, 6}, 2, 4, 1), 2 * 4 * 1e-6 + 18 * 0.1e-6 + 6000 / 24e9, 1e-15);
+  for (const auto& [network, ranks, wins] : {std::tuple{hdr, 4, false}, std::tuple{hdr, 1024, true},
+                                             std::tuple{gbe, 4, false}, std::tuple{gbe, 1024, false}}) {
+    // A personalised exchange per call, its messages to every other member, small.
+    const double calls = 1;
+    const ScaledTraffic traffic{100.0 * (ranks - 1), static_cast<double>(ranks - 1)};
+    const double two_sided = price_traffic(network, CommPattern::kPersonalized, traffic, ranks, 1);
+    const double one_sided = price_one_sided(network, traffic, calls, ranks, 1);
+    EXPECT_EQ(one_sided < two_sided, wins) << network.name << " at " << ranks << " ranks: one-sided " << one_sided
+                                           << " s, two-sided " << two_sided << " s";
+  }
+  // Through a projection: the same recording priced both ways at 1,024 ranks on ib-hdr.
+  const RecordedRun run = two_by_two_run();
+  ProjectionTarget target{1024, most_square_grid(1024), hdr, 1};
+  const Projection matched = project_run(run, target);
+  target.one_sided = true;
+  const Projection puts = project_run(run, target);
+  EXPECT_LT(puts.communication_s, matched.communication_s);
+  // Reductions stay collectives: the termination check is priced alike.
+  EXPECT_DOUBLE_EQ(puts.phases[2].model_s, matched.phases[2].model_s);
 }
 
 TEST(Projection, WarnsWhenTheRecordingHadNoColumnTraffic) {

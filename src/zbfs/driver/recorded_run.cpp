@@ -180,6 +180,12 @@ RecordedRun read_recorded_run(const std::string& path) {
   if (!grid) fields.refuse("has a malformed grid");
   run.grid = *grid;
   run.scale = fields.integer(j, "config.scale");
+  // Records from before --transport were two-sided.
+  if (j.contains("config") && j["config"].is_object() && j["config"].contains("transport")) {
+    const std::string transport = fields.text(j, "config.transport");
+    if (transport != "two-sided" && transport != "rma") fields.refuse("has a malformed transport '" + transport + "'");
+    run.one_sided = transport == "rma";
+  }
   // Records before the graph section: a Kronecker graph of 2^scale vertices.
   run.num_vertices = j.contains("graph") ? fields.number(j, "graph.num_vertices") : std::ldexp(1.0, run.scale);
   read_network(j, fields, run.network);
@@ -197,12 +203,12 @@ std::string format_projection(const std::string& path, const RecordedRun& run, c
                                 run.scale, run.network.name, static_cast<long long>(run.searches));
   out += fmt::format(
       "projected: {} ranks, grid {}, network {} (inter-node {} + bytes / {}, intra-node {} + bytes / {}), "
-      "{} rank{} per node\n",
+      "{} rank{} per node, transport {}\n",
       target.ranks, target.grid.to_string(), target.network.name, format_duration(target.network.inter_node.latency_s),
       format_bandwidth(target.network.inter_node.bandwidth_bytes_per_s),
       format_duration(target.network.intra_node.latency_s),
       format_bandwidth(target.network.intra_node.bandwidth_bytes_per_s), target.ranks_per_node,
-      target.ranks_per_node == 1 ? "" : "s");
+      target.ranks_per_node == 1 ? "" : "s", target.one_sided ? "rma" : "two-sided");
   out += fmt::format("per search (construction and generation: per run); per rank: the busiest of {} sampled\n",
                      p.sampled_ranks);
   out += fmt::format("{:<22} {:>12} {:>12} {:>14} {:>12} {:>12}\n", "phase", "recorded_s", "rec_model_s", "bytes/rank",

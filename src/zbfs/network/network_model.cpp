@@ -49,6 +49,14 @@ bool split_quantity(std::string_view text, double& value, std::string& unit) {
 
 }  // namespace
 
+double one_sided_op_s(const NetworkModel& network, LinkClass link) {
+  // Posting a work request to an RDMA adapter, or a store into a shared window.
+  constexpr double kPosted = 0.1e-6;
+  if (network.name == "nvlink" || network.name == "ib-qdr" || network.name == "ib-hdr") return kPosted;
+  if (link == LinkClass::kIntraNode && network.name != "measure") return kPosted;
+  return network.link(link).latency_s;
+}
+
 std::optional<NetworkModel> network_preset(std::string_view name) {
   for (const Preset& p : kPresets) {
     if (name == p.name) return NetworkModel{p.name, p.intra, p.inter};

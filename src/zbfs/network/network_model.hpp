@@ -26,6 +26,13 @@ struct NetworkModel {
   [[nodiscard]] double time_s(const ClassTraffic& t) const { return traffic_time_s(intra_node, inter_node, t); }
 };
 
+// What one one-sided operation (a put, a remote atomic) costs its issuer on a link of
+// class `link`: where the network does RDMA (the InfiniBand presets, NVLink) and within a
+// node (shared memory) the hardware carries it and the issuer only posts it; elsewhere
+// (Ethernet, figures given by hand, a measured network) MPI carries each operation as a
+// message (osc/pt2pt), at a message's latency. docs/network-model.md has the figures.
+double one_sided_op_s(const NetworkModel& network, LinkClass link);
+
 // The preset called `name` (shm, 1gbe, 10gbe, ib-qdr, ib-hdr, nvlink), if there is one.
 std::optional<NetworkModel> network_preset(std::string_view name);
 const std::vector<std::string>& network_preset_names();

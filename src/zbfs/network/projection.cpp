@@ -116,6 +116,21 @@ double price_traffic(const NetworkModel& network, CommPattern pattern, const Sca
   return 0;
 }
 
+double price_one_sided(const NetworkModel& network, const ScaledTraffic& traffic, double calls, int g, int on_node) {
+  if (g <= 1) return 0;
+  const int off_node = g - on_node;
+  const LinkClass slowest = off_node > 0 ? LinkClass::kInterNode : LinkClass::kIntraNode;
+  // Pieces are spread evenly over the group's members, like messages.
+  const double off = static_cast<double>(off_node) / (g - 1);
+  constexpr double kOpsPerPiece = 3;  // reservation, put, notification
+  const double ops = kOpsPerPiece * traffic.messages;
+  return calls * 4 * network.link(slowest).latency_s +
+         ops * ((1 - off) * one_sided_op_s(network, LinkClass::kIntraNode) +
+                off * one_sided_op_s(network, LinkClass::kInterNode)) +
+         traffic.bytes *
+             ((1 - off) / network.intra_node.bandwidth_bytes_per_s + off / network.inter_node.bandwidth_bytes_per_s);
+}
+
 Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
   if (run.ranks < 1 || run.grid.size() != run.ranks)
     throw_usage_error("the recorded run's grid does not match its ranks");
@@ -176,7 +191,10 @@ Projection project_run(const RecordedRun& run, const ProjectionTarget& target) {
         const int on = members_on_node(t.role, target.grid, sampled[s], target.ranks_per_node);
         per_rank[s].bytes_per_rank += scaled.bytes;
         per_rank[s].messages_per_rank += scaled.messages;
-        per_rank[s].model_s += price_traffic(target.network, t.pattern, scaled, g, on);
+        const bool pieces = t.pattern == CommPattern::kPersonalized || t.pattern == CommPattern::kGather;
+        per_rank[s].model_s += target.one_sided && pieces
+                                   ? price_one_sided(target.network, scaled, t.calls / per_rank_divisor, g, on)
+                                   : price_traffic(target.network, t.pattern, scaled, g, on);
       }
     }
     if (!any) continue;

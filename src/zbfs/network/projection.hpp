@@ -32,6 +32,7 @@ struct RecordedRun {
   GridShape grid;
   int scale = 0;
   double num_vertices = 0;                        // of the graph searched
+  bool one_sided = false;                         // recorded with --transport rma
   NetworkModel network;                           // the model that priced it
   double searches = 0;                            // BFS searches
   double validations = 0;                         // validated searches
@@ -50,6 +51,9 @@ struct ProjectionTarget {
   GridShape grid;  // 1D: 1 x ranks
   NetworkModel network;
   int ranks_per_node = 1;
+  // The rounds of pieces (personalised exchanges and gathers) travel one-sided
+  // (--transport rma), priced by price_one_sided.
+  bool one_sided = false;
 };
 
 struct PhaseProjection {
@@ -92,6 +96,15 @@ ScaledTraffic scale_traffic(CommPattern pattern, double bytes, double messages, 
 
 // Prices one rank's scaled traffic of one pattern in a group of g with `on_node` members
 // on its node.
+// The same traffic as one-sided rounds (mpi/rma_exchange.hpp): each call costs four
+// latencies of the slowest link it crosses (the reservations' round trip, the puts'
+// flush, the notifications) whatever the group size, and each piece three one-sided
+// operations (a reservation, the put, a notification: one_sided_op_s) instead of a
+// message's latency; the bytes cross at the link's bandwidth. No receiver matches
+// messages, so with many peers and small pieces one-sided wins where the network does
+// RDMA; over a network that carries each operation as a message it never does.
+double price_one_sided(const NetworkModel& network, const ScaledTraffic& traffic, double calls, int g, int on_node);
+
 double price_traffic(const NetworkModel& network, CommPattern pattern, const ScaledTraffic& traffic, int g,
                      int on_node);
 
