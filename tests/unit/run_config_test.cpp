@@ -62,5 +62,21 @@ TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
   EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 4), cpu_rank);
 }
 
+// --transport rma counts its windows: two halves of the largest receive, a quarter more.
+TEST(MemoryEstimate, OneSidedTransportCountsItsWindows) {
+  RunConfig config;
+  config.scale = 22;
+  const std::uint64_t two_sided = estimate_rank_peak_memory_bytes(config, 4);
+  config.transport = Transport::kRma;
+  const std::uint64_t one_sided = estimate_rank_peak_memory_bytes(config, 4);
+  // 2^22 / 4 owned vertices: 16 MiB of two words each, below a validation round's 32 MiB.
+  EXPECT_EQ(one_sided - two_sided, static_cast<std::uint64_t>(2 * 1.25 * (32 << 20)));
+  config.validate = false;
+  config.transport = Transport::kTwoSided;
+  const std::uint64_t unvalidated = estimate_rank_peak_memory_bytes(config, 4);
+  config.transport = Transport::kRma;
+  EXPECT_GT(estimate_rank_peak_memory_bytes(config, 4), unvalidated + (std::uint64_t{32} << 20));
+}
+
 }  // namespace
 }  // namespace zbfs

@@ -235,7 +235,13 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
   // row-group vertex a few words.
   const double device_copy = c.backend == Backend::kCudaHost ? graph + block * 40 + row_group * 13 : 0;
-  const double total = slice + graph + bfs + forest + validation + device_copy + kBaseline;
+  // --transport rma: each group's window holds two halves, each grown to a quarter more
+  // than the largest exchange a rank receives (mpi/rma_exchange.hpp): a level's reports
+  // or its predecessor reduction (two words per owned vertex at most), or a validation
+  // round (about four words per edge of a round of 2^20). The world's window dominates.
+  const double largest_receive = std::max(2.0 * 8 * block, c.validate ? 4.0 * 8 * (1 << 20) : 0.0);
+  const double windows = c.transport == Transport::kRma ? 2 * 1.25 * largest_receive : 0;
+  const double total = slice + graph + bfs + forest + validation + device_copy + windows + kBaseline;
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
