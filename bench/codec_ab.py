@@ -157,7 +157,8 @@ def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
                                          for p in SEARCH_PHASES))
     if any(r["stream"][0] + r["stream"][1] > 0 for rows in results.values() for r in rows):
         print("\npipelined folds (row exchange), summed over ranks, median over rounds (s):")
-        print(f"{args.vary:12s} {'model_s':>10s} {'held_s':>10s} {'overlap_s':>10s} {'hidden%':>8s}")
+        print(f"{args.vary:12s} {'model_s':>10s} {'held_s':>10s} {'overlap_s':>10s} {'hidden%':>8s}  "
+              "(held: in MPI calls and blocked at the ends)")
         for codec in args.codecs:
             rows = results[codec]
             model, held, hidden = (statistics.median(r["stream"][k] for r in rows) for k in range(3))

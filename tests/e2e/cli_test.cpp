@@ -633,12 +633,15 @@ TEST(CliMpi, OverlappedFoldsTraverseTheSameEdges) {
     EXPECT_EQ(record["config"]["overlap"], true) << rest;
     EXPECT_GT(record["phases"]["row_exchange"]["stream_modelled_time_s"]["sum"].get<double>(), 0.0) << rest;
     EXPECT_GT(record["phases"]["row_exchange"]["stream_held_time_s"]["sum"].get<double>(), 0.0) << rest;
+    EXPECT_LE(record["phases"]["row_exchange"]["stream_wait_time_s"]["sum"].get<double>(),
+              record["phases"]["row_exchange"]["stream_held_time_s"]["sum"].get<double>())
+        << rest;
     EXPECT_GE(record["phases"]["row_exchange"]["overlap_time_s"]["min"].get<double>(), 0.0) << rest;
   }
   // The phase table's overlap section: the pipelined phase, its modelled and held time.
   const Outcome table = run_mpi(2, "run --scale 9 --roots 2 --overlap on");
   ASSERT_EQ(table.status, 0) << table.err;
-  EXPECT_NE(table.err.find("overlapped phase         model_s    held_s overlap_s   hidden%\nrow_exchange"),
+  EXPECT_NE(table.err.find("overlapped phase         model_s    held_s    wait_s overlap_s   hidden%\nrow_exchange"),
             std::string::npos)
       << table.err;
   // Off, nothing is pipelined; unset, it is on where it applies (not with a route).

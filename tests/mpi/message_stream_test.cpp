@@ -153,6 +153,7 @@ TEST(MessageStream, BooksItsTraffic) {
   EXPECT_DOUBLE_EQ(c.stream_held_s, p > 1 ? stream.times().mpi_s + stream.times().wait_s : 0.0);
   // The wait at the finish is a point-to-point wait: inside MPI, not a collective's wait.
   EXPECT_DOUBLE_EQ(c.mpi_s, c.stream_held_s);
+  EXPECT_DOUBLE_EQ(c.stream_wait_s, p > 1 ? stream.times().wait_s : 0.0);
   EXPECT_EQ(c.wait_s, 0.0);
 }
 
@@ -237,6 +238,11 @@ TEST(UpdateStream, PipelinedStreamsDeliverEveryItem) {
         }
         std::sort(got.begin(), got.end(), by_key_value);
         std::sort(want.begin(), want.end(), by_key_value);
+        if (codec != CodecId::kNone) {
+          // A coded batch of one-word items is a set: identical items may be merged.
+          got.erase(std::unique(got.begin(), got.end()), got.end());
+          want.erase(std::unique(want.begin(), want.end()), want.end());
+        }
         EXPECT_EQ(got, want) << "codec " << to_string(codec) << " seed " << seed << " bounds " << key_bound << ", "
                              << value_bound;
       }

@@ -40,6 +40,7 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
                                                         {"device_to_host_bytes", to_json(p.to_host_bytes)},
                                                         {"stream_modelled_time_s", to_json(p.stream_model_s)},
                                                         {"stream_held_time_s", to_json(p.stream_held_s)},
+                                                        {"stream_wait_time_s", to_json(p.stream_wait_s)},
                                                         {"overlap_time_s", to_json(p.overlap_s)}};
     nlohmann::json frames = nlohmann::json::object();
     for (const CodecId codec : kAllCodecs) {

@@ -53,7 +53,8 @@ struct ExchangeTraits {
 // destination's items in batches as it produces them, takes what has arrived between
 // pushes, and ends the fold with finish(), which is collective over the stream's
 // communicator. Items are not merged across batches: a key sent several times (by
-// several senders) may arrive several times, in any order.
+// several senders) may arrive several times, in any order, and within a batch items
+// may arrive reordered (identical items merged).
 class UpdateStream {
  public:
   virtual ~UpdateStream() = default;

@@ -28,6 +28,7 @@ PhaseBreakdown PhaseBreakdown::of_one_rank(const PhaseMetrics& metrics) {
                    single(static_cast<double>(c.to_host_bytes)),
                    single(c.stream_model_s),
                    single(c.stream_held_s),
+                   single(c.stream_wait_s),
                    single(c.overlap_s)};
     for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = static_cast<double>(c.frames[k]);
     b.phases[i].merged_items = single(static_cast<double>(c.merged_items));

@@ -35,6 +35,7 @@ struct PhaseSummary {
   Spread to_host_bytes;                           // and back
   Spread stream_model_s;                          // pipelined exchanges: modelled time,
   Spread stream_held_s;                           // the time they held the rank,
+  Spread stream_wait_s;                           // of which blocked at their ends,
   Spread overlap_s;                               // and the modelled time hidden under computation
   // Hops with routed traffic: hop_bytes[0, routed_hops()) (0 when nothing was routed).
   [[nodiscard]] std::size_t routed_hops() const {

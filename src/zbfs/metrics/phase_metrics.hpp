@@ -77,11 +77,13 @@ struct PhaseCounters {
   // did not show as held time, having run while the rank computed.
   double stream_model_s = 0;
   double stream_held_s = 0;
+  double stream_wait_s = 0;  // of the held time, blocked at their ends
   double overlap_s = 0;
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
     stream_model_s += o.stream_model_s;
     stream_held_s += o.stream_held_s;
+    stream_wait_s += o.stream_wait_s;
     overlap_s += o.overlap_s;
     to_device_bytes += o.to_device_bytes;
     to_host_bytes += o.to_host_bytes;
@@ -103,6 +105,7 @@ struct PhaseCounters {
   PhaseCounters& operator-=(const PhaseCounters& o) {
     stream_model_s -= o.stream_model_s;
     stream_held_s -= o.stream_held_s;
+    stream_wait_s -= o.stream_wait_s;
     overlap_s -= o.overlap_s;
     to_device_bytes -= o.to_device_bytes;
     to_host_bytes -= o.to_host_bytes;
@@ -153,6 +156,7 @@ class PhaseMetrics final : public TrafficObserver {
     PhaseCounters& c = counters_[index(current_)];
     c.stream_model_s += model_s;
     c.stream_held_s += mpi_s + wait_s;
+    c.stream_wait_s += wait_s;
     c.overlap_s += std::max(0.0, model_s - mpi_s - wait_s);
   }
 

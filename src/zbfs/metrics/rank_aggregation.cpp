@@ -5,7 +5,7 @@
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
-  constexpr std::size_t kFields = 16;
+  constexpr std::size_t kFields = 17;
   std::vector<double> values(kPhaseCount * kFields);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
@@ -25,6 +25,7 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
     values[i * kFields + 13] = c.stream_model_s;
     values[i * kFields + 14] = c.stream_held_s;
     values[i * kFields + 15] = c.overlap_s;
+    values[i * kFields + 16] = c.stream_wait_s;
   }
   std::vector<double> min = values;
   std::vector<double> max = values;
@@ -40,7 +41,7 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
                                &b.phases[i].encode_s,      &b.phases[i].decode_s,       &b.phases[i].id_bytes,
                                &b.phases[i].wait_s,        &b.phases[i].merged_items,   &b.phases[i].to_device_bytes,
                                &b.phases[i].to_host_bytes, &b.phases[i].stream_model_s, &b.phases[i].stream_held_s,
-                               &b.phases[i].overlap_s};
+                               &b.phases[i].overlap_s,     &b.phases[i].stream_wait_s};
     for (std::size_t f = 0; f < kFields; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
   }

@@ -108,7 +108,11 @@ class PipelinedUpdates final : public UpdateStream {
     const Stopwatch clock;
     ByteBuffer frame;
     const MessageCodec::Encoding how =
-        codec_.encode_ids(words_, IdsAre::kSequence, link_cost_to(comm_, destination), frame);
+        // One-word items are a set: their order does not matter to the receiver (a level
+        // keeps the smallest parent whatever the order), and sorted by key their deltas
+        // are small. Two-word items keep their pairs in sequence.
+        codec_.encode_ids(words_, item_words_ == 1 ? IdsAre::kSet : IdsAre::kSequence, link_cost_to(comm_, destination),
+                          frame);
     const double encode_s = clock.elapsed_s();
     framed = how.framed;
     std::vector<std::uint8_t> bytes = how.framed ? std::vector<std::uint8_t>(frame.bytes().begin(), frame.bytes().end())
