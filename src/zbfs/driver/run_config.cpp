@@ -116,7 +116,12 @@ void validate_config(const RunConfig& c, int ranks) {
 
 bool pipelines_folds(const RunConfig& config) {
   if (config.overlap) return *config.overlap;
-  return !config.shared_memory && config.backend == Backend::kCpu && !config.route && config.dump_frontiers.empty();
+  // With a codec the bulk folds win on the slow links codecs are for: their sorted id
+  // sets compress to a fifth, the pipelined (vertex, parent) words to half at best
+  // (docs/performance.md).
+  const bool coded = config.codec.is_auto() || config.codec.fixed != CodecId::kNone;
+  return !config.shared_memory && config.backend == Backend::kCpu && !config.route && config.dump_frontiers.empty() &&
+         !coded;
 }
 
 void fail_if_injected(const RunConfig& config, int rank) {
