@@ -52,6 +52,7 @@ namespace {
 TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
   RunConfig config;
   config.scale = 20;
+  config.overlap = false;  // the device backends' folds are not pipelined: the same exchanges
   const std::uint64_t cpu_shared = estimate_peak_memory_bytes(config);
   const std::uint64_t cpu_rank = estimate_rank_peak_memory_bytes(config, 4);
   config.backend = Backend::kCudaHost;
@@ -60,6 +61,19 @@ TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
   config.backend = Backend::kCuda;
   EXPECT_EQ(estimate_peak_memory_bytes(config), cpu_shared);
   EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 4), cpu_rank);
+}
+
+// Pipelined folds count a filling batch and one in flight per destination.
+TEST(MemoryEstimate, PipelinedFoldsCountTheirBatches) {
+  RunConfig config;
+  config.scale = 20;
+  config.overlap = false;
+  const std::uint64_t bulk = estimate_rank_peak_memory_bytes(config, 1024);
+  config.overlap = true;
+  config.batch_bytes = 1 << 20;
+  EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 1024) - bulk, std::uint64_t{2} * 1024 * (1 << 20));
+  config.overlap.reset();  // unset: on for these direct exchanges
+  EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 1024) - bulk, std::uint64_t{2} * 1024 * (1 << 20));
 }
 
 // --transport rma counts its windows: two halves of the largest receive, a quarter more.

@@ -246,7 +246,10 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // round (about four words per edge of a round of 2^20). The world's window dominates.
   const double largest_receive = std::max(2.0 * 8 * block, c.validate ? 4.0 * 8 * (1 << 20) : 0.0);
   const double windows = c.transport == Transport::kRma ? 2 * 1.25 * largest_receive : 0;
-  const double total = slice + graph + bfs + forest + validation + device_copy + windows + kBaseline;
+  // Pipelined folds (--overlap): every destination's batch filling, and as many in
+  // flight (a send's buffer lives until it completes).
+  const double batches = pipelines_folds(c) ? 2.0 * p * static_cast<double>(c.batch_bytes) : 0;
+  const double total = slice + graph + bfs + forest + validation + device_copy + windows + batches + kBaseline;
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
