@@ -386,11 +386,12 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
   std::vector<KeyedItem> batch;
   std::vector<KeyedItem> arrived;
 
-  // Chunks of sources with about this many edges per thread: long enough that the
-  // threads' start and the poll cost little against them, short enough that batches
-  // leave soon after they fill and arrivals are claimed while the expansion goes on
-  // (4096 measured best on the emulated cluster, docs/performance.md). Small batches get
-  // short chunks, so that they do leave one by one.
+  // Chunks of sources with this many edges: long enough that the threads' start and the
+  // poll cost little against them, short enough that batches leave soon after they fill
+  // and arrivals are claimed while the expansion goes on. 4096 << bit_width(threads) is
+  // 8192 edges per thread for 1, 2, 4 or 8 threads; at one thread 8192 beat 2048 and
+  // 131,072 on the emulated cluster (docs/performance.md). Small batches get short
+  // chunks, so that they do leave one by one.
   const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(stream->batch_items(), 64, 4096)
                                     << std::bit_width(static_cast<unsigned>(threads));
   {
