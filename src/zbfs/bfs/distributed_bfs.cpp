@@ -385,6 +385,17 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
   const std::size_t batch_items = stream->batch_items();
   std::vector<KeyedItem> batch;
   std::vector<KeyedItem> arrived;
+  // Moves every thread's updates for member d to the end of `batch`; returns how many.
+  const auto drain = [&](std::size_t d) {
+    std::size_t moved = 0;
+    for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
+      auto& bucket = buckets[t * destinations + d];
+      batch.insert(batch.end(), bucket.begin(), bucket.end());
+      moved += bucket.size();
+      bucket.clear();
+    }
+    return moved;
+  };
 
   // Chunks of sources with this many edges: long enough that the threads' start and the
   // poll cost little against them, short enough that batches leave soon after they fill
@@ -392,7 +403,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
   // 8192 edges per thread for 1, 2, 4 or 8 threads; at one thread 8192 beat 2048 and
   // 131,072 on the emulated cluster (docs/performance.md). Small batches get short
   // chunks, so that they do leave one by one.
-  const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(stream->batch_items(), 64, 4096)
+  const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(batch_items, 64, 4096)
                                     << std::bit_width(static_cast<unsigned>(threads));
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
@@ -418,14 +429,13 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
           for (const V target_local : graph.neighbors(source_local)) {
             const std::uint64_t offset = target_local - my_first_local;
             if (offset < block) {
-              std::int64_t& entry = parent[owned_original[offset]];
               if (visited_.claim(offset, shared)) {
-                store_parent(entry, static_cast<std::int64_t>(parent_global), shared);
+                store_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
                 next_.claim(offset, shared);
               } else if (next_.test(offset)) {
                 // Found in this level already (perhaps by an update that arrived): the
                 // smallest parent wins, so the tree does not depend on arrival times.
-                lower_parent(entry, static_cast<std::int64_t>(parent_global), shared);
+                lower_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
               }
             } else if (!filter_sent || sent_.claim(target_local, shared)) {
               const std::uint64_t owner = by_block.divide(target_local);
@@ -444,11 +454,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
           waiting += buckets[t * destinations + d].size();
         if (waiting < batch_items) continue;
         batch.clear();
-        for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
-          auto& bucket = buckets[t * destinations + d];
-          batch.insert(batch.end(), bucket.begin(), bucket.end());
-          bucket.clear();
-        }
+        drain(d);
         stream->push(static_cast<int>(d), batch);
       }
       arrived.clear();
@@ -460,14 +466,7 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
     const ScopedPhase phase(metrics_, Phase::kRowExchange);
     std::vector<std::uint64_t> counts(destinations, 0);
     batch.clear();
-    for (std::size_t d = 0; d < destinations; ++d) {
-      for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
-        auto& bucket = buckets[t * destinations + d];
-        counts[d] += bucket.size();
-        batch.insert(batch.end(), bucket.begin(), bucket.end());
-        bucket.clear();
-      }
-    }
+    for (std::size_t d = 0; d < destinations; ++d) counts[d] = drain(d);
     arrived.clear();
     stream->finish(batch, counts, arrived);
   }

@@ -89,9 +89,6 @@ std::span<std::uint8_t> receive_room(ByteBuffer& buffer, std::uint64_t bytes) {
   return {buffer.extend(static_cast<std::size_t>(bytes)), static_cast<std::size_t>(bytes)};
 }
 
-// One round of id messages (Communicator::exchange_probed). When nothing that arrives is
-// framed the ids land straight in `ids`, as without a codec; otherwise the bytes land in
-// `received`, for decode_pieces. Returns what arrived from each member.
 // One round of pieces: matched messages (Communicator::exchange_probed), or one-sided
 // puts where `one_sided` is given.
 std::vector<Arrival> exchange_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
@@ -99,6 +96,10 @@ std::vector<Arrival> exchange_pieces(const Communicator& comm, std::span<const P
   return one_sided != nullptr ? one_sided->exchange(comm, pieces, kind, place)
                               : comm.exchange_probed(pieces, kind, place);
 }
+
+// One round of id messages. When nothing that arrives is framed the ids land straight in
+// `ids`, as without a codec; otherwise the bytes land in `received`, for decode_pieces.
+// Returns what arrived from each member.
 
 std::vector<Arrival> exchange_id_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
                                         std::uint64_t max_ids, std::vector<std::uint64_t>& ids, ByteBuffer& received,

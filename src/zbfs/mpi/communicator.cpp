@@ -29,6 +29,13 @@ int mpi_count(std::uint64_t count, const char* what) {
   return static_cast<int>(count);
 }
 
+MPI_Comm duplicate_returning_errors(MPI_Comm comm) {
+  MPI_Comm copy = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_dup(comm, &copy), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_set_errhandler(copy, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  return copy;
+}
+
 namespace {
 
 // The world ranks of comm's members, in comm's order.
@@ -53,8 +60,7 @@ Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
   check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
-  check_mpi(MPI_Comm_dup(comm_, &probed_comm_), "MPI_Comm_dup");
-  check_mpi(MPI_Comm_set_errhandler(probed_comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  probed_comm_ = duplicate_returning_errors(comm_);
   world_ranks_ = world_ranks_of(comm_, size_);
 }
 
@@ -210,21 +216,10 @@ Communicator Communicator::split(int color, int key) const {
 }
 
 void Communicator::attach_nodes(std::span<const int> node_of_world) {
-  MPI_Group mine = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  check_mpi(MPI_Comm_group(comm_, &mine), "MPI_Comm_group");
-  check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
-  std::vector<int> members(static_cast<std::size_t>(size_));
-  std::vector<int> world_ranks(members.size());
-  for (int i = 0; i < size_; ++i) members[static_cast<std::size_t>(i)] = i;
-  const int rc = MPI_Group_translate_ranks(mine, size_, members.data(), world, world_ranks.data());
-  MPI_Group_free(&mine);
-  MPI_Group_free(&world);
-  check_mpi(rc, "MPI_Group_translate_ranks");
-  node_of_member_.resize(members.size());
+  node_of_member_.resize(world_ranks_.size());
   on_node_ = 0;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const auto w = static_cast<std::size_t>(world_ranks[i]);
+  for (std::size_t i = 0; i < world_ranks_.size(); ++i) {
+    const auto w = static_cast<std::size_t>(world_ranks_[i]);
     if (w >= node_of_world.size()) throw Error(ExitCode::kFailure, "attach_nodes: node map too short");
     node_of_member_[i] = node_of_world[w];
   }

@@ -37,6 +37,9 @@ enum class ReduceOp { kSum, kMin, kMax, kBitOr, kBitXor };
 void check_mpi(int rc, const char* what);
 // An MPI count from a size; throws when it does not fit in int.
 int mpi_count(std::uint64_t count, const char* what);
+// A duplicate of `comm` whose errors return instead of aborting (the caller frees it):
+// for the communicators mpi/'s exchanges keep to themselves.
+MPI_Comm duplicate_returning_errors(MPI_Comm comm);
 
 class Communicator {
  public:

@@ -30,10 +30,7 @@ class ScopedMpiTime {
 }  // namespace
 
 StreamChannel::StreamChannel(const Communicator& comm) {
-  for (MPI_Comm& c : comms_) {
-    check_mpi(MPI_Comm_dup(comm.native(), &c), "MPI_Comm_dup");
-    check_mpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  }
+  for (MPI_Comm& c : comms_) c = duplicate_returning_errors(comm.native());
 }
 
 StreamChannel::~StreamChannel() {

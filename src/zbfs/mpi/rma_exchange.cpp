@@ -41,13 +41,6 @@ constexpr std::uint64_t kNotification = 1;
 constexpr std::uint64_t kRecord = std::uint64_t{1} << kRecordShift;
 constexpr std::uint64_t kSpill = std::uint64_t{1} << kSpillShift;
 
-MPI_Comm duplicate_comm(MPI_Comm comm) {
-  MPI_Comm copy = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_dup(comm, &copy), "MPI_Comm_dup");
-  check_mpi(MPI_Comm_set_errhandler(copy, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  return copy;
-}
-
 }  // namespace
 
 // An MPI window of two halves and their counters on every member of a communicator, in a
@@ -68,8 +61,8 @@ class RmaExchange::Window {
     // Errors come back as return codes (one line and the job's end), as on communicators.
     MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
     std::memset(base_, 0, static_cast<std::size_t>(kCounters));
-    for (MPI_Comm& c : spill_) c = duplicate_comm(comm.native());
-    agree_ = duplicate_comm(comm.native());
+    for (MPI_Comm& c : spill_) c = duplicate_returning_errors(comm.native());
+    agree_ = duplicate_returning_errors(comm.native());
     check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
     // No member may reserve room here before the counters are zero.
     check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");

@@ -42,9 +42,9 @@ class PipelinedUpdates final : public UpdateStream {
 
   void push(int destination, std::span<const KeyedItem> items) override {
     if (items.empty()) return;
-    Communicator::Piece piece;
-    std::vector<std::uint8_t> bytes = encode(destination, items, piece.flagged);
-    stream_.send(destination, std::move(bytes), piece.flagged);
+    bool framed = false;
+    std::vector<std::uint8_t> bytes = encode(destination, items, framed);
+    stream_.send(destination, std::move(bytes), framed);
   }
 
   void poll(std::vector<KeyedItem>& arrived) override {
