@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -120,6 +121,57 @@ TEST(MessageStream, SubCommunicators) {
   for (int r = 0; r < 2; ++r) {
     run_stream(half, half_channel, 20 + r, 0);
     run_stream(comm, whole_channel, 30 + r, 3);
+  }
+}
+
+// Two lanes around a ring, one each way: lane 1 relays what lane 0 brought, so it can
+// only close once lane 0 is done, and each lane hears only from its own peers.
+TEST(MessageStream, LanesCloseOnTheirOwn) {
+  const Communicator comm = world();
+  const int p = comm.size();
+  if (p < 2) GTEST_SKIP() << "needs a ring";
+  const int me = comm.rank();
+  const int after = (me + 1) % p;
+  const int before = (me + p - 1) % p;
+  StreamChannel channel(comm);
+  for (const std::uint64_t seed : {0, 4}) {
+    std::vector<MessageStream::Lane> lanes{{{after}, {before}}, {{before}, {after}}};
+    if (p == 2) lanes = {{{after}, {after}}, {{after}, {after}}};
+    MessageStream stream(comm, channel, lanes, seed);
+    EXPECT_THROW(stream.send(1, me, {1}, false), Error);
+    const std::vector<std::uint8_t> mine{static_cast<std::uint8_t>(me), 1};
+    stream.send(0, after, mine, true);
+    std::vector<Communicator::Piece> last(static_cast<std::size_t>(p));
+    stream.close(0, last);
+    EXPECT_THROW(stream.send(0, after, mine, false), Error);
+    std::vector<MessageStream::Message> arrived;
+    while (!stream.done(0)) stream.wait(arrived);
+    // Lane 0's message from `before`, and its empty last one (lane 1's may be in too:
+    // `after` may have closed it already).
+    std::vector<std::uint8_t> relayed;
+    std::vector<MessageStream::Message> lane1;
+    for (auto& m : arrived) {
+      if (m.lane == 1) {
+        lane1.push_back(std::move(m));
+        continue;
+      }
+      EXPECT_EQ(m.lane, 0);
+      EXPECT_EQ(m.source, before);
+      if (!m.bytes.empty()) {
+        EXPECT_TRUE(m.flagged);
+        relayed = m.bytes;
+      }
+    }
+    EXPECT_EQ(relayed, (std::vector<std::uint8_t>{static_cast<std::uint8_t>(before), 1}));
+    last[static_cast<std::size_t>(lanes[1].to[0])] = {relayed, false};
+    stream.close(1, last);
+    while (!stream.done(1)) stream.wait(lane1);
+    stream.complete();
+    ASSERT_EQ(lane1.size(), 1u);
+    EXPECT_EQ(lane1[0].lane, 1);
+    EXPECT_EQ(lane1[0].source, lanes[1].from[0]);
+    // What `after` relayed back is this rank's own message.
+    EXPECT_EQ(lane1[0].bytes, mine);
   }
 }
 
@@ -245,6 +297,60 @@ TEST(UpdateStream, PipelinedStreamsDeliverEveryItem) {
         }
         EXPECT_EQ(got, want) << "codec " << to_string(codec) << " seed " << seed << " bounds " << key_bound << ", "
                              << value_bound;
+      }
+    }
+  }
+}
+
+// Streams along every route, merging or not, with and without a codec, in shuffled
+// orders: with merging every key arrives with its smallest value (perhaps more than
+// once, merging being per message); without, every item arrives exactly once.
+TEST(UpdateStream, RoutedStreamsDeliverEveryItemOnEveryRoute) {
+  const Communicator comm = world();
+  const int p = comm.size();
+  static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
+  const std::uint64_t key_bound = std::uint64_t{1} << 12;
+  const std::uint64_t value_bound = 100;
+  std::vector<KeyedItem> want;
+  for (int s = 0; s < p; ++s) {
+    if (s == comm.rank()) continue;
+    const std::vector<KeyedItem> from = items_for(s, comm.rank(), p, key_bound, value_bound);
+    want.insert(want.end(), from.begin(), from.end());
+  }
+  std::sort(want.begin(), want.end(), by_key_value);
+  std::map<std::uint64_t, std::uint64_t> smallest;
+  for (const KeyedItem& item : want) smallest.emplace(item.key, item.value);  // sorted: the first is the smallest
+  for (const RouteKind kind :
+       {RouteKind::kDirect, RouteKind::kSparse, RouteKind::kGrid2, RouteKind::kGridK, RouteKind::kHypercube}) {
+    for (const bool dedup : {true, false}) {
+      for (const CodecId codec : {CodecId::kNone, CodecId::kBitpack}) {
+        for (const std::uint64_t seed : {0, 5}) {
+          ExchangeSetup setup;
+          setup.codec = MessageCodec(CodecChoice{codec}, costs);
+          setup.route = RouteChoice{kind, {}, dedup};
+          setup.overlap = true;
+          setup.batch_bytes = 64;
+          setup.overlap_shuffle_seed = seed;
+          const std::unique_ptr<Exchanger> exchanger = make_exchanger(std::move(setup));
+          ASSERT_TRUE(exchanger->traits().pipelines_updates);
+          ASSERT_TRUE(exchanger->traits().relays_updates);
+          const std::string what = std::string(to_string(kind)) + (dedup ? "" : " no dedup") + " codec " +
+                                   std::string(to_string(codec)) + " seed " + std::to_string(seed);
+          for (int round = 0; round < 2; ++round) {
+            std::vector<KeyedItem> got = stream_updates(*exchanger, comm, key_bound, value_bound);
+            std::sort(got.begin(), got.end(), by_key_value);
+            if (!dedup) {
+              EXPECT_EQ(got, want) << what;
+              continue;
+            }
+            std::map<std::uint64_t, std::uint64_t> got_smallest;
+            for (const KeyedItem& item : got) {
+              got_smallest.emplace(item.key, item.value);
+              EXPECT_TRUE(std::binary_search(want.begin(), want.end(), item, by_key_value)) << what;
+            }
+            EXPECT_EQ(got_smallest, smallest) << what;
+          }
+        }
       }
     }
   }

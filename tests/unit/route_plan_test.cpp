@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "zbfs/core/error.hpp"
 
@@ -80,6 +84,51 @@ TEST(RoutePlan, PeersStayWithinEachStrategysBound) {
   EXPECT_EQ(RoutePlan(RouteKind::kGrid2, 16).describe(), "grid2 4x4");
   EXPECT_EQ(RoutePlan(RouteKind::kGrid2, 7).describe(), "grid2 3x3 (last row short)");
   EXPECT_EQ(RoutePlan(RouteKind::kHypercube, 6).describe(), "hypercube of 4 (+2 handed in)");
+}
+
+// Per hop, a rank's `to` are exactly the ranks some path moves an item to from it at
+// that hop, and its `from` exactly the ranks some path moves one to it from: the lanes
+// of a routed stream, whose last messages go to `to` and are awaited from `from`.
+TEST(RoutePlan, HopPeersAreExactlyThePathsMoves) {
+  for (int p = 1; p <= 24; ++p) {
+    std::vector<RoutePlan> plans;
+    for (const RouteKind kind : {RouteKind::kDirect, RouteKind::kSparse, RouteKind::kGrid2, RouteKind::kHypercube}) {
+      plans.emplace_back(kind, p);
+    }
+    plans.emplace_back(RouteKind::kGridK, p, std::vector<int>{p});
+    if (p == 24) plans.emplace_back(RouteKind::kGridK, p, std::vector<int>{2, 3, 4});
+    for (const RoutePlan& plan : plans) {
+      const auto hops = static_cast<std::size_t>(plan.hops());
+      // moves[h]: the (from, to) pairs of every path at hop h.
+      std::vector<std::set<std::pair<int, int>>> moves(hops);
+      for (int source = 0; source < p; ++source) {
+        for (int destination = 0; destination < p; ++destination) {
+          int holder = source;
+          for (std::size_t h = 0; h < hops; ++h) {
+            const int to = plan.next(static_cast<int>(h), holder, destination);
+            if (to != holder) moves[h].emplace(holder, to);
+            holder = to;
+          }
+        }
+      }
+      std::vector<std::set<std::pair<int, int>>> to_pairs(hops);
+      std::vector<std::set<std::pair<int, int>>> from_pairs(hops);
+      for (int r = 0; r < p; ++r) {
+        const std::vector<RoutePlan::HopPeers> peers = plan.hop_peers(r);
+        ASSERT_EQ(peers.size(), hops);
+        for (std::size_t h = 0; h < hops; ++h) {
+          EXPECT_TRUE(std::is_sorted(peers[h].to.begin(), peers[h].to.end()));
+          EXPECT_TRUE(std::is_sorted(peers[h].from.begin(), peers[h].from.end()));
+          for (const int q : peers[h].to) to_pairs[h].emplace(r, q);
+          for (const int q : peers[h].from) from_pairs[h].emplace(q, r);
+        }
+      }
+      for (std::size_t h = 0; h < hops; ++h) {
+        EXPECT_EQ(to_pairs[h], moves[h]) << plan.describe() << " P=" << p << " hop " << h;
+        EXPECT_EQ(from_pairs[h], moves[h]) << plan.describe() << " P=" << p << " hop " << h;
+      }
+    }
+  }
 }
 
 TEST(RoutePlan, RefusesGridDimsThatDoNotFitTheRanks) {

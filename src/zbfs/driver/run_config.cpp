@@ -86,7 +86,6 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (c.overlap.value_or(false)) {
     if (c.shared_memory) throw_usage_error("--overlap on applies to MPI exchanges; use --partition 1d, 2d or hybrid");
-    if (c.route) throw_usage_error("--overlap on pipelines direct folds; a --route's hops are not pipelined");
     if (c.backend != Backend::kCpu) {
       throw_usage_error("--overlap on pipelines the CPU backend's top-down steps; use --backend cpu or --overlap off");
     }

@@ -27,6 +27,17 @@ class ScopedMpiTime {
   Stopwatch clock_;
 };
 
+// One lane to and from every other member.
+std::vector<MessageStream::Lane> every_other_member(const Communicator& comm) {
+  MessageStream::Lane lane;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == comm.rank()) continue;
+    lane.to.push_back(r);
+    lane.from.push_back(r);
+  }
+  return {std::move(lane)};
+}
+
 }  // namespace
 
 StreamChannel::StreamChannel(const Communicator& comm) {
@@ -43,14 +54,43 @@ StreamChannel::~StreamChannel() {
 }
 
 MessageStream::MessageStream(const Communicator& comm, StreamChannel& channel, std::uint64_t shuffle_seed)
+    : MessageStream(comm, channel, every_other_member(comm), shuffle_seed) {}
+
+MessageStream::MessageStream(const Communicator& comm, StreamChannel& channel, std::vector<Lane> lanes,
+                             std::uint64_t shuffle_seed)
     : comm_(comm),
       channel_(channel.next()),
       messages_to_(static_cast<std::size_t>(comm.size()), 0),
       bytes_to_(static_cast<std::size_t>(comm.size()), 0),
-      last_from_(static_cast<std::size_t>(comm.size()), false),
-      lasts_missing_(comm.size() - 1),
+      lanes_(std::move(lanes)),
       shuffle_(shuffle_seed != 0),
-      random_(shuffle_seed) {}
+      random_(shuffle_seed) {
+  if (lanes_.empty() || lanes_.size() > static_cast<std::size_t>(kMaxLanes)) {
+    throw Error(ExitCode::kFailure, "message stream: " + std::to_string(lanes_.size()) + " lanes");
+  }
+  const auto members = static_cast<std::size_t>(comm.size());
+  const auto member = [&](int r) {
+    if (r < 0 || r >= comm.size() || r == comm.rank()) {
+      throw Error(ExitCode::kFailure, "message stream: a lane names member " + std::to_string(r));
+    }
+    return static_cast<std::size_t>(r);
+  };
+  for (Lane& lane : lanes_) {
+    std::sort(lane.to.begin(), lane.to.end());
+    lane.to.erase(std::unique(lane.to.begin(), lane.to.end()), lane.to.end());
+    may_send_.emplace_back(members, false);
+    expects_.emplace_back(members, 0);
+    for (const int r : lane.to) may_send_.back()[member(r)] = true;
+    int missing = 0;
+    for (const int r : lane.from) {
+      if (expects_.back()[member(r)] == 0) ++missing;
+      expects_.back()[member(r)] = 1;
+    }
+    lasts_missing_.push_back(missing);
+    if (missing > 0) ++lanes_missing_;
+    closed_.push_back(false);
+  }
+}
 
 MessageStream::~MessageStream() {
   int finalized = 0;
@@ -62,12 +102,18 @@ MessageStream::~MessageStream() {
   }
 }
 
-void MessageStream::send(int destination, std::vector<std::uint8_t> bytes, bool flagged) {
-  if (destination < 0 || destination >= comm_.size() || destination == comm_.rank()) {
+void MessageStream::send(int lane, int destination, std::vector<std::uint8_t> bytes, bool flagged) {
+  if (lane < 0 || static_cast<std::size_t>(lane) >= lanes_.size()) {
+    throw Error(ExitCode::kFailure, "message stream: no lane " + std::to_string(lane));
+  }
+  if (destination < 0 || destination >= comm_.size() ||
+      !may_send_[static_cast<std::size_t>(lane)][static_cast<std::size_t>(destination)]) {
     throw Error(ExitCode::kFailure, "message stream: no member " + std::to_string(destination) + " to send to");
   }
-  if (finished_) throw Error(ExitCode::kFailure, "message stream: a send after the finish");
-  Outgoing message{destination, flagged, std::move(bytes)};
+  if (closed_[static_cast<std::size_t>(lane)]) {
+    throw Error(ExitCode::kFailure, "message stream: a send after the lane closed");
+  }
+  Outgoing message{lane, destination, flagged, std::move(bytes)};
   if (shuffle_) {
     held_.push_back(std::move(message));
     return;
@@ -80,7 +126,7 @@ void MessageStream::post(Outgoing message, bool last) {
   const auto d = static_cast<std::size_t>(message.destination);
   ++messages_to_[d];
   bytes_to_[d] += message.bytes.size();
-  const int tag = (message.flagged ? kFlaggedTag : 0) | (last ? kLastTag : 0);
+  const int tag = message.lane << 2 | (last ? kLastTag : 0) | (message.flagged ? kFlaggedTag : 0);
   requests_.emplace_back(MPI_REQUEST_NULL);
   buffers_.push_back(std::move(message.bytes));
   const std::vector<std::uint8_t>& bytes = buffers_.back();
@@ -94,27 +140,30 @@ bool MessageStream::receive(MPI_Message& matched, const MPI_Status& status, std:
   check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
   Message message;
   message.source = status.MPI_SOURCE;
+  message.lane = status.MPI_TAG >> 2;
   message.flagged = (status.MPI_TAG & kFlaggedTag) != 0;
   message.bytes.resize(static_cast<std::size_t>(count));
   check_mpi(MPI_Mrecv(message.bytes.data(), count, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
+  const auto s = static_cast<std::size_t>(message.source);
+  const auto lane = static_cast<std::size_t>(message.lane);
+  if (lane >= lanes_.size() || expects_[lane][s] == 0) {
+    throw Error(ExitCode::kFailure, "message stream: member " + std::to_string(s) + " sent on lane " +
+                                        std::to_string(lane) + ", which does not come from it");
+  }
+  if (expects_[lane][s] == 2) {
+    throw Error(ExitCode::kFailure, "message stream: member " + std::to_string(s) + " sent after its last message");
+  }
   const bool last = (status.MPI_TAG & kLastTag) != 0;
   if (last) {
-    const auto s = static_cast<std::size_t>(message.source);
-    if (last_from_[s]) {
-      throw Error(ExitCode::kFailure, "message stream: member " + std::to_string(s) + " sent two last messages");
-    }
-    last_from_[s] = true;
-    --lasts_missing_;
+    expects_[lane][s] = 2;
+    if (--lasts_missing_[lane] == 0) --lanes_missing_;
   }
   arrived.push_back(std::move(message));
   return last;
 }
 
-void MessageStream::poll(std::vector<Message>& arrived) {
-  if (shuffle_) release_some();
-  const ScopedMpiTime timed(times_.mpi_s);
-  reap();
-  while (lasts_missing_ > 0) {
+void MessageStream::take_arrived(std::vector<Message>& arrived) {
+  while (!all_done()) {
     int found = 0;
     MPI_Message matched = MPI_MESSAGE_NULL;
     MPI_Status status;
@@ -122,6 +171,28 @@ void MessageStream::poll(std::vector<Message>& arrived) {
     if (found == 0) break;
     receive(matched, status, arrived);
   }
+}
+
+void MessageStream::poll(std::vector<Message>& arrived) {
+  if (shuffle_) release_some();
+  const ScopedMpiTime timed(times_.mpi_s);
+  reap();
+  take_arrived(arrived);
+}
+
+void MessageStream::wait(std::vector<Message>& arrived) {
+  if (shuffle_) release_some();
+  if (all_done()) return;
+  MPI_Message matched = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  {
+    // Blocked until something comes: waiting for transfers and for late members.
+    const ScopedMpiTime timed(times_.wait_s);
+    check_mpi(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, channel_, &matched, &status), "MPI_Mprobe");
+  }
+  const ScopedMpiTime timed(times_.mpi_s);
+  receive(matched, status, arrived);
+  take_arrived(arrived);
 }
 
 void MessageStream::reap() {
@@ -144,43 +215,60 @@ void MessageStream::reap() {
 void MessageStream::release_some() {
   if (held_.empty()) return;
   std::shuffle(held_.begin(), held_.end(), random_);
-  // About half of what is held goes now, the rest waits for a later poll or the finish.
+  // About half of what is held goes now, the rest waits for a later poll or the close.
   const std::size_t going = static_cast<std::size_t>(random_() % (held_.size() + 1));
   for (std::size_t i = 0; i < going; ++i) post(std::move(held_[i]), false);
   held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(going));
 }
 
-void MessageStream::finish(std::span<const Communicator::Piece> last, std::vector<Message>& arrived) {
-  const int members = comm_.size();
-  if (last.size() != static_cast<std::size_t>(members)) {
+void MessageStream::close(int lane, std::span<const Communicator::Piece> last) {
+  if (lane < 0 || static_cast<std::size_t>(lane) >= lanes_.size()) {
+    throw Error(ExitCode::kFailure, "message stream: no lane " + std::to_string(lane));
+  }
+  const auto l = static_cast<std::size_t>(lane);
+  if (last.size() != static_cast<std::size_t>(comm_.size())) {
     throw Error(ExitCode::kFailure, "message stream: one last message per member expected");
   }
-  if (finished_) throw Error(ExitCode::kFailure, "message stream: finished twice");
-  finished_ = true;
+  if (closed_[l]) throw Error(ExitCode::kFailure, "message stream: lane " + std::to_string(lane) + " closed twice");
+  closed_[l] = true;
   if (shuffle_) {
-    // Held messages go before the last ones, in a shuffled order: the last must follow
-    // everything its sender sent.
+    // The lane's held messages go before its last ones, in a shuffled order: a last
+    // message must follow everything its sender sent on the lane.
     std::shuffle(held_.begin(), held_.end(), random_);
-    for (Outgoing& message : held_) post(std::move(message), false);
-    held_.clear();
-  }
-  // Starting with the next member spreads the last messages over the receivers.
-  for (int k = 1; k < members; ++k) {
-    const int d = (comm_.rank() + k) % members;
-    const Communicator::Piece& piece = last[static_cast<std::size_t>(d)];
-    post({d, piece.flagged, std::vector<std::uint8_t>(piece.bytes.begin(), piece.bytes.end())}, true);
-  }
-  while (lasts_missing_ > 0) {
-    MPI_Message matched = MPI_MESSAGE_NULL;
-    MPI_Status status;
-    {
-      // Blocked until something comes: waiting for transfers and for late members.
-      const ScopedMpiTime timed(times_.wait_s);
-      check_mpi(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, channel_, &matched, &status), "MPI_Mprobe");
+    std::vector<Outgoing> others;
+    for (Outgoing& message : held_) {
+      if (message.lane == lane) {
+        post(std::move(message), false);
+      } else {
+        others.push_back(std::move(message));
+      }
     }
-    const ScopedMpiTime timed(times_.mpi_s);
-    receive(matched, status, arrived);
+    held_ = std::move(others);
   }
+  for (std::size_t d = 0; d < last.size(); ++d) {
+    if (!may_send_[l][d] && d != static_cast<std::size_t>(comm_.rank()) && !last[d].bytes.empty()) {
+      throw Error(ExitCode::kFailure, "message stream: a last message for member " + std::to_string(d) +
+                                          ", which lane " + std::to_string(lane) + " does not reach");
+    }
+  }
+  // Starting after this member spreads the last messages over the receivers.
+  const std::vector<int>& to = lanes_[l].to;
+  const auto first = static_cast<std::size_t>(std::upper_bound(to.begin(), to.end(), comm_.rank()) - to.begin());
+  for (std::size_t k = 0; k < to.size(); ++k) {
+    const int d = to[(first + k) % to.size()];
+    const Communicator::Piece& piece = last[static_cast<std::size_t>(d)];
+    post({lane, d, piece.flagged, std::vector<std::uint8_t>(piece.bytes.begin(), piece.bytes.end())}, true);
+  }
+}
+
+void MessageStream::complete() {
+  for (std::size_t l = 0; l < lanes_.size(); ++l) {
+    if (!closed_[l] || lasts_missing_[l] != 0) {
+      throw Error(ExitCode::kFailure, "message stream: completed with lane " + std::to_string(l) + " open");
+    }
+  }
+  if (completed_) throw Error(ExitCode::kFailure, "message stream: finished twice");
+  completed_ = true;
   {
     const ScopedMpiTime timed(times_.wait_s);
     check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -188,6 +276,14 @@ void MessageStream::finish(std::span<const Communicator::Piece> last, std::vecto
   requests_.clear();
   buffers_.clear();
   comm_.book_stream(messages_to_, bytes_to_, times_.mpi_s, times_.wait_s);
+}
+
+void MessageStream::finish(std::span<const Communicator::Piece> last, std::vector<Message>& arrived) {
+  if (completed_ || closed_[0]) throw Error(ExitCode::kFailure, "message stream: finished twice");
+  if (lanes_.size() != 1) throw Error(ExitCode::kFailure, "message stream: finish ends a one-lane stream");
+  close(0, last);
+  while (!all_done()) wait(arrived);
+  complete();
 }
 
 }  // namespace zbfs

@@ -10,14 +10,22 @@
 // sender's messages are in by then. The counts are piggybacked in that order: no extra
 // round, no barrier. Every message is flagged or not (the tag carries it), as pieces are.
 //
+// Lanes: a stream may carry several exchanges at once, each with its own peers (a
+// route's hops: hop h's messages go only to the ranks hop h can reach). A lane is
+// closed by sending its last messages to its `to` members and is done on a member when
+// the last messages of all its `from` members are in; each lane closes on its own, so a
+// relay can close hop h + 1 once hop h is done. The plain stream is one lane of every
+// other member both ways.
+//
 // The messages travel on a StreamChannel: two duplicate communicators that carry
 // nothing else, used by alternate streams, so a member already in the next stream
 // cannot be taken for a sender of this one (a member is never more than one stream
-// ahead, since no stream ends before every member has sent its last message into it).
+// ahead, since no stream ends before every member that can reach it has closed its
+// first lane in it).
 //
 // Test hook: with a shuffle seed, sends are held back and released in a pseudo-random
-// order, some at later polls and the rest at the finish, to show that what the
-// receivers compute does not depend on the order or timing of arrivals.
+// order, some at later polls and the rest when their lane closes, to show that what
+// the receivers compute does not depend on the order or timing of arrivals.
 #pragma once
 
 #include <mpi.h>
@@ -52,9 +60,18 @@ class MessageStream {
  public:
   struct Message {
     int source = 0;
+    int lane = 0;
     bool flagged = false;
     std::vector<std::uint8_t> bytes;
   };
+  // The members a lane sends to and hears from (neither holds this rank).
+  struct Lane {
+    std::vector<int> to;
+    std::vector<int> from;
+  };
+  // At most this many lanes (the tag carries the lane above two flag bits, and MPI
+  // promises tags up to 32767).
+  static constexpr int kMaxLanes = 4096;
   // What the stream spent: time inside its MPI calls, and time at its finish blocked
   // until the last messages came (waiting for the transfers still in flight and for
   // members that had not finished).
@@ -63,35 +80,58 @@ class MessageStream {
     double wait_s = 0;
   };
 
-  // Opens a stream over `comm` on the channel's next communicator. Every member opens its
-  // streams over one channel in the same order. `shuffle_seed`: the test hook (0: off).
+  // Opens a stream over `comm` on the channel's next communicator, with one lane to and
+  // from every other member. Every member opens its streams over one channel in the same
+  // order. `shuffle_seed`: the test hook (0: off).
   MessageStream(const Communicator& comm, StreamChannel& channel, std::uint64_t shuffle_seed = 0);
+  // The same with the given lanes (every member's lanes agree: r is in my lane's `to`
+  // exactly when I am in r's lane's `from`).
+  MessageStream(const Communicator& comm, StreamChannel& channel, std::vector<Lane> lanes,
+                std::uint64_t shuffle_seed = 0);
   // Unwinding past an unfinished stream happens only on an error that ends the job: its
   // sends are left to finish on their own.
   ~MessageStream();
   MessageStream(const MessageStream&) = delete;
   MessageStream& operator=(const MessageStream&) = delete;
 
-  // Posts `bytes` to member `destination` (not this rank) without waiting; the stream
-  // keeps the buffer until the send completes.
-  void send(int destination, std::vector<std::uint8_t> bytes, bool flagged);
+  // Posts `bytes` to member `destination` (not this rank; on a lane, one of its `to`)
+  // without waiting; the stream keeps the buffer until the send completes.
+  void send(int destination, std::vector<std::uint8_t> bytes, bool flagged) {
+    send(0, destination, std::move(bytes), flagged);
+  }
+  void send(int lane, int destination, std::vector<std::uint8_t> bytes, bool flagged);
   // Moves every message that has arrived into `arrived`, without waiting.
   void poll(std::vector<Message>& arrived);
-  // Sends every other member its last message (last[d], flagged or not; this rank's own
-  // entry is ignored), then receives until every member's last message is in (into
-  // `arrived`, the last ones too), and completes the sends. Collective. Books the
-  // stream's traffic and times with the communicator.
+  // Blocks until at least one message arrives (none may come once every lane is done),
+  // then moves it and whatever else is in into `arrived`.
+  void wait(std::vector<Message>& arrived);
+  // Sends each of the lane's `to` members its last message on it (last[d], flagged or
+  // not; the entries of other members must be empty). No send on the lane may follow.
+  void close(int lane, std::span<const Communicator::Piece> last);
+  [[nodiscard]] bool closed(int lane) const { return closed_[static_cast<std::size_t>(lane)]; }
+  // Whether every `from` member's last message on the lane is in.
+  [[nodiscard]] bool done(int lane) const { return lasts_missing_[static_cast<std::size_t>(lane)] == 0; }
+  // Once every lane is closed and done: completes the sends and books the stream's
+  // traffic and times with the communicator.
+  void complete();
+  // The one-lane stream's end: closes lane 0 with `last` (this rank's own entry is
+  // ignored), receives until every member's last message is in (into `arrived`, the last
+  // ones too), and completes. Collective.
   void finish(std::span<const Communicator::Piece> last, std::vector<Message>& arrived);
 
   [[nodiscard]] const Times& times() const { return times_; }
 
  private:
   struct Outgoing {
+    int lane = 0;
     int destination = 0;
     bool flagged = false;
     std::vector<std::uint8_t> bytes;
   };
   void post(Outgoing message, bool last);
+  // Takes every matched message there is, without waiting.
+  void take_arrived(std::vector<Message>& arrived);
+  [[nodiscard]] bool all_done() const { return lanes_missing_ == 0; }
   // Receives the matched message; returns whether it was its sender's last.
   bool receive(MPI_Message& matched, const MPI_Status& status, std::vector<Message>& arrived);
   // Frees the buffers of completed sends.
@@ -104,9 +144,13 @@ class MessageStream {
   std::vector<std::vector<std::uint8_t>> buffers_;  // ... and their buffers
   std::vector<std::uint64_t> messages_to_;
   std::vector<std::uint64_t> bytes_to_;
-  std::vector<bool> last_from_;
-  int lasts_missing_ = 0;
-  bool finished_ = false;
+  std::vector<Lane> lanes_;
+  std::vector<std::vector<bool>> may_send_;  // per lane, per member: in its `to`
+  std::vector<std::vector<char>> expects_;   // per lane, per member: 1 in `from`, 2 its last is in
+  std::vector<int> lasts_missing_;           // per lane
+  std::vector<bool> closed_;
+  int lanes_missing_ = 0;  // lanes not done
+  bool completed_ = false;
   Times times_;
   bool shuffle_ = false;
   std::mt19937_64 random_;

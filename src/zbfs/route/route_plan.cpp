@@ -114,28 +114,44 @@ int RoutePlan::next_hypercube(int hop, int holder, int destination) const {
   return ((holder ^ target) & bit) != 0 ? holder ^ bit : holder;
 }
 
-std::vector<int> RoutePlan::peers(int me) const {
-  std::set<int> out;
-  switch (kind_) {
-    case RouteKind::kDirect:
-    case RouteKind::kSparse:
-      for (int r = 0; r < ranks_; ++r) out.insert(r);
-      break;
-    default:
-      // Every peer some item can be sent to: follow every (source, destination) path
-      // through this rank. P^2 * hops: fine for the rank counts a plan is checked at.
-      for (int source = 0; source < ranks_; ++source) {
-        for (int destination = 0; destination < ranks_; ++destination) {
-          int holder = source;
-          for (int h = 0; h < hops(); ++h) {
-            const int to = next(h, holder, destination);
-            if (holder == me) out.insert(to);
-            holder = to;
-          }
+std::vector<RoutePlan::HopPeers> RoutePlan::hop_peers(int me) const {
+  const int hop_count = hops();
+  std::vector<std::set<int>> to(static_cast<std::size_t>(hop_count));
+  std::vector<std::set<int>> from(static_cast<std::size_t>(hop_count));
+  // For each destination, the set of ranks holding some item for it, hop by hop (every
+  // rank at hop 0), kept as a list with a stamp per rank to drop repeats.
+  std::vector<int> holders;
+  std::vector<int> next_holders;
+  std::vector<int> stamp(static_cast<std::size_t>(ranks_), -1);
+  for (int destination = 0; destination < ranks_; ++destination) {
+    holders.resize(static_cast<std::size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r) holders[static_cast<std::size_t>(r)] = r;
+    for (int h = 0; h < hop_count; ++h) {
+      const int mark = destination * hop_count + h;
+      next_holders.clear();
+      for (const int holder : holders) {
+        const int at = next(h, holder, destination);
+        if (holder == me && at != me) to[static_cast<std::size_t>(h)].insert(at);
+        if (at == me && holder != me) from[static_cast<std::size_t>(h)].insert(holder);
+        if (stamp[static_cast<std::size_t>(at)] != mark) {
+          stamp[static_cast<std::size_t>(at)] = mark;
+          next_holders.push_back(at);
         }
       }
+      std::swap(holders, next_holders);
+    }
   }
-  out.erase(me);
+  std::vector<HopPeers> peers(static_cast<std::size_t>(hop_count));
+  for (std::size_t h = 0; h < peers.size(); ++h) {
+    peers[h].to.assign(to[h].begin(), to[h].end());
+    peers[h].from.assign(from[h].begin(), from[h].end());
+  }
+  return peers;
+}
+
+std::vector<int> RoutePlan::peers(int me) const {
+  std::set<int> out;
+  for (const HopPeers& hop : hop_peers(me)) out.insert(hop.to.begin(), hop.to.end());
   return {out.begin(), out.end()};
 }
 

@@ -46,6 +46,15 @@ class RoutePlan {
   [[nodiscard]] int hops() const;
   // Where `holder` sends an item for `destination` at hop `hop` (holder: it stays).
   [[nodiscard]] int next(int hop, int holder, int destination) const;
+  // Who `me` may send to and hear from at one hop: the ranks an item it can hold at
+  // that hop goes to, and the ranks that can hand it one; sorted, without `me`.
+  struct HopPeers {
+    std::vector<int> to;
+    std::vector<int> from;
+  };
+  // Per hop, following every (source, destination) path: about P^2 * 2 steps for the
+  // routes that concentrate items (a destination's holders shrink hop by hop).
+  [[nodiscard]] std::vector<HopPeers> hop_peers(int me) const;
   // The ranks `me` may send to at some hop: the peers it can ever have to start a
   // message to, sorted (for the start-up bounds: tests and docs).
   [[nodiscard]] std::vector<int> peers(int me) const;

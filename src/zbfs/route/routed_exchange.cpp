@@ -7,16 +7,12 @@
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/metrics/communicator_metrics.hpp"
+#include "zbfs/route/hop_message.hpp"
 
 namespace zbfs {
 namespace {
 
-// An item on its way: where it is going, and what it is.
-struct Held {
-  std::uint64_t destination;
-  std::uint64_t key;
-  std::uint64_t value;
-};
+using Held = HopItem;
 
 // Sorts by (next rank, destination, key, value); merging keeps the first item, the one
 // with the smallest value, of each (destination, key). Returns the items removed.
@@ -32,40 +28,6 @@ std::uint64_t sort_and_merge(std::vector<Held>& held, const std::vector<int>& ne
   const auto removed = static_cast<std::uint64_t>(held.end() - end);
   held.erase(end, held.end());
   return removed;
-}
-
-// Appends the message for held[begin, end) (all for one next rank, sorted by destination).
-void append_message(std::span<const Held> items, std::vector<std::uint64_t>& words) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> groups;
-  for (const Held& h : items) {
-    if (groups.empty() || groups.back().first != h.destination) groups.emplace_back(h.destination, 0);
-    ++groups.back().second;
-  }
-  words.push_back(groups.size());
-  for (const auto& [destination, count] : groups) {
-    words.push_back(destination);
-    words.push_back(count);
-  }
-  for (const Held& h : items) {
-    words.push_back(h.key);
-    words.push_back(h.value);
-  }
-}
-
-// Reads one hop message back into `held`; refuses a malformed one.
-void parse_message(std::span<const std::uint64_t> words, int ranks, std::vector<Held>& held) {
-  const auto malformed = [] { return Error(ExitCode::kFailure, "routed exchange: malformed hop message"); };
-  if (words.empty()) throw malformed();
-  const std::uint64_t groups = words[0];
-  if (groups > (words.size() - 1) / 2) throw malformed();
-  std::size_t at = 1 + 2 * groups;
-  for (std::uint64_t g = 0; g < groups; ++g) {
-    const std::uint64_t destination = words[1 + 2 * g];
-    const std::uint64_t count = words[2 + 2 * g];
-    if (destination >= static_cast<std::uint64_t>(ranks) || count > (words.size() - at) / 2) throw malformed();
-    for (std::uint64_t i = 0; i < count; ++i, at += 2) held.push_back({destination, words[at], words[at + 1]});
-  }
-  if (at != words.size()) throw malformed();
 }
 
 // Where this rank sends an item for each destination at `hop`.
@@ -89,7 +51,7 @@ std::vector<Held> split_for_hop(std::span<const Held> held, const std::vector<in
       staying.insert(staying.end(), run.begin(), run.end());
     } else {
       outgoing.push_back({to, {}});
-      append_message(run, outgoing.back().words);
+      append_hop_message(run, outgoing.back().words);
       ++stats.hop_startups[hop];
     }
     begin = end;
@@ -129,7 +91,7 @@ std::vector<KeyedItem> RoutedExchange::exchange(const Communicator& comm, std::s
     held = split_for_hop(held, next_of, me, static_cast<std::size_t>(hop), stats_, outgoing);
     const std::size_t before = held.size();
     for (const auto& m : transport(comm, outgoing, HopLayout{}, static_cast<std::size_t>(hop))) {
-      parse_message(m.words, ranks, held);
+      parse_hop_message(m.words, ranks, held);
     }
     stats_.received_items += held.size() - before;
   }
@@ -250,7 +212,7 @@ std::vector<std::uint64_t> RoutedExchange::route_requests(const Communicator& co
     }
     for (const auto& m : transport(comm, outgoing, HopLayout{}, hop)) {
       std::vector<Held> arrived;
-      parse_message(m.words, ranks, arrived);
+      parse_hop_message(m.words, ranks, arrived);
       stats_.received_items += arrived.size();
       for (const Held& h : arrived)
         ledger_[hop + 1].push_back({static_cast<std::uint64_t>(m.rank), h.destination, h.key});

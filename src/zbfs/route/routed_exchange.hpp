@@ -6,8 +6,7 @@
 // the route. The destination merges what arrives too, so a key requested by every rank
 // is delivered once.
 //
-// Hop messages are 64-bit words: the number of groups G, then G (destination, count)
-// pairs, then the groups' items, two words each (key, value). `direct` sends each hop's
+// Hop messages are 64-bit words (route/hop_message.hpp). `direct` sends each hop's
 // messages with an alltoallv (counts first), the other routes with the sparse exchange
 // (Communicator::sparse_exchange). With a codec (set_codec) each hop message is encoded
 // (route/hop_codec.hpp). Every exchange books its merged items and bytes per hop in the

@@ -1,10 +1,21 @@
 #include "zbfs/route/routed_exchanger.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "zbfs/core/error.hpp"
 
 namespace zbfs {
+
+RoutedExchanger::RoutedExchanger(std::unique_ptr<Exchanger> direct, RouteChoice route, MessageCodec hop_codec,
+                                 std::uint64_t max_items, std::optional<RoutedPipelining> pipelining)
+    : direct_(std::move(direct)),
+      route_(std::move(route)),
+      hop_codec_(std::move(hop_codec)),
+      max_items_(max_items),
+      pipelining_(pipelining) {}
+
+RoutedExchanger::~RoutedExchanger() = default;
 
 RoutedExchange& RoutedExchanger::route_for(const Communicator& comm) {
   auto found = by_size_.find(comm.size());
@@ -24,6 +35,22 @@ std::vector<std::uint64_t> RoutedExchanger::read_batch(const Communicator& comm,
                                                        std::span<const std::uint64_t> counts, std::size_t width,
                                                        const ReadBatchAnswer& answer) {
   return route_for(comm).read_batch(comm, keys, counts, width, answer);
+}
+
+std::unique_ptr<UpdateStream> RoutedExchanger::open_updates(const Communicator& comm, std::uint64_t key_bound,
+                                                            std::uint64_t value_bound) {
+  if (!pipelining_) return Exchanger::open_updates(comm, key_bound, value_bound);
+  StreamGroup& group = stream_groups_[comm.world_ranks()];
+  if (!group.channel) {
+    group.channel = std::make_unique<StreamChannel>(comm);
+    group.route = std::make_unique<StreamRoute>(route_.plan_for(comm.size()), comm.rank());
+  }
+  const std::uint64_t seed =
+      pipelining_->shuffle_seed == 0 ? 0 : pipelining_->shuffle_seed + 0x9e3779b97f4a7c15ULL * ++streams_opened_;
+  // A hop message carries an item as two words (key, value).
+  const auto batch_items = static_cast<std::size_t>(std::max<std::uint64_t>(1, pipelining_->batch_bytes / 16));
+  return std::make_unique<RoutedUpdateStream>(comm, *group.channel, *group.route, route_.merge(), &hop_codec_,
+                                              batch_items, max_items_, seed);
 }
 
 }  // namespace zbfs

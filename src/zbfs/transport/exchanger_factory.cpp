@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "zbfs/core/error.hpp"
 #include "zbfs/route/routed_exchanger.hpp"
 #include "zbfs/transport/overlapped_exchanger.hpp"
 
@@ -12,20 +11,19 @@ std::unique_ptr<Exchanger> make_exchanger(ExchangeSetup setup) {
   // Routed hops get a codec of their own: under auto each learns its own messages' costs.
   MessageCodec hop_codec = setup.codec;
   MessageCodec stream_codec = setup.codec;
-  if (setup.overlap && setup.route) {
-    throw Error(ExitCode::kUsage, "--overlap on pipelines direct folds; a --route's hops are not pipelined");
-  }
   auto direct =
       std::make_unique<DirectExchanger>(setup.column_gather, std::move(setup.codec), setup.max_ids_per_message,
                                         setup.transport == Transport::kRma ? std::make_unique<RmaExchange>() : nullptr);
   direct->set_recorder(setup.recorder);
-  if (setup.overlap) {
+  if (setup.overlap && !setup.route) {
     return std::make_unique<OverlappedExchanger>(std::move(direct), std::move(stream_codec), setup.batch_bytes,
                                                  setup.max_ids_per_message, setup.overlap_shuffle_seed);
   }
   if (!setup.route) return direct;
+  std::optional<RoutedPipelining> pipelining;
+  if (setup.overlap) pipelining = RoutedPipelining{setup.batch_bytes, setup.overlap_shuffle_seed};
   return std::make_unique<RoutedExchanger>(std::move(direct), std::move(*setup.route), std::move(hop_codec),
-                                           setup.max_ids_per_message);
+                                           setup.max_ids_per_message, pipelining);
 }
 
 }  // namespace zbfs
