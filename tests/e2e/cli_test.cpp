@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "command.hpp"
 
@@ -577,8 +578,9 @@ TEST(CliMpi, ConfigurationErrorsArePrintedOnce) {
 }
 
 // The ways exchanges travel that a failure must not hang: matched messages, one-sided
-// epochs, pipelined folds with batches in flight.
-const char* const kTransportFlags[] = {"--transport two-sided", "--transport rma", "--overlap on --batch-bytes 64"};
+// epochs, pipelined folds with batches in flight, directly or relayed along a route.
+const char* const kTransportFlags[] = {"--transport two-sided", "--transport rma", "--overlap on --batch-bytes 64",
+                                       "--overlap on --batch-bytes 64 --route grid2"};
 
 TEST(CliMpi, AFailingRankEndsTheWholeJob) {
   for (const char* transport : kTransportFlags) {
@@ -624,7 +626,9 @@ TEST(CliMpi, OverlappedFoldsTraverseTheSameEdges) {
   ASSERT_EQ(single.status, 0) << single.err;
   const auto json = std::filesystem::temp_directory_path() / "zbfs_overlap.json";
   for (const char* rest : {"-p 1d", "-p 1d --batch-bytes 8 --codec auto", "-p 2d --grid 2x2 --codec bitpack",
-                           "-p hybrid --ranks-per-node 2", "-p 2d --grid 1x4 --column-gather union --transport rma"}) {
+                           "-p hybrid --ranks-per-node 2", "-p 2d --grid 1x4 --column-gather union --transport rma",
+                           "-p 1d --route grid2 --codec auto --batch-bytes 64",
+                           "-p 2d --grid 1x4 --route gridk --route-dims 2x2 --no-dedup"}) {
     const Outcome o =
         run_mpi(4, std::string("run --scale 11 --roots 8 -q --overlap on ") + rest + " --json " + json.string());
     ASSERT_EQ(o.status, 0) << rest << "\n" << o.err;
@@ -637,6 +641,12 @@ TEST(CliMpi, OverlappedFoldsTraverseTheSameEdges) {
               record["phases"]["row_exchange"]["stream_held_time_s"]["sum"].get<double>())
         << rest;
     EXPECT_GE(record["phases"]["row_exchange"]["overlap_time_s"]["min"].get<double>(), 0.0) << rest;
+    if (std::string_view(rest).find("--route") != std::string_view::npos) {
+      // Every hop of the route carried batches.
+      const nlohmann::json& hops = record["phases"]["row_exchange"]["route"]["hop_bytes"];
+      ASSERT_GE(hops.size(), 2u) << rest;
+      for (const auto& bytes : hops) EXPECT_GT(bytes.get<double>(), 0.0) << rest;
+    }
   }
   // The phase table's overlap section: the pipelined phase, its modelled and held time.
   const Outcome table = run_mpi(2, "run --scale 9 --roots 2 --overlap on");
@@ -656,7 +666,6 @@ TEST(CliMpi, OverlappedFoldsTraverseTheSameEdges) {
   }
   std::filesystem::remove(json);
   expect_usage_error("run --scale 8 --partition shared --overlap on", "--overlap on applies to MPI exchanges");
-  expect_usage_error("run --scale 8 --overlap on --route grid2", "a --route's hops are not pipelined");
   expect_usage_error("run --scale 8 --overlap on --backend cuda-host --partition 1d", "--backend cpu");
   expect_usage_error("run --scale 8 --overlap on --dump-frontiers /tmp/x", "--overlap off");
   expect_usage_error("run --scale 8 --batch-bytes 4", "--batch-bytes must be between 8 and");

@@ -497,8 +497,39 @@ TEST(DistributedBfs, PipelinedTreesDoNotDependOnArrivalOrder) {
     }
     EXPECT_EQ(trees[1], trees[0]);
     EXPECT_EQ(trees[2], trees[0]);
+    // Along every merging route too: a rank sends each vertex once, with the first
+    // parent it found, and the owner keeps the smallest offered, whatever the path.
+    for (const RouteChoice& route : testing::every_route()) {
+      if (!route.dedup) continue;
+      const auto routed =
+          check_searches<std::uint32_t>(layout, {10, 8, 6}, Direction::kTopDown, ColumnGather::kAllgatherv, 3,
+                                        CodecChoice{CodecId::kNone}, &route, false, 0, Pipelining{64, 7});
+      EXPECT_EQ(routed, trees[0]) << route.describe();
+    }
   }
   omp_set_num_threads(threads);
+}
+
+// Pipelined folds along every route, merging or not, in both partitionings: the
+// sequential BFS's levels and valid trees, in batches of every size and in shuffled
+// orders, with and without a codec on the hops.
+TEST(DistributedBfs, PipelinedRoutesGiveTheSameLevels) {
+  const int p = world_size();
+  for (const Partition partition : {Partition::k1D, Partition::k2D}) {
+    const Layout layout{partition, partition == Partition::k1D ? GridShape{1, p} : most_square_grid(p)};
+    for (const RouteChoice& route : testing::every_route()) {
+      check_searches<std::uint32_t>(layout, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 2,
+                                    CodecChoice{CodecId::kNone}, &route, false, 0, Pipelining{kDefaultBatchBytes, 0});
+      check_searches<std::uint32_t>(layout, {10, 2, 5}, Direction::kTopDown, ColumnGather::kAllgatherv, 2,
+                                    CodecChoice{CodecId::kNone}, &route, false, 0, Pipelining{16, 3});
+    }
+    RouteChoice grid2;
+    grid2.kind = RouteKind::kGrid2;
+    for (const std::string_view name : {"bitpack", "auto"}) {
+      check_searches<std::uint32_t>(layout, {9, 16, 3}, Direction::kTopDown, ColumnGather::kAllgatherv, 2,
+                                    *parse_codec_choice(name), &grid2, false, 0, Pipelining{256, 2});
+    }
+  }
 }
 
 TEST(DistributedBfs, SixtyFourBitLocalIds) {

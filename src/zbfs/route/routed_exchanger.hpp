@@ -26,8 +26,8 @@ namespace zbfs {
 
 // How routed update folds stream (--overlap on).
 struct RoutedPipelining {
-  std::uint64_t batch_bytes;        // the raw bytes a next rank's bucket gathers before it leaves
-  std::uint64_t shuffle_seed = 0;   // tests only: sends held back and reordered
+  std::uint64_t batch_bytes;       // the raw bytes a next rank's bucket gathers before it leaves
+  std::uint64_t shuffle_seed = 0;  // tests only: sends held back and reordered
 };
 
 class RoutedExchanger final : public Exchanger {
