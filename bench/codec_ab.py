@@ -53,7 +53,8 @@ NETCLUSTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scr
 
 def launcher(args: argparse.Namespace) -> list[str]:
     if args.netcluster:
-        return [NETCLUSTER, "run", "--name", "codecab", "--np", str(args.ranks), "--"]
+        return [NETCLUSTER, "run", "--name", "codecab", "--ranks-per-host", str(args.ranks // args.netcluster),
+                "--np", str(args.ranks), "--"]
     return mpirun_prefix(args.ranks, args.mpirun)
 
 

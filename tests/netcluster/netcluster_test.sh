@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A tiny zbfs job on 2 emulated hosts (scripts/netcluster) with 1 Gbit/s links and a
+# Tiny zbfs jobs on 2 emulated hosts (scripts/netcluster) with 1 Gbit/s links and a
 # small tbf bucket: the job runs over TCP between the namespaces, sees 2 nodes, and its
 # ping-pong and loaded swap measure the shaped bandwidth. Exits 77 (skipped, with the reason) where the machine cannot host an
 # emulated cluster: no root, no iproute2, no namespaces.
@@ -40,4 +40,16 @@ assert loaded["measured"] and loaded["pairs"] == 1, f"loaded swap: {loaded}"
 assert 20e6 < loaded["fit"]["bandwidth_bytes_per_s"] < 135e6, f"loaded swap: {loaded['fit']}"
 assert j["phases"]["row_exchange"]["modelled_time_s"]["max"] > 0
 print(f"2 emulated hosts: inter-node {inter['fit']['latency_s'] * 1e6:.1f} us, {bandwidth / 1e6:.1f} MB/s")
+PY
+
+# Two ranks per host: each host has a hostname of its own, so OpenMPI sees 2 nodes of 2
+# ranks (with the machine's hostname everywhere it crashed splitting them by node).
+timeout 180 "$netcluster" run --name "$name" --ranks-per-host 2 -- "$zbfs" run --scale 10 --roots 4 --threads 1 -q \
+  --route grid2 --json "$work/run4.json" >"$work/stdout4"
+grep -q '^num_mpi_processes: *4$' "$work/stdout4" || { echo "not 4 ranks:"; cat "$work/stdout4"; exit 1; }
+python3 - "$work/run4.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["network"]["nodes"] == 2, f"expected 2 nodes, got {j['network']['nodes']}"
+print("2 emulated hosts of 2 ranks each: 2 nodes")
 PY

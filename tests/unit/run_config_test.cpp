@@ -63,7 +63,8 @@ TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
   EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 4), cpu_rank);
 }
 
-// Pipelined folds count a filling batch and one in flight per destination.
+// Pipelined folds count a filling batch and one in flight per destination (a bucket
+// per next rank along a route).
 TEST(MemoryEstimate, PipelinedFoldsCountTheirBatches) {
   RunConfig config;
   config.scale = 20;
@@ -74,6 +75,12 @@ TEST(MemoryEstimate, PipelinedFoldsCountTheirBatches) {
   EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 1024) - bulk, std::uint64_t{2} * 1024 * (1 << 20));
   config.overlap.reset();  // unset: on for these direct exchanges
   EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 1024) - bulk, std::uint64_t{2} * 1024 * (1 << 20));
+  // Along a route (on too when unset), buckets hold three words an item.
+  config.route = RouteChoice{RouteKind::kGrid2, {}, true};
+  config.overlap = false;
+  const std::uint64_t routed_bulk = estimate_rank_peak_memory_bytes(config, 1024);
+  config.overlap.reset();
+  EXPECT_EQ(estimate_rank_peak_memory_bytes(config, 1024) - routed_bulk, std::uint64_t{5} * 512 * (1 << 20));
 }
 
 // --transport rma counts its windows: two halves of the largest receive, a quarter more.

@@ -119,8 +119,7 @@ bool pipelines_folds(const RunConfig& config) {
   // sets compress to a fifth, the pipelined (vertex, parent) words to half at best
   // (docs/performance.md).
   const bool coded = config.codec.is_auto() || config.codec.fixed != CodecId::kNone;
-  return !config.shared_memory && config.backend == Backend::kCpu && !config.route && config.dump_frontiers.empty() &&
-         !coded;
+  return !config.shared_memory && config.backend == Backend::kCpu && config.dump_frontiers.empty() && !coded;
 }
 
 void fail_if_injected(const RunConfig& config, int rank) {
@@ -246,8 +245,10 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   const double largest_receive = std::max(2.0 * 8 * block, c.validate ? 4.0 * 8 * (1 << 20) : 0.0);
   const double windows = c.transport == Transport::kRma ? 2 * 1.25 * largest_receive : 0;
   // Pipelined folds (--overlap): every destination's batch filling, and as many in
-  // flight (a send's buffer lives until it completes).
-  const double batches = pipelines_folds(c) ? 2.0 * p * static_cast<double>(c.batch_bytes) : 0;
+  // flight (a send's buffer lives until it completes). Along a route, a bucket per next
+  // rank of each hop (at most every rank), its items held in three words where the wire
+  // carries two.
+  const double batches = pipelines_folds(c) ? (c.route ? 2.5 : 2.0) * p * static_cast<double>(c.batch_bytes) : 0;
   const double total = slice + graph + bfs + forest + validation + device_copy + windows + batches + kBaseline;
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
