@@ -192,7 +192,8 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
          "pipelined top-down folds: on (each destination's batch of vertex-parent updates leaves as soon as "
          "it fills, while the expansion goes on, and arrivals are claimed between chunks) or off (one "
          "exchange after the expansion; along a --route, relays forward batches as they arrive); default: on for the "
-         "CPU backend's MPI exchanges without --codec or --dump-frontiers, off otherwise")
+         "CPU backend's MPI exchanges without --codec, --dump-frontiers or --transport rma (the batches are messages), "
+         "off otherwise")
       ->check(CLI::IsMember({"on", "off"}));
   run.add_option("--batch-bytes", config.batch_bytes,
                  "--overlap on: the bytes of updates a destination's batch gathers before it leaves")

@@ -655,10 +655,11 @@ TEST(CliMpi, OverlappedFoldsTraverseTheSameEdges) {
             std::string::npos)
       << table.err;
   // Off, nothing is pipelined; unset, it is on where it applies (with a route too, not
-  // with a codec).
+  // with a codec or one-sided rounds).
   for (const auto& [flags, pipelined] :
        {std::pair{"--overlap off", false}, std::pair{"", true}, std::pair{"--route sparse", true},
-        std::pair{"--codec auto", false}, std::pair{"--codec bitpack --overlap on", true}}) {
+        std::pair{"--codec auto", false}, std::pair{"--codec bitpack --overlap on", true},
+        std::pair{"--transport rma", false}, std::pair{"--transport rma --overlap on", true}}) {
     ASSERT_EQ(run_mpi(2, std::string("run --scale 9 --roots 2 -q ") + flags + " --json " + json.string()).status, 0);
     const nlohmann::json record = nlohmann::json::parse(slurp(json));
     EXPECT_EQ(record["config"]["overlap"], pipelined) << flags;

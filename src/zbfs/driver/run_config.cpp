@@ -119,7 +119,9 @@ bool pipelines_folds(const RunConfig& config) {
   // sets compress to a fifth, the pipelined (vertex, parent) words to half at best
   // (docs/performance.md).
   const bool coded = config.codec.is_auto() || config.codec.fixed != CodecId::kNone;
-  return !config.shared_memory && config.backend == Backend::kCpu && config.dump_frontiers.empty() && !coded;
+  // Under --transport rma every round is one-sided; pipelined batches are messages.
+  return !config.shared_memory && config.backend == Backend::kCpu && config.dump_frontiers.empty() && !coded &&
+         config.transport == Transport::kTwoSided;
 }
 
 void fail_if_injected(const RunConfig& config, int rank) {

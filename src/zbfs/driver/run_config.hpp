@@ -102,9 +102,10 @@ void fail_if_injected(const RunConfig& config, int rank);
 void check_openmp_threads(std::uint64_t threads);
 
 // Whether the run's top-down folds are pipelined: --overlap as given, or when unset, on
-// for the CPU backend's MPI exchanges, direct or routed, without a codec (not with
-// --dump-frontiers, which records the bulk exchanges, nor with --codec, whose
-// compression favours the bulk folds' id sets).
+// for the CPU backend's two-sided MPI exchanges, direct or routed, without a codec (not
+// with --dump-frontiers, which records the bulk exchanges, nor with --codec, whose
+// compression favours the bulk folds' id sets, nor under --transport rma, whose rounds
+// are all one-sided while pipelined batches travel as messages).
 bool pipelines_folds(const RunConfig& config);
 
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.
