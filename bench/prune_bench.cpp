@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[m] : (values[m - 1] + values[m]) / 2;
 }
 
-std::uint64_t reached(const zbfs::LargeArray<std::int64_t>& parent) {
+std::uint64_t reached(std::span<const std::int64_t> parent) {
   std::uint64_t count = 0;
   for (std::size_t v = 0; v < parent.size(); ++v) count += parent[v] >= 0 ? 1 : 0;
   return count;
@@ -71,7 +72,6 @@ int main(int argc, char** argv) {
       zbfs::sample_search_roots(graph.num_vertices(), with_edges, static_cast<std::uint64_t>(num_roots), 2,
                                 [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; });
 
-  zbfs::LargeArray<std::int64_t> parent(graph.num_vertices());
   std::vector<double> full_means;
   std::vector<double> pruned_means;
   std::vector<double> attach_means;
@@ -85,11 +85,13 @@ int main(int argc, char** argv) {
       for (int turn = 0; turn < 2; ++turn) {
         const bool prune = (turn + i + static_cast<std::size_t>(r)) % 2 == 1;
         clock.restart();
-        const zbfs::BfsStats stats = (prune ? pruned : full).run(roots[i], parent.span(), {});
+        // Into the search's own parents, as zbfs run searches (reset by what they set).
+        zbfs::DirectionOptimizingBfs<V>& bfs = prune ? pruned : full;
+        const zbfs::BfsStats stats = bfs.run(roots[i], {});
         const double t = clock.elapsed_s();
         (prune ? pruned_total : full_total) += t;
         if (prune) attach_total += stats.attach_time_s;
-        counts[prune ? 1 : 0] = reached(parent);
+        counts[prune ? 1 : 0] = reached(bfs.parent());
         levels[prune ? 1 : 0] = stats.levels();
       }
       if (counts[0] != counts[1] || levels[0] != levels[1]) {

@@ -498,9 +498,9 @@ TEST(CliMpi, RoutedRunsValidateAndReportTheirHops) {
   const Outcome plain = run_mpi(4, "run --scale 10 --roots 4 -q --partition 1d");
   ASSERT_EQ(plain.status, 0) << plain.err;
   const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_route.json";
-  for (const char* route : {"--route grid2", "--route hypercube --codec bitpack",
-                            "--route gridk --route-dims 2x2 --no-dedup",
-                            "--partition 2d --grid 2x2 --route sparse --overlap off"}) {
+  for (const char* route :
+       {"--route grid2", "--route hypercube --codec bitpack", "--route gridk --route-dims 2x2 --no-dedup",
+        "--partition 2d --grid 2x2 --route sparse --overlap off"}) {
     std::filesystem::remove(json_path);
     const Outcome o = run_mpi(
         4, std::string("run --scale 10 --roots 4 --direction top-down --json ") + json_path.string() + " " + route);

@@ -33,6 +33,26 @@ void expect_correct_searches(const Csr<V>& graph, DirectionOptimizingBfs<V>& bfs
     std::int64_t depth = 0;
     for (const std::int64_t l : expected) depth = std::max(depth, l);
     EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(depth) + 1) << "root " << root;
+    // Into the search's own array, which keeps the last tree and resets only what it set.
+    bfs.run(root, options);
+    ASSERT_EQ(levels_from_parents(bfs.parent(), root), expected) << "root " << root << ", own array";
+    ASSERT_TRUE(validate_bfs_tree(packed, root, bfs.parent()).ok()) << "root " << root << ", own array";
+  }
+  // Own-array searches back to back, from every root and back again: each resets what
+  // the last one set (a big component after a small one, and the other way round).
+  std::vector<std::uint64_t> order = roots;
+  order.insert(order.end(), roots.rbegin(), roots.rend());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::uint64_t root = order[i];
+    bfs.run(root, options);
+    ASSERT_EQ(levels_from_parents(bfs.parent(), root), reference_bfs_levels(graph.num_vertices(), edges, root))
+        << "root " << root << ", own array, back to back";
+    // Cleared by the caller every other time: cleared, the array is all -1 again.
+    if (i % 2 == 0) {
+      bfs.clear_parent();
+      EXPECT_TRUE(std::all_of(bfs.parent().begin(), bfs.parent().end(), [](std::int64_t p) { return p == -1; }))
+          << "root " << root;
+    }
   }
 }
 
@@ -169,6 +189,27 @@ TEST(Bfs, IsolatedRootPastTheLastVertexWithEdges) {
     const auto empty_steps = std::count_if(stats.steps.begin(), stats.steps.end(),
                                            [](const BfsStep& s) { return s.discovered_vertices == 0; });
     EXPECT_EQ(empty_steps, 1);
+  }
+}
+
+// A big component, many two-vertex ones and edgeless vertices: searches into the
+// object's own array from each kind of key in turn clear only what the last one reached
+// (a pair: one by one; the big component: by filling), in every order and direction.
+TEST(Bfs, OwnParentsClearWhatTheLastSearchReached) {
+  std::vector<Edge> edges;
+  for (std::uint64_t v = 0; v + 1 < 900; ++v) edges.push_back({v, (v * 7 + 1) % 900});
+  for (std::uint64_t v = 1000; v < 1800; v += 2) edges.push_back({v, v + 1});
+  const PackedEdgeList packed = testing::pack(11, edges);
+  for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
+    const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(packed, order);
+    DirectionOptimizingBfs<std::uint32_t> bfs(graph);
+    for (const Direction d : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {
+      for (const std::uint64_t root : {1000u, 3u, 1501u, 1900u, 1002u, 1002u, 899u, 2047u, 1003u}) {
+        bfs.run(root, BfsOptions{d});
+        ASSERT_EQ(levels_from_parents(bfs.parent(), root), reference_bfs_levels(graph.num_vertices(), edges, root))
+            << "root " << root;
+      }
+    }
   }
 }
 

@@ -52,6 +52,13 @@ void set_parent(std::int64_t* parent, const V* original, V child, V by) {
   }
 }
 
+// Every entry -1: nothing reached.
+void fill_unreached(std::int64_t* parent, std::uint64_t n) {
+  const auto vertices = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < vertices; ++v) parent[v] = -1;
+}
+
 }  // namespace
 
 template <class V>
@@ -63,7 +70,9 @@ DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const Pee
       front_(graph.num_vertices()),
       next_(graph.num_vertices()),
       queue_(graph.num_vertices()),
-      next_queue_(graph.num_vertices()) {
+      next_queue_(graph.num_vertices()),
+      parent_(graph.num_vertices()) {
+  fill_unreached(parent_.data(), graph.num_vertices());
   if (forest != nullptr && forest->num_vertices() != graph.num_vertices())
     throw Error(ExitCode::kFailure, "the peeled forest belongs to another graph");
   const std::uint64_t* off = graph.offsets();
@@ -277,13 +286,66 @@ BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, std::span<std::int64
   const std::uint64_t n = graph_.num_vertices();
   if (parent_out.size() != n) throw Error(ExitCode::kFailure, "parent array size does not match the graph");
   if (root >= n) throw Error(ExitCode::kFailure, "BFS root out of range");
-  BfsStats stats;
-  std::int64_t* parent = parent_out.data();
+  const Stopwatch clock;
+  fill_unreached(parent_out.data(), n);
+  const double fill_s = clock.elapsed_s();
+  // The visited bitmap will be this search's: it no longer says what parent_ holds.
+  clear_all_ = clear_all_ || dirty_;
+  BfsStats stats = search(root, parent_out.data(), options);
+  stats.init_time_s += fill_s;
+  return stats;
+}
 
+template <class V>
+BfsStats DirectionOptimizingBfs<V>::run(std::uint64_t root, const BfsOptions& options) {
+  if (root >= graph_.num_vertices()) throw Error(ExitCode::kFailure, "BFS root out of range");
+  const Stopwatch clock;
+  clear_parent();  // nothing to do when the caller cleared the last tree
+  const double clear_s = clock.elapsed_s();
+  BfsStats stats = search(root, parent_.data(), options);
+  stats.init_time_s += clear_s;
+  dirty_ = true;
+  last_root_ = root;
+  clear_all_ = forest_ != nullptr;
+  last_reached_ = 1;
+  for (const BfsStep& step : stats.steps)
+    last_reached_ += step.kind == StepKind::kAttach ? 0 : step.discovered_vertices;
+  return stats;
+}
+
+template <class V>
+void DirectionOptimizingBfs<V>::clear_parent() {
+  if (!dirty_ && !clear_all_) return;
+  std::int64_t* parent = parent_.data();
+  const std::uint64_t n = graph_.num_vertices();
+  dirty_ = false;
+  if (clear_all_ || last_reached_ > n / 32) {
+    clear_all_ = false;
+    fill_unreached(parent, n);
+    return;
+  }
+  // The reached vertices are visited but did not start so (the edgeless ones did), and
+  // all lie in the words with edges; the root may be edgeless.
+  parent[last_root_] = -1;
+  const V* original = original_;
+  const auto words = static_cast<std::int64_t>(words_with_edges_);
+#pragma omp parallel for schedule(static) if (words > (1 << 16))
+  for (std::int64_t w = 0; w < words; ++w) {
+    std::uint64_t bits = visited_.word(static_cast<std::size_t>(w)) & ~edgeless_.word(static_cast<std::size_t>(w));
+    while (bits != 0) {
+      const auto v =
+          static_cast<V>(static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
+      bits &= bits - 1;
+      parent[original != nullptr ? original[v] : v] = -1;
+    }
+  }
+}
+
+template <class V>
+BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* parent, const BfsOptions& options) {
+  const std::uint64_t n = graph_.num_vertices();
+  BfsStats stats;
   Stopwatch clock;
-  const auto vertices = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t v = 0; v < vertices; ++v) parent[v] = -1;
   // Where the search starts: the root, or for a pruned search from a peeled root the core
   // vertex at the end of its chain (root first, the core vertex not included).
   V start = static_cast<V>(graph_.internal_id(root));

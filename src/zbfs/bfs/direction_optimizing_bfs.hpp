@@ -42,11 +42,30 @@ class DirectionOptimizingBfs {
   // Fills parent (one entry per vertex): parent[root] = root, unreached = -1; root and
   // parent are in the input's ids whatever the graph's order.
   BfsStats run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options);
+  // The same into the object's own parent array (parent()), which starts every search
+  // with every entry -1, so that a search touches only what it reaches: one from a small
+  // component costs microseconds whatever n is, where filling n entries costs
+  // milliseconds. The caller clears the tree once it is done with it (clear_parent(),
+  // after validation, outside the timed search); a search that finds the last tree still
+  // there clears it first.
+  BfsStats run(std::uint64_t root, const BfsOptions& options);
+  // The last run(root, options)'s tree; every entry -1 before the first and after
+  // clear_parent() (the array is made with the object, in kernel 1).
+  [[nodiscard]] std::span<const std::int64_t> parent() const { return {parent_.data(), parent_.size()}; }
+  // Sets back to -1 what the last run(root, options) set: its reached vertices, found
+  // from the visited bitmap (n / 64 words), one by one when they are few, else by filling
+  // the whole array (which costs less than scattered stores past about n / 32 of them);
+  // always the whole array after a pruned search, which hangs trees on in one pass over
+  // the forest.
+  void clear_parent();
 
-  // Workspace bytes for a graph of n vertices (for memory estimates).
+  // Workspace bytes for a graph of n vertices (for memory estimates), its own parent
+  // array not included (it stands for the one a caller would hold).
   static std::uint64_t workspace_bytes(std::uint64_t n) { return 4 * (n / 8 + 8) + 3 * n * sizeof(V); }
 
  private:
+  // A search into `parent`, whose entries are all -1.
+  BfsStats search(std::uint64_t root, std::int64_t* parent, const BfsOptions& options);
   // Each step also raises `tallest` to the highest tree hanging below a vertex it
   // discovered, when `height` (a pruned search's tree heights) is not nullptr.
   std::uint64_t top_down_step(std::int64_t* parent, std::uint64_t& scout_count, const std::uint8_t* height,
@@ -88,6 +107,15 @@ class DirectionOptimizingBfs {
   LargeArray<V> queue_;
   LargeArray<V> next_queue_;
   std::uint64_t queue_size_ = 0;
+  // run(root, options)'s parents, and what its last search set in them (while
+  // `dirty_`): the reached vertices (visited_ but not starts-visited, `last_reached_` of
+  // them) and the root; everything when the search was pruned, or when a run into a
+  // caller's array has used visited_ since (`clear_all_`).
+  LargeArray<std::int64_t> parent_;
+  bool dirty_ = false;
+  bool clear_all_ = false;
+  std::uint64_t last_root_ = 0;
+  std::uint64_t last_reached_ = 0;
 };
 
 extern template class DirectionOptimizingBfs<std::uint32_t>;

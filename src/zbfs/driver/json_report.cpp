@@ -5,6 +5,7 @@
 #include <array>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/driver/search_harness.hpp"
 #include "zbfs/output/output_file.hpp"
 #include "zbfs/version.hpp"
 
@@ -247,7 +248,8 @@ nlohmann::json to_json(const RunResult& r) {
           {"max", b.teps.max},
           {"harmonic_mean", b.teps.harmonic_mean},
           {"harmonic_stddev", b.teps.harmonic_stddev}}},
-        {"validate_time_s", b.validated ? to_json(b.validate_time_s) : nlohmann::json(nullptr)}}},
+        {"validate_time_s", b.validated ? to_json(b.validate_time_s) : nlohmann::json(nullptr)},
+        {"small_component_keys", count_small_component_keys(r.searches)}}},
   };
 }
 

@@ -11,6 +11,7 @@
 #include "zbfs/driver/json_report.hpp"
 #include "zbfs/driver/phase_table.hpp"
 #include "zbfs/driver/result_block.hpp"
+#include "zbfs/driver/search_harness.hpp"
 
 namespace zbfs {
 namespace {
@@ -34,6 +35,9 @@ std::optional<std::string> write_outputs(const RunResult& result) {
     std::fputs(
         format_phase_table(result.phases, result.num_processes, result.network, result.config.codec.name()).c_str(),
         stderr);
+    const std::string keys =
+        describe_search_keys(result.searches, result.result_block.teps.median, result.result_block.teps.harmonic_mean);
+    if (!keys.empty()) std::fprintf(stderr, "zbfs: %s\n", keys.c_str());
     std::fprintf(stderr, "zbfs: peak memory %s per rank\n", format_bytes(result.peak_rss_bytes).c_str());
   }
   return std::nullopt;

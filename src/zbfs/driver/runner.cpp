@@ -62,9 +62,16 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
       sample_search_roots(graph.num_vertices(), eligible, count, config.seed,
                           [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; });
 
-  LargeArray<std::int64_t> parent(graph.num_vertices());
+  // The CPU kernel searches into its own parent array, resetting only what the last
+  // search set; a device backend's trees come back to this one.
+  LargeArray<std::int64_t> device_parent;
+  std::span<const std::int64_t> parent;
   SearchBackend backend;
-  if (bfs) backend.search = [&](std::uint64_t root) { return bfs->run(root, parent.span(), config.bfs); };
+  if (bfs) {
+    backend.search = [&](std::uint64_t root) { return bfs->run(root, config.bfs); };
+  } else {
+    device_parent = LargeArray<std::int64_t>(graph.num_vertices());
+  }
   // A device backend searches on its target; its parents come to host memory for the
   // counts and the validator, untimed (as a GPU Graph500 code hands its tree over).
   std::unique_ptr<DeviceSearch> device;
@@ -91,15 +98,21 @@ void run_searches(const RunConfig& config, const PackedEdgeList& edges, const Pr
   backend.count = [&] {
     if (device) {
       after_search = device->traffic();
-      device->copy_parents(parent.span());
+      device->copy_parents(device_parent.span());
+      parent = device_parent.span();
+    } else {
+      parent = bfs->parent();
     }
     std::uint64_t reached = 0;
 #pragma omp parallel for reduction(+ : reached)
     for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
-    return TreeCounts{count_traversed_edges(graph, parent.span()), reached};
+    return TreeCounts{count_traversed_edges(graph, parent), reached};
   };
-  backend.validate = [&](std::uint64_t root) { return validate_bfs_tree(edges, root, parent.span()); };
+  backend.validate = [&](std::uint64_t root) { return validate_bfs_tree(edges, root, parent); };
   backend.finish_search = [&](std::size_t, SearchResult& search) {
+    // Counted and validated: the tree goes, so that the next search starts from a
+    // cleared array and touches only what it reaches (untimed, as a fresh array would be).
+    if (bfs) bfs->clear_parent();
     // One process: the whole search is local work, and nothing travels.
     PhaseMetrics metrics;
     metrics.add_time(Phase::kLocalExpansion, search.time_s);

@@ -1,10 +1,14 @@
 #include "zbfs/driver/search_harness.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/core/wording.hpp"
 
 namespace zbfs {
 namespace {
@@ -57,6 +61,24 @@ void run_search_loop(const RunConfig& config, const std::vector<std::uint64_t>& 
     result.searches.push_back(std::move(search));
     progress.count("BFS", i + 1, roots.size());
   }
+}
+
+std::size_t count_small_component_keys(std::span<const SearchResult> searches) {
+  std::uint64_t largest = 0;
+  for (const SearchResult& s : searches) largest = std::max(largest, s.reached_vertices);
+  std::size_t small = 0;
+  for (const SearchResult& s : searches) small += s.reached_vertices * 100 < largest ? 1 : 0;
+  return small;
+}
+
+std::string describe_search_keys(std::span<const SearchResult> searches, double median_teps,
+                                 double harmonic_mean_teps) {
+  if (searches.empty()) return "";
+  const std::size_t small = count_small_component_keys(searches);
+  return fmt::format(
+      "{}, {} in {} (under 1% of the largest search's vertices); TEPS median {:.4g}, harmonic mean {:.4g}",
+      counted(static_cast<long long>(searches.size()), "search key"), small,
+      small == 1 ? "a small component" : "small components", median_teps, harmonic_mean_teps);
 }
 
 }  // namespace zbfs

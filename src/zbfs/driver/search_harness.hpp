@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "zbfs/bfs/bfs_stats.hpp"
@@ -49,5 +51,15 @@ struct SearchBackend {
 // Error (exit status 3, on every rank alike) when a tree fails validation.
 void run_search_loop(const RunConfig& config, const std::vector<std::uint64_t>& roots, const SearchBackend& backend,
                      const Progress& progress, RunResult& result);
+
+// Keys whose search reached fewer than 1% of the vertices the largest search reached: a
+// key in a small component (a Kronecker graph has a giant one and many tiny ones). Such
+// a search is over in microseconds and counts a handful of edges, so its TEPS is tiny
+// and it weighs on the harmonic mean far beyond the work it stands for.
+std::size_t count_small_component_keys(std::span<const SearchResult> searches);
+
+// "64 search keys, 1 in a small component (under 1% of the largest search's vertices);
+// TEPS median 6.7e+08, harmonic mean 5.5e+04", or "" without searches.
+std::string describe_search_keys(std::span<const SearchResult> searches, double median_teps, double harmonic_mean_teps);
 
 }  // namespace zbfs
