@@ -133,6 +133,8 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
   EXPECT_NE(o.out.find("bfs  harmonic_mean_TEPS:     !  "), std::string::npos);
   EXPECT_EQ(o.out.find("bfs  min_validate:              -1"), std::string::npos) << "validation should have run";
   EXPECT_NE(o.err.find("BFS 8/8"), std::string::npos) << "progress goes to stderr: " << o.err;
+  EXPECT_NE(o.err.find("zbfs: 8 search keys, "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("; TEPS median "), std::string::npos) << o.err;
 
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
   EXPECT_EQ(j["schema"], "zbfs.run");
@@ -149,6 +151,8 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
   }
   EXPECT_GT(j["memory"]["peak_rss_bytes"].get<double>(), 0.0);
   EXPECT_GT(j["summary"]["teps"]["harmonic_mean"].get<double>(), 0.0);
+  EXPECT_GE(j["summary"]["small_component_keys"].get<int>(), 0);
+  EXPECT_LE(j["summary"]["small_component_keys"].get<int>(), 8);
   std::filesystem::remove(json_path);
 }
 

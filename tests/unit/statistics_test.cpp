@@ -11,6 +11,7 @@
 
 #include "zbfs/driver/phase_table.hpp"
 #include "zbfs/driver/result_block.hpp"
+#include "zbfs/driver/search_harness.hpp"
 
 namespace zbfs {
 namespace {
@@ -71,6 +72,24 @@ std::vector<std::string> lines_of(const std::string& text) {
     if (!line.empty() && line[0] != '#') lines.push_back(line);
   }
   return lines;
+}
+
+// A key in a small component reached under 1% of what the largest search reached; the
+// line says how many there were and puts the median TEPS beside the harmonic mean.
+TEST(SearchKeys, SmallComponentsAreCountedAndNamed) {
+  std::vector<SearchResult> searches(4);
+  for (std::size_t i = 0; i < searches.size(); ++i) searches[i].reached_vertices = 1000 + i;
+  EXPECT_EQ(count_small_component_keys(searches), 0u);
+  searches[1].reached_vertices = 9;  // 9 of 1003: under 1%
+  EXPECT_EQ(count_small_component_keys(searches), 1u);
+  EXPECT_EQ(describe_search_keys(searches, 2.5e9, 4.0e4),
+            "4 search keys, 1 in a small component (under 1% of the largest search's vertices); TEPS median 2.5e+09, "
+            "harmonic mean 4e+04");
+  searches[2].reached_vertices = 2;
+  searches[3].reached_vertices = 11;  // 1.1% of 1000: not small
+  EXPECT_EQ(count_small_component_keys(searches), 2u);
+  EXPECT_NE(describe_search_keys(searches, 1, 1).find("2 in small components"), std::string::npos);
+  EXPECT_EQ(describe_search_keys({}, 1, 1), "");
 }
 
 TEST(ResultBlock, ReproducesTheReferenceOutputByteForByte) {
