@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "test_graphs.hpp"
@@ -58,6 +59,40 @@ TYPED_TEST(CsrBuild, KroneckerGraphMatchesANaiveBuild) {
   EXPECT_EQ(g.num_directed_edges(), directed);
 }
 
+// Placed by blocks (scale 21: 2^21 vertices, 32 blocks of rows; edgefactor 3: 3 * 2^21
+// tuples in three rounds), in both orders: every list as a naive build's (sorted,
+// duplicate-free pairs).
+TYPED_TEST(CsrBuild, GraphsOfSeveralRoundsAndBlocksMatchANaiveBuild) {
+  const std::vector<Edge> edges = testing::kronecker_edges(21, 3, 5);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+  pairs.reserve(2 * edges.size());
+  for (const Edge& e : edges) {
+    if (e.u == e.v) continue;
+    pairs.emplace_back(e.u, e.v);
+    pairs.emplace_back(e.v, e.u);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  const PackedEdgeList packed = testing::pack(21, edges);
+  for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
+    const Csr<TypeParam> g = build_csr<TypeParam>(packed, order);
+    ASSERT_EQ(g.num_directed_edges(), pairs.size());
+    std::vector<std::uint64_t> list;
+    std::size_t at = 0;
+    for (std::uint64_t v = 0; v < g.num_vertices(); ++v) {
+      list.clear();
+      for (const TypeParam w : g.neighbors(g.internal_id(v))) list.push_back(g.original_id(w));
+      std::sort(list.begin(), list.end());
+      for (const std::uint64_t w : list) {
+        ASSERT_LT(at, pairs.size());
+        ASSERT_EQ(pairs[at], std::pair(v, w)) << "vertex " << v;
+        ++at;
+      }
+    }
+    EXPECT_EQ(at, pairs.size());
+  }
+}
+
 TYPED_TEST(CsrBuild, DegreeOrderIsTheSameGraphRenumbered) {
   const std::vector<Edge> edges = testing::kronecker_edges(10, 16, 21);
   const Csr<TypeParam> plain = build_csr<TypeParam>(testing::pack(10, edges));
@@ -111,6 +146,12 @@ TEST(CsrBuild, PeakEstimateCoversTheBuild) {
   EXPECT_EQ(csr_build_peak_bytes(1024, 16384, 4), 1025U * 8 + 1024U * 4 + 2U * 16384 * 4);
   EXPECT_EQ(csr_build_peak_bytes(1024, 16384, 4, CsrOrder::kDegree),
             1025U * 8 + 1024U * 4 + 2U * 16384 * 4 + 2U * 1024 * 4);
+  // From 2^21 vertices the placement goes by blocks, with two round buffers of two
+  // entries (two ids each) per tuple of a round (2^21 tuples at most).
+  EXPECT_EQ(csr_build_peak_bytes(1 << 21, std::uint64_t{1} << 24, 4) - csr_build_peak_bytes(1 << 21, 0, 4),
+            2U * (std::uint64_t{1} << 24) * 4 + 2U * 2 * (std::uint64_t{1} << 21) * 2 * 4);
+  EXPECT_EQ(csr_build_peak_bytes(1 << 21, 1000, 4) - csr_build_peak_bytes(1 << 21, 0, 4),
+            2U * 1000 * 4 + 2U * 2 * 1000 * 2 * 4);
 }
 
 }  // namespace

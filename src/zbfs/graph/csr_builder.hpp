@@ -1,6 +1,8 @@
 // Kernel 1: builds the undirected Csr<V> from a packed edge list, OpenMP parallel and in
-// place: count degrees, place both directions of every non-self-loop tuple, sort and
-// deduplicate each adjacency list, compact, and return the unused tail to the OS.
+// place: count degrees, place both directions of every non-self-loop tuple (in rounds of
+// 2^21 tuples, gathered by blocks of rows first, so that the placement stays in cache
+// as the graph grows), sort and deduplicate each adjacency list, compact, and return the
+// unused tail to the OS.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,8 @@ template <class V>
 Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order = CsrOrder::kInput);
 
 // Bytes build_csr needs at its peak for this edge list shape (offsets, tuple degrees, the
-// adjacency array before deduplication, and the degree order's two tables with kDegree),
-// excluding the edge list itself.
+// adjacency array before deduplication, the placement's round buffers, and the degree
+// order's two tables with kDegree), excluding the edge list itself.
 std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
                                    CsrOrder order = CsrOrder::kInput);
 
