@@ -33,24 +33,14 @@ void expect_correct_searches(const Csr<V>& graph, DirectionOptimizingBfs<V>& bfs
     std::int64_t depth = 0;
     for (const std::int64_t l : expected) depth = std::max(depth, l);
     EXPECT_EQ(stats.levels(), static_cast<std::uint64_t>(depth) + 1) << "root " << root;
-    // Into the search's own array, which keeps the last tree and resets only what it set.
+    // Into the search's own array, which keeps the last tree until it is cleared (here
+    // every other time; a search that finds it there clears it first).
     bfs.run(root, options);
     ASSERT_EQ(levels_from_parents(bfs.parent(), root), expected) << "root " << root << ", own array";
     ASSERT_TRUE(validate_bfs_tree(packed, root, bfs.parent()).ok()) << "root " << root << ", own array";
-  }
-  // Own-array searches back to back, from every root and back again: each resets what
-  // the last one set (a big component after a small one, and the other way round).
-  std::vector<std::uint64_t> order = roots;
-  order.insert(order.end(), roots.rbegin(), roots.rend());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::uint64_t root = order[i];
-    bfs.run(root, options);
-    ASSERT_EQ(levels_from_parents(bfs.parent(), root), reference_bfs_levels(graph.num_vertices(), edges, root))
-        << "root " << root << ", own array, back to back";
-    // Cleared by the caller every other time: cleared, the array is all -1 again.
-    if (i % 2 == 0) {
+    if (root % 2 == 0) {
       bfs.clear_parent();
-      EXPECT_TRUE(std::all_of(bfs.parent().begin(), bfs.parent().end(), [](std::int64_t p) { return p == -1; }))
+      ASSERT_TRUE(std::all_of(bfs.parent().begin(), bfs.parent().end(), [](std::int64_t p) { return p == -1; }))
           << "root " << root;
     }
   }

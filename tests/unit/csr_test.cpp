@@ -77,6 +77,10 @@ TYPED_TEST(CsrBuild, GraphsOfSeveralRoundsAndBlocksMatchANaiveBuild) {
   for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
     const Csr<TypeParam> g = build_csr<TypeParam>(packed, order);
     ASSERT_EQ(g.num_directed_edges(), pairs.size());
+    // The hubs' lists are long enough to sort by radix (from 1024 ids).
+    std::uint64_t longest = 0;
+    for (std::uint64_t v = 0; v < g.num_vertices(); ++v) longest = std::max<std::uint64_t>(longest, g.degree(v));
+    EXPECT_GE(longest, 1024U);
     std::vector<std::uint64_t> list;
     std::size_t at = 0;
     for (std::uint64_t v = 0; v < g.num_vertices(); ++v) {
