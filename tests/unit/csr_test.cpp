@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "test_graphs.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/list_sort.hpp"
 
 namespace zbfs {
 namespace {
@@ -143,6 +145,30 @@ TEST(DegreeOrder, SortsByDescendingDegreeAndKeepsTiesInOrder) {
     EXPECT_EQ(big.original_offset(s), want[s]) << "sorted " << s;
     EXPECT_EQ(big.sorted_offset(want[s]), s) << "original " << want[s];
   }
+}
+
+// Lists sort as std::sort sorts them, by comparisons below kRadixFrom ids and by radix
+// from it: ids that differ only in their low byte, in all bytes, or share every byte.
+template <class V>
+void expect_lists_sort(std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<V> scratch;
+  for (const std::size_t length : {std::size_t{0}, std::size_t{1}, kRadixFrom - 1, kRadixFrom, std::size_t{70000}}) {
+    for (const int spread_bits : {0, 8, 21, 8 * static_cast<int>(sizeof(V))}) {
+      std::vector<V> list(length);
+      const std::uint64_t mask = spread_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << spread_bits) - 1;
+      for (V& v : list) v = static_cast<V>((random() & mask) | (std::uint64_t{1} << (8 * sizeof(V) - 2)));
+      std::vector<V> want = list;
+      std::sort(want.begin(), want.end());
+      sort_adjacency_list(list.data(), list.data() + list.size(), scratch);
+      ASSERT_EQ(list, want) << length << " ids of " << spread_bits << " varying bits";
+    }
+  }
+}
+
+TEST(ListSort, SortsAsComparisonsDoAtEveryLength) {
+  expect_lists_sort<std::uint32_t>(1);
+  expect_lists_sort<std::uint64_t>(2);
 }
 
 TEST(CsrBuild, PeakEstimateCoversTheBuild) {

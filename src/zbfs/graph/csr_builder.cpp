@@ -12,6 +12,7 @@
 
 #include "zbfs/core/checked_cast.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/graph/list_sort.hpp"
 
 namespace zbfs {
 namespace {
@@ -44,41 +45,6 @@ std::uint64_t exclusive_prefix_sum(std::uint64_t* counts, std::uint64_t n) {
     }
   }
   return block_sums[static_cast<std::size_t>(used_threads)];
-}
-
-// Sorts one adjacency list: by comparisons while short, else by LSD radix on bytes (a
-// hub's list of a million ids sorts in a few linear passes instead of n log n
-// comparisons), skipping the bytes every id shares (the high ones of small graphs).
-// `scratch` grows to the longest list sorted by radix.
-template <class V>
-void sort_list(V* first, V* last, std::vector<V>& scratch) {
-  const auto length = static_cast<std::size_t>(last - first);
-  constexpr std::size_t kRadixFrom = 1024;
-  if (length < kRadixFrom) {
-    std::sort(first, last);
-    return;
-  }
-  constexpr std::size_t kBytes = sizeof(V);
-  std::array<std::array<std::uint64_t, 256>, kBytes> counts{};
-  for (const V* p = first; p != last; ++p) {
-    for (std::size_t b = 0; b < kBytes; ++b) ++counts[b][(*p >> (8 * b)) & 0xff];
-  }
-  if (scratch.size() < length) scratch.resize(length);
-  V* from = first;
-  V* to = scratch.data();
-  for (std::size_t b = 0; b < kBytes; ++b) {
-    std::array<std::uint64_t, 256>& count = counts[b];
-    if (count[(*first >> (8 * b)) & 0xff] == length) continue;  // every id has this byte
-    std::uint64_t at = 0;
-    for (std::uint64_t& c : count) {
-      const std::uint64_t here = c;
-      c = at;
-      at += here;
-    }
-    for (const V* p = from; p != from + length; ++p) to[count[(*p >> (8 * b)) & 0xff]++] = *p;
-    std::swap(from, to);
-  }
-  if (from != first) std::copy(from, from + length, first);
 }
 
 // Places both directions of every tuple that is not a self-loop into `adj` at its row's
@@ -273,18 +239,8 @@ Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order) {
   // now and is swapped for the tuple count during compaction.
   LargeArray<V> tuple_degree(n);
   V* tdeg = tuple_degree.data();
-  const auto vertices = static_cast<std::int64_t>(n);
-#pragma omp parallel
-  {
-    std::vector<V> scratch;
-#pragma omp for schedule(dynamic, 1024)
-    for (std::int64_t v = 0; v < vertices; ++v) {
-      V* first = adj + off[v];
-      V* last = adj + off[v + 1];
-      sort_list(first, last, scratch);
-      tdeg[v] = static_cast<V>(std::unique(first, last) - first);
-    }
-  }
+  sort_and_deduplicate_lists(adj, off, n,
+                             [tdeg](std::uint64_t v, std::uint64_t length) { tdeg[v] = static_cast<V>(length); });
 
   // 4. Compaction, in vertex order because lists only move towards the front.
   std::uint64_t write = 0;

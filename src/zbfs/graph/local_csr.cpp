@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <vector>
+
+#include "zbfs/graph/list_sort.hpp"
 
 namespace zbfs {
 namespace {
@@ -44,14 +47,7 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std
   }
 
   // Sort and deduplicate each row; cursor[r] takes the deduplicated length.
-  const auto n = static_cast<std::int64_t>(num_rows);
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (std::int64_t r = 0; r < n; ++r) {
-    V* first = adj + off[r];
-    V* last = adj + off[r + 1];
-    std::sort(first, last);
-    cur[r] = static_cast<std::uint64_t>(std::unique(first, last) - first);
-  }
+  sort_and_deduplicate_lists(adj, off, num_rows, [cur](std::uint64_t r, std::uint64_t length) { cur[r] = length; });
   // Compact in row order: lists only move towards the front.
   std::uint64_t write = 0;
   for (std::uint64_t r = 0; r < num_rows; ++r) {
@@ -90,8 +86,12 @@ LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols) 
   }
   // Threads place rows out of order; the lists are duplicate-free already.
   const auto cols = static_cast<std::int64_t>(num_cols);
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (std::int64_t c = 0; c < cols; ++c) std::sort(adj + off[c], adj + off[c + 1]);
+#pragma omp parallel
+  {
+    std::vector<V> scratch;
+#pragma omp for schedule(dynamic, 1024)
+    for (std::int64_t c = 0; c < cols; ++c) sort_adjacency_list(adj + off[c], adj + off[c + 1], scratch);
+  }
   return LocalCsr<V>(num_cols, std::move(offsets), std::move(adjacency));
 }
 
