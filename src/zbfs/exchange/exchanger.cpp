@@ -100,7 +100,6 @@ std::vector<Arrival> exchange_pieces(const Communicator& comm, std::span<const P
 // One round of id messages. When nothing that arrives is framed the ids land straight in
 // `ids`, as without a codec; otherwise the bytes land in `received`, for decode_pieces.
 // Returns what arrived from each member.
-
 std::vector<Arrival> exchange_id_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
                                         std::uint64_t max_ids, std::vector<std::uint64_t>& ids, ByteBuffer& received,
                                         RmaExchange* one_sided) {
@@ -238,6 +237,16 @@ std::vector<std::uint64_t> merge_union(std::span<const std::uint64_t> a, std::sp
 }
 
 }  // namespace
+
+void check_update_rest(const Communicator& comm, std::size_t items, std::span<const std::uint64_t> counts) {
+  const std::uint64_t total = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  if (counts.size() != static_cast<std::size_t>(comm.size()) || total != items ||
+      counts[static_cast<std::size_t>(comm.rank())] != 0) {
+    throw Error(ExitCode::kFailure, "update stream: " + std::to_string(counts.size()) + " counts adding up to " +
+                                        std::to_string(total) + " for " + std::to_string(items) + " items on " +
+                                        std::to_string(comm.size()) + " ranks");
+  }
+}
 
 std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine,
                                            MessageCodec* codec, std::uint64_t max_ids_per_message,

@@ -70,6 +70,10 @@ class UpdateStream {
                       std::vector<KeyedItem>& arrived) = 0;
 };
 
+// Refuses (Error) a rest that UpdateStream::finish cannot take: it needs one count per
+// member of `comm`, adding up to `items`, and none for this rank.
+void check_update_rest(const Communicator& comm, std::size_t items, std::span<const std::uint64_t> counts);
+
 // A read's owner side: writes the values of `key` (a key this rank owns) to out[0, width).
 // It may be called from several threads at once, and should only read.
 using ReadAnswer = std::function<void(std::uint64_t key, std::uint64_t* out)>;

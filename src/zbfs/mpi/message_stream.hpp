@@ -121,6 +121,12 @@ class MessageStream {
 
   [[nodiscard]] const Times& times() const { return times_; }
 
+  // The test hook's seed for an exchanger's n-th stream, so that the order varies from
+  // stream to stream (0 stays 0: off).
+  static std::uint64_t nth_shuffle_seed(std::uint64_t seed, std::uint64_t n) {
+    return seed == 0 ? 0 : seed + 0x9e3779b97f4a7c15ULL * n;
+  }
+
  private:
   struct Outgoing {
     int lane = 0;

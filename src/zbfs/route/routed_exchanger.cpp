@@ -45,8 +45,7 @@ std::unique_ptr<UpdateStream> RoutedExchanger::open_updates(const Communicator& 
     group.channel = std::make_unique<StreamChannel>(comm);
     group.route = std::make_unique<StreamRoute>(route_.plan_for(comm.size()), comm.rank());
   }
-  const std::uint64_t seed =
-      pipelining_->shuffle_seed == 0 ? 0 : pipelining_->shuffle_seed + 0x9e3779b97f4a7c15ULL * ++streams_opened_;
+  const std::uint64_t seed = MessageStream::nth_shuffle_seed(pipelining_->shuffle_seed, ++streams_opened_);
   // A hop message carries an item as two words (key, value).
   const auto batch_items = static_cast<std::size_t>(std::max<std::uint64_t>(1, pipelining_->batch_bytes / 16));
   return std::make_unique<RoutedUpdateStream>(comm, *group.channel, *group.route, route_.merge(), &hop_codec_,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <string>
 #include <tuple>
 
@@ -171,13 +170,8 @@ void RoutedUpdateStream::close_ready_hops() {
 
 void RoutedUpdateStream::finish(std::span<const KeyedItem> rest, std::span<const std::uint64_t> counts,
                                 std::vector<KeyedItem>& arrived) {
+  check_update_rest(comm_, rest.size(), counts);
   const auto members = static_cast<std::size_t>(route_.ranks);
-  const std::uint64_t total = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
-  if (counts.size() != members || total != rest.size() || counts[static_cast<std::size_t>(route_.me)] != 0) {
-    throw Error(ExitCode::kFailure, "update stream: " + std::to_string(counts.size()) + " counts adding up to " +
-                                        std::to_string(total) + " for " + std::to_string(rest.size()) + " items on " +
-                                        std::to_string(members) + " ranks");
-  }
   if (finishing_) throw Error(ExitCode::kFailure, "routed update stream: finished twice");
   std::size_t first = 0;
   for (std::size_t d = 0; d < members; ++d) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <numeric>
 #include <string>
 #include <utility>
 
@@ -55,13 +54,8 @@ class PipelinedUpdates final : public UpdateStream {
 
   void finish(std::span<const KeyedItem> rest, std::span<const std::uint64_t> counts,
               std::vector<KeyedItem>& arrived) override {
+    check_update_rest(comm_, rest.size(), counts);
     const auto members = static_cast<std::size_t>(comm_.size());
-    const std::uint64_t total = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
-    if (counts.size() != members || total != rest.size() || counts[static_cast<std::size_t>(comm_.rank())] != 0) {
-      throw Error(ExitCode::kFailure, "update stream: " + std::to_string(counts.size()) + " counts adding up to " +
-                                          std::to_string(total) + " for " + std::to_string(rest.size()) + " items on " +
-                                          std::to_string(members) + " ranks");
-    }
     // Each member's last message carries what is left for it.
     std::vector<std::vector<std::uint8_t>> last_bytes(members);
     std::vector<Communicator::Piece> last(members);
@@ -201,7 +195,7 @@ std::unique_ptr<UpdateStream> OverlappedExchanger::open_updates(const Communicat
                                                                 std::uint64_t value_bound) {
   std::unique_ptr<StreamChannel>& channel = channels_[comm.world_ranks()];
   if (!channel) channel = std::make_unique<StreamChannel>(comm);
-  const std::uint64_t seed = shuffle_seed_ == 0 ? 0 : shuffle_seed_ + 0x9e3779b97f4a7c15ULL * ++streams_opened_;
+  const std::uint64_t seed = MessageStream::nth_shuffle_seed(shuffle_seed_, ++streams_opened_);
   // One word per item when key and value fit in it together.
   const int key_bits = bits_below(key_bound);
   const int value_bits = bits_below(value_bound);
