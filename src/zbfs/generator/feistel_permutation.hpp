@@ -4,9 +4,12 @@
 // the shuffle of the edge list, so that every edge can be produced on its own.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "zbfs/generator/counter_rng.hpp"
 
@@ -33,7 +36,57 @@ class FeistelPermutation {
     return x;
   }
 
+  // The permutation of every value of `values`, in place: the same results as
+  // operator(), computed round by round over the whole span so that the compiler can
+  // vectorise the rounds (the generator's hot loop). Values that land outside the domain
+  // are collected and walked again together. `scratch` holds at least values.size()
+  // entries.
+  void apply(std::span<std::uint64_t> values, std::span<std::uint64_t> scratch) const {
+    if (domain_size_ <= 1) return;
+    encrypt_all(values);
+    std::size_t outside = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      scratch[outside] = i;
+      outside += values[i] >= domain_size_ ? 1 : 0;
+    }
+    // A value outside is encrypted again in a compacted batch until it lands inside;
+    // the batch shrinks geometrically (at least a quarter of the values land inside).
+    std::uint64_t batch[kWalkBatch];
+    while (outside > 0) {
+      std::size_t kept = 0;
+      for (std::size_t first = 0; first < outside; first += kWalkBatch) {
+        const std::size_t count = std::min(kWalkBatch, outside - first);
+        for (std::size_t j = 0; j < count; ++j) batch[j] = values[scratch[first + j]];
+        encrypt_all(std::span(batch, count));
+        for (std::size_t j = 0; j < count; ++j) {
+          const std::uint64_t index = scratch[first + j];
+          values[index] = batch[j];
+          scratch[kept] = index;
+          kept += batch[j] >= domain_size_ ? 1 : 0;
+        }
+      }
+      outside = kept;
+    }
+  }
+
  private:
+  static constexpr std::size_t kWalkBatch = 64;
+
+  void encrypt_all(std::span<std::uint64_t> values) const {
+    const unsigned half_bits = half_bits_;
+    const std::uint64_t half_mask = half_mask_;
+    for (std::uint64_t& x : values) {
+      std::uint64_t left = x >> half_bits;
+      std::uint64_t right = x & half_mask;
+      for (const std::uint64_t round_key : round_keys_) {
+        const std::uint64_t next = left ^ (mix64(right ^ round_key) & half_mask);
+        left = right;
+        right = next;
+      }
+      x = (left << half_bits) | right;
+    }
+  }
+
   [[nodiscard]] std::uint64_t encrypt(std::uint64_t x) const {
     std::uint64_t left = x >> half_bits_;
     std::uint64_t right = x & half_mask_;

@@ -1,7 +1,10 @@
 #include "zbfs/generator/kronecker.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "zbfs/core/error.hpp"
 
@@ -45,7 +48,49 @@ KroneckerGenerator::KroneckerGenerator(const KroneckerParams& params)
 }
 
 void KroneckerGenerator::generate(std::uint64_t first, std::span<Edge> out) const {
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = edge(first + i);
+  // Stage by stage over blocks of positions (shuffle, draw, relabel), each stage a loop
+  // the compiler vectorises: the same edges as edge(), several times faster.
+  constexpr std::size_t kBlock = 256;
+  std::array<std::uint64_t, kBlock> draw{};
+  std::array<std::uint64_t, kBlock> u{};
+  std::array<std::uint64_t, kBlock> v{};
+  std::array<std::uint64_t, kBlock> scratch{};
+  for (std::size_t done = 0; done < out.size(); done += kBlock) {
+    const std::size_t count = std::min(kBlock, out.size() - done);
+    for (std::size_t i = 0; i < count; ++i) draw[i] = first + done + i;
+    edge_shuffle_.apply(std::span(draw.data(), count), scratch);
+    sample_block(std::span(draw.data(), count), u.data(), v.data());
+    vertex_relabel_.apply(std::span(u.data(), count), scratch);
+    vertex_relabel_.apply(std::span(v.data(), count), scratch);
+    for (std::size_t i = 0; i < count; ++i) out[done + i] = Edge{u[i], v[i]};
+  }
+}
+
+void KroneckerGenerator::sample_block(std::span<const std::uint64_t> samples, std::uint64_t* u,
+                                      std::uint64_t* v) const {
+  // kronecker_sample over a block, bit by bit across the block instead of sample by
+  // sample, so that each bit's draws form one vectorisable loop.
+  const std::size_t count = samples.size();
+  const auto scale = static_cast<std::uint64_t>(params_.scale);
+  const std::uint32_t threshold_ab = threshold_ab_;
+  const std::uint32_t threshold_c_norm = threshold_c_norm_;
+  const std::uint32_t threshold_a_norm = threshold_a_norm_;
+  const CounterRng bits = bits_;
+  for (std::size_t i = 0; i < count; ++i) {
+    u[i] = 0;
+    v[i] = 0;
+  }
+  for (std::uint64_t bit = 0; bit < scale; ++bit) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t r = bits(samples[i] * scale + bit);
+      const auto r_row = static_cast<std::uint32_t>(r >> 32);
+      const auto r_col = static_cast<std::uint32_t>(r);
+      const std::uint64_t row_bit = r_row >= threshold_ab ? 1 : 0;
+      const std::uint64_t col_bit = r_col >= (row_bit != 0 ? threshold_c_norm : threshold_a_norm) ? 1 : 0;
+      u[i] |= row_bit << bit;
+      v[i] |= col_bit << bit;
+    }
+  }
 }
 
 PackedEdgeList generate_edge_list(const KroneckerGenerator& generator) {
@@ -56,12 +101,21 @@ PackedEdgeList generate_edge_slice(const KroneckerGenerator& generator, std::uin
                                    std::uint64_t num_edges) {
   PackedEdgeList list(generator.params().scale, num_edges);
   constexpr std::uint64_t kBlock = 1 << 14;
+  constexpr std::uint64_t kChunk = 1024;
   const auto num_blocks = static_cast<std::int64_t>((num_edges + kBlock - 1) / kBlock);
-#pragma omp parallel for schedule(dynamic, 4)
-  for (std::int64_t block = 0; block < num_blocks; ++block) {
-    const std::uint64_t first = static_cast<std::uint64_t>(block) * kBlock;
-    const std::uint64_t last = std::min(num_edges, first + kBlock);
-    for (std::uint64_t i = first; i < last; ++i) list.set(i, generator.edge(first_edge + i));
+#pragma omp parallel
+  {
+    std::vector<Edge> chunk(kChunk);
+#pragma omp for schedule(dynamic, 4)
+    for (std::int64_t block = 0; block < num_blocks; ++block) {
+      const std::uint64_t first = static_cast<std::uint64_t>(block) * kBlock;
+      const std::uint64_t last = std::min(num_edges, first + kBlock);
+      for (std::uint64_t at = first; at < last; at += kChunk) {
+        const std::uint64_t count = std::min(kChunk, last - at);
+        generator.generate(first_edge + at, std::span(chunk.data(), count));
+        for (std::uint64_t i = 0; i < count; ++i) list.set(at + i, chunk[i]);
+      }
+    }
   }
   return list;
 }

@@ -41,7 +41,8 @@ class KroneckerGenerator {
   // Which Kronecker draw the shuffle puts at `position`, and the label vertex v gets.
   [[nodiscard]] std::uint64_t draw_at(std::uint64_t position) const { return edge_shuffle_(position); }
   [[nodiscard]] std::uint64_t relabel(std::uint64_t v) const { return vertex_relabel_(v); }
-  // Positions [first, first + out.size()).
+  // Positions [first, first + out.size()): the same edges as edge(), produced block by
+  // block in vectorised stages (the way to generate many).
   void generate(std::uint64_t first, std::span<Edge> out) const;
 
   // The s-th Kronecker draw before relabelling and shuffling (exposed for tests).
@@ -62,6 +63,9 @@ class KroneckerGenerator {
   }
 
  private:
+  // kronecker_sample of every sample of `samples`, into u and v (samples.size() each).
+  void sample_block(std::span<const std::uint64_t> samples, std::uint64_t* u, std::uint64_t* v) const;
+
   KroneckerParams params_;
   std::uint64_t num_edges_;
   CounterRng bits_;
