@@ -15,6 +15,7 @@
 #include "../unit/test_graphs.hpp"
 #include "mpi_test_support.hpp"
 #include "zbfs/bfs/distributed_bfs.hpp"
+#include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
@@ -37,6 +38,12 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
         GetParam() == Partition::kHybrid ? *hybrid_grid(ranks, ranks % 2 == 0 ? 2 : 1) : most_square_grid(ranks),
         generator_.num_vertices(), &metrics_);
     slice_ = testing::my_slice(generator_, *grid_);
+    GraphSpec spec;
+    spec.scale = 9;
+    spec.edgefactor = 16;
+    spec.seed = 11;
+    regenerated_ = regenerated_graph_slice(spec, grid_->world().rank(), grid_->world().size());
+    ASSERT_TRUE(regenerated_.has_value());
     graph_.emplace(*grid_, slice_);
     DistributedBfs<std::uint32_t> bfs(*grid_, *graph_, exchanger_, metrics_);
     owned_.resize(grid_->blocks().block());
@@ -55,6 +62,10 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     return all;
   }
 
+  // This rank's input edges both ways: the stored slice kernel 1 was built from, and the
+  // generator's share produced again (other edges per rank, the same list in all).
+  [[nodiscard]] std::vector<InputEdges> shares() const { return {InputEdges(slice_), *regenerated_}; }
+
   // Corrupts the full parent array, then checks both validators reject it alike.
   void expect_rejected(const std::function<void(std::vector<std::int64_t>&)>& corrupt, ValidationRule expected) {
     std::vector<std::int64_t> bad = parent_;
@@ -64,14 +75,18 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
     std::vector<std::int64_t> mine(owned_.size(), -1);
     const std::uint64_t first = grid_->my_first_vertex();
     for (std::uint64_t o = 0; o < mine.size() && first + o < bad.size(); ++o) mine[o] = bad[first + o];
-    for (const std::unique_ptr<Exchanger>& exchanger : exchangers()) {
-      SCOPED_TRACE(exchanger->traits().relays_updates ? "routed" : "direct");
-      const ValidationReport distributed =
-          validate_distributed_bfs_tree(*grid_, slice_, *exchanger, root_, mine, metrics_, 700);
-      EXPECT_FALSE(distributed.ok());
-      EXPECT_TRUE(distributed.violates(expected)) << (distributed.messages.empty() ? "" : distributed.messages.front());
-      EXPECT_EQ(sorted_rules(distributed.violated), sorted_rules(sequential.violated));
-      EXPECT_FALSE(distributed.messages.empty());
+    for (const InputEdges& share : shares()) {
+      SCOPED_TRACE(share.regenerated() ? "regenerated" : "stored");
+      for (const std::unique_ptr<Exchanger>& exchanger : exchangers()) {
+        SCOPED_TRACE(exchanger->traits().relays_updates ? "routed" : "direct");
+        const ValidationReport distributed =
+            validate_distributed_bfs_tree(*grid_, share, *exchanger, root_, mine, metrics_, 700);
+        EXPECT_FALSE(distributed.ok());
+        EXPECT_TRUE(distributed.violates(expected))
+            << (distributed.messages.empty() ? "" : distributed.messages.front());
+        EXPECT_EQ(sorted_rules(distributed.violated), sorted_rules(sequential.violated));
+        EXPECT_FALSE(distributed.messages.empty());
+      }
     }
   }
 
@@ -89,6 +104,7 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
   PackedEdgeList edges_ = generate_edge_list(generator_);
   std::optional<ProcessGrid> grid_;
   PackedEdgeList slice_;
+  std::optional<InputEdges> regenerated_;
   std::optional<DistributedGraph<std::uint32_t>> graph_;
   DirectExchanger exchanger_{ColumnGather::kAllgatherv};
   std::uint64_t root_ = edges_.get(0).u;
@@ -99,12 +115,17 @@ class DistributedValidatorTest : public ::testing::TestWithParam<Partition> {
 
 TEST_P(DistributedValidatorTest, AcceptsTheBfsTree) {
   std::vector<std::int64_t> mine = owned_;
-  for (const std::unique_ptr<Exchanger>& exchanger : exchangers()) {
-    const ValidationReport report =
-        validate_distributed_bfs_tree(*grid_, slice_, *exchanger, root_, mine, metrics_, 700);
-    EXPECT_TRUE(report.ok());
-    EXPECT_EQ(report.traversed_edges, validate_bfs_tree(edges_, root_, parent_).traversed_edges);
-    EXPECT_EQ(report.reached_vertices, validate_bfs_tree(edges_, root_, parent_).reached_vertices);
+  const ValidationReport sequential = validate_bfs_tree(edges_, root_, parent_);
+  ASSERT_TRUE(sequential.ok());
+  for (const InputEdges& share : shares()) {
+    SCOPED_TRACE(share.regenerated() ? "regenerated" : "stored");
+    for (const std::unique_ptr<Exchanger>& exchanger : exchangers()) {
+      const ValidationReport report =
+          validate_distributed_bfs_tree(*grid_, share, *exchanger, root_, mine, metrics_, 700);
+      EXPECT_TRUE(report.ok());
+      EXPECT_EQ(report.traversed_edges, sequential.traversed_edges);
+      EXPECT_EQ(report.reached_vertices, sequential.reached_vertices);
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/generator/counter_rng.hpp"
 #include "zbfs/generator/feistel_permutation.hpp"
+#include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/kronecker.hpp"
 #include "zbfs/generator/search_roots.hpp"
 
@@ -151,6 +153,66 @@ TEST(Kronecker, BlockGenerationGivesWhatEdgeGives) {
               << "scale " << scale << ", edgefactor " << edgefactor << ", position " << first + i;
         }
       }
+    }
+  }
+}
+
+TEST(Kronecker, DrawsAreTheListInAnotherOrder) {
+  // Position p holds draw draw_at(p), so draws [0, m) and positions [0, m) are the same
+  // tuples; draw d is relabel(kronecker_sample(d)).
+  for (const int scale : {6, 7}) {
+    const KroneckerGenerator gen(KroneckerParams{scale, 16, 2});
+    std::vector<Edge> positions(gen.num_edges());
+    std::vector<Edge> draws(gen.num_edges());
+    gen.generate(0, positions);
+    gen.generate_draws(0, draws);
+    for (const std::uint64_t d : {std::uint64_t{0}, std::uint64_t{5}, gen.num_edges() - 1}) {
+      const Edge raw = gen.kronecker_sample(d);
+      EXPECT_EQ(draws[d], (Edge{gen.relabel(raw.u), gen.relabel(raw.v)}));
+    }
+    EXPECT_NE(positions, draws);
+    const auto by_ends = [](const Edge& a, const Edge& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; };
+    std::sort(positions.begin(), positions.end(), by_ends);
+    std::sort(draws.begin(), draws.end(), by_ends);
+    EXPECT_EQ(positions, draws);
+  }
+}
+
+TEST(GraphGenerator, RegeneratedSharesMakeUpTheGeneratedList) {
+  // For every family that produces edges by index, the ranks' regenerated shares hold the
+  // generated slices' tuples, at every rank count; rgg has none.
+  const auto by_ends = [](const Edge& a, const Edge& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; };
+  for (const GraphKind kind : {GraphKind::kKronecker, GraphKind::kRmat, GraphKind::kGnm, GraphKind::kRgg}) {
+    GraphSpec spec;
+    spec.kind = kind;
+    spec.scale = 9;
+    spec.edgefactor = 8;
+    spec.seed = 4;
+    for (const int ranks : {1, 3, 4}) {
+      std::vector<Edge> generated;
+      std::vector<Edge> regenerated;
+      bool every_rank = true;
+      for (int rank = 0; rank < ranks; ++rank) {
+        const PackedEdgeList slice = generate_graph_slice(spec, rank, ranks);
+        for (std::uint64_t i = 0; i < slice.size(); ++i) generated.push_back(slice.get(i));
+        const std::optional<InputEdges> share = regenerated_graph_slice(spec, rank, ranks);
+        if (!share) {
+          every_rank = false;
+          continue;
+        }
+        EXPECT_EQ(share->num_vertices(), graph_vertices(spec));
+        std::vector<Edge> part(share->size());
+        share->read(0, part);
+        regenerated.insert(regenerated.end(), part.begin(), part.end());
+      }
+      if (kind == GraphKind::kRgg) {
+        EXPECT_FALSE(every_rank);
+        continue;
+      }
+      ASSERT_TRUE(every_rank) << to_string(kind);
+      std::sort(generated.begin(), generated.end(), by_ends);
+      std::sort(regenerated.begin(), regenerated.end(), by_ends);
+      EXPECT_EQ(generated, regenerated) << to_string(kind) << " on " << ranks << " ranks";
     }
   }
 }

@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 #include "test_graphs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/generator/kronecker.hpp"
+#include "zbfs/graph/csr_builder.hpp"
 
 namespace zbfs {
 namespace {
@@ -142,6 +145,61 @@ TEST(ValidatorOnKronecker, EverySingleCorruptionOfARealTreeIsCaught) {
     ++checked;
   }
   EXPECT_EQ(checked, 50);
+}
+
+// The generator's list produced again in draw order (not kept) must validate exactly as
+// the stored list does: the same counts for a sound tree, the same verdicts, rules and
+// error counts for corrupted ones.
+TEST(ValidatorOnKronecker, RegeneratedInputGivesTheStoredListsVerdicts) {
+  const KroneckerGenerator generator(KroneckerParams{11, 16, 5});
+  const PackedEdgeList stored = generate_edge_list(generator);
+  const InputEdges regenerated(generator.num_vertices(), generator.num_edges(),
+                               [&](std::uint64_t first, std::span<Edge> out) { generator.generate_draws(first, out); });
+  ASSERT_TRUE(regenerated.regenerated());
+  const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(stored);
+  DirectionOptimizingBfs<std::uint32_t> bfs(graph);
+  std::vector<std::int64_t> parent(graph.num_vertices());
+  const std::uint64_t root = stored.get(0).u == stored.get(0).v ? stored.get(1).u : stored.get(0).u;
+  bfs.run(root, parent, BfsOptions{});
+  const ValidationReport sound = validate_bfs_tree(regenerated, root, parent);
+  const ValidationReport sound_stored = validate_bfs_tree(stored, root, parent);
+  ASSERT_TRUE(sound.ok());
+  ASSERT_TRUE(sound_stored.ok());
+  EXPECT_EQ(sound.traversed_edges, sound_stored.traversed_edges);
+  EXPECT_EQ(sound.reached_vertices, sound_stored.reached_vertices);
+  EXPECT_GT(sound.traversed_edges, generator.num_edges() / 2);
+  int checked = 0;
+  for (std::uint64_t v = 0; v < parent.size() && checked < 20; v += 7) {
+    if (parent[v] < 0 || v == root) continue;
+    const std::int64_t saved = parent[v];
+    for (const std::int64_t wrong : {std::int64_t{-1}, static_cast<std::int64_t>(v), static_cast<std::int64_t>(root)}) {
+      if (wrong == saved) continue;
+      parent[v] = wrong;
+      const ValidationReport a = validate_bfs_tree(regenerated, root, parent);
+      const ValidationReport b = validate_bfs_tree(stored, root, parent);
+      EXPECT_FALSE(a.ok()) << "vertex " << v << " given parent " << wrong;
+      EXPECT_EQ(a.error_count, b.error_count);
+      EXPECT_EQ(a.violated.size(), b.violated.size());
+    }
+    parent[v] = saved;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 20);
+}
+
+// A producer whose tuples name vertices beyond the parent array's is reported, not read
+// out of bounds.
+TEST(ValidatorOnKronecker, ProducedEdgesOutsideTheVerticesAreReported) {
+  std::vector<std::int64_t> parent(16, -1);
+  parent[0] = 0;
+  parent[1] = 0;
+  const InputEdges produced(16, 3, [](std::uint64_t first, std::span<Edge> out) {
+    const Edge all[] = {{0, 1}, {1, 99}, {2, 2}};
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = all[first + i];
+  });
+  const ValidationReport report = validate_bfs_tree(produced, 0, parent);
+  EXPECT_FALSE(report.ok());
+  EXPECT_EQ(report.error_count, 1U);
 }
 
 }  // namespace

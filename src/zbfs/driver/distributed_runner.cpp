@@ -226,7 +226,9 @@ template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
                   int device_index, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
   const Communicator& world = grid.world();
-  // Each rank keeps its slice: kernel 1 is built from it and validation reads it again.
+  // Kernel 1 is built from each rank's slice. Validation reads it again where it must
+  // (a file's, rgg's); a generator that produces edges by index produces the rank's share
+  // again instead, and the slice goes once kernel 1 is built.
   PackedEdgeList& slice = input.slice;
   progress.phase("kernel 1: distributing the graph (" + std::string(to_string(config.partition)) + ", grid " +
                  grid.shape().to_string() + ")");
@@ -239,7 +241,10 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   }
   const DistributedGraph<V>& graph = *built;
   result.construction_time_s = slowest(world, clock.elapsed_s());
-  if (!config.validate) slice = PackedEdgeList();
+  const std::optional<InputEdges> regenerated =
+      config.input ? std::nullopt : regenerated_graph_slice(graph_spec(config), world.rank(), world.size());
+  if (!config.validate || regenerated) slice = PackedEdgeList();
+  const InputEdges validation_edges = regenerated ? *regenerated : InputEdges(slice);
   result.num_graph_edges = graph.global_directed_edges() / 2;
 
   const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
@@ -321,7 +326,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     return TreeCounts{counts[0] / 2, counts[1]};
   };
   backend.validate = [&](std::uint64_t root) {
-    return validate_distributed_bfs_tree(grid, slice, exchanger, root, parent.span(), metrics);
+    return validate_distributed_bfs_tree(grid, validation_edges, exchanger, root, parent.span(), metrics);
   };
   backend.synchronize = [&] { world.barrier(); };
   backend.slowest = [&](double seconds) { return slowest(world, seconds); };

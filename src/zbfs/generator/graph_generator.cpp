@@ -32,6 +32,11 @@ KroneckerParams kronecker_params(const GraphSpec& s) {
   return p;
 }
 
+// Tuple `index` of G(n, m): two ends uniform over the n vertices.
+Edge gnm_edge(const CounterRng& rng, std::uint64_t n, std::uint64_t index) {
+  return {uniform_below(rng(2 * index), n), uniform_below(rng(2 * index + 1), n)};
+}
+
 }  // namespace
 
 std::optional<GraphKind> parse_graph_kind(std::string_view name) {
@@ -124,8 +129,7 @@ PackedEdgeList generate_graph_slice(const GraphSpec& s, int rank, int ranks) {
       const auto count = static_cast<std::int64_t>(range.count);
 #pragma omp parallel for schedule(static)
       for (std::int64_t i = 0; i < count; ++i) {
-        const std::uint64_t e = range.first + static_cast<std::uint64_t>(i);
-        list.set(static_cast<std::uint64_t>(i), {uniform_below(rng(2 * e), n), uniform_below(rng(2 * e + 1), n)});
+        list.set(static_cast<std::uint64_t>(i), gnm_edge(rng, n, range.first + static_cast<std::uint64_t>(i)));
       }
       return list;
     }
@@ -137,6 +141,29 @@ PackedEdgeList generate_graph_slice(const GraphSpec& s, int rank, int ranks) {
     }
   }
   return {};
+}
+
+std::optional<InputEdges> regenerated_graph_slice(const GraphSpec& s, int rank, int ranks) {
+  const std::uint64_t n = graph_vertices(s);
+  switch (s.kind) {
+    case GraphKind::kKronecker:
+    case GraphKind::kRmat: {
+      const KroneckerGenerator generator(kronecker_params(s));
+      const EdgeSliceRange range = edge_slice_of(generator.num_edges(), rank, ranks);
+      return InputEdges(n, range.count, [generator, range](std::uint64_t first, std::span<Edge> out) {
+        generator.generate_draws(range.first + first, out);
+      });
+    }
+    case GraphKind::kGnm: {
+      const EdgeSliceRange range = edge_slice_of(expected_graph_edges(s), rank, ranks);
+      const CounterRng rng(s.seed, RandomStream::kUniformGraph);
+      return InputEdges(n, range.count, [rng, n, range](std::uint64_t first, std::span<Edge> out) {
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = gnm_edge(rng, n, range.first + first + i);
+      });
+    }
+    case GraphKind::kRgg: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 }  // namespace zbfs

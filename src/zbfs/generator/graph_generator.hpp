@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "zbfs/core/input_edges.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
 
 namespace zbfs {
@@ -53,6 +54,13 @@ void validate_graph_spec(const GraphSpec& spec);
 
 // Rank `rank` of `ranks`'s slice of the graph's edge list.
 [[nodiscard]] PackedEdgeList generate_graph_slice(const GraphSpec& spec, int rank, int ranks);
+
+// Rank `rank` of `ranks`'s share of the same list for a validator, produced again chunk
+// by chunk instead of kept: the ranks' shares make up the list, each in an order of its
+// own (Kronecker and rmat hand out draws, which skips the shuffle). For the families
+// whose edges can be produced by index (kronecker, rmat, gnm); nullopt for rgg, whose
+// edges come from whole cells.
+[[nodiscard]] std::optional<InputEdges> regenerated_graph_slice(const GraphSpec& spec, int rank, int ranks);
 
 // Bits that hold every id below n (at least 1).
 [[nodiscard]] int vertex_bits_for(std::uint64_t num_vertices);

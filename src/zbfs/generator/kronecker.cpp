@@ -47,7 +47,11 @@ KroneckerGenerator::KroneckerGenerator(const KroneckerParams& params)
   threshold_a_norm_ = probability_threshold(params.a / ab);
 }
 
-void KroneckerGenerator::generate(std::uint64_t first, std::span<Edge> out) const {
+void KroneckerGenerator::generate(std::uint64_t first, std::span<Edge> out) const { produce(first, out, true); }
+
+void KroneckerGenerator::generate_draws(std::uint64_t first, std::span<Edge> out) const { produce(first, out, false); }
+
+void KroneckerGenerator::produce(std::uint64_t first, std::span<Edge> out, bool shuffled) const {
   // Stage by stage over blocks of positions (shuffle, draw, relabel), each stage a loop
   // the compiler vectorises: the same edges as edge(), several times faster.
   constexpr std::size_t kBlock = 256;
@@ -58,7 +62,7 @@ void KroneckerGenerator::generate(std::uint64_t first, std::span<Edge> out) cons
   for (std::size_t done = 0; done < out.size(); done += kBlock) {
     const std::size_t count = std::min(kBlock, out.size() - done);
     for (std::size_t i = 0; i < count; ++i) draw[i] = first + done + i;
-    edge_shuffle_.apply(std::span(draw.data(), count), scratch);
+    if (shuffled) edge_shuffle_.apply(std::span(draw.data(), count), scratch);
     sample_block(std::span(draw.data(), count), u.data(), v.data());
     vertex_relabel_.apply(std::span(u.data(), count), scratch);
     vertex_relabel_.apply(std::span(v.data(), count), scratch);

@@ -44,6 +44,10 @@ class KroneckerGenerator {
   // Positions [first, first + out.size()): the same edges as edge(), produced block by
   // block in vectorised stages (the way to generate many).
   void generate(std::uint64_t first, std::span<Edge> out) const;
+  // Draws [first, first + out.size()) relabelled but not shuffled: the edge at position p
+  // is draw draw_at(p), so draws [0, num_edges()) are the whole list in another order,
+  // without the shuffle's cost (for a validator, to which the order does not matter).
+  void generate_draws(std::uint64_t first, std::span<Edge> out) const;
 
   // The s-th Kronecker draw before relabelling and shuffling (exposed for tests).
   [[nodiscard]] Edge kronecker_sample(std::uint64_t sample) const {
@@ -63,6 +67,8 @@ class KroneckerGenerator {
   }
 
  private:
+  // generate (shuffled) or generate_draws.
+  void produce(std::uint64_t first, std::span<Edge> out, bool shuffled) const;
   // kronecker_sample of every sample of `samples`, into u and v (samples.size() each).
   void sample_block(std::span<const std::uint64_t> samples, std::uint64_t* u, std::uint64_t* v) const;
 

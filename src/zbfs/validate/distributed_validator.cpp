@@ -135,15 +135,15 @@ void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t
   }
 }
 
-// Asks the owners of both ends of slice[begin, begin + count) for their (level, parent).
+// Asks the owners of both ends of each edge of `round` for their (level, parent).
 // Endpoint 2k + side's answer is at answers[at[2k + side]] and the word after it.
-std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, const PackedEdgeList& slice,
-                                        std::uint64_t begin, std::int64_t count, OutgoingBuilder& requests_builder,
-                                        std::vector<std::uint64_t>& at, const LargeArray<std::int64_t>& level,
-                                        std::span<const std::int64_t> parent) {
+std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, std::span<const Edge> round,
+                                        OutgoingBuilder& requests_builder, std::vector<std::uint64_t>& at,
+                                        const LargeArray<std::int64_t>& level, std::span<const std::int64_t> parent) {
   const int threads = requests_builder.threads();
   const auto ranks = static_cast<std::size_t>(grid.size());
   const std::uint64_t first = grid.my_first_vertex();
+  const auto count = static_cast<std::int64_t>(round.size());
   std::vector<std::uint64_t> bucket_base(static_cast<std::size_t>(threads) * ranks);
   at.resize(2 * static_cast<std::size_t>(count));
   // Both loops below use the same static schedule in one parallel region, so each
@@ -153,7 +153,7 @@ std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exch
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < count; ++i) {
-      const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
+      const Edge e = round[static_cast<std::size_t>(i)];
       for (std::size_t side = 0; side < 2; ++side) {
         const std::uint64_t x = side == 0 ? e.u : e.v;
         auto& bucket = requests_builder.bucket(static_cast<int>(t), grid.owner_of(x));
@@ -171,7 +171,7 @@ std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exch
     }
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < count; ++i) {
-      const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
+      const Edge e = round[static_cast<std::size_t>(i)];
       at[2 * static_cast<std::size_t>(i)] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))];
       at[2 * static_cast<std::size_t>(i) + 1] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))];
     }
@@ -187,7 +187,7 @@ std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exch
   const auto endpoints = static_cast<std::int64_t>(at.size());
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::int64_t j = 0; j < endpoints; ++j) {
-    const Edge e = slice.get(begin + static_cast<std::uint64_t>(j / 2));
+    const Edge e = round[static_cast<std::size_t>(j / 2)];
     const std::uint64_t x = j % 2 == 0 ? e.u : e.v;
     auto& where = at[static_cast<std::size_t>(j)];
     where = 2 * (starts[static_cast<std::size_t>(grid.owner_of(x))] + where);
@@ -231,10 +231,9 @@ void check_parent_ranges(const ProcessGrid& grid, std::uint64_t root, std::span<
 
 }  // namespace
 
-ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
-                                               Exchanger& exchanger, std::uint64_t root,
-                                               std::span<const std::int64_t> parent, PhaseMetrics& metrics,
-                                               std::uint64_t edges_per_round) {
+ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const InputEdges& slice, Exchanger& exchanger,
+                                               std::uint64_t root, std::span<const std::int64_t> parent,
+                                               PhaseMetrics& metrics, std::uint64_t edges_per_round) {
   const ScopedPhase phase(metrics, Phase::kValidation);
   const Communicator& world = grid.world();
   const std::uint64_t first = grid.my_first_vertex();
@@ -259,16 +258,26 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const Pa
   OutgoingBuilder requests_builder(grid.size(), threads);
   OutgoingBuilder confirmations(grid.size(), threads);
   std::vector<std::uint64_t> at;  // per endpoint, where its answer is
+  // The round's edges, read (or produced again) once for the four passes over them.
+  std::vector<Edge> round_edges;
   for (std::uint64_t round = 0; round < rounds; ++round) {
     const std::uint64_t begin = std::min(slice.size(), round * edges_per_round);
     const auto count = static_cast<std::int64_t>(std::min(slice.size(), begin + edges_per_round) - begin);
+    round_edges.resize(static_cast<std::size_t>(count));
+    const auto chunks = static_cast<std::int64_t>((round_edges.size() + InputEdges::kChunk - 1) / InputEdges::kChunk);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t at_edge = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+      slice.read(begin + at_edge,
+                 std::span(round_edges.data() + at_edge, std::min(InputEdges::kChunk, round_edges.size() - at_edge)));
+    }
     const std::vector<std::uint64_t> answers =
-        ask_for_ends(grid, exchanger, slice, begin, count, requests_builder, at, level, parent);
+        ask_for_ends(grid, exchanger, round_edges, requests_builder, at, level, parent);
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
     for (std::int64_t i = 0; i < count; ++i) {
       const int t = omp_get_thread_num();
       const auto k = static_cast<std::size_t>(i);
-      const Edge e = slice.get(begin + static_cast<std::uint64_t>(i));
+      const Edge e = round_edges[k];
       if (e.u == e.v) continue;
       const std::uint64_t* end_u = &answers[at[2 * k]];  // (level, parent) of e.u
       const std::uint64_t* end_v = &answers[at[2 * k + 1]];

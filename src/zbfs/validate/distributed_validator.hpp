@@ -1,19 +1,18 @@
 // The Graph500 validator over MPI, checking the same five rules as validate_bfs_tree
 // (validator.hpp) without any rank holding the whole graph or parent array: tree levels
 // come from rounds in which every vertex reads its parent's level from the parent's
-// owner; every rank then goes through its slice of the input edge list (the one kernel 1
-// was built from) and reads the level and parent of both ends of each tuple from their
-// owners, in batches; confirmations of parent links go back to the owners. Every read and
-// confirmation goes through the exchanger, so a route relays them (a hub vertex asked for
-// by many ranks is answered once per merge point) and the codecs apply. Collective;
-// every rank gets the same report.
+// owner; every rank then goes through its share of the input edge list (the slice kernel
+// 1 was built from, or the generator's share produced again) and reads the level and
+// parent of both ends of each tuple from their owners, in batches; confirmations of parent links go back to the owners.
+// Every read and confirmation goes through the exchanger, so a route relays them (a hub vertex asked for by many ranks
+// is answered once per merge point) and the codecs apply. Collective; every rank gets the same report.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
+#include "zbfs/core/input_edges.hpp"
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/topology/process_grid.hpp"
@@ -27,9 +26,11 @@ LargeArray<std::int64_t> bfs_tree_levels(const ProcessGrid& grid, Exchanger& exc
                                          std::span<const std::int64_t> parent);
 
 // `parent`: this rank's piece of the parent array, as DistributedBfs::run fills it.
-ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const PackedEdgeList& slice,
-                                               Exchanger& exchanger, std::uint64_t root,
-                                               std::span<const std::int64_t> parent, PhaseMetrics& metrics,
+// `slice`: this rank's part of the input edges (the ranks' parts make up the list, in any
+// order; stored, or produced again round by round).
+ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const InputEdges& slice, Exchanger& exchanger,
+                                               std::uint64_t root, std::span<const std::int64_t> parent,
+                                               PhaseMetrics& metrics,
                                                std::uint64_t edges_per_round = std::uint64_t{1} << 20);
 
 }  // namespace zbfs

@@ -1,9 +1,13 @@
 #include "zbfs/validate/validator.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/error.hpp"
@@ -74,14 +78,20 @@ void compute_tree_levels(std::uint64_t root, std::span<const std::int64_t> paren
   }
 }
 
+// An input tuple with an end outside the vertex range: the list and the parent array
+// do not belong together (a stored list's ids are below n by construction).
+[[gnu::cold, gnu::noinline]] void report_edge_outside(const Edge& e, std::uint64_t n, ErrorLog& log) {
+  log.add(ValidationRule::kInputEdgeLevels, "input edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
+                                                ") has an end outside the " + std::to_string(n) + " vertices");
+}
+
 }  // namespace
 
 bool ValidationReport::violates(ValidationRule rule) const {
   return std::find(violated.begin(), violated.end(), rule) != violated.end();
 }
 
-ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t root,
-                                   std::span<const std::int64_t> parent) {
+ValidationReport validate_bfs_tree(const InputEdges& edges, std::uint64_t root, std::span<const std::int64_t> parent) {
   ValidationReport report;
   ErrorLog log(report);
   const std::uint64_t n = parent.size();
@@ -116,17 +126,35 @@ ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t ro
   Bitmap confirmed(n);
   confirmed.set(root);
   const std::int32_t* lvl = level.data();
-  const auto m = static_cast<std::int64_t>(edges.size());
+  const std::uint64_t m = edges.size();
   std::uint64_t traversed = 0;
-#pragma omp parallel for schedule(static) reduction(+ : traversed)
-  for (std::int64_t i = 0; i < m; ++i) {
-    const Edge e = edges.get(static_cast<std::uint64_t>(i));
-    if (e.u == e.v) continue;  // ids are below 2^vertex_bits = n, checked above
-    const InputEdgeOutcome edge = check_input_edge(
-        e, lvl[e.u], lvl[e.v], [&](std::uint64_t end) { return parent[end]; }, log);
-    traversed += edge.traversed ? 1 : 0;
-    if (edge.confirms_v) confirmed.set_atomic(e.v);
-    if (edge.confirms_u) confirmed.set_atomic(e.u);
+  const auto check_chunk = [&](std::span<const Edge> part) {
+    std::uint64_t inside = 0;
+    for (const Edge& e : part) {
+      if (e.u == e.v) continue;
+      if (e.u >= n || e.v >= n) {
+        report_edge_outside(e, n, log);
+        continue;
+      }
+      const InputEdgeOutcome edge = check_input_edge(
+          e, lvl[e.u], lvl[e.v], [&](std::uint64_t end) { return parent[end]; }, log);
+      inside += edge.traversed ? 1 : 0;
+      if (edge.confirms_v) confirmed.set_atomic(e.v);
+      if (edge.confirms_u) confirmed.set_atomic(e.u);
+    }
+    return inside;
+  };
+  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
+#pragma omp parallel reduction(+ : traversed)
+  {
+    std::vector<Edge> chunk(InputEdges::kChunk);
+#pragma omp for schedule(dynamic, 4)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t first = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+      const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - first));
+      edges.read(first, part);
+      traversed += check_chunk(part);
+    }
   }
   report.traversed_edges = traversed;
 

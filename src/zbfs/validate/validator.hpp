@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "zbfs/core/packed_edge_list.hpp"
+#include "zbfs/core/input_edges.hpp"
 
 namespace zbfs {
 
@@ -38,7 +38,7 @@ struct ValidationReport {
   [[nodiscard]] bool violates(ValidationRule rule) const;
 };
 
-ValidationReport validate_bfs_tree(const PackedEdgeList& edges, std::uint64_t root,
-                                   std::span<const std::int64_t> parent);
+// `edges`: the whole input list (stored, or produced again chunk by chunk).
+ValidationReport validate_bfs_tree(const InputEdges& edges, std::uint64_t root, std::span<const std::int64_t> parent);
 
 }  // namespace zbfs
