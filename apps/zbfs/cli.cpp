@@ -43,6 +43,7 @@ struct TextOptions {
   std::string route_dims;
   bool no_dedup = false;
   bool no_validate = false;
+  std::string edge_list = "auto";
   std::string network = "measure";
   std::string network_latency;
   std::string network_bandwidth;
@@ -155,6 +156,12 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_flag("--prune", config.prune,
                "forest pruning: search the graph's 2-core, then attach the trees that hang from it");
   run.add_flag("--no-validate", text.no_validate, "skip Graph500 validation of the BFS trees");
+  run.add_option("--edge-list", text.edge_list,
+                 "whether a generated edge list stays in memory: keep (through kernel 1 and validation), "
+                 "regenerate (never whole: kernel 1 on one process reads tuples from the generator as it goes, and "
+                 "validation has them produced again), or auto (keep when the run fits in memory with it)")
+      ->check(CLI::IsMember({"auto", "keep", "regenerate"}))
+      ->capture_default_str();
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
   run.add_flag("-q,--quiet", config.quiet, "no progress messages on stderr");
   run.add_flag("--force", config.force, "run even when the memory estimate exceeds available memory");
@@ -250,6 +257,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.write_format = *parse_bfs_output_format(text.write_format);
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
+  config.edge_list = *parse_edge_list_policy(text.edge_list);
   config.backend = *parse_backend(text.backend);
   config.device_exchange = *parse_device_exchange(text.device_exchange);
   // A device backend on one rank searches with the one-process kernel by default.

@@ -623,6 +623,40 @@ TEST(CliMpi, OneSidedTransportTraversesTheSameEdges) {
   expect_usage_error("run --scale 8 --transport shmem", "shmem");
 }
 
+// --edge-list regenerate: one process builds kernel 1 from tuples the generator produces
+// as it goes and validates against them produced again; ranks drop their slices after
+// kernel 1. The searches traverse what they traverse with the list kept, the record says
+// which way the run went, and a list that cannot be produced again is refused.
+TEST(CliMpi, RegeneratedEdgeListsGiveTheSameSearches) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_edge_list.json";
+  const Outcome kept =
+      run_zbfs("run --scale 12 --roots 8 -q --partition shared --edge-list keep --json " + json.string());
+  ASSERT_EQ(kept.status, 0) << kept.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(json))["memory"]["edge_list_kept"], true);
+  const Outcome regenerated =
+      run_zbfs("run --scale 12 --roots 8 -q --partition shared --edge-list regenerate --json " + json.string());
+  ASSERT_EQ(regenerated.status, 0) << regenerated.err;
+  EXPECT_EQ(nedge_lines(regenerated.out), nedge_lines(kept.out));
+  const nlohmann::json record = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(record["config"]["edge_list"], "regenerate");
+  EXPECT_EQ(record["memory"]["edge_list_kept"], false);
+  EXPECT_GT(record["generation_time_s"].get<double>(), 0.0);
+  EXPECT_EQ(record["config"]["validate"], true);
+  for (const char* rest : {"-p 1d", "-p 2d --grid 2x2 --route grid2", "--graph gnm --vertices 3000"}) {
+    const std::string args = std::string("run --scale 12 --roots 8 -q ") + rest;
+    const Outcome a = run_mpi(4, args + " --edge-list keep");
+    const Outcome b = run_mpi(4, args + " --edge-list regenerate --json " + json.string());
+    ASSERT_EQ(a.status, 0) << rest << "\n" << a.err;
+    ASSERT_EQ(b.status, 0) << rest << "\n" << b.err;
+    EXPECT_EQ(nedge_lines(b.out), nedge_lines(a.out)) << rest;
+    EXPECT_EQ(nlohmann::json::parse(slurp(json))["memory"]["edge_list_kept"], false) << rest;
+  }
+  std::filesystem::remove(json);
+  expect_usage_error("run --scale 8 --graph rgg --edge-list regenerate", "rgg");
+  expect_usage_error("run --scale 8 --edge-list sometimes", "--edge-list");
+}
+
 // --overlap on: pipelined top-down folds give the same trees on every partition, with
 // and without a codec, in batches of one word and of the default size; the record names
 // the setting and books the overlapped traffic; what it cannot pipeline is refused.

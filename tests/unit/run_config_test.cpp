@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "zbfs/core/packed_edge_list.hpp"
+
 namespace zbfs {
 namespace {
 
@@ -49,6 +51,26 @@ namespace {
 
 // cuda-host keeps the device backend's copy of the graph in host memory: both estimates
 // count it; cuda (device memory, checked separately) and cpu do not.
+TEST(MemoryEstimate, EdgeListPolicyDecidesWhetherTheListIsCounted) {
+  RunConfig config;
+  config.scale = 24;
+  const std::uint64_t with = estimate_peak_memory_bytes(config, true);
+  const std::uint64_t without = estimate_peak_memory_bytes(config, false);
+  // The packed list of 2^28 tuples of two 24-bit ids: 6 bytes each.
+  EXPECT_EQ(with - without, PackedEdgeList::bytes_needed(24, std::uint64_t{16} << 24));
+  // auto keeps the list where the run fits with it (or memory is unknown), else not.
+  EXPECT_TRUE(keeps_edge_list(config, with));
+  EXPECT_TRUE(keeps_edge_list(config, std::nullopt));
+  EXPECT_FALSE(keeps_edge_list(config, with - 1));
+  config.edge_list = EdgeListPolicy::kKeep;
+  EXPECT_TRUE(keeps_edge_list(config, without));
+  config.edge_list = EdgeListPolicy::kRegenerate;
+  EXPECT_FALSE(keeps_edge_list(config, 10 * with));
+  for (const EdgeListPolicy p : {EdgeListPolicy::kAuto, EdgeListPolicy::kKeep, EdgeListPolicy::kRegenerate})
+    EXPECT_EQ(parse_edge_list_policy(to_string(p)), p);
+  EXPECT_FALSE(parse_edge_list_policy("sometimes"));
+}
+
 TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
   RunConfig config;
   config.scale = 20;

@@ -226,9 +226,10 @@ template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
                   int device_index, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
   const Communicator& world = grid.world();
-  // Kernel 1 is built from each rank's slice. Validation reads it again where it must
-  // (a file's, rgg's); a generator that produces edges by index produces the rank's share
-  // again instead, and the slice goes once kernel 1 is built.
+  // Kernel 1 is built from each rank's slice, which validation reads again. With
+  // --edge-list regenerate, the slice goes once kernel 1 is built, and the generator
+  // produces the rank's share again for validation. auto keeps it: here kernel 1 holds
+  // the whole slice at its peak anyway, so keeping it costs no peak memory.
   PackedEdgeList& slice = input.slice;
   progress.phase("kernel 1: distributing the graph (" + std::string(to_string(config.partition)) + ", grid " +
                  grid.shape().to_string() + ")");
@@ -242,7 +243,10 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   const DistributedGraph<V>& graph = *built;
   result.construction_time_s = slowest(world, clock.elapsed_s());
   const std::optional<InputEdges> regenerated =
-      config.input ? std::nullopt : regenerated_graph_slice(graph_spec(config), world.rank(), world.size());
+      config.input || config.edge_list != EdgeListPolicy::kRegenerate
+          ? std::nullopt
+          : regenerated_graph_slice(graph_spec(config), world.rank(), world.size());
+  result.edge_list_kept = !regenerated;
   if (!config.validate || regenerated) slice = PackedEdgeList();
   const InputEdges validation_edges = regenerated ? *regenerated : InputEdges(slice);
   result.num_graph_edges = graph.global_directed_edges() / 2;

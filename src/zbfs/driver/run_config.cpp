@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "zbfs/backend/cuda/device_bfs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
@@ -21,6 +23,10 @@ void validate_config(const RunConfig& c, int ranks) {
     throw_usage_error("--roots and --root disagree: --root names the search keys");
   if (c.shared_memory && (c.input || c.graph.kind != GraphKind::kKronecker)) {
     throw_usage_error("--partition shared runs the Kronecker benchmark only; use 1d or 2d for --input and --graph");
+  }
+  if (c.edge_list == EdgeListPolicy::kRegenerate && (c.input || c.graph.kind == GraphKind::kRgg)) {
+    throw_usage_error(std::string("--edge-list regenerate needs a generator that produces edges by index (") +
+                      (c.input ? "a file's list is read once" : "rgg generates whole cells") + "); leave it out");
   }
   if (c.shared_memory && (!c.write_levels.empty() || !c.write_parents.empty()))
     throw_usage_error("--write-levels and --write-parents need --partition 1d or 2d");
@@ -161,11 +167,34 @@ GridShape grid_for(const RunConfig& c, int ranks) {
   return c.grid ? *c.grid : most_square_grid(ranks);
 }
 
-std::uint64_t estimate_peak_memory_bytes(const RunConfig& c) {
+std::optional<EdgeListPolicy> parse_edge_list_policy(std::string_view name) {
+  if (name == "auto") return EdgeListPolicy::kAuto;
+  if (name == "keep") return EdgeListPolicy::kKeep;
+  if (name == "regenerate") return EdgeListPolicy::kRegenerate;
+  return std::nullopt;
+}
+
+const char* to_string(EdgeListPolicy policy) {
+  switch (policy) {
+    case EdgeListPolicy::kAuto: return "auto";
+    case EdgeListPolicy::kKeep: return "keep";
+    case EdgeListPolicy::kRegenerate: return "regenerate";
+  }
+  return "?";
+}
+
+bool keeps_edge_list(const RunConfig& c, std::optional<std::uint64_t> available) {
+  if (c.edge_list != EdgeListPolicy::kAuto) return c.edge_list == EdgeListPolicy::kKeep;
+  return !available || estimate_peak_memory_bytes(c, true) <= *available;
+}
+
+std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, bool edge_list_kept) {
   const std::uint64_t n = std::uint64_t{1} << c.scale;
   const std::uint64_t m = c.edgefactor << c.scale;
   const unsigned vertex_bytes = c.scale <= 32 ? 4 : 8;
-  const std::uint64_t edges = PackedEdgeList::bytes_needed(c.scale, m);
+  // Without the list, kernel 1 and the validator hold a chunk of produced tuples per
+  // thread (InputEdges::kChunk, a few tens of KiB), within the baseline.
+  const std::uint64_t edges = edge_list_kept ? PackedEdgeList::bytes_needed(c.scale, m) : 0;
   // Construction's peak bounds the final graph; BFS and validation come after it.
   const std::uint64_t graph = csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
   const std::uint64_t bfs =

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zbfs/backend/backend.hpp"
@@ -21,6 +22,18 @@
 #include "zbfs/transport/transport_kind.hpp"
 
 namespace zbfs {
+
+// --edge-list: whether a generated edge list stays in memory. keep: from generation
+// through kernel 1 and validation (the fastest validation). regenerate: the list is never
+// held whole; one process's kernel 1 reads the tuples from the generator as it goes (the
+// generator's time inside kernel 1 is reported as generation) and the validator has them
+// produced again; a distributed run drops each rank's slice after kernel 1 and validates
+// against its share produced again. auto: keep when the run fits in memory with the list,
+// else regenerate. A file's list (and rgg's) is always kept.
+enum class EdgeListPolicy { kAuto, kKeep, kRegenerate };
+
+[[nodiscard]] std::optional<EdgeListPolicy> parse_edge_list_policy(std::string_view name);
+[[nodiscard]] const char* to_string(EdgeListPolicy policy);
 
 struct RunConfig {
   int scale = 16;
@@ -54,6 +67,7 @@ struct RunConfig {
   std::optional<int> gpus_per_node;
   int threads = 0;  // 0: OpenMP's default
   bool validate = true;
+  EdgeListPolicy edge_list = EdgeListPolicy::kAuto;
   bool force = false;  // run even when the memory estimate exceeds available memory
   bool quiet = false;  // no progress on stderr
   std::string json_path;
@@ -132,8 +146,14 @@ GridShape grid_for(const RunConfig& config, int ranks);
 // square factorisation, whose folds and gathers each span about sqrt(P) ranks.
 GridShape default_grid(int ranks, bool one_node);
 
-// Bytes the run needs at its peak, estimated before anything is allocated.
-std::uint64_t estimate_peak_memory_bytes(const RunConfig& config);
+// Bytes the run needs at its peak, estimated before anything is allocated, with the
+// generated edge list held or not (--edge-list).
+std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, bool edge_list_kept = true);
+
+// Whether one process keeps the generated edge list: --edge-list keep or regenerate as
+// given; auto keeps it when the estimate with it fits in `available` bytes (unknown:
+// keep).
+bool keeps_edge_list(const RunConfig& config, std::optional<std::uint64_t> available);
 // The same for one rank of a distributed run on `ranks` ranks, for a graph of n vertices
 // and m input edges (a generated graph's by default).
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks);

@@ -57,6 +57,8 @@ struct RunResult {
   std::uint64_t num_graph_edges = 0;  // distinct undirected edges after kernel 1
   std::uint64_t estimated_peak_bytes = 0;
   std::uint64_t peak_rss_bytes = 0;
+  // Whether the generated edge list was held (--edge-list); a file's always is.
+  bool edge_list_kept = true;
   double generation_time_s = 0;
   double construction_time_s = 0;
   std::vector<SearchResult> searches;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,26 +55,36 @@ std::uint64_t exclusive_prefix_sum(std::uint64_t* counts, std::uint64_t n) {
 // the scattered stores would make every store's cache miss wait for the previous one
 // instead of overlapping.
 template <class V, class Internal>
-void place_direct(const PackedEdgeList& edges, const Internal& internal, std::uint64_t* off, V* adj) {
-  const auto m = static_cast<std::int64_t>(edges.size());
-  constexpr std::int64_t kGroup = 64;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t first = 0; first < m; first += kGroup) {
-    const std::int64_t last = std::min(m, first + kGroup);
-    std::array<std::uint64_t, 2 * kGroup> slot{};
-    std::array<V, 2 * kGroup> value{};
-    std::size_t count = 0;
-    for (std::int64_t i = first; i < last; ++i) {
-      const Edge e = edges.get(static_cast<std::uint64_t>(i));
-      if (e.u == e.v) continue;
-      const std::uint64_t u = internal(e.u);
-      const std::uint64_t v = internal(e.v);
-      slot[count] = std::atomic_ref<std::uint64_t>(off[u]).fetch_add(1, std::memory_order_relaxed);
-      value[count++] = static_cast<V>(v);
-      slot[count] = std::atomic_ref<std::uint64_t>(off[v]).fetch_add(1, std::memory_order_relaxed);
-      value[count++] = static_cast<V>(u);
+void place_direct(const InputEdges& edges, const Internal& internal, std::uint64_t* off, V* adj) {
+  const std::uint64_t m = edges.size();
+  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
+  constexpr std::size_t kGroup = 64;
+#pragma omp parallel
+  {
+    std::vector<Edge> chunk(InputEdges::kChunk);
+#pragma omp for schedule(static)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t at = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+      const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - at));
+      edges.read(at, part);
+      for (std::size_t first = 0; first < part.size(); first += kGroup) {
+        const std::size_t last = std::min(part.size(), first + kGroup);
+        std::array<std::uint64_t, 2 * kGroup> slot{};
+        std::array<V, 2 * kGroup> value{};
+        std::size_t count = 0;
+        for (std::size_t i = first; i < last; ++i) {
+          const Edge e = part[i];
+          if (e.u == e.v) continue;
+          const std::uint64_t u = internal(e.u);
+          const std::uint64_t v = internal(e.v);
+          slot[count] = std::atomic_ref<std::uint64_t>(off[u]).fetch_add(1, std::memory_order_relaxed);
+          value[count++] = static_cast<V>(v);
+          slot[count] = std::atomic_ref<std::uint64_t>(off[v]).fetch_add(1, std::memory_order_relaxed);
+          value[count++] = static_cast<V>(u);
+        }
+        for (std::size_t k = 0; k < count; ++k) adj[slot[k]] = value[k];
+      }
     }
-    for (std::size_t k = 0; k < count; ++k) adj[slot[k]] = value[k];
   }
 }
 
@@ -99,7 +110,7 @@ constexpr std::uint64_t kRoundTuples = std::uint64_t{1} << 21;
 // in cache and its slots within the block's lists, and without atomics, since no two
 // threads share a block.
 template <class V, class Internal>
-void place_blocked(const PackedEdgeList& edges, const Internal& internal, std::uint64_t* off, V* adj) {
+void place_blocked(const InputEdges& edges, const Internal& internal, std::uint64_t* off, V* adj) {
   struct Entry {
     V row;
     V column;
@@ -117,6 +128,7 @@ void place_blocked(const PackedEdgeList& edges, const Internal& internal, std::u
   // they go in `by_block`.
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(threads) * (blocks + 1));
   std::vector<std::uint64_t> block_start(blocks + 1);
+  std::vector<std::vector<Edge>> chunks(static_cast<std::size_t>(threads), std::vector<Edge>(InputEdges::kChunk));
   for (std::uint64_t first = 0; first < m; first += round_tuples) {
     const std::uint64_t last = std::min(m, first + round_tuples);
     std::fill(counts.begin(), counts.end(), 0);
@@ -128,18 +140,22 @@ void place_blocked(const PackedEdgeList& edges, const Internal& internal, std::u
       const std::uint64_t begin = first + span * t / team;
       const std::uint64_t end = first + span * (t + 1) / team;
       std::uint64_t* mine = counts.data() + t * (blocks + 1);
+      std::vector<Edge>& chunk = chunks[t];
       // Thread t's entries start at twice its first tuple's place in the round.
       Entry* translated_here = in + 2 * (begin - first);
       std::uint64_t count = 0;
-      for (std::uint64_t i = begin; i < end; ++i) {
-        const Edge e = edges.get(i);
-        if (e.u == e.v) continue;
-        const auto u = static_cast<V>(internal(e.u));
-        const auto v = static_cast<V>(internal(e.v));
-        translated_here[count++] = {u, v};
-        translated_here[count++] = {v, u};
-        ++mine[u >> kBlockBits];
-        ++mine[v >> kBlockBits];
+      for (std::uint64_t at = begin; at < end; at += InputEdges::kChunk) {
+        const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, end - at));
+        edges.read(at, part);
+        for (const Edge& e : part) {
+          if (e.u == e.v) continue;
+          const auto u = static_cast<V>(internal(e.u));
+          const auto v = static_cast<V>(internal(e.v));
+          translated_here[count++] = {u, v};
+          translated_here[count++] = {v, u};
+          ++mine[u >> kBlockBits];
+          ++mine[v >> kBlockBits];
+        }
       }
 #pragma omp barrier
 #pragma omp single
@@ -185,22 +201,40 @@ std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num
 }
 
 template <class V>
-Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order) {
+Csr<V> build_csr(const InputEdges& edges, CsrOrder order) {
   const std::uint64_t n = edges.num_vertices();
   if (n - 1 > std::numeric_limits<V>::max()) {
     throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
   }
-  const auto m = static_cast<std::int64_t>(edges.size());
+  const std::uint64_t m = edges.size();
 
-  // 1. Degrees (both directions of every tuple that is not a self-loop).
+  // 1. Degrees (both directions of every tuple that is not a self-loop). A produced list's
+  // ids are checked here, once: the passes after this one trust them.
   LargeArray<std::uint64_t> offsets(n + 1);
   std::uint64_t* off = offsets.data();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < m; ++i) {
-    const Edge e = edges.get(static_cast<std::uint64_t>(i));
-    if (e.u == e.v) continue;
-    std::atomic_ref<std::uint64_t>(off[e.u]).fetch_add(1, std::memory_order_relaxed);
-    std::atomic_ref<std::uint64_t>(off[e.v]).fetch_add(1, std::memory_order_relaxed);
+  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
+  std::atomic<bool> outside{false};
+#pragma omp parallel
+  {
+    std::vector<Edge> chunk(InputEdges::kChunk);
+#pragma omp for schedule(static)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t at = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+      const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - at));
+      edges.read(at, part);
+      for (const Edge& e : part) {
+        if (e.u == e.v) continue;
+        if (e.u >= n || e.v >= n) {
+          outside.store(true, std::memory_order_relaxed);
+          continue;
+        }
+        std::atomic_ref<std::uint64_t>(off[e.u]).fetch_add(1, std::memory_order_relaxed);
+        std::atomic_ref<std::uint64_t>(off[e.v]).fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+  if (outside.load()) {
+    throw Error(ExitCode::kFailure, "an input tuple names a vertex outside the " + std::to_string(n) + " vertices");
   }
   // The degree order, from these counts (the input tuple degrees); the counts move to
   // their sorted places, and every id is sorted as it is placed.
@@ -259,7 +293,7 @@ Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order) {
   return Csr<V>(n, std::move(offsets), std::move(adjacency), std::move(tuple_degree), std::move(degree_order));
 }
 
-template Csr<std::uint32_t> build_csr<std::uint32_t>(const PackedEdgeList&, CsrOrder);
-template Csr<std::uint64_t> build_csr<std::uint64_t>(const PackedEdgeList&, CsrOrder);
+template Csr<std::uint32_t> build_csr<std::uint32_t>(const InputEdges&, CsrOrder);
+template Csr<std::uint64_t> build_csr<std::uint64_t>(const InputEdges&, CsrOrder);
 
 }  // namespace zbfs

@@ -1,4 +1,4 @@
-// Kernel 1: builds the undirected Csr<V> from a packed edge list, OpenMP parallel and in
+// Kernel 1: builds the undirected Csr<V> from an edge list (stored or produced), OpenMP parallel and in
 // place: count degrees, place both directions of every non-self-loop tuple (in rounds of
 // 2^21 tuples, gathered by blocks of rows first, so that the placement stays in cache
 // as the graph grows), sort and deduplicate each adjacency list, compact, and return the
@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "zbfs/core/packed_edge_list.hpp"
+#include "zbfs/core/input_edges.hpp"
 #include "zbfs/graph/csr.hpp"
 
 namespace zbfs {
@@ -17,8 +17,10 @@ namespace zbfs {
 // fast, and keeps the tables to translate back.
 enum class CsrOrder { kInput, kDegree };
 
+// `edges`: a stored list, or one produced chunk by chunk (read twice: once for the
+// degrees, once for the placement), so that kernel 1 can run without the list in memory.
 template <class V>
-Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order = CsrOrder::kInput);
+Csr<V> build_csr(const InputEdges& edges, CsrOrder order = CsrOrder::kInput);
 
 // Bytes build_csr needs at its peak for this edge list shape (offsets, tuple degrees, the
 // adjacency array before deduplication, the placement's round buffers, and the degree
@@ -26,7 +28,7 @@ Csr<V> build_csr(const PackedEdgeList& edges, CsrOrder order = CsrOrder::kInput)
 std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
                                    CsrOrder order = CsrOrder::kInput);
 
-extern template Csr<std::uint32_t> build_csr<std::uint32_t>(const PackedEdgeList&, CsrOrder);
-extern template Csr<std::uint64_t> build_csr<std::uint64_t>(const PackedEdgeList&, CsrOrder);
+extern template Csr<std::uint32_t> build_csr<std::uint32_t>(const InputEdges&, CsrOrder);
+extern template Csr<std::uint64_t> build_csr<std::uint64_t>(const InputEdges&, CsrOrder);
 
 }  // namespace zbfs
