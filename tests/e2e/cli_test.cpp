@@ -437,6 +437,37 @@ TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {
   EXPECT_NE(uneven.err.find("--ranks-per-node 3 does not divide"), std::string::npos) << uneven.err;
 }
 
+// The one-process kernel searches every generator's graph and given keys: the same
+// traversed edges as the MPI path, with the list kept or produced again; a key that is
+// not a vertex is refused.
+TEST(CliMpi, SharedKernelSearchesEveryGeneratorAndGivenKeys) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  // Keys with edges, as a sampled run drew them, given back with --root (one twice).
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_shared_roots.json";
+  const Outcome sampled = run_zbfs("run --scale 10 --roots 2 -q -p shared --json " + json.string());
+  ASSERT_EQ(sampled.status, 0) << sampled.err;
+  const nlohmann::json record = nlohmann::json::parse(slurp(json));
+  std::filesystem::remove(json);
+  const std::string first = std::to_string(record["searches"][0]["root"].get<std::uint64_t>());
+  const std::string second = std::to_string(record["searches"][1]["root"].get<std::uint64_t>());
+  const std::string given = "--root " + first + " --root " + second + " --root " + first;
+  for (const std::string& graph : {std::string("--graph rmat"), std::string("--graph gnm --vertices 3000"),
+                                   std::string("--graph rgg --vertices 2000"), given}) {
+    const std::string args = "run --scale 10 -q " + graph;
+    const Outcome mpi = run_mpi(2, args + " -p 1d");
+    ASSERT_EQ(mpi.status, 0) << graph << "\n" << mpi.err;
+    const Outcome shared = run_zbfs(args + " -p shared");
+    ASSERT_EQ(shared.status, 0) << graph << "\n" << shared.err;
+    EXPECT_EQ(nedge_lines(shared.out), nedge_lines(mpi.out)) << graph;
+    if (graph.find("rgg") == std::string::npos) {
+      const Outcome regenerated = run_zbfs(args + " -p shared --edge-list regenerate");
+      ASSERT_EQ(regenerated.status, 0) << graph << "\n" << regenerated.err;
+      EXPECT_EQ(nedge_lines(regenerated.out), nedge_lines(mpi.out)) << graph;
+    }
+  }
+  expect_usage_error("run --scale 10 -q -p shared --root 1024", "--root 1024 is not a vertex");
+}
+
 TEST(CliMpi, PrunedRunsTraverseTheSameEdgesOnEveryPartition) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
@@ -882,7 +913,8 @@ TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
   expect_usage_error("generate " + path("x.zel") + " --scale 43", "--scale must be in [1, 42]");
   expect_usage_error("generate " + path("x.zel") + " --scale 40", "writing this graph needs about");
   EXPECT_FALSE(std::filesystem::exists(path("x.zel")));
-  expect_usage_error("run -q --input " + g + " --partition shared", "--partition shared runs the Kronecker benchmark");
+  expect_usage_error("run -q --input " + g + " --partition shared",
+                     "--partition shared searches generated graphs only");
 }
 
 TEST_F(GraphFileTest, HandWrittenFilesGiveTheExpectedLevelsAndParents) {

@@ -26,6 +26,10 @@ class InputEdges {
   // A view of a stored list, which must outlive this (implicit: a list is its own input).
   InputEdges(const PackedEdgeList& stored)  // NOLINT(google-explicit-constructor)
       : stored_(&stored), num_vertices_(stored.num_vertices()), size_(stored.size()) {}
+  // The same over `num_vertices` vertices (a graph whose n is not a power of two; every
+  // id of the list is below it).
+  InputEdges(const PackedEdgeList& stored, std::uint64_t num_vertices)
+      : stored_(&stored), num_vertices_(num_vertices), size_(stored.size()) {}
   // The `count` edges that `produce` writes, over ids below `num_vertices`.
   InputEdges(std::uint64_t num_vertices, std::uint64_t count, EdgeProducer produce)
       : num_vertices_(num_vertices), size_(count), produce_(std::move(produce)) {}

@@ -21,8 +21,8 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.num_roots < 1) throw_usage_error("--roots must be at least 1");
   if (!c.roots.empty() && c.num_roots != c.roots.size())
     throw_usage_error("--roots and --root disagree: --root names the search keys");
-  if (c.shared_memory && (c.input || c.graph.kind != GraphKind::kKronecker)) {
-    throw_usage_error("--partition shared runs the Kronecker benchmark only; use 1d or 2d for --input and --graph");
+  if (c.shared_memory && c.input) {
+    throw_usage_error("--partition shared searches generated graphs only; use 1d or 2d for --input");
   }
   if (c.edge_list == EdgeListPolicy::kRegenerate && (c.input || c.graph.kind == GraphKind::kRgg)) {
     throw_usage_error(std::string("--edge-list regenerate needs a generator that produces edges by index (") +
@@ -184,17 +184,19 @@ const char* to_string(EdgeListPolicy policy) {
 }
 
 bool keeps_edge_list(const RunConfig& c, std::optional<std::uint64_t> available) {
+  if (c.input || c.graph.kind == GraphKind::kRgg) return true;  // nothing produces it again
   if (c.edge_list != EdgeListPolicy::kAuto) return c.edge_list == EdgeListPolicy::kKeep;
   return !available || estimate_peak_memory_bytes(c, true) <= *available;
 }
 
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, bool edge_list_kept) {
-  const std::uint64_t n = std::uint64_t{1} << c.scale;
-  const std::uint64_t m = c.edgefactor << c.scale;
-  const unsigned vertex_bytes = c.scale <= 32 ? 4 : 8;
+  const GraphSpec spec = graph_spec(c);
+  const std::uint64_t n = graph_vertices(spec);
+  const std::uint64_t m = expected_graph_edges(spec);
+  const unsigned vertex_bytes = n - 1 <= 0xffffffffULL ? 4 : 8;
   // Without the list, kernel 1 and the validator hold a chunk of produced tuples per
   // thread (InputEdges::kChunk, a few tens of KiB), within the baseline.
-  const std::uint64_t edges = edge_list_kept ? PackedEdgeList::bytes_needed(c.scale, m) : 0;
+  const std::uint64_t edges = edge_list_kept ? PackedEdgeList::bytes_needed(graph_vertex_bits(spec), m) : 0;
   // Construction's peak bounds the final graph; BFS and validation come after it.
   const std::uint64_t graph = csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
   const std::uint64_t bfs =

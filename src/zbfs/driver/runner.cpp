@@ -21,7 +21,6 @@
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/driver/search_harness.hpp"
 #include "zbfs/generator/graph_generator.hpp"
-#include "zbfs/generator/kronecker.hpp"
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
@@ -64,22 +63,27 @@ class ProductionTimer {
   std::vector<Slot> slots_;
 };
 
+// `edges`: the generated list when it is kept (else empty); `produced`: the generator's
+// list produced again, for the families that can (else nullopt, and the list is kept).
 template <class V>
-void run_searches(const RunConfig& config, PackedEdgeList edges, const KroneckerGenerator& generator,
+void run_searches(const RunConfig& config, PackedEdgeList edges, const std::optional<InputEdges>& produced,
                   const Progress& progress, RunResult& result) {
   const bool kept = result.edge_list_kept;
   progress.phase(kept ? "kernel 1: building the graph"
                       : "kernel 1: building the graph from tuples the generator produces as it goes (the edge "
                         "list is not held)");
+  const std::uint64_t num_vertices = result.num_vertices;
+  // Kernel 1 does not depend on the tuples' order, so it reads the list produced again in
+  // the generator's cheapest order, as the validator does.
   ProductionTimer production;
-  const InputEdges kernel1_input =
-      kept ? InputEdges(edges)
-           : InputEdges(generator.num_vertices(), generator.num_edges(),
-                        [&generator, &production](std::uint64_t first, std::span<Edge> out) {
-                          const Stopwatch produce;
-                          generator.generate(first, out);
-                          production.add(produce.elapsed_s());
-                        });
+  const InputEdges kernel1_input = kept
+                                       ? InputEdges(edges, num_vertices)
+                                       : InputEdges(num_vertices, produced->size(),
+                                                    [&produced, &production](std::uint64_t first, std::span<Edge> out) {
+                                                      const Stopwatch produce;
+                                                      produced->read(first, out);
+                                                      production.add(produce.elapsed_s());
+                                                    });
   Stopwatch clock;
   const Csr<V> graph = build_csr<V>(kernel1_input, CsrOrder::kDegree);
   // The search's own structures (the peeled forest, hubs, the edgeless bitmap) are part
@@ -98,23 +102,26 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const Kronecker
   }
   result.num_graph_edges = graph.num_directed_edges() / 2;
   // Without the list, the validator has the generator produce the tuples again (untimed,
-  // as the list's reads are), in draw order, which skips the shuffle: the validator checks
-  // the tuples, whatever their order.
-  const InputEdges input = kept ? InputEdges(edges)
-                                : InputEdges(generator.num_vertices(), generator.num_edges(),
-                                             [&generator](std::uint64_t first, std::span<Edge> out) {
-                                               generator.generate_draws(first, out);
-                                             });
+  // as the list's reads are).
+  const InputEdges input = kept ? InputEdges(edges, num_vertices) : *produced;
 
   std::uint64_t eligible = 0;
   const auto n = static_cast<std::int64_t>(graph.num_vertices());
 #pragma omp parallel for reduction(+ : eligible)
   for (std::int64_t v = 0; v < n; ++v) eligible += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
-  const std::uint64_t count = roots_to_draw(config, eligible);
-  if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
-  const std::vector<std::uint64_t> roots =
-      sample_search_roots(graph.num_vertices(), eligible, count, config.seed,
-                          [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; });
+  const auto has_edges = [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; };
+  std::vector<std::uint64_t> roots = config.roots;
+  for (const std::uint64_t root : roots) {
+    if (root >= graph.num_vertices())
+      throw_usage_error("--root " + std::to_string(root) + " is not a vertex of the graph");
+    if (!has_edges(root))
+      throw_usage_error("--root " + std::to_string(root) + " has no edges (a search from it traverses none)");
+  }
+  if (roots.empty()) {
+    const std::uint64_t count = roots_to_draw(config, eligible);
+    if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
+    roots = sample_search_roots(graph.num_vertices(), eligible, count, config.seed, has_edges);
+  }
 
   // The CPU kernel searches into its own parent array, resetting only what the last
   // search set; a device backend's trees come back to this one.
@@ -226,25 +233,31 @@ RunResult run_benchmark(const RunConfig& config) {
   check_memory(config, result);
 
   const Progress progress(!config.quiet);
-  const KroneckerGenerator generator(KroneckerParams{config.scale, config.edgefactor, config.seed});
+  const GraphSpec spec = graph_spec(config);
+  result.num_vertices = graph_vertices(spec);
+  const std::optional<InputEdges> produced = regenerated_graph_slice(spec, 0, 1);
   PackedEdgeList edges;
   if (result.edge_list_kept) {
-    progress.phase("generating the Kronecker edge list (scale " + std::to_string(config.scale) + ", edgefactor " +
-                   std::to_string(config.edgefactor) + ", " + std::to_string(result.threads) +
+    std::string what = std::string("the ") + to_string(spec.kind) + " graph (";
+    what += spec.kind == GraphKind::kKronecker || spec.kind == GraphKind::kRmat
+                ? "scale " + std::to_string(spec.scale) + ", edgefactor " + std::to_string(spec.edgefactor)
+                : std::to_string(result.num_vertices) + " vertices";
+    progress.phase("generating " + what + ", " + std::to_string(result.threads) +
                    (result.threads == 1 ? " thread)" : " threads)"));
     const Stopwatch clock;
-    edges = generate_edge_list(generator);
+    edges = generate_graph_slice(spec, 0, 1);
     result.generation_time_s = clock.elapsed_s();
+    result.num_input_edges = edges.size();
+  } else {
+    result.num_input_edges = produced->size();
   }
-  result.num_vertices = generator.num_vertices();
-  result.num_input_edges = generator.num_edges();
 
-  if (config.scale <= 32) {
+  if (result.num_vertices - 1 <= 0xffffffffULL) {
     result.vertex_id_bits = 32;
-    run_searches<std::uint32_t>(config, std::move(edges), generator, progress, result);
+    run_searches<std::uint32_t>(config, std::move(edges), produced, progress, result);
   } else {
     result.vertex_id_bits = 64;
-    run_searches<std::uint64_t>(config, std::move(edges), generator, progress, result);
+    run_searches<std::uint64_t>(config, std::move(edges), produced, progress, result);
   }
   result.peak_rss_bytes = peak_rss_bytes();
   PhaseMetrics totals;
