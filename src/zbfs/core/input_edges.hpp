@@ -7,10 +7,12 @@
 // stored and are read where they lie.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "zbfs/core/edge.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
@@ -57,5 +59,28 @@ class InputEdges {
   std::uint64_t size_ = 0;
   EdgeProducer produce_;
 };
+
+// Visits every chunk of `edges` (InputEdges::kChunk tuples, the last one shorter) once,
+// as visit(first, part), in parallel over the OpenMP threads, each reading into a buffer
+// of its own; chunks come in no particular order. Returns the sum of what the visits
+// returned (a count, or 0).
+template <class Visit>
+std::uint64_t for_each_chunk(const InputEdges& edges, const Visit& visit) {
+  const std::uint64_t m = edges.size();
+  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
+  std::uint64_t total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    std::vector<Edge> chunk(InputEdges::kChunk);
+#pragma omp for schedule(dynamic, 4)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t first = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+      const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - first));
+      edges.read(first, part);
+      total += visit(first, std::span<const Edge>(part));
+    }
+  }
+  return total;
+}
 
 }  // namespace zbfs

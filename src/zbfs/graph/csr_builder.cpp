@@ -56,36 +56,27 @@ std::uint64_t exclusive_prefix_sum(std::uint64_t* counts, std::uint64_t n) {
 // instead of overlapping.
 template <class V, class Internal>
 void place_direct(const InputEdges& edges, const Internal& internal, std::uint64_t* off, V* adj) {
-  const std::uint64_t m = edges.size();
-  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
   constexpr std::size_t kGroup = 64;
-#pragma omp parallel
-  {
-    std::vector<Edge> chunk(InputEdges::kChunk);
-#pragma omp for schedule(static)
-    for (std::int64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t at = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
-      const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - at));
-      edges.read(at, part);
-      for (std::size_t first = 0; first < part.size(); first += kGroup) {
-        const std::size_t last = std::min(part.size(), first + kGroup);
-        std::array<std::uint64_t, 2 * kGroup> slot{};
-        std::array<V, 2 * kGroup> value{};
-        std::size_t count = 0;
-        for (std::size_t i = first; i < last; ++i) {
-          const Edge e = part[i];
-          if (e.u == e.v) continue;
-          const std::uint64_t u = internal(e.u);
-          const std::uint64_t v = internal(e.v);
-          slot[count] = std::atomic_ref<std::uint64_t>(off[u]).fetch_add(1, std::memory_order_relaxed);
-          value[count++] = static_cast<V>(v);
-          slot[count] = std::atomic_ref<std::uint64_t>(off[v]).fetch_add(1, std::memory_order_relaxed);
-          value[count++] = static_cast<V>(u);
-        }
-        for (std::size_t k = 0; k < count; ++k) adj[slot[k]] = value[k];
+  for_each_chunk(edges, [&](std::uint64_t, std::span<const Edge> part) {
+    for (std::size_t first = 0; first < part.size(); first += kGroup) {
+      const std::size_t last = std::min(part.size(), first + kGroup);
+      std::array<std::uint64_t, 2 * kGroup> slot{};
+      std::array<V, 2 * kGroup> value{};
+      std::size_t count = 0;
+      for (std::size_t i = first; i < last; ++i) {
+        const Edge e = part[i];
+        if (e.u == e.v) continue;
+        const std::uint64_t u = internal(e.u);
+        const std::uint64_t v = internal(e.v);
+        slot[count] = std::atomic_ref<std::uint64_t>(off[u]).fetch_add(1, std::memory_order_relaxed);
+        value[count++] = static_cast<V>(v);
+        slot[count] = std::atomic_ref<std::uint64_t>(off[v]).fetch_add(1, std::memory_order_relaxed);
+        value[count++] = static_cast<V>(u);
       }
+      for (std::size_t k = 0; k < count; ++k) adj[slot[k]] = value[k];
     }
-  }
+    return std::uint64_t{0};
+  });
 }
 
 // From this many vertices on (8 MiB of cursors, a quarter of this machine's L3), the
@@ -206,34 +197,25 @@ Csr<V> build_csr(const InputEdges& edges, CsrOrder order) {
   if (n - 1 > std::numeric_limits<V>::max()) {
     throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
   }
-  const std::uint64_t m = edges.size();
 
   // 1. Degrees (both directions of every tuple that is not a self-loop). A produced list's
   // ids are checked here, once: the passes after this one trust them.
   LargeArray<std::uint64_t> offsets(n + 1);
   std::uint64_t* off = offsets.data();
-  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
-  std::atomic<bool> outside{false};
-#pragma omp parallel
-  {
-    std::vector<Edge> chunk(InputEdges::kChunk);
-#pragma omp for schedule(static)
-    for (std::int64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t at = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
-      const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - at));
-      edges.read(at, part);
-      for (const Edge& e : part) {
-        if (e.u == e.v) continue;
-        if (e.u >= n || e.v >= n) {
-          outside.store(true, std::memory_order_relaxed);
-          continue;
-        }
-        std::atomic_ref<std::uint64_t>(off[e.u]).fetch_add(1, std::memory_order_relaxed);
-        std::atomic_ref<std::uint64_t>(off[e.v]).fetch_add(1, std::memory_order_relaxed);
+  const std::uint64_t outside = for_each_chunk(edges, [&](std::uint64_t, std::span<const Edge> part) {
+    std::uint64_t wrong = 0;
+    for (const Edge& e : part) {
+      if (e.u == e.v) continue;
+      if (e.u >= n || e.v >= n) {
+        ++wrong;
+        continue;
       }
+      std::atomic_ref<std::uint64_t>(off[e.u]).fetch_add(1, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(off[e.v]).fetch_add(1, std::memory_order_relaxed);
     }
-  }
-  if (outside.load()) {
+    return wrong;
+  });
+  if (outside != 0) {
     throw Error(ExitCode::kFailure, "an input tuple names a vertex outside the " + std::to_string(n) + " vertices");
   }
   // The degree order, from these counts (the input tuple degrees); the counts move to
