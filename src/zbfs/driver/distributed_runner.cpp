@@ -133,11 +133,7 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
     const GraphSpec spec = graph_spec(config);
     graph.num_vertices = graph_vertices(spec);
     check_memory(config, world, node_ranks, graph.num_vertices, expected_graph_edges(spec), result);
-    std::string what = std::string("the ") + to_string(spec.kind) + " graph (";
-    what += spec.kind == GraphKind::kKronecker || spec.kind == GraphKind::kRmat
-                ? "scale " + std::to_string(spec.scale) + ", edgefactor " + std::to_string(spec.edgefactor)
-                : std::to_string(graph.num_vertices) + " vertices";
-    progress.phase("generating " + what + ") " + job_layout(world.size(), result.threads));
+    progress.phase("generating " + describe_graph_open(spec) + ") " + job_layout(world.size(), result.threads));
     world.barrier();
     clock.restart();
     const ScopedPhase phase(metrics, Phase::kGeneration);

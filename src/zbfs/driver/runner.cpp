@@ -238,11 +238,7 @@ RunResult run_benchmark(const RunConfig& config) {
   const std::optional<InputEdges> produced = regenerated_graph_slice(spec, 0, 1);
   PackedEdgeList edges;
   if (result.edge_list_kept) {
-    std::string what = std::string("the ") + to_string(spec.kind) + " graph (";
-    what += spec.kind == GraphKind::kKronecker || spec.kind == GraphKind::kRmat
-                ? "scale " + std::to_string(spec.scale) + ", edgefactor " + std::to_string(spec.edgefactor)
-                : std::to_string(result.num_vertices) + " vertices";
-    progress.phase("generating " + what + ", " + std::to_string(result.threads) +
+    progress.phase("generating " + describe_graph_open(spec) + ", " + std::to_string(result.threads) +
                    (result.threads == 1 ? " thread)" : " threads)"));
     const Stopwatch clock;
     edges = generate_graph_slice(spec, 0, 1);

@@ -143,6 +143,13 @@ PackedEdgeList generate_graph_slice(const GraphSpec& s, int rank, int ranks) {
   return {};
 }
 
+std::string describe_graph_open(const GraphSpec& s) {
+  return std::string("the ") + to_string(s.kind) + " graph (" +
+         (s.kind == GraphKind::kKronecker || s.kind == GraphKind::kRmat
+              ? "scale " + std::to_string(s.scale) + ", edgefactor " + std::to_string(s.edgefactor)
+              : std::to_string(graph_vertices(s)) + " vertices");
+}
+
 std::optional<InputEdges> regenerated_graph_slice(const GraphSpec& s, int rank, int ranks) {
   const std::uint64_t n = graph_vertices(s);
   switch (s.kind) {

@@ -62,6 +62,10 @@ void validate_graph_spec(const GraphSpec& spec);
 // edges come from whole cells.
 [[nodiscard]] std::optional<InputEdges> regenerated_graph_slice(const GraphSpec& spec, int rank, int ranks);
 
+// "the kronecker graph (scale 20, edgefactor 16", or "the gnm graph (3000 vertices", for
+// progress lines (the caller closes the parenthesis after what it adds).
+[[nodiscard]] std::string describe_graph_open(const GraphSpec& spec);
+
 // Bits that hold every id below n (at least 1).
 [[nodiscard]] int vertex_bits_for(std::uint64_t num_vertices);
 
