@@ -150,13 +150,14 @@ GridShape default_grid(int ranks, bool one_node);
 // generated edge list held or not (--edge-list).
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, bool edge_list_kept = true);
 
-// Whether one process keeps the generated edge list: always for a file's and rgg's (which
-// nothing produces again); else --edge-list keep or regenerate as given, and auto keeps it
-// when the estimate with it fits in `available` bytes (unknown: keep).
-bool keeps_edge_list(const RunConfig& config, std::optional<std::uint64_t> available);
 // The same for one rank of a distributed run on `ranks` ranks, for a graph of n vertices
 // and m input edges (a generated graph's by default).
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks);
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks, std::uint64_t n, std::uint64_t m);
+
+// Whether one process keeps the generated edge list: always for a file's and rgg's (which
+// nothing produces again); else --edge-list keep or regenerate as given, and auto keeps it
+// when the estimate with it fits in `available` bytes (unknown: keep).
+bool keeps_edge_list(const RunConfig& config, std::optional<std::uint64_t> available);
 
 }  // namespace zbfs

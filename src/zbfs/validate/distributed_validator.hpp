@@ -3,9 +3,10 @@
 // come from rounds in which every vertex reads its parent's level from the parent's
 // owner; every rank then goes through its share of the input edge list (the slice kernel
 // 1 was built from, or the generator's share produced again) and reads the level and
-// parent of both ends of each tuple from their owners, in batches; confirmations of parent links go back to the owners.
-// Every read and confirmation goes through the exchanger, so a route relays them (a hub vertex asked for by many ranks
-// is answered once per merge point) and the codecs apply. Collective; every rank gets the same report.
+// parent of both ends of each tuple from their owners, in batches; confirmations of
+// parent links go back to the owners. Every read and confirmation goes through the
+// exchanger, so a route relays them (a hub vertex asked for by many ranks is answered
+// once per merge point) and the codecs apply. Collective; every rank gets the same report.
 #pragma once
 
 #include <cstdint>
