@@ -1,65 +1,72 @@
 // Csr<V>: the undirected graph of kernel 1 in compressed sparse rows, with local vertex
 // ids of type V (32-bit whenever the vertex count fits). Adjacency lists are sorted and
-// free of duplicates and self-loops; input_tuple_degree keeps how many input tuples
-// (duplicates included, self-loops excluded) touch each vertex, which is what Graph500
-// counts as traversed edges.
+// free of duplicates and self-loops; the vertex tables (graph/vertex_tables.hpp) keep
+// each vertex's input tuple degree and, for a graph built with CsrOrder::kDegree
+// (graph/csr_builder.hpp), the degree order: every id the graph takes and returns is
+// then an internal id, and internal_id / original_id translate from and to the input's.
 //
-// A Csr built with CsrOrder::kDegree (graph/csr_builder.hpp) numbers its vertices by
-// descending degree (graph/degree_order.hpp): every id it takes and returns is then an
-// internal id, and internal_id / original_id translate from and to the input's ids.
+// CompressedCsr<V> (graph/compressed_csr.hpp) holds the same lists as byte-coded gaps.
+// A search reads either through its rows() view, which has the same two calls.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/graph/degree_order.hpp"
+#include "zbfs/graph/vertex_tables.hpp"
 
 namespace zbfs {
 
+// The lists of a Csr as a search reads them: degree(u), and scan(u, visit), which calls
+// visit(w) for u's neighbours in ascending order until it returns true (and then returns
+// true itself).
 template <class V>
-class Csr {
+struct PlainRows {
+  const std::uint64_t* offsets;
+  const V* neighbors;
+
+  [[nodiscard]] std::uint64_t degree(std::uint64_t u) const { return offsets[u + 1] - offsets[u]; }
+  template <class Visit>
+  bool scan(std::uint64_t u, Visit&& visit) const {
+    for (std::uint64_t e = offsets[u], end = offsets[u + 1]; e < end; ++e) {
+      if (visit(neighbors[e])) return true;
+    }
+    return false;
+  }
+};
+
+template <class V>
+class Csr : public VertexTables<V> {
  public:
   using Vertex = V;
 
   Csr() = default;
   Csr(std::uint64_t num_vertices, LargeArray<std::uint64_t> offsets, LargeArray<V> neighbors,
       LargeArray<V> input_tuple_degree, DegreeOrder<V> order = {})
-      : num_vertices_(num_vertices),
+      : VertexTables<V>(num_vertices, std::move(input_tuple_degree), std::move(order)),
         offsets_(std::move(offsets)),
-        neighbors_(std::move(neighbors)),
-        input_tuple_degree_(std::move(input_tuple_degree)),
-        order_(std::move(order)) {}
+        neighbors_(std::move(neighbors)) {}
 
-  [[nodiscard]] std::uint64_t num_vertices() const { return num_vertices_; }
   // Each undirected edge counts twice (once per direction).
-  [[nodiscard]] std::uint64_t num_directed_edges() const { return offsets_[num_vertices_]; }
+  [[nodiscard]] std::uint64_t num_directed_edges() const { return offsets_[this->num_vertices()]; }
   [[nodiscard]] std::uint64_t degree(std::uint64_t v) const { return offsets_[v + 1] - offsets_[v]; }
   [[nodiscard]] std::span<const V> neighbors(std::uint64_t v) const {
     return {neighbors_.data() + offsets_[v], static_cast<std::size_t>(degree(v))};
   }
-  [[nodiscard]] std::uint64_t input_tuple_degree(std::uint64_t v) const { return input_tuple_degree_[v]; }
-
-  // Whether ids are renumbered (internal ids differ from the input's).
-  [[nodiscard]] bool reordered() const { return order_.size() != 0; }
-  [[nodiscard]] std::uint64_t internal_id(std::uint64_t original) const {
-    return reordered() ? order_.sorted_offset(original) : original;
-  }
-  [[nodiscard]] std::uint64_t original_id(std::uint64_t internal) const {
-    return reordered() ? order_.original_offset(internal) : internal;
-  }
-  // Internal id -> original id, or nullptr when they are the same.
-  [[nodiscard]] const V* original_ids() const { return reordered() ? order_.original_offsets().data() : nullptr; }
 
   [[nodiscard]] const std::uint64_t* offsets() const { return offsets_.data(); }
   [[nodiscard]] const V* neighbor_data() const { return neighbors_.data(); }
+  [[nodiscard]] PlainRows<V> rows() const { return {offsets_.data(), neighbors_.data()}; }
+  // Bytes the lists take (offsets and neighbours), the vertex tables not included.
+  [[nodiscard]] std::uint64_t adjacency_bytes() const {
+    return offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V);
+  }
 
  private:
-  std::uint64_t num_vertices_ = 0;
   LargeArray<std::uint64_t> offsets_;
   LargeArray<V> neighbors_;
-  LargeArray<V> input_tuple_degree_;
-  DegreeOrder<V> order_;
 };
 
 }  // namespace zbfs

@@ -1,0 +1,193 @@
+#include "zbfs/graph/compressed_csr_builder.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "zbfs/core/error.hpp"
+#include "zbfs/graph/list_placement.hpp"
+#include "zbfs/graph/list_sort.hpp"
+
+namespace zbfs {
+namespace {
+
+// The most bytes a list of `entries` ids can take: a varint per id, a header entry per
+// block past the first.
+std::uint64_t encoded_bound(std::uint64_t entries, unsigned vertex_bytes) {
+  const std::uint64_t widest_varint = vertex_bytes == 4 ? 5 : 10;
+  return entries * widest_varint + 2 * gap_blocks(entries);
+}
+
+// Cuts the input's ids [0, n) into consecutive ranges of at most `pass_entries` entries
+// (a vertex with more is a range of its own); returns the ranges' bounds, 0 first, n last.
+std::vector<std::uint64_t> pass_bounds(const std::uint64_t* count, std::uint64_t n, std::uint64_t pass_entries) {
+  std::vector<std::uint64_t> bounds{0};
+  std::uint64_t held = 0;
+  for (std::uint64_t v = 0; v < n; ++v) {
+    if (held > 0 && held + count[v] > pass_entries) {
+      bounds.push_back(v);
+      held = 0;
+    }
+    held += count[v];
+  }
+  bounds.push_back(n);
+  return bounds;
+}
+
+}  // namespace
+
+std::uint64_t compressed_csr_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
+                                   CsrOrder order) {
+  const std::uint64_t tables = (order == CsrOrder::kDegree ? 3 : 1) * num_vertices * vertex_bytes;
+  const auto lists = static_cast<std::uint64_t>(kEstimatedBytesPerEntry * 2 * static_cast<double>(num_edges));
+  return (num_vertices + 1) * sizeof(std::uint64_t) + num_vertices * vertex_bytes + lists + tables;
+}
+
+std::uint64_t compressed_csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges,
+                                              unsigned vertex_bytes, CsrOrder order) {
+  const std::uint64_t n = num_vertices;
+  const std::uint64_t entries = 2 * num_edges;
+  const std::uint64_t lists = static_cast<std::uint64_t>(kEstimatedBytesPerEntry * static_cast<double>(entries));
+  // Kept throughout: the tuple degrees, the order's tables, the list lengths, and each
+  // list's start in the input's ids.
+  const std::uint64_t tables = (order == CsrOrder::kDegree ? 3 : 1) * n * vertex_bytes + n * vertex_bytes;
+  const std::uint64_t start_of = (n + 1) * sizeof(std::uint64_t);
+  // The passes: the counts, one pass's entries and its rows' cursors and encoded sizes,
+  // the placement's round buffers, and the lists encoded so far.
+  const std::uint64_t pass_entries = std::min(entries, kCompressedPassEntries);
+  const std::uint64_t pass_rows = entries == 0 ? n : n * pass_entries / entries + 1;
+  const std::uint64_t passes = (n + 1) * sizeof(std::uint64_t) + pass_entries * vertex_bytes +
+                               2 * (pass_rows + 1) * sizeof(std::uint64_t) +
+                               placement_buffer_bytes(pass_rows, num_edges, vertex_bytes) + lists;
+  // The copy into internal order: the new starts and both streams.
+  const std::uint64_t copy = order == CsrOrder::kDegree ? (n + 1) * sizeof(std::uint64_t) + 2 * lists : lists;
+  return tables + start_of + std::max(passes, copy);
+}
+
+template <class V>
+CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, std::uint64_t pass_entries) {
+  const std::uint64_t n = edges.num_vertices();
+  if (n - 1 > std::numeric_limits<V>::max()) {
+    throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
+  }
+  if (pass_entries == 0) throw Error(ExitCode::kFailure, "a compressed build's passes must hold entries");
+
+  // 1. Degrees, the degree order and the tuple degrees in internal ids.
+  LargeArray<std::uint64_t> counts = count_tuple_degrees(edges);
+  const std::uint64_t* count = counts.data();
+  const auto vertices = static_cast<std::int64_t>(n);
+  std::uint64_t largest = 0;
+#pragma omp parallel for schedule(static) reduction(max : largest)
+  for (std::int64_t v = 0; v < vertices; ++v) largest = std::max(largest, count[v]);
+  if (largest > std::numeric_limits<V>::max()) {
+    throw Error(ExitCode::kFailure, "a vertex's input tuple degree does not fit the local id type");
+  }
+  DegreeOrder<V> degree_order;
+  if (order == CsrOrder::kDegree) degree_order = DegreeOrder<V>(std::span<const std::uint64_t>(count, n));
+  const V* sorted = order == CsrOrder::kDegree ? degree_order.sorted_offsets().data() : nullptr;
+  const auto internal = [sorted](std::uint64_t v) {
+    return sorted != nullptr ? static_cast<std::uint64_t>(sorted[v]) : v;
+  };
+  LargeArray<V> tuple_degree(n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < vertices; ++v)
+    tuple_degree[internal(static_cast<std::uint64_t>(v))] = static_cast<V>(count[v]);
+
+  // 2. The passes, one range of the input's ids each.
+  const std::vector<std::uint64_t> bounds = pass_bounds(count, n, pass_entries);
+  std::uint64_t total_entries = 0;
+  std::uint64_t most_rows = 0;
+  std::uint64_t most_entries = 0;
+  for (std::size_t p = 0; p + 1 < bounds.size(); ++p) {
+    std::uint64_t entries = 0;
+    for (std::uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) entries += count[v];
+    total_entries += entries;
+    most_rows = std::max(most_rows, bounds[p + 1] - bounds[p]);
+    most_entries = std::max(most_entries, entries);
+  }
+  LargeArray<V> buffer(most_entries);
+  // A pass's rows: cursor (then start) of each row's entries in `buffer`, and each list's
+  // place in the pass's bytes.
+  LargeArray<std::uint64_t> cursor(most_rows + 1);
+  LargeArray<std::uint64_t> place(most_rows + 1);
+  LargeArray<V> degrees(n);
+  // Virtual until written (LargeArray maps pages on first touch): the lists' real size is
+  // known only once each pass has deduplicated its own.
+  LargeArray<std::uint8_t> stream(encoded_bound(total_entries, sizeof(V)));
+  // Each list's start in `stream`, by the input's ids (the order the passes write them in).
+  LargeArray<std::uint64_t> start_of(n + 1);
+  std::uint64_t written = 0;
+  std::uint64_t directed = 0;
+  V* adj = buffer.data();
+  std::uint64_t* off = cursor.data();
+  std::uint64_t* at = place.data();
+  V* degree = degrees.data();
+  for (std::size_t p = 0; p + 1 < bounds.size(); ++p) {
+    const std::uint64_t lo = bounds[p];
+    const std::uint64_t rows = bounds[p + 1] - lo;
+    const auto row_count = static_cast<std::int64_t>(rows);
+    std::memcpy(off, count + lo, rows * sizeof(std::uint64_t));
+    off[rows] = exclusive_prefix_sum(off, rows);
+    place_entries<V>(
+        edges, rows, [lo, rows](std::uint64_t u) { return u - lo < rows ? u - lo : kNotPlaced; }, internal, off, adj);
+    // Each cursor ended at its row's end, the next row's start.
+    std::memmove(off + 1, off, rows * sizeof(std::uint64_t));
+    off[0] = 0;
+    sort_and_deduplicate_lists(adj, off, rows, [&](std::uint64_t r, std::uint64_t length) {
+      degree[internal(lo + r)] = static_cast<V>(length);
+      at[r] = gap_list_bytes<V>({adj + off[r], static_cast<std::size_t>(length)});
+    });
+    at[rows] = exclusive_prefix_sum(at, rows);
+    std::uint64_t kept = 0;
+    std::uint8_t* out = stream.data() + written;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : kept)
+    for (std::int64_t i = 0; i < row_count; ++i) {
+      const auto r = static_cast<std::uint64_t>(i);
+      const std::uint64_t length = degree[internal(lo + r)];
+      encode_gap_list<V>({adj + off[r], static_cast<std::size_t>(length)}, out + at[r]);
+      start_of[lo + r] = written + at[r];
+      kept += length;
+    }
+    directed += kept;
+    written += at[rows];
+  }
+  start_of[n] = written;
+  buffer = {};
+  cursor = {};
+  place = {};
+  counts = {};
+
+  if (sorted == nullptr) {
+    stream.shrink(written);
+    return CompressedCsr<V>(n, std::move(start_of), std::move(degrees), std::move(stream), directed,
+                            std::move(tuple_degree));
+  }
+  // 3. The lists into internal order, where bottom-up steps read them one after another.
+  const V* original = degree_order.original_offsets().data();
+  LargeArray<std::uint64_t> starts(n + 1);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t s = 0; s < vertices; ++s) {
+    const V o = original[s];
+    starts[static_cast<std::size_t>(s)] = start_of[o + std::uint64_t{1}] - start_of[o];
+  }
+  starts[n] = exclusive_prefix_sum(starts.data(), n);
+  LargeArray<std::uint8_t> ordered(written);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t s = 0; s < vertices; ++s) {
+    const V o = original[s];
+    const auto i = static_cast<std::size_t>(s);
+    if (starts[i + 1] > starts[i])
+      std::memcpy(ordered.data() + starts[i], stream.data() + start_of[o], starts[i + 1] - starts[i]);
+  }
+  return CompressedCsr<V>(n, std::move(starts), std::move(degrees), std::move(ordered), directed,
+                          std::move(tuple_degree), std::move(degree_order));
+}
+
+template CompressedCsr<std::uint32_t> build_compressed_csr<std::uint32_t>(const InputEdges&, CsrOrder, std::uint64_t);
+template CompressedCsr<std::uint64_t> build_compressed_csr<std::uint64_t>(const InputEdges&, CsrOrder, std::uint64_t);
+
+}  // namespace zbfs

@@ -1,0 +1,48 @@
+// Kernel 1 for compressed adjacency: builds a CompressedCsr<V> (graph/compressed_csr.hpp)
+// from an edge list (stored or produced) without ever holding the plain lists whole.
+// After the degree count (and the degree order), the input's vertex ids are cut into
+// ranges of about `pass_entries` list entries, and each range is one pass over the edge
+// list: its entries are placed (graph/list_placement.hpp), sorted, deduplicated and
+// encoded at the end of the byte stream, and the pass's buffer is reused by the next.
+// The input's ids are scrambled (Graph500's generator permutes them), so the ranges hold
+// about the same number of entries. Then the lists are copied into internal id order,
+// the order bottom-up steps read them in. OpenMP parallel.
+#pragma once
+
+#include <cstdint>
+
+#include "zbfs/core/input_edges.hpp"
+#include "zbfs/graph/compressed_csr.hpp"
+#include "zbfs/graph/csr_builder.hpp"
+
+namespace zbfs {
+
+// List entries one pass holds at most (a vertex with more gets a pass of its own): 2^27,
+// 512 MiB of 32-bit ids, so that scale 20 builds in one pass and scale 26 in 16.
+inline constexpr std::uint64_t kCompressedPassEntries = std::uint64_t{1} << 27;
+
+// `edges` is read once for the degrees and once per pass (a produced list is produced
+// again each time); `pass_entries`: as above (tests pass small ones to force passes).
+template <class V>
+CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order = CsrOrder::kInput,
+                                      std::uint64_t pass_entries = kCompressedPassEntries);
+
+// Bytes per list entry of the encoded lists that memory estimates assume: what scale 26
+// Kronecker graphs measured, with a margin (docs/performance.md).
+inline constexpr double kEstimatedBytesPerEntry = 2.0;
+
+// Bytes build_compressed_csr needs at its peak for this edge list shape, the encoded lists
+// estimated at kEstimatedBytesPerEntry per input entry, excluding the edge list itself.
+std::uint64_t compressed_csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges,
+                                              unsigned vertex_bytes, CsrOrder order = CsrOrder::kInput);
+
+// Bytes the finished graph holds (lists and vertex tables), estimated the same way.
+std::uint64_t compressed_csr_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
+                                   CsrOrder order = CsrOrder::kInput);
+
+extern template CompressedCsr<std::uint32_t> build_compressed_csr<std::uint32_t>(const InputEdges&, CsrOrder,
+                                                                                 std::uint64_t);
+extern template CompressedCsr<std::uint64_t> build_compressed_csr<std::uint64_t>(const InputEdges&, CsrOrder,
+                                                                                 std::uint64_t);
+
+}  // namespace zbfs
