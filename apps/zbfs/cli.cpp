@@ -44,6 +44,7 @@ struct TextOptions {
   bool no_dedup = false;
   bool no_validate = false;
   std::string edge_list = "auto";
+  std::string adjacency = "auto";
   std::string network = "measure";
   std::string network_latency;
   std::string network_bandwidth;
@@ -162,6 +163,12 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "validation has them produced again), or auto (keep when the run fits in memory with it)")
       ->check(CLI::IsMember({"auto", "keep", "regenerate"}))
       ->capture_default_str();
+  run.add_option("--adjacency", text.adjacency,
+                 "how --partition shared holds its lists: plain, compressed (byte-coded gaps in blocks, about half "
+                 "the memory, decoded as the searches read them), or auto (plain when the run fits in memory with "
+                 "it)")
+      ->check(CLI::IsMember({"auto", "plain", "compressed"}))
+      ->capture_default_str();
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
   run.add_flag("-q,--quiet", config.quiet, "no progress messages on stderr");
   run.add_flag("--force", config.force, "run even when the memory estimate exceeds available memory");
@@ -258,6 +265,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;
   config.edge_list = *parse_edge_list_policy(text.edge_list);
+  config.adjacency = *parse_adjacency_choice(text.adjacency);
   config.backend = *parse_backend(text.backend);
   config.device_exchange = *parse_device_exchange(text.device_exchange);
   // A device backend on one rank searches with the one-process kernel by default.

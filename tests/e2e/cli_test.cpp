@@ -688,6 +688,34 @@ TEST(CliMpi, RegeneratedEdgeListsGiveTheSameSearches) {
   expect_usage_error("run --scale 8 --edge-list sometimes", "--edge-list");
 }
 
+// --adjacency compressed: the one-process kernel on byte-coded lists traverses what it
+// traverses on plain lists, with the list kept and produced again, validated; the record
+// says which lists the run held and their size; what reads plain lists refuses it.
+TEST(CliMpi, CompressedListsGiveTheSameSearches) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_adjacency.json";
+  const std::string args = "run --scale 12 --roots 8 -q -p shared --json " + json.string();
+  const Outcome plain = run_zbfs(args + " --adjacency plain");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const nlohmann::json plain_record = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(plain_record["memory"]["adjacency"], "plain");
+  for (const char* rest : {"", " --edge-list regenerate", " --graph gnm --vertices 3000", " --graph rgg"}) {
+    const Outcome compressed = run_zbfs(args + " --adjacency compressed" + rest);
+    ASSERT_EQ(compressed.status, 0) << rest << "\n" << compressed.err;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(record["config"]["adjacency"], "compressed") << rest;
+    EXPECT_EQ(record["memory"]["adjacency"], "compressed") << rest;
+    if (std::string(rest).find("--graph") != std::string::npos) continue;
+    EXPECT_EQ(nedge_lines(compressed.out), nedge_lines(plain.out)) << rest;
+    EXPECT_LT(record["memory"]["adjacency_bytes"].get<double>(),
+              0.6 * plain_record["memory"]["adjacency_bytes"].get<double>());
+  }
+  std::filesystem::remove(json);
+  expect_usage_error("run --scale 8 -p 1d --adjacency compressed", "--partition shared");
+  expect_usage_error("run --scale 8 -p shared --prune --adjacency compressed", "--prune");
+  expect_usage_error("run --scale 8 -p shared --adjacency zipped", "--adjacency");
+}
+
 // --overlap on: pipelined top-down folds give the same trees on every partition, with
 // and without a codec, in batches of one word and of the default size; the record names
 // the setting and books the overlapped traffic; what it cannot pipeline is refused.

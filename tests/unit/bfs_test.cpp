@@ -9,6 +9,7 @@
 #include "direction_and_threads.hpp"
 #include "test_graphs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
+#include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
 #include "zbfs/validate/validator.hpp"
@@ -18,8 +19,9 @@ namespace {
 
 // Runs kernel 2 from each root and checks it against the sequential reference BFS
 // (levels, not parents: any valid parent is accepted) and the Graph500 validator.
-template <class V>
-void expect_correct_searches(const Csr<V>& graph, DirectionOptimizingBfs<V>& bfs, const PackedEdgeList& packed,
+// `graph`: a Csr<V> or a CompressedCsr<V>.
+template <class V, class Graph>
+void expect_correct_searches(const Graph& graph, DirectionOptimizingBfs<V>& bfs, const PackedEdgeList& packed,
                              const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
                              const BfsOptions& options) {
   std::vector<std::int64_t> parent(graph.num_vertices());
@@ -48,8 +50,9 @@ void expect_correct_searches(const Csr<V>& graph, DirectionOptimizingBfs<V>& bfs
 
 // Runs kernel 2 from each root and checks it against the sequential reference BFS
 // (levels, not parents: any valid parent is accepted) and the Graph500 validator: in the
-// input's order, in degree order, and in degree order pruned (forest pruning with as many
-// peeling rounds as it takes, and with one or two rounds only).
+// input's order, in degree order (each over plain and compressed lists), and in degree
+// order pruned (forest pruning with as many peeling rounds as it takes, and with one or
+// two rounds only).
 template <class V>
 void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
                         const BfsOptions& options) {
@@ -59,6 +62,11 @@ void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const s
     const Csr<V> graph = build_csr<V>(packed, order);
     DirectionOptimizingBfs<V> bfs(graph);
     expect_correct_searches(graph, bfs, packed, edges, roots, options);
+    SCOPED_TRACE("compressed");
+    // Built in a few passes (about three for the bigger graphs here).
+    const CompressedCsr<V> packed_graph = build_compressed_csr<V>(packed, order, 4 * edges.size() / 3 + 1);
+    DirectionOptimizingBfs<V> packed_bfs(packed_graph);
+    expect_correct_searches(packed_graph, packed_bfs, packed, edges, roots, options);
   }
   const Csr<V> graph = build_csr<V>(packed, CsrOrder::kDegree);
   for (const int rounds : {PeeledForest<V>::kMaxRounds, 1, 2}) {

@@ -59,16 +59,65 @@ TEST(MemoryEstimate, EdgeListPolicyDecidesWhetherTheListIsCounted) {
   // The packed list of 2^28 tuples of two 24-bit ids: 6 bytes each.
   EXPECT_EQ(with - without, PackedEdgeList::bytes_needed(24, std::uint64_t{16} << 24));
   // auto keeps the list where the run fits with it (or memory is unknown), else not.
-  EXPECT_TRUE(keeps_edge_list(config, with));
-  EXPECT_TRUE(keeps_edge_list(config, std::nullopt));
-  EXPECT_FALSE(keeps_edge_list(config, with - 1));
+  EXPECT_TRUE(plan_memory(config, with).edge_list_kept);
+  EXPECT_TRUE(plan_memory(config, std::nullopt).edge_list_kept);
+  EXPECT_FALSE(plan_memory(config, with - 1).edge_list_kept);
   config.edge_list = EdgeListPolicy::kKeep;
-  EXPECT_TRUE(keeps_edge_list(config, without));
+  EXPECT_TRUE(plan_memory(config, without).edge_list_kept);
   config.edge_list = EdgeListPolicy::kRegenerate;
-  EXPECT_FALSE(keeps_edge_list(config, 10 * with));
+  EXPECT_FALSE(plan_memory(config, 10 * with).edge_list_kept);
   for (const EdgeListPolicy p : {EdgeListPolicy::kAuto, EdgeListPolicy::kKeep, EdgeListPolicy::kRegenerate})
     EXPECT_EQ(parse_edge_list_policy(to_string(p)), p);
   EXPECT_FALSE(parse_edge_list_policy("sometimes"));
+}
+
+// --adjacency auto: plain lists while they fit (with the edge list, then without it),
+// then compressed ones; what reads plain lists always gets them.
+TEST(MemoryEstimate, AdjacencyAutoCompressesOnlyWhenPlainDoesNotFit) {
+  RunConfig config;
+  config.scale = 26;
+  config.shared_memory = true;
+  const std::uint64_t plain_kept = estimate_peak_memory_bytes(config, true, false);
+  const std::uint64_t plain_regenerated = estimate_peak_memory_bytes(config, false, false);
+  const std::uint64_t compressed_kept = estimate_peak_memory_bytes(config, true, true);
+  const std::uint64_t compressed_regenerated = estimate_peak_memory_bytes(config, false, true);
+  // Scale 26: the compressed lists save more than the edge list does.
+  EXPECT_LT(compressed_regenerated, compressed_kept);
+  EXPECT_LT(compressed_regenerated, plain_regenerated);
+  EXPECT_LT(compressed_kept, plain_kept);
+  // At most 60% of the plain peak with the list (the scale 26 target).
+  EXPECT_LT(static_cast<double>(compressed_regenerated), 0.6 * static_cast<double>(plain_kept));
+  const auto expect_plan = [&](std::optional<std::uint64_t> available, bool kept, bool compressed) {
+    const MemoryPlan plan = plan_memory(config, available);
+    EXPECT_EQ(plan.edge_list_kept, kept) << (available ? *available : 0);
+    EXPECT_EQ(plan.compressed, compressed) << (available ? *available : 0);
+    EXPECT_EQ(plan.estimated_peak_bytes, estimate_peak_memory_bytes(config, kept, compressed));
+  };
+  expect_plan(std::nullopt, true, false);
+  expect_plan(plain_kept, true, false);
+  expect_plan(plain_regenerated, false, false);
+  expect_plan(plain_regenerated - 1, compressed_kept < plain_regenerated, true);
+  expect_plan(compressed_regenerated, false, true);
+  expect_plan(compressed_regenerated - 1, false, true);  // nothing fits: the smallest
+  config.adjacency = AdjacencyChoice::kPlain;
+  expect_plan(compressed_regenerated, false, false);
+  config.adjacency = AdjacencyChoice::kCompressed;
+  expect_plan(std::nullopt, true, true);
+  config.edge_list = EdgeListPolicy::kKeep;
+  expect_plan(compressed_regenerated, true, true);
+  // The distributed kernels, the device backends and pruning read plain lists.
+  config.adjacency = AdjacencyChoice::kAuto;
+  config.edge_list = EdgeListPolicy::kAuto;
+  config.prune = true;
+  expect_plan(compressed_regenerated, false, false);
+  config.prune = false;
+  config.shared_memory = false;
+  expect_plan(compressed_regenerated, false, false);
+  config.adjacency = AdjacencyChoice::kCompressed;
+  EXPECT_THROW(validate_config(config), Error);
+  for (const AdjacencyChoice a : {AdjacencyChoice::kAuto, AdjacencyChoice::kPlain, AdjacencyChoice::kCompressed})
+    EXPECT_EQ(parse_adjacency_choice(to_string(a)), a);
+  EXPECT_FALSE(parse_adjacency_choice("zipped"));
 }
 
 TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {

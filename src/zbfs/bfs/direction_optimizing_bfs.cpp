@@ -62,8 +62,45 @@ void fill_unreached(std::int64_t* parent, std::uint64_t n) {
 }  // namespace
 
 template <class V>
+DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const CompressedCsr<V>& graph)
+    : graph_(graph),
+      packed_(&graph),
+      num_directed_edges_(graph.num_directed_edges()),
+      forest_(nullptr),
+      original_(graph.original_ids()),
+      visited_(graph.num_vertices()),
+      front_(graph.num_vertices()),
+      next_(graph.num_vertices()),
+      queue_(graph.num_vertices()),
+      next_queue_(graph.num_vertices()),
+      parent_(graph.num_vertices()) {
+  fill_unreached(parent_.data(), graph.num_vertices());
+  find_hubs(graph.rows());
+}
+
+template <class V>
+template <class Rows>
+void DirectionOptimizingBfs<V>::find_hubs(const Rows& rows) {
+  // A vertex without edges gets hub 0, which no search reads: it starts every search
+  // visited. With a forest the hub is a core neighbour (a peeled one is never in a pruned
+  // search's frontier); every core vertex has one.
+  const PeeledForest<V>* forest = forest_;
+  const auto weight = [&rows, forest](V w) -> std::uint64_t {
+    return forest != nullptr && forest->peeled(w) ? 0 : rows.degree(w);
+  };
+  hub_ = hub_neighbors<V>(rows, graph_.num_vertices(), weight, V{0});
+  edgeless_ = rows_with_edges(rows, graph_.num_vertices());
+  for (std::size_t w = 0; w < edgeless_.num_words(); ++w) {
+    if (edgeless_.word(w) != 0) words_with_edges_ = w + 1;
+    edgeless_.word(w) = ~edgeless_.word(w);
+  }
+}
+
+template <class V>
 DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const PeeledForest<V>* forest)
     : graph_(graph),
+      plain_(&graph),
+      num_directed_edges_(graph.num_directed_edges()),
       forest_(forest),
       original_(graph.original_ids()),
       visited_(graph.num_vertices()),
@@ -75,19 +112,7 @@ DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const Pee
   fill_unreached(parent_.data(), graph.num_vertices());
   if (forest != nullptr && forest->num_vertices() != graph.num_vertices())
     throw Error(ExitCode::kFailure, "the peeled forest belongs to another graph");
-  const std::uint64_t* off = graph.offsets();
-  // A vertex without edges gets hub 0, which no search reads: it starts every search
-  // visited. With a forest the hub is a core neighbour (a peeled one is never in a pruned
-  // search's frontier); every core vertex has one.
-  const auto weight = [off, forest](V w) -> std::uint64_t {
-    return forest != nullptr && forest->peeled(w) ? 0 : off[w + 1] - off[w];
-  };
-  hub_ = hub_neighbors<V>(off, graph.neighbor_data(), graph.num_vertices(), weight, V{0});
-  edgeless_ = rows_with_edges(off, graph.num_vertices());
-  for (std::size_t w = 0; w < edgeless_.num_words(); ++w) {
-    if (edgeless_.word(w) != 0) words_with_edges_ = w + 1;
-    edgeless_.word(w) = ~edgeless_.word(w);
-  }
+  find_hubs(graph.rows());
   if (forest != nullptr) {
     pruned_ = Bitmap(graph.num_vertices());
     for (std::size_t w = 0; w < pruned_.num_words(); ++w) {
@@ -123,10 +148,10 @@ DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const Pee
 }
 
 template <class V>
-std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std::uint64_t& scout_count,
-                                                       const std::uint8_t* height, std::uint8_t& tallest) {
-  const std::uint64_t* off = graph_.offsets();
-  const V* adj = graph_.neighbor_data();
+template <class Rows>
+std::uint64_t DirectionOptimizingBfs<V>::top_down_step(const Rows& rows, std::int64_t* parent,
+                                                       std::uint64_t& scout_count, const std::uint8_t* height,
+                                                       std::uint8_t& tallest) {
   const V* queue = queue_.data();
   const V* original = original_;
   const auto size = static_cast<std::int64_t>(queue_size_);
@@ -140,15 +165,15 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
 #pragma omp for schedule(dynamic, 64) nowait
     for (std::int64_t i = 0; i < size; ++i) {
       const V u = queue[i];
-      for (std::uint64_t e = off[u], end = off[u + 1]; e < end; ++e) {
-        const V v = adj[e];
+      rows.scan(u, [&](V v) {
         if (visited_.claim(v, shared)) {
           set_parent(parent, original, v, u);
           local.push(v);
-          scout += off[v + 1] - off[v];
+          scout += rows.degree(v);
           if (height != nullptr) tall = std::max(tall, height[v]);
         }
-      }
+        return false;
+      });
     }
     local.flush();
   }
@@ -160,10 +185,9 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(std::int64_t* parent, std
 }
 
 template <class V>
-std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent, const std::uint8_t* height,
-                                                        std::uint8_t& tallest) {
-  const std::uint64_t* off = graph_.offsets();
-  const V* adj = graph_.neighbor_data();
+template <class Rows>
+std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(const Rows& rows, std::int64_t* parent,
+                                                        const std::uint8_t* height, std::uint8_t& tallest) {
   const V* hubs = hub_.data();
   const V* original = original_;
   const auto words = static_cast<std::int64_t>(words_with_edges_);
@@ -188,12 +212,11 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(std::int64_t* parent, co
         claim(hub);
         continue;
       }
-      for (std::uint64_t e = off[u], end = off[u + 1]; e < end; ++e) {
-        if (const V v = adj[e]; front_.test(v)) {
-          claim(v);
-          break;
-        }
-      }
+      rows.scan(u, [&](V v) {
+        if (!front_.test(v)) return false;
+        claim(v);
+        return true;
+      });
     }
     next_.word(word) = found;
     visited_.word(word) |= found;
@@ -242,7 +265,7 @@ std::uint64_t DirectionOptimizingBfs<V>::chain_depth(const std::vector<V>& chain
   for (std::size_t i = 0; i <= chain.size(); ++i) {
     const V at = i < chain.size() ? chain[i] : start;
     // The trees hanging from `at`, but the one the chain came up through.
-    for (const V w : graph_.neighbors(at)) {
+    for (const V w : plain_->neighbors(at)) {
       if (forest_->peeled(w) && forest_->attach(w) == at && (i == 0 || w != chain[i - 1])) {
         deepest = std::max<std::uint64_t>(deepest, i + 1 + forest_->height(w));
       }
@@ -374,7 +397,8 @@ BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* par
   queue_[0] = start;
   queue_size_ = 1;
   DirectionPolicy policy(options, pruned ? forest_->core_vertices() : n,
-                         pruned ? forest_->core_directed_edges() : graph_.num_directed_edges(), graph_.degree(start));
+                         pruned ? forest_->core_directed_edges() : num_directed_edges_,
+                         with_rows([start](const auto& rows) { return rows.degree(start); }));
   // A pruned search's depth: each level's vertices with the trees hanging from them.
   const std::uint8_t* height = pruned ? forest_->heights() : nullptr;
   std::uint64_t level = chain.size();
@@ -395,7 +419,7 @@ BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* par
         previous_awake = awake;
         clock.restart();
         std::uint8_t tallest = 0;
-        awake = bottom_up_step(parent, height, tallest);
+        awake = with_rows([&](const auto& rows) { return bottom_up_step(rows, parent, height, tallest); });
         const double t = clock.elapsed_s();
         stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
         stats.bottom_up_time_s += t;
@@ -410,7 +434,8 @@ BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* par
       clock.restart();
       std::uint64_t frontier_edges = 0;
       std::uint8_t tallest = 0;
-      const std::uint64_t discovered = top_down_step(parent, frontier_edges, height, tallest);
+      const std::uint64_t discovered =
+          with_rows([&](const auto& rows) { return top_down_step(rows, parent, frontier_edges, height, tallest); });
       policy.top_down_done(frontier_edges);
       const double t = clock.elapsed_s();
       stats.steps.push_back({StepKind::kTopDown, frontier, discovered, t});

@@ -1,4 +1,6 @@
-// Kernel 2 on one process: a direction-optimizing BFS over a Csr<V> (OpenMP parallel).
+// Kernel 2 on one process: a direction-optimizing BFS over a Csr<V> or a CompressedCsr<V>
+// (OpenMP parallel; the steps are the same code over either's rows view, the compressed
+// lists decoded as they are read).
 // Top-down steps claim vertices with an atomic test-and-set on a visited bitmap and
 // collect the next frontier in per-thread buffers; bottom-up steps give each thread whole
 // 64-vertex words of the bitmaps, so they need no atomics; they test each vertex's hub
@@ -27,6 +29,7 @@
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/graph/compressed_csr.hpp"
 #include "zbfs/graph/csr.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
 
@@ -38,6 +41,8 @@ class DirectionOptimizingBfs {
   // `forest`: the graph's peeled trees, or nullptr to search the whole graph; it must
   // outlive this object.
   explicit DirectionOptimizingBfs(const Csr<V>& graph, const PeeledForest<V>* forest = nullptr);
+  // Over compressed lists (no pruning: the peeled forest is built from plain lists).
+  explicit DirectionOptimizingBfs(const CompressedCsr<V>& graph);
 
   // Fills parent (one entry per vertex): parent[root] = root, unreached = -1; root and
   // parent are in the input's ids whatever the graph's order.
@@ -68,9 +73,21 @@ class DirectionOptimizingBfs {
   BfsStats search(std::uint64_t root, std::int64_t* parent, const BfsOptions& options);
   // Each step also raises `tallest` to the highest tree hanging below a vertex it
   // discovered, when `height` (a pruned search's tree heights) is not nullptr.
-  std::uint64_t top_down_step(std::int64_t* parent, std::uint64_t& scout_count, const std::uint8_t* height,
-                              std::uint8_t& tallest);
-  std::uint64_t bottom_up_step(std::int64_t* parent, const std::uint8_t* height, std::uint8_t& tallest);
+  // `rows`: the graph's rows view (PlainRows or GapRows).
+  template <class Rows>
+  std::uint64_t top_down_step(const Rows& rows, std::int64_t* parent, std::uint64_t& scout_count,
+                              const std::uint8_t* height, std::uint8_t& tallest);
+  template <class Rows>
+  std::uint64_t bottom_up_step(const Rows& rows, std::int64_t* parent, const std::uint8_t* height,
+                               std::uint8_t& tallest);
+  // Calls step(rows) with the graph's rows view.
+  template <class Step>
+  auto with_rows(const Step& step) {
+    return plain_ != nullptr ? step(plain_->rows()) : step(packed_->rows());
+  }
+  // The hubs and the edgeless bitmap, from the rows view.
+  template <class Rows>
+  void find_hubs(const Rows& rows);
   // A pruned search from a peeled root: the deepest level among the chain's vertices and
   // the trees that hang from them (the search's start, the chain's end, included).
   [[nodiscard]] std::uint64_t chain_depth(const std::vector<V>& chain, V start) const;
@@ -81,7 +98,11 @@ class DirectionOptimizingBfs {
   void queue_to_front_bitmap();
   void front_bitmap_to_queue();
 
-  const Csr<V>& graph_;
+  // The graph: its vertex tables, and its lists, plain or compressed (one is nullptr).
+  const VertexTables<V>& graph_;
+  const Csr<V>* plain_ = nullptr;
+  const CompressedCsr<V>* packed_ = nullptr;
+  std::uint64_t num_directed_edges_ = 0;
   const PeeledForest<V>* forest_;
   // Internal id -> input id, or nullptr when the graph keeps the input's ids.
   const V* original_;

@@ -5,12 +5,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "zbfs/backend/cuda/device_bfs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/core/wording.hpp"
+#include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
 
@@ -27,6 +29,13 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.edge_list == EdgeListPolicy::kRegenerate && (c.input || c.graph.kind == GraphKind::kRgg)) {
     throw_usage_error(std::string("--edge-list regenerate needs a generator that produces edges by index (") +
                       (c.input ? "a file's list is read once" : "rgg generates whole cells") + "); leave it out");
+  }
+  if (c.adjacency == AdjacencyChoice::kCompressed && !compressed_adjacency_applies(c)) {
+    throw_usage_error(std::string("--adjacency compressed runs the one-process CPU kernel unpruned (") +
+                      (!c.shared_memory             ? "use --partition shared: the distributed kernels read plain lists"
+                       : c.backend != Backend::kCpu ? "the device backends read plain lists"
+                                                    : "--prune peels plain lists") +
+                      ")");
   }
   if (c.shared_memory && (!c.write_levels.empty() || !c.write_parents.empty()))
     throw_usage_error("--write-levels and --write-parents need --partition 1d or 2d");
@@ -183,13 +192,51 @@ const char* to_string(EdgeListPolicy policy) {
   return "?";
 }
 
-bool keeps_edge_list(const RunConfig& c, std::optional<std::uint64_t> available) {
-  if (c.input || c.graph.kind == GraphKind::kRgg) return true;  // nothing produces it again
-  if (c.edge_list != EdgeListPolicy::kAuto) return c.edge_list == EdgeListPolicy::kKeep;
-  return !available || estimate_peak_memory_bytes(c, true) <= *available;
+std::optional<AdjacencyChoice> parse_adjacency_choice(std::string_view name) {
+  if (name == "auto") return AdjacencyChoice::kAuto;
+  if (name == "plain") return AdjacencyChoice::kPlain;
+  if (name == "compressed") return AdjacencyChoice::kCompressed;
+  return std::nullopt;
 }
 
-std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, bool edge_list_kept) {
+const char* to_string(AdjacencyChoice choice) {
+  switch (choice) {
+    case AdjacencyChoice::kAuto: return "auto";
+    case AdjacencyChoice::kPlain: return "plain";
+    case AdjacencyChoice::kCompressed: return "compressed";
+  }
+  return "?";
+}
+
+bool compressed_adjacency_applies(const RunConfig& c) {
+  return c.shared_memory && c.backend == Backend::kCpu && !c.prune;
+}
+
+MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> available) {
+  const bool fixed_list = c.input || c.graph.kind == GraphKind::kRgg || c.edge_list != EdgeListPolicy::kAuto;
+  const bool list_kept = c.input || c.graph.kind == GraphKind::kRgg || c.edge_list != EdgeListPolicy::kRegenerate;
+  std::vector<MemoryPlan> candidates;
+  for (const bool compressed : {false, true}) {
+    if (compressed ? c.adjacency == AdjacencyChoice::kPlain || !compressed_adjacency_applies(c)
+                   : c.adjacency == AdjacencyChoice::kCompressed) {
+      continue;
+    }
+    for (const bool kept : {true, false}) {
+      if (fixed_list && kept != list_kept) continue;
+      candidates.push_back({kept, compressed, estimate_peak_memory_bytes(c, kept, compressed)});
+    }
+  }
+  if (candidates.empty()) return {list_kept, false, estimate_peak_memory_bytes(c, list_kept, false)};
+  if (!available) return candidates.front();
+  for (const MemoryPlan& plan : candidates) {
+    if (plan.estimated_peak_bytes <= *available) return plan;
+  }
+  return *std::min_element(candidates.begin(), candidates.end(), [](const MemoryPlan& a, const MemoryPlan& b) {
+    return a.estimated_peak_bytes < b.estimated_peak_bytes;
+  });
+}
+
+std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, bool edge_list_kept, bool compressed) {
   const GraphSpec spec = graph_spec(c);
   const std::uint64_t n = graph_vertices(spec);
   const std::uint64_t m = expected_graph_edges(spec);
@@ -197,22 +244,29 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, bool edge_list_kept
   // Without the list, kernel 1 and the validator hold a chunk of produced tuples per
   // thread (InputEdges::kChunk, a few tens of KiB), within the baseline.
   const std::uint64_t edges = edge_list_kept ? PackedEdgeList::bytes_needed(graph_vertex_bits(spec), m) : 0;
-  // Construction's peak bounds the final graph; BFS and validation come after it.
-  const std::uint64_t graph = csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
   const std::uint64_t bfs =
       n * sizeof(std::int64_t) + (vertex_bytes == 4 ? DirectionOptimizingBfs<std::uint32_t>::workspace_bytes(n)
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));
+  const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
+  constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
+  if (compressed) {
+    // The build's peak (its passes, or the copy into internal order) is over before the
+    // search's workspace is made.
+    const std::uint64_t build = compressed_csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
+    const std::uint64_t searching = compressed_csr_bytes(n, m, vertex_bytes, CsrOrder::kDegree) + bfs + validation;
+    return edges + std::max(build, searching) + kBaseline;
+  }
+  // Construction's peak bounds the final graph; BFS and validation come after it.
+  const std::uint64_t graph = csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
   // The peeled forest, and the search's start-visited bitmap and attach tables (a parent
   // and an anchor per peeled vertex, and a vertex-indexed anchor table while they are
   // built) (--prune).
   const std::uint64_t forest_bytes =
       vertex_bytes == 4 ? PeeledForest<std::uint32_t>::peak_bytes(n) : PeeledForest<std::uint64_t>::peak_bytes(n);
   const std::uint64_t forest = !c.prune ? 0 : n / 8 + 3 * n * vertex_bytes + forest_bytes;
-  const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
   // cuda-host keeps the device backend's copy of the graph in host memory.
   const std::uint64_t device_copy =
       c.backend == Backend::kCudaHost ? cuda_backend::DeviceBfs::memory_bytes(n, 2 * m) : 0;
-  constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
   return edges + graph + bfs + forest + validation + device_copy + kBaseline;
 }
 

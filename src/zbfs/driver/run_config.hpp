@@ -35,6 +35,16 @@ enum class EdgeListPolicy { kAuto, kKeep, kRegenerate };
 [[nodiscard]] std::optional<EdgeListPolicy> parse_edge_list_policy(std::string_view name);
 [[nodiscard]] const char* to_string(EdgeListPolicy policy);
 
+// --adjacency: how the one-process kernel holds its lists. plain: a Csr (graph/csr.hpp),
+// the fastest searches; compressed: byte-coded gaps in blocks (graph/compressed_csr.hpp),
+// about half the bytes, decoded as the searches read them; auto: plain when the run fits
+// in memory with it, else compressed. The distributed kernels, the device backends and
+// --prune read plain lists.
+enum class AdjacencyChoice { kAuto, kPlain, kCompressed };
+
+[[nodiscard]] std::optional<AdjacencyChoice> parse_adjacency_choice(std::string_view name);
+[[nodiscard]] const char* to_string(AdjacencyChoice choice);
+
 struct RunConfig {
   int scale = 16;
   std::uint64_t edgefactor = 16;
@@ -68,6 +78,7 @@ struct RunConfig {
   int threads = 0;  // 0: OpenMP's default
   bool validate = true;
   EdgeListPolicy edge_list = EdgeListPolicy::kAuto;
+  AdjacencyChoice adjacency = AdjacencyChoice::kAuto;
   bool force = false;  // run even when the memory estimate exceeds available memory
   bool quiet = false;  // no progress on stderr
   std::string json_path;
@@ -147,17 +158,31 @@ GridShape grid_for(const RunConfig& config, int ranks);
 GridShape default_grid(int ranks, bool one_node);
 
 // Bytes the run needs at its peak, estimated before anything is allocated, with the
-// generated edge list held or not (--edge-list).
-std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, bool edge_list_kept = true);
+// generated edge list held or not (--edge-list) and plain or compressed lists (--adjacency).
+std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, bool edge_list_kept = true, bool compressed = false);
 
 // The same for one rank of a distributed run on `ranks` ranks, for a graph of n vertices
 // and m input edges (a generated graph's by default).
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks);
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks, std::uint64_t n, std::uint64_t m);
 
-// Whether one process keeps the generated edge list: always for a file's and rgg's (which
-// nothing produces again); else --edge-list keep or regenerate as given, and auto keeps it
-// when the estimate with it fits in `available` bytes (unknown: keep).
-bool keeps_edge_list(const RunConfig& config, std::optional<std::uint64_t> available);
+// What one process holds: the generated edge list or not, plain or compressed lists, and
+// the peak that comes to.
+struct MemoryPlan {
+  bool edge_list_kept = true;
+  bool compressed = false;
+  std::uint64_t estimated_peak_bytes = 0;
+};
+
+// Whether the run may hold compressed lists: the one-process kernel on the CPU, unpruned.
+bool compressed_adjacency_applies(const RunConfig& config);
+
+// One process's plan. A file's and rgg's lists are always kept (nothing produces them
+// again); --edge-list keep or regenerate and --adjacency plain or compressed are as given.
+// What is left to auto goes, in this order of preference, to the first that fits in
+// `available` bytes: plain lists with the edge list, plain without it, compressed with it,
+// compressed without it (searches are fastest on plain lists, validation with the list);
+// when none fits, the smallest; when memory is unknown, the first.
+MemoryPlan plan_memory(const RunConfig& config, std::optional<std::uint64_t> available);
 
 }  // namespace zbfs

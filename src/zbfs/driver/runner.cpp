@@ -22,6 +22,7 @@
 #include "zbfs/driver/search_harness.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/search_roots.hpp"
+#include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
 #include "zbfs/validate/validator.hpp"
@@ -31,8 +32,10 @@ namespace {
 
 void check_memory(const RunConfig& config, RunResult& result) {
   const auto available = available_memory_bytes();
-  result.edge_list_kept = keeps_edge_list(config, available);
-  result.estimated_peak_bytes = estimate_peak_memory_bytes(config, result.edge_list_kept);
+  const MemoryPlan plan = plan_memory(config, available);
+  result.edge_list_kept = plan.edge_list_kept;
+  result.adjacency_compressed = plan.compressed;
+  result.estimated_peak_bytes = plan.estimated_peak_bytes;
   if (available && result.estimated_peak_bytes > *available && !config.force) {
     throw_usage_error("scale " + std::to_string(config.scale) + " needs about " +
                       format_bytes(result.estimated_peak_bytes) + " but only " + format_bytes(*available) +
@@ -63,15 +66,31 @@ class ProductionTimer {
   std::vector<Slot> slots_;
 };
 
+// Kernel 1 in degree order, into plain or compressed lists.
+template <class Graph>
+Graph build_graph(const InputEdges& input) {
+  using V = typename Graph::Vertex;
+  if constexpr (std::is_same_v<Graph, Csr<V>>) {
+    return build_csr<V>(input, CsrOrder::kDegree);
+  } else {
+    return build_compressed_csr<V>(input, CsrOrder::kDegree);
+  }
+}
+
 // `edges`: the generated list when it is kept (else empty); `produced`: the generator's
 // list produced again, for the families that can (else nullopt, and the list is kept).
-template <class V>
+// `Graph`: Csr<V> or CompressedCsr<V> (--adjacency), which the device backends and
+// pruning do not read (validate_config refuses them together).
+template <class Graph>
 void run_searches(const RunConfig& config, PackedEdgeList edges, const std::optional<InputEdges>& produced,
                   const Progress& progress, RunResult& result) {
+  using V = typename Graph::Vertex;
+  constexpr bool kPlain = std::is_same_v<Graph, Csr<V>>;
   const bool kept = result.edge_list_kept;
-  progress.phase(kept ? "kernel 1: building the graph"
-                      : "kernel 1: building the graph from tuples the generator produces as it goes (the edge "
-                        "list is not held)");
+  const std::string lists = kPlain ? "" : " in compressed lists";
+  progress.phase(kept ? "kernel 1: building the graph" + lists
+                      : "kernel 1: building the graph" + lists +
+                            " from tuples the generator produces as it goes (the edge list is not held)");
   const std::uint64_t num_vertices = result.num_vertices;
   // Kernel 1 does not depend on the tuples' order, so it reads the list produced again in
   // the generator's cheapest order, as the validator does.
@@ -85,15 +104,23 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
                                                       production.add(produce.elapsed_s());
                                                     });
   Stopwatch clock;
-  const Csr<V> graph = build_csr<V>(kernel1_input, CsrOrder::kDegree);
+  const Graph graph = build_graph<Graph>(kernel1_input);
   // The search's own structures (the peeled forest, hubs, the edgeless bitmap) are part
   // of kernel 1.
-  const PeeledForest<V> forest =
-      config.prune ? PeeledForest<V>(graph.offsets(), graph.neighbor_data(), graph.num_vertices()) : PeeledForest<V>();
+  PeeledForest<V> forest;
+  if constexpr (kPlain) {
+    if (config.prune) forest = PeeledForest<V>(graph.offsets(), graph.neighbor_data(), graph.num_vertices());
+  }
   // The CPU kernel's workspace only where it searches (a device backend has its own).
-  constexpr bool kDeviceIds = std::is_same_v<V, std::uint32_t>;
+  constexpr bool kDeviceIds = kPlain && std::is_same_v<V, std::uint32_t>;
   std::optional<DirectionOptimizingBfs<V>> bfs;
-  if (config.backend == Backend::kCpu || !kDeviceIds) bfs.emplace(graph, config.prune ? &forest : nullptr);
+  if (config.backend == Backend::kCpu || !kDeviceIds) {
+    if constexpr (kPlain) {
+      bfs.emplace(graph, config.prune ? &forest : nullptr);
+    } else {
+      bfs.emplace(graph);
+    }
+  }
   result.construction_time_s = clock.elapsed_s();
   if (!kept) {
     // Producing the tuples is generation, not kernel 1, wherever it happens.
@@ -101,6 +128,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
     result.construction_time_s = std::max(0.0, result.construction_time_s - result.generation_time_s);
   }
   result.num_graph_edges = graph.num_directed_edges() / 2;
+  result.adjacency_bytes = graph.adjacency_bytes();
   // Without the list, the validator has the generator produce the tuples again (untimed,
   // as the list's reads are).
   const InputEdges input = kept ? InputEdges(edges, num_vertices) : *produced;
@@ -248,12 +276,17 @@ RunResult run_benchmark(const RunConfig& config) {
     result.num_input_edges = produced->size();
   }
 
-  if (result.num_vertices - 1 <= 0xffffffffULL) {
-    result.vertex_id_bits = 32;
-    run_searches<std::uint32_t>(config, std::move(edges), produced, progress, result);
+  result.vertex_id_bits = result.num_vertices - 1 <= 0xffffffffULL ? 32 : 64;
+  if (result.vertex_id_bits == 32) {
+    if (result.adjacency_compressed) {
+      run_searches<CompressedCsr<std::uint32_t>>(config, std::move(edges), produced, progress, result);
+    } else {
+      run_searches<Csr<std::uint32_t>>(config, std::move(edges), produced, progress, result);
+    }
+  } else if (result.adjacency_compressed) {
+    run_searches<CompressedCsr<std::uint64_t>>(config, std::move(edges), produced, progress, result);
   } else {
-    result.vertex_id_bits = 64;
-    run_searches<std::uint64_t>(config, std::move(edges), produced, progress, result);
+    run_searches<Csr<std::uint64_t>>(config, std::move(edges), produced, progress, result);
   }
   result.peak_rss_bytes = peak_rss_bytes();
   PhaseMetrics totals;

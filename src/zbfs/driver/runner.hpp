@@ -59,6 +59,11 @@ struct RunResult {
   std::uint64_t peak_rss_bytes = 0;
   // Whether the generated edge list was held (--edge-list); a file's always is.
   bool edge_list_kept = true;
+  // Whether the one-process kernel held compressed lists (--adjacency).
+  bool adjacency_compressed = false;
+  // The one-process graph's lists in bytes (offsets and ids, or starts, degrees and the
+  // encoded lists); 0 for a distributed run.
+  std::uint64_t adjacency_bytes = 0;
   double generation_time_s = 0;
   double construction_time_s = 0;
   std::vector<SearchResult> searches;

@@ -22,9 +22,10 @@ std::uint64_t encoded_bound(std::uint64_t entries, unsigned vertex_bytes) {
   return entries * widest_varint + 2 * gap_blocks(entries);
 }
 
-// Cuts the input's ids [0, n) into consecutive ranges of at most `pass_entries` entries
-// (a vertex with more is a range of its own); returns the ranges' bounds, 0 first, n last.
-std::vector<std::uint64_t> pass_bounds(const std::uint64_t* count, std::uint64_t n, std::uint64_t pass_entries) {
+// Cuts the ids [0, n) into consecutive ranges of at most `pass_entries` entries (a vertex
+// with more is a range of its own); returns the ranges' bounds, 0 first, n last.
+template <class V>
+std::vector<std::uint64_t> pass_bounds(const V* count, std::uint64_t n, std::uint64_t pass_entries) {
   std::vector<std::uint64_t> bounds{0};
   std::uint64_t held = 0;
   for (std::uint64_t v = 0; v < n; ++v) {
@@ -52,20 +53,20 @@ std::uint64_t compressed_csr_build_peak_bytes(std::uint64_t num_vertices, std::u
   const std::uint64_t n = num_vertices;
   const std::uint64_t entries = 2 * num_edges;
   const std::uint64_t lists = static_cast<std::uint64_t>(kEstimatedBytesPerEntry * static_cast<double>(entries));
-  // Kept throughout: the tuple degrees, the order's tables, the list lengths, and each
-  // list's start in the input's ids.
-  const std::uint64_t tables = (order == CsrOrder::kDegree ? 3 : 1) * n * vertex_bytes + n * vertex_bytes;
-  const std::uint64_t start_of = (n + 1) * sizeof(std::uint64_t);
-  // The passes: the counts, one pass's entries and its rows' cursors and encoded sizes,
-  // the placement's round buffers, and the lists encoded so far.
-  const std::uint64_t pass_entries = std::min(entries, kCompressedPassEntries);
+  // Kept throughout: the tuple degrees and the order's tables.
+  const std::uint64_t tables = (order == CsrOrder::kDegree ? 3 : 1) * n * vertex_bytes;
+  // The count: the counts of the input's ids.
+  const std::uint64_t count = (n + 1) * sizeof(std::uint64_t);
+  // The passes: each vertex's pass, the list lengths and starts, one pass's entries and
+  // its rows' cursors and encoded sizes (the rows of a pass's share of the entries, on
+  // average), the placement's round buffers, and the lists encoded.
+  const std::uint64_t pass_entries =
+      std::min(entries, std::max(kMinPassEntries, (entries + kCompressedPasses - 1) / kCompressedPasses));
   const std::uint64_t pass_rows = entries == 0 ? n : n * pass_entries / entries + 1;
-  const std::uint64_t passes = (n + 1) * sizeof(std::uint64_t) + pass_entries * vertex_bytes +
+  const std::uint64_t passes = n + n * vertex_bytes + (n + 1) * sizeof(std::uint64_t) + pass_entries * vertex_bytes +
                                2 * (pass_rows + 1) * sizeof(std::uint64_t) +
                                placement_buffer_bytes(pass_rows, num_edges, vertex_bytes) + lists;
-  // The copy into internal order: the new starts and both streams.
-  const std::uint64_t copy = order == CsrOrder::kDegree ? (n + 1) * sizeof(std::uint64_t) + 2 * lists : lists;
-  return tables + start_of + std::max(passes, copy);
+  return tables + std::max(count, passes);
 }
 
 template <class V>
@@ -74,38 +75,60 @@ CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, s
   if (n - 1 > std::numeric_limits<V>::max()) {
     throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
   }
-  if (pass_entries == 0) throw Error(ExitCode::kFailure, "a compressed build's passes must hold entries");
 
-  // 1. Degrees, the degree order and the tuple degrees in internal ids.
-  LargeArray<std::uint64_t> counts = count_tuple_degrees(edges);
-  const std::uint64_t* count = counts.data();
+  // 1. Degrees, the degree order, and the tuple degrees in internal ids.
   const auto vertices = static_cast<std::int64_t>(n);
-  std::uint64_t largest = 0;
-#pragma omp parallel for schedule(static) reduction(max : largest)
-  for (std::int64_t v = 0; v < vertices; ++v) largest = std::max(largest, count[v]);
-  if (largest > std::numeric_limits<V>::max()) {
-    throw Error(ExitCode::kFailure, "a vertex's input tuple degree does not fit the local id type");
-  }
   DegreeOrder<V> degree_order;
-  if (order == CsrOrder::kDegree) degree_order = DegreeOrder<V>(std::span<const std::uint64_t>(count, n));
+  LargeArray<V> tuple_degree(n);
+  {
+    const LargeArray<std::uint64_t> counts = count_tuple_degrees(edges);
+    const std::uint64_t* count = counts.data();
+    std::uint64_t largest = 0;
+#pragma omp parallel for schedule(static) reduction(max : largest)
+    for (std::int64_t v = 0; v < vertices; ++v) largest = std::max(largest, count[v]);
+    if (largest > std::numeric_limits<V>::max()) {
+      throw Error(ExitCode::kFailure, "a vertex's input tuple degree does not fit the local id type");
+    }
+    if (order == CsrOrder::kDegree) degree_order = DegreeOrder<V>(std::span<const std::uint64_t>(count, n));
+    const V* sorted = order == CsrOrder::kDegree ? degree_order.sorted_offsets().data() : nullptr;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t v = 0; v < vertices; ++v) {
+      const auto at = static_cast<std::uint64_t>(v);
+      tuple_degree[sorted != nullptr ? sorted[at] : at] = static_cast<V>(count[v]);
+    }
+  }
   const V* sorted = order == CsrOrder::kDegree ? degree_order.sorted_offsets().data() : nullptr;
+  const V* original = order == CsrOrder::kDegree ? degree_order.original_offsets().data() : nullptr;
   const auto internal = [sorted](std::uint64_t v) {
     return sorted != nullptr ? static_cast<std::uint64_t>(sorted[v]) : v;
   };
-  LargeArray<V> tuple_degree(n);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t v = 0; v < vertices; ++v)
-    tuple_degree[internal(static_cast<std::uint64_t>(v))] = static_cast<V>(count[v]);
+  const V* tdeg = tuple_degree.data();
 
-  // 2. The passes, one range of the input's ids each.
-  const std::vector<std::uint64_t> bounds = pass_bounds(count, n, pass_entries);
+  // 2. The passes: ranges of internal ids, so that the lists come out in the order bottom-up
+  // steps read them in. Each vertex's pass, by the input's id, is one byte, which is all an
+  // entry outside the pass costs.
   std::uint64_t total_entries = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total_entries)
+  for (std::int64_t s = 0; s < vertices; ++s) total_entries += tdeg[s];
+  if (pass_entries == 0)
+    pass_entries = std::max(kMinPassEntries, (total_entries + kCompressedPasses - 1) / kCompressedPasses);
+  // Ranges closed greedily: two in a row hold more than a pass, so this bound keeps them
+  // within a byte's 255.
+  pass_entries = std::max(pass_entries, (2 * total_entries + 253) / 254);
+  const std::vector<std::uint64_t> bounds = pass_bounds(tdeg, n, pass_entries);
+  const std::size_t passes = bounds.size() - 1;
+  LargeArray<std::uint8_t> pass_of(n);
   std::uint64_t most_rows = 0;
   std::uint64_t most_entries = 0;
-  for (std::size_t p = 0; p + 1 < bounds.size(); ++p) {
+  for (std::size_t p = 0; p < passes; ++p) {
     std::uint64_t entries = 0;
-    for (std::uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) entries += count[v];
-    total_entries += entries;
+    const auto first = static_cast<std::int64_t>(bounds[p]);
+    const auto last = static_cast<std::int64_t>(bounds[p + 1]);
+#pragma omp parallel for schedule(static) reduction(+ : entries)
+    for (std::int64_t s = first; s < last; ++s) {
+      pass_of[original != nullptr ? original[s] : static_cast<std::uint64_t>(s)] = static_cast<std::uint8_t>(p);
+      entries += tdeg[s];
+    }
     most_rows = std::max(most_rows, bounds[p + 1] - bounds[p]);
     most_entries = std::max(most_entries, entries);
   }
@@ -118,27 +141,33 @@ CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, s
   // Virtual until written (LargeArray maps pages on first touch): the lists' real size is
   // known only once each pass has deduplicated its own.
   LargeArray<std::uint8_t> stream(encoded_bound(total_entries, sizeof(V)));
-  // Each list's start in `stream`, by the input's ids (the order the passes write them in).
-  LargeArray<std::uint64_t> start_of(n + 1);
+  LargeArray<std::uint64_t> starts(n + 1);
   std::uint64_t written = 0;
   std::uint64_t directed = 0;
   V* adj = buffer.data();
   std::uint64_t* off = cursor.data();
   std::uint64_t* at = place.data();
   V* degree = degrees.data();
-  for (std::size_t p = 0; p + 1 < bounds.size(); ++p) {
+  const std::uint8_t* pass_table = pass_of.data();
+  for (std::size_t p = 0; p < passes; ++p) {
     const std::uint64_t lo = bounds[p];
     const std::uint64_t rows = bounds[p + 1] - lo;
     const auto row_count = static_cast<std::int64_t>(rows);
-    std::memcpy(off, count + lo, rows * sizeof(std::uint64_t));
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < row_count; ++r) off[r] = tdeg[lo + static_cast<std::uint64_t>(r)];
     off[rows] = exclusive_prefix_sum(off, rows);
+    const auto pass = static_cast<std::uint8_t>(p);
     place_entries<V>(
-        edges, rows, [lo, rows](std::uint64_t u) { return u - lo < rows ? u - lo : kNotPlaced; }, internal, off, adj);
+        edges, rows,
+        [pass_table, pass, lo, &internal](std::uint64_t u) {
+          return pass_table[u] == pass ? internal(u) - lo : kNotPlaced;
+        },
+        internal, off, adj);
     // Each cursor ended at its row's end, the next row's start.
     std::memmove(off + 1, off, rows * sizeof(std::uint64_t));
     off[0] = 0;
     sort_and_deduplicate_lists(adj, off, rows, [&](std::uint64_t r, std::uint64_t length) {
-      degree[internal(lo + r)] = static_cast<V>(length);
+      degree[lo + r] = static_cast<V>(length);
       at[r] = gap_list_bytes<V>({adj + off[r], static_cast<std::size_t>(length)});
     });
     at[rows] = exclusive_prefix_sum(at, rows);
@@ -147,43 +176,17 @@ CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, s
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : kept)
     for (std::int64_t i = 0; i < row_count; ++i) {
       const auto r = static_cast<std::uint64_t>(i);
-      const std::uint64_t length = degree[internal(lo + r)];
+      const std::uint64_t length = degree[lo + r];
       encode_gap_list<V>({adj + off[r], static_cast<std::size_t>(length)}, out + at[r]);
-      start_of[lo + r] = written + at[r];
+      starts[lo + r] = written + at[r];
       kept += length;
     }
     directed += kept;
     written += at[rows];
   }
-  start_of[n] = written;
-  buffer = {};
-  cursor = {};
-  place = {};
-  counts = {};
-
-  if (sorted == nullptr) {
-    stream.shrink(written);
-    return CompressedCsr<V>(n, std::move(start_of), std::move(degrees), std::move(stream), directed,
-                            std::move(tuple_degree));
-  }
-  // 3. The lists into internal order, where bottom-up steps read them one after another.
-  const V* original = degree_order.original_offsets().data();
-  LargeArray<std::uint64_t> starts(n + 1);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t s = 0; s < vertices; ++s) {
-    const V o = original[s];
-    starts[static_cast<std::size_t>(s)] = start_of[o + std::uint64_t{1}] - start_of[o];
-  }
-  starts[n] = exclusive_prefix_sum(starts.data(), n);
-  LargeArray<std::uint8_t> ordered(written);
-#pragma omp parallel for schedule(dynamic, 4096)
-  for (std::int64_t s = 0; s < vertices; ++s) {
-    const V o = original[s];
-    const auto i = static_cast<std::size_t>(s);
-    if (starts[i + 1] > starts[i])
-      std::memcpy(ordered.data() + starts[i], stream.data() + start_of[o], starts[i + 1] - starts[i]);
-  }
-  return CompressedCsr<V>(n, std::move(starts), std::move(degrees), std::move(ordered), directed,
+  starts[n] = written;
+  stream.shrink(written);
+  return CompressedCsr<V>(n, std::move(starts), std::move(degrees), std::move(stream), directed,
                           std::move(tuple_degree), std::move(degree_order));
 }
 

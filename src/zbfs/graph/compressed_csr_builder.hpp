@@ -1,12 +1,12 @@
 // Kernel 1 for compressed adjacency: builds a CompressedCsr<V> (graph/compressed_csr.hpp)
 // from an edge list (stored or produced) without ever holding the plain lists whole.
-// After the degree count (and the degree order), the input's vertex ids are cut into
-// ranges of about `pass_entries` list entries, and each range is one pass over the edge
-// list: its entries are placed (graph/list_placement.hpp), sorted, deduplicated and
-// encoded at the end of the byte stream, and the pass's buffer is reused by the next.
-// The input's ids are scrambled (Graph500's generator permutes them), so the ranges hold
-// about the same number of entries. Then the lists are copied into internal id order,
-// the order bottom-up steps read them in. OpenMP parallel.
+// After the degree count (and the degree order), the internal ids are cut into ranges of
+// about `pass_entries` list entries, and each range is one pass over the edge list: its
+// entries are placed (graph/list_placement.hpp), sorted, deduplicated and encoded at the
+// end of the byte stream, and the pass's buffer is reused by the next. So the lists lie
+// in internal order, the order bottom-up steps read them in (lists left in the input's
+// order, each pass a range of its ids, searched at half the speed at scale 22), and the
+// build's peak is the finished graph and one pass's plain entries. OpenMP parallel.
 #pragma once
 
 #include <cstdint>
@@ -17,15 +17,18 @@
 
 namespace zbfs {
 
-// List entries one pass holds at most (a vertex with more gets a pass of its own): 2^27,
-// 512 MiB of 32-bit ids, so that scale 20 builds in one pass and scale 26 in 16.
-inline constexpr std::uint64_t kCompressedPassEntries = std::uint64_t{1} << 27;
+// By default the build takes kCompressedPasses passes, of kMinPassEntries entries at
+// least: each pass holds an eighth of the plain lists (with their duplicates), and each
+// reads the edge list again (produces it again, when it is not held).
+inline constexpr std::uint64_t kCompressedPasses = 8;
+inline constexpr std::uint64_t kMinPassEntries = std::uint64_t{1} << 22;
 
-// `edges` is read once for the degrees and once per pass (a produced list is produced
-// again each time); `pass_entries`: as above (tests pass small ones to force passes).
+// `edges` is read once for the degrees and once per pass; `pass_entries`: the most list
+// entries one pass holds (a vertex with more gets a pass of its own; 0: the default
+// above; raised where it would take more than 255 passes).
 template <class V>
 CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order = CsrOrder::kInput,
-                                      std::uint64_t pass_entries = kCompressedPassEntries);
+                                      std::uint64_t pass_entries = 0);
 
 // Bytes per list entry of the encoded lists that memory estimates assume: what scale 26
 // Kronecker graphs measured, with a margin (docs/performance.md).

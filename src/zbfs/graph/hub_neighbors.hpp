@@ -13,6 +13,7 @@
 
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/graph/csr.hpp"
 
 namespace zbfs {
 
@@ -28,46 +29,58 @@ inline std::uint8_t degree_class(std::uint64_t degree) {
 }
 
 // hub[r]: the neighbour w of row r with the largest weight(w), the first in list order
-// among equals; `none` for a row without neighbours.
-template <class V, class Weight>
-LargeArray<V> hub_neighbors(const std::uint64_t* offsets, const V* adjacency, std::uint64_t rows, Weight weight,
-                            V none) {
-  LargeArray<V> hub(rows);
+// among equals; `none` for a row without neighbours. `rows`: a rows view (PlainRows,
+// GapRows: degree(r) and scan(r, visit)) of `count` rows.
+template <class V, class Rows, class Weight>
+LargeArray<V> hub_neighbors(const Rows& rows, std::uint64_t count, Weight weight, V none) {
+  LargeArray<V> hub(count);
   V* out = hub.data();
-  const auto count = static_cast<std::int64_t>(rows);
+  const auto rows_count = static_cast<std::int64_t>(count);
 #pragma omp parallel for schedule(dynamic, 4096)
-  for (std::int64_t r = 0; r < count; ++r) {
-    const auto row = static_cast<std::uint64_t>(r);
-    const std::uint64_t begin = offsets[row];
-    const std::uint64_t end = offsets[row + 1];
-    V best = begin < end ? adjacency[begin] : none;
-    std::uint64_t best_weight = begin < end ? weight(best) : 0;
-    for (std::uint64_t e = begin + 1; e < end; ++e) {
-      const V w = adjacency[e];
-      if (const std::uint64_t wt = weight(w); wt > best_weight) {
+  for (std::int64_t r = 0; r < rows_count; ++r) {
+    V best = none;
+    std::uint64_t best_weight = 0;
+    bool first = true;
+    rows.scan(static_cast<std::uint64_t>(r), [&](V w) {
+      if (const std::uint64_t wt = weight(w); first || wt > best_weight) {
         best = w;
         best_weight = wt;
+        first = false;
       }
-    }
-    out[row] = best;
+      return false;
+    });
+    out[r] = best;
   }
   return hub;
 }
 
-// The rows that have at least one neighbour, as a bitmap of `rows` bits.
-inline Bitmap rows_with_edges(const std::uint64_t* offsets, std::uint64_t rows) {
-  Bitmap with_edges(rows);
+// The same over plain lists: row r's neighbours at adjacency[offsets[r], offsets[r + 1]).
+template <class V, class Weight>
+LargeArray<V> hub_neighbors(const std::uint64_t* offsets, const V* adjacency, std::uint64_t rows, Weight weight,
+                            V none) {
+  return hub_neighbors<V>(PlainRows<V>{offsets, adjacency}, rows, weight, none);
+}
+
+// The rows that have at least one neighbour, as a bitmap of `count` bits, from a rows view.
+template <class Rows>
+Bitmap rows_with_edges(const Rows& rows, std::uint64_t count) {
+  Bitmap with_edges(count);
   const auto words = static_cast<std::int64_t>(with_edges.num_words());
 #pragma omp parallel for schedule(static)
   for (std::int64_t w = 0; w < words; ++w) {
     std::uint64_t bits = 0;
     const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
-    for (std::uint64_t r = first; r < std::min(rows, first + 64); ++r) {
-      if (offsets[r] != offsets[r + 1]) bits |= std::uint64_t{1} << (r - first);
+    for (std::uint64_t r = first; r < std::min(count, first + 64); ++r) {
+      if (rows.degree(r) != 0) bits |= std::uint64_t{1} << (r - first);
     }
     with_edges.word(static_cast<std::size_t>(w)) = bits;
   }
   return with_edges;
+}
+
+// The same over plain lists' offsets.
+inline Bitmap rows_with_edges(const std::uint64_t* offsets, std::uint64_t rows) {
+  return rows_with_edges(PlainRows<std::uint32_t>{offsets, nullptr}, rows);
 }
 
 }  // namespace zbfs

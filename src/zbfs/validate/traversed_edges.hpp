@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <span>
 
-#include "zbfs/graph/csr.hpp"
+#include "zbfs/graph/vertex_tables.hpp"
 
 namespace zbfs {
 
+// `graph`: a Csr or a CompressedCsr (their vertex tables).
 template <class V>
-std::uint64_t count_traversed_edges(const Csr<V>& graph, std::span<const std::int64_t> parent) {
+std::uint64_t count_traversed_edges(const VertexTables<V>& graph, std::span<const std::int64_t> parent) {
   std::uint64_t endpoints = 0;
   const auto n = static_cast<std::int64_t>(graph.num_vertices());
 #pragma omp parallel for schedule(static) reduction(+ : endpoints)
