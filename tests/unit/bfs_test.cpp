@@ -97,6 +97,17 @@ TEST_P(BfsVariants, StarAndHub) {
   expect_correct_bfs<std::uint32_t>(9, star, {0, 5, 299}, options_);
 }
 
+TEST_P(BfsVariants, HubListsSharedAmongThreads) {
+  // A hub of 5000 leaves (top-down steps share its list out in blocks) joined by a chain
+  // to a second hub of 1100, just past one thread's share.
+  std::vector<Edge> hubs;
+  for (std::uint64_t v = 1; v <= 5000; ++v) hubs.push_back({0, v});
+  for (std::uint64_t v = 5001; v <= 6100; ++v) hubs.push_back({6200, v});
+  hubs.push_back({4999, 6201});
+  hubs.push_back({6201, 6200});
+  expect_correct_bfs<std::uint32_t>(13, hubs, {0, 6200, 17, 6000}, options_);
+}
+
 TEST_P(BfsVariants, KroneckerGraph32BitIds) {
   const std::vector<Edge> edges = testing::kronecker_edges(12, 16, 2);
   std::vector<std::uint64_t> roots;

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
@@ -40,6 +42,10 @@ class LocalQueue {
   V* shared_;
   std::uint64_t* shared_size_;
 };
+
+// Blocks of a list (kGapBlock ids each) that one thread reads in a top-down step; longer
+// lists are shared out in shares of this many blocks.
+constexpr std::uint64_t kHeavyBlocks = 16;
 
 // parent[child] = by, both in the input's ids: `original` maps internal ids to them, or
 // is nullptr when the graph keeps the input's ids.
@@ -159,13 +165,16 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(const Rows& rows, std::in
   std::uint64_t scout = 0;
   std::uint8_t tall = tallest;
   const bool shared = omp_get_max_threads() > 1;
+  // The lists of more than kHeavyBlocks blocks, (vertex, first block) per share of
+  // kHeavyBlocks, read by all threads once the rest of the frontier is done: the few hubs
+  // of an early step would otherwise leave all their work to one thread.
+  std::vector<std::pair<V, std::uint64_t>> heavy_shares;
 #pragma omp parallel reduction(+ : scout) reduction(max : tall)
   {
     LocalQueue<V> local(next_queue_.data(), &next_size);
-#pragma omp for schedule(dynamic, 64) nowait
-    for (std::int64_t i = 0; i < size; ++i) {
-      const V u = queue[i];
-      rows.scan(u, [&](V v) {
+    std::vector<std::pair<V, std::uint64_t>> heavy;
+    const auto visit_from = [&](V u) {
+      return [&, u](V v) {
         if (visited_.claim(v, shared)) {
           set_parent(parent, original, v, u);
           local.push(v);
@@ -173,7 +182,27 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(const Rows& rows, std::in
           if (height != nullptr) tall = std::max(tall, height[v]);
         }
         return false;
-      });
+      };
+    };
+#pragma omp for schedule(dynamic, 64) nowait
+    for (std::int64_t i = 0; i < size; ++i) {
+      const V u = queue[i];
+      if (const std::uint64_t blocks = gap_blocks(rows.degree(u)); blocks > kHeavyBlocks) {
+        for (std::uint64_t b = 0; b < blocks; b += kHeavyBlocks) heavy.emplace_back(u, b);
+        continue;
+      }
+      rows.scan(u, visit_from(u));
+    }
+    if (!heavy.empty()) {
+#pragma omp critical
+      heavy_shares.insert(heavy_shares.end(), heavy.begin(), heavy.end());
+    }
+#pragma omp barrier
+    const auto shares = static_cast<std::int64_t>(heavy_shares.size());
+#pragma omp for schedule(dynamic, 1) nowait
+    for (std::int64_t i = 0; i < shares; ++i) {
+      const auto [u, first] = heavy_shares[static_cast<std::size_t>(i)];
+      rows.scan_blocks(u, first, first + kHeavyBlocks, visit_from(u));
     }
     local.flush();
   }

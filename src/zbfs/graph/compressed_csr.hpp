@@ -31,7 +31,8 @@ struct GapRows {
   bool scan(std::uint64_t u, Visit&& visit) const {
     return scan_gap_list<V>(bytes + starts[u], degrees[u], visit);
   }
-  // Blocks [first, last) of u's list (gap_blocks(degree(u)) of them).
+  // Blocks [first, last) of u's list (gap_blocks(degree(u)) of them; last may be past
+  // them).
   template <class Visit>
   bool scan_blocks(std::uint64_t u, std::uint64_t first, std::uint64_t last, Visit&& visit) const {
     return scan_gap_blocks<V>(bytes + starts[u], degrees[u], first, last, visit);

@@ -83,11 +83,14 @@ std::uint8_t* encode_gap_list(std::span<const V> ids, std::uint8_t* out) {
 }
 
 // Calls visit(id) for the ids of blocks [first_block, last_block) of the list of `degree`
-// ids at `list`, in order, until visit returns true; returns whether it did.
+// ids at `list` (blocks past the list's end are none), in order, until visit returns
+// true; returns whether it did.
 template <class V, class Visit>
 bool scan_gap_blocks(const std::uint8_t* list, std::uint64_t degree, std::uint64_t first_block,
                      std::uint64_t last_block, Visit&& visit) {
   const std::uint64_t blocks = gap_blocks(degree);
+  last_block = std::min(last_block, blocks);
+  if (first_block >= last_block) return false;
   const std::uint8_t* in = list + 2 * (blocks - 1);
   for (std::uint64_t b = 0; b < first_block; ++b) {
     std::uint16_t length = 0;
