@@ -689,8 +689,9 @@ TEST(CliMpi, RegeneratedEdgeListsGiveTheSameSearches) {
 }
 
 // --adjacency compressed: the one-process kernel on byte-coded lists traverses what it
-// traverses on plain lists, with the list kept and produced again, validated; the record
-// says which lists the run held and their size; what reads plain lists refuses it.
+// traverses on plain lists, with the list kept and produced again, validated, and so do
+// the distributed kernels; the record says which lists the run held and their size; what
+// reads plain lists refuses it.
 TEST(CliMpi, CompressedListsGiveTheSameSearches) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const auto json = std::filesystem::temp_directory_path() / "zbfs_adjacency.json";
@@ -710,8 +711,21 @@ TEST(CliMpi, CompressedListsGiveTheSameSearches) {
     EXPECT_LT(record["memory"]["adjacency_bytes"].get<double>(),
               0.6 * plain_record["memory"]["adjacency_bytes"].get<double>());
   }
+  // Distributed: every rank's lists compressed once built; the same searches.
+  for (const char* rest : {"-p 1d", "-p 2d --grid 2x2", "-p 2d --grid 2x2 --route grid2 --codec auto"}) {
+    const std::string mpi_args = std::string("run --scale 12 --roots 8 -q --json ") + json.string() + " " + rest;
+    const Outcome a = run_mpi(4, mpi_args + " --adjacency plain");
+    ASSERT_EQ(a.status, 0) << rest << "\n" << a.err;
+    const double plain_bytes = nlohmann::json::parse(slurp(json))["memory"]["adjacency_bytes"].get<double>();
+    const Outcome b = run_mpi(4, mpi_args + " --adjacency compressed");
+    ASSERT_EQ(b.status, 0) << rest << "\n" << b.err;
+    EXPECT_EQ(nedge_lines(b.out), nedge_lines(a.out)) << rest;
+    EXPECT_EQ(nedge_lines(b.out), nedge_lines(plain.out)) << rest;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(record["memory"]["adjacency"], "compressed") << rest;
+    EXPECT_LT(record["memory"]["adjacency_bytes"].get<double>(), 0.75 * plain_bytes) << rest;
+  }
   std::filesystem::remove(json);
-  expect_usage_error("run --scale 8 -p 1d --adjacency compressed", "--partition shared");
   expect_usage_error("run --scale 8 -p shared --prune --adjacency compressed", "--prune");
   expect_usage_error("run --scale 8 -p shared --adjacency zipped", "--adjacency");
 }

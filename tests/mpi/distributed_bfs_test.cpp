@@ -74,12 +74,10 @@ struct Pipelining {
 };
 
 template <class V>
-std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, const GraphCase& g, Direction direction,
-                                                      ColumnGather gather, std::size_t num_roots,
-                                                      CodecChoice codec = CodecChoice{CodecId::kNone},
-                                                      const RouteChoice* route = nullptr, bool edgeless_keys = false,
-                                                      int prune_rounds = 0,
-                                                      std::optional<Pipelining> pipelining = std::nullopt) {
+std::vector<std::vector<std::int64_t>> check_searches(
+    const Layout& layout, const GraphCase& g, Direction direction, ColumnGather gather, std::size_t num_roots,
+    CodecChoice codec = CodecChoice{CodecId::kNone}, const RouteChoice* route = nullptr, bool edgeless_keys = false,
+    int prune_rounds = 0, std::optional<Pipelining> pipelining = std::nullopt, bool compressed = false) {
   SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)) + " codec " +
                std::string(codec.name()) + " route " + (route != nullptr ? route->describe() : std::string("none")) +
                " pruned in " + std::to_string(prune_rounds) + " rounds" +
@@ -91,7 +89,7 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
   // Small rounds, so that construction takes several of them.
   const PackedEdgeList slice = testing::my_slice(generator, grid);
-  const DistributedGraph<V> graph(grid, slice, 1000);
+  const DistributedGraph<V> graph(grid, slice, compressed, 1000);
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
   ExchangeSetup setup{gather, MessageCodec(codec, costs), route != nullptr ? std::optional(*route) : std::nullopt};
   if (pipelining) {
@@ -169,6 +167,24 @@ int world_size() {
 TEST(DistributedBfs, LevelsMatchSequentialBfsOnEveryLayout) {
   for (const Layout& layout : testing::all_layouts(world_size())) {
     check_searches<std::uint32_t>(layout, {9, 16, 1}, Direction::kAuto, ColumnGather::kAllgatherv, 3);
+  }
+}
+
+// Compressed lists (--adjacency compressed) give the trees plain lists give, in every
+// direction, pipelined or not.
+TEST(DistributedBfs, CompressedListsGiveThePlainTrees) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    for (const Direction direction : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {
+      for (const bool pipelined : {false, true}) {
+        const std::optional<Pipelining> pipelining = pipelined ? std::optional(Pipelining{}) : std::nullopt;
+        const auto plain = check_searches<std::uint32_t>(layout, {9, 16, 1}, direction, ColumnGather::kAllgatherv, 3,
+                                                         CodecChoice{CodecId::kNone}, nullptr, false, 0, pipelining);
+        const auto compressed =
+            check_searches<std::uint32_t>(layout, {9, 16, 1}, direction, ColumnGather::kAllgatherv, 3,
+                                          CodecChoice{CodecId::kNone}, nullptr, false, 0, pipelining, true);
+        EXPECT_EQ(compressed, plain) << describe(layout, {9, 16, 1}, direction);
+      }
+    }
   }
 }
 
@@ -545,7 +561,7 @@ TEST(DistributedGraph, OwnersHoldTheSingleProcessDegrees) {
     SCOPED_TRACE(describe(layout, g, Direction::kAuto));
     PhaseMetrics metrics;
     const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
-    const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid), 4096);
+    const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid), false, 4096);
     EXPECT_EQ(graph.global_directed_edges(), csr.num_directed_edges());
     const std::uint64_t first = grid.my_first_vertex();
     for (std::uint64_t o = 0; o < grid.blocks().block(); ++o) {

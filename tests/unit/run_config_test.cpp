@@ -114,6 +114,8 @@ TEST(MemoryEstimate, AdjacencyAutoCompressesOnlyWhenPlainDoesNotFit) {
   config.shared_memory = false;
   expect_plan(compressed_regenerated, false, false);
   config.adjacency = AdjacencyChoice::kCompressed;
+  EXPECT_NO_THROW(validate_config(config));
+  config.prune = true;
   EXPECT_THROW(validate_config(config), Error);
   for (const AdjacencyChoice a : {AdjacencyChoice::kAuto, AdjacencyChoice::kPlain, AdjacencyChoice::kCompressed})
     EXPECT_EQ(parse_adjacency_choice(to_string(a)), a);

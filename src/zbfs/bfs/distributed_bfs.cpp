@@ -20,12 +20,11 @@ namespace {
 
 // The bottom-up search of one bitmap word: for each vertex in `unvisited` (bits of the
 // word starting at local index `first`, each with a neighbour here), its hub or else the
-// first neighbour in `frontier`, reported as on_found(bit, neighbour). Returns the mask
-// of vertices found.
-template <class V, class OnFound>
-inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first, const std::uint64_t* offsets,
-                                    const V* adjacency, const V* hubs, const std::uint64_t* frontier,
-                                    OnFound on_found) {
+// first neighbour in `frontier` (`rows`: the lists' rows view), reported as
+// on_found(bit, neighbour). Returns the mask of vertices found.
+template <class V, class Rows, class OnFound>
+inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first, const Rows& rows, const V* hubs,
+                                    const std::uint64_t* frontier, OnFound on_found) {
   std::uint64_t found = 0;
   for (; unvisited != 0; unvisited &= unvisited - 1) {
     const int bit = std::countr_zero(unvisited);
@@ -36,14 +35,12 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
       on_found(bit, hub);
       continue;
     }
-    for (std::uint64_t e = offsets[vertex], end = offsets[vertex + 1]; e < end; ++e) {
-      const V neighbour = adjacency[e];
-      if ((frontier[neighbour >> 6] >> (neighbour & 63)) & 1) {
-        found |= std::uint64_t{1} << bit;
-        on_found(bit, neighbour);
-        break;
-      }
-    }
+    rows.scan(vertex, [&](V neighbour) {
+      if (((frontier[neighbour >> 6] >> (neighbour & 63)) & 1) == 0) return false;
+      found |= std::uint64_t{1} << bit;
+      on_found(bit, neighbour);
+      return true;
+    });
   }
   return found;
 }
@@ -320,37 +317,40 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
     const V* owned_original = owned_original_;
     const V* source_original = col_original_;
     const bool shared = threads > 1;
+    graph.with_rows([&](const auto& rows) {
 #pragma omp parallel num_threads(threads)
-    {
-      const int t = omp_get_thread_num();
+      {
+        const int t = omp_get_thread_num();
 #pragma omp for schedule(dynamic, 64)
-      for (std::int64_t i = 0; i < count; ++i) {
-        const std::uint64_t u = sources[static_cast<std::size_t>(i)];
-        const std::uint64_t source_local = layout.source.to_local(u);
-        for (const V target_local : graph.neighbors(source_local)) {
-          // Owned targets by one unsigned comparison: a division per edge would cost more
-          // than the rest of the loop.
-          const std::uint64_t offset = target_local - my_first_local;
-          if (offset < block) {
-            if (visited_.claim(offset, shared)) {
-              parent[owned_original[offset]] =
-                  static_cast<std::int64_t>(layout.source.to_global(source_original[source_local]));
-              next_.claim(offset, shared);
+        for (std::int64_t i = 0; i < count; ++i) {
+          const std::uint64_t u = sources[static_cast<std::size_t>(i)];
+          const std::uint64_t source_local = layout.source.to_local(u);
+          rows.scan(source_local, [&](V target_local) {
+            // Owned targets by one unsigned comparison: a division per edge would cost more
+            // than the rest of the loop.
+            const std::uint64_t offset = target_local - my_first_local;
+            if (offset < block) {
+              if (visited_.claim(offset, shared)) {
+                parent[owned_original[offset]] =
+                    static_cast<std::int64_t>(layout.source.to_global(source_original[source_local]));
+                next_.claim(offset, shared);
+              }
+            } else if (pairs) {
+              // The pair goes out as it is, once per search unless merging is off.
+              if (filter_sent && !sent_.claim(target_local, shared)) return false;
+              auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
+              bucket.push_back(layout.target.to_global(target_local));
+              bucket.push_back(layout.source.to_global(source_original[source_local]));
+            } else if (sent_.claim(target_local, shared)) {
+              sent_parent[target_local] = static_cast<V>(source_local);
+              builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
+                  .push_back(layout.target.to_global(target_local));
             }
-          } else if (pairs) {
-            // The pair goes out as it is, once per search unless merging is off.
-            if (filter_sent && !sent_.claim(target_local, shared)) continue;
-            auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
-            bucket.push_back(layout.target.to_global(target_local));
-            bucket.push_back(layout.source.to_global(source_original[source_local]));
-          } else if (sent_.claim(target_local, shared)) {
-            sent_parent[target_local] = static_cast<V>(source_local);
-            builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
-                .push_back(layout.target.to_global(target_local));
-          }
+            return false;
+          });
         }
       }
-    }
+    });
     outgoing = builder.finish();
   }
   return fold(layout, outgoing, parent, true);
@@ -418,32 +418,35 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
       const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
       const auto first = static_cast<std::int64_t>(begin);
       const auto last = static_cast<std::int64_t>(end);
+      graph.with_rows([&](const auto& rows) {
 #pragma omp parallel num_threads(threads) if (shared && last - first > 64)
-      {
-        const auto t = static_cast<std::size_t>(omp_get_thread_num());
+        {
+          const auto t = static_cast<std::size_t>(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 16)
-        for (std::int64_t i = first; i < last; ++i) {
-          const std::uint64_t u = sources[static_cast<std::size_t>(i)];
-          const std::uint64_t source_local = layout.source.to_local(u);
-          const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
-          for (const V target_local : graph.neighbors(source_local)) {
-            const std::uint64_t offset = target_local - my_first_local;
-            if (offset < block) {
-              if (visited_.claim(offset, shared)) {
-                store_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
-                next_.claim(offset, shared);
-              } else if (next_.test(offset)) {
-                // Found in this level already (perhaps by an update that arrived): the
-                // smallest parent wins, so the tree does not depend on arrival times.
-                lower_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
+          for (std::int64_t i = first; i < last; ++i) {
+            const std::uint64_t u = sources[static_cast<std::size_t>(i)];
+            const std::uint64_t source_local = layout.source.to_local(u);
+            const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
+            rows.scan(source_local, [&](V target_local) {
+              const std::uint64_t offset = target_local - my_first_local;
+              if (offset < block) {
+                if (visited_.claim(offset, shared)) {
+                  store_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
+                  next_.claim(offset, shared);
+                } else if (next_.test(offset)) {
+                  // Found in this level already (perhaps by an update that arrived): the
+                  // smallest parent wins, so the tree does not depend on arrival times.
+                  lower_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
+                }
+              } else if (!filter_sent || sent_.claim(target_local, shared)) {
+                const std::uint64_t owner = by_block.divide(target_local);
+                buckets[t * destinations + owner].push_back({target_local - owner * block, parent_global});
               }
-            } else if (!filter_sent || sent_.claim(target_local, shared)) {
-              const std::uint64_t owner = by_block.divide(target_local);
-              buckets[t * destinations + owner].push_back({target_local - owner * block, parent_global});
-            }
+              return false;
+            });
           }
         }
-      }
+      });
     }
     begin = end;
     {
@@ -534,8 +537,6 @@ void DistributedBfs<V>::scan_owned_piece(const TraversalLayout& layout, const st
   const std::size_t my_first_word = static_cast<std::size_t>(layout.fold->rank()) * grid_.blocks().words_per_block();
   // Raw pointers: parent stores (int64) may alias any uint64 member, which would make
   // the compiler reload every member after each store.
-  const std::uint64_t* offsets = graph.offsets();
-  const V* adjacency = graph.neighbor_data();
   const V* hubs = hub_.data();
   const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + my_first_word;
   std::uint64_t* next = next_.data();
@@ -547,19 +548,21 @@ void DistributedBfs<V>::scan_owned_piece(const TraversalLayout& layout, const st
   // becomes global by one addition.
   const std::uint64_t source_base = layout.source.to_global(0);
   // Each thread owns whole words, so no two threads write the same word.
+  graph.with_rows([&](const auto& rows) {
 #pragma omp parallel for schedule(dynamic, 64)
-  for (std::int64_t w = 0; w < words_per_block; ++w) {
-    const auto owned_word = static_cast<std::size_t>(w);
-    const std::uint64_t found =
-        scan_unvisited(~visited[owned_word] & rows_with_edges[owned_word], (my_first_word + owned_word) * 64, offsets,
-                       adjacency, hubs, frontier, [&](int bit, V source_local) {
-                         parent_of[owned_original[owned_word * 64 + static_cast<std::size_t>(bit)]] =
-                             static_cast<std::int64_t>(source_base + source_original[source_local]);
-                       });
-    // Every owned word is written here, so next_ needs no clearing first.
-    next[owned_word] = found;
-    visited[owned_word] |= found;
-  }
+    for (std::int64_t w = 0; w < words_per_block; ++w) {
+      const auto owned_word = static_cast<std::size_t>(w);
+      const std::uint64_t found =
+          scan_unvisited(~visited[owned_word] & rows_with_edges[owned_word], (my_first_word + owned_word) * 64, rows,
+                         hubs, frontier, [&](int bit, V source_local) {
+                           parent_of[owned_original[owned_word * 64 + static_cast<std::size_t>(bit)]] =
+                               static_cast<std::int64_t>(source_base + source_original[source_local]);
+                         });
+      // Every owned word is written here, so next_ needs no clearing first.
+      next[owned_word] = found;
+      visited[owned_word] |= found;
+    }
+  });
 }
 
 template <class V>
@@ -568,30 +571,29 @@ void DistributedBfs<V>::scan_other_piece(const TraversalLayout& layout, const st
   const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
   const LocalCsr<V>& graph = graph_.for_layout(layout);
   const std::size_t first_word = static_cast<std::size_t>(member) * grid_.blocks().words_per_block();
-  const std::uint64_t* offsets = graph.offsets();
-  const V* adjacency = graph.neighbor_data();
   const V* hubs = hub_.data();
   const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + first_word;
   V* sent_parent = sent_parent_.data();
   const PieceGroup target = layout.target;
   const auto words = static_cast<std::int64_t>(piece_visited.size());
+  graph.with_rows([&](const auto& rows) {
 #pragma omp parallel
-  {
-    const int t = omp_get_thread_num();
+    {
+      const int t = omp_get_thread_num();
 #pragma omp for schedule(dynamic, 64)
-    for (std::int64_t w = 0; w < words; ++w) {
-      const auto i = static_cast<std::size_t>(w);
-      const std::size_t word = first_word + i;
-      piece_visited[i] |= scan_unvisited(~piece_visited[i] & rows_with_edges[i], word * 64, offsets, adjacency, hubs,
-                                         frontier, [&](int bit, V source_local) {
-                                           const std::uint64_t target_local =
-                                               word * 64 + static_cast<std::uint64_t>(bit);
-                                           sent_.set(target_local);
-                                           sent_parent[target_local] = source_local;
-                                           builder.bucket(t, member).push_back(target.to_global(target_local));
-                                         });
+      for (std::int64_t w = 0; w < words; ++w) {
+        const auto i = static_cast<std::size_t>(w);
+        const std::size_t word = first_word + i;
+        piece_visited[i] |= scan_unvisited(
+            ~piece_visited[i] & rows_with_edges[i], word * 64, rows, hubs, frontier, [&](int bit, V source_local) {
+              const std::uint64_t target_local = word * 64 + static_cast<std::uint64_t>(bit);
+              sent_.set(target_local);
+              sent_parent[target_local] = source_local;
+              builder.bucket(t, member).push_back(target.to_global(target_local));
+            });
+      }
     }
-  }
+  });
 }
 
 template <class V>
@@ -736,7 +738,8 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   const ScopedPhase phase(metrics_, Phase::kConstruction);
   // A peeled vertex is never in a pruned search's frontier: a hub is a core neighbour.
   hub_ = bottom_up_hubs(graph_, layout, [this](std::size_t v) { return forest_ != nullptr && forest_->peeled(v); });
-  target_rows_with_edges_ = rows_with_edges(graph_.for_layout(layout).offsets(), layout.target.local_size());
+  target_rows_with_edges_ = graph_.for_layout(layout).with_rows(
+      [&](const auto& rows) { return rows_with_edges(rows, layout.target.local_size()); });
 }
 
 template <class V>

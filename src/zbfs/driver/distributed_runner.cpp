@@ -235,10 +235,14 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   std::optional<DistributedGraph<V>> built;
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
-    built.emplace(grid, slice);
+    built.emplace(grid, slice, config.adjacency == AdjacencyChoice::kCompressed);
   }
   const DistributedGraph<V>& graph = *built;
   result.construction_time_s = slowest(world, clock.elapsed_s());
+  // --adjacency auto holds plain lists here: construction peaks with plain lists and the
+  // received pairs whichever the lists end as, so plain fits wherever compressed does.
+  result.adjacency_compressed = graph.forward().compressed();
+  result.adjacency_bytes = world.allreduce(graph.list_bytes(), ReduceOp::kSum);
   const std::optional<InputEdges> regenerated =
       config.input || config.edge_list != EdgeListPolicy::kRegenerate
           ? std::nullopt

@@ -208,19 +208,19 @@ const char* to_string(AdjacencyChoice choice) {
   return "?";
 }
 
-bool compressed_adjacency_applies(const RunConfig& c) {
-  return c.shared_memory && c.backend == Backend::kCpu && !c.prune;
-}
+bool compressed_adjacency_applies(const RunConfig& c) { return c.backend == Backend::kCpu && !c.prune; }
 
 MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> available) {
   const bool fixed_list = c.input || c.graph.kind == GraphKind::kRgg || c.edge_list != EdgeListPolicy::kAuto;
   const bool list_kept = c.input || c.graph.kind == GraphKind::kRgg || c.edge_list != EdgeListPolicy::kRegenerate;
   std::vector<MemoryPlan> candidates;
+  // auto compresses one process's lists only: a distributed kernel 1 peaks before its
+  // lists are compressed.
+  const bool may_compress =
+      compressed_adjacency_applies(c) &&
+      (c.adjacency == AdjacencyChoice::kCompressed || (c.adjacency == AdjacencyChoice::kAuto && c.shared_memory));
   for (const bool compressed : {false, true}) {
-    if (compressed ? c.adjacency == AdjacencyChoice::kPlain || !compressed_adjacency_applies(c)
-                   : c.adjacency == AdjacencyChoice::kCompressed) {
-      continue;
-    }
+    if (compressed ? !may_compress : c.adjacency == AdjacencyChoice::kCompressed) continue;
     for (const bool kept : {true, false}) {
       if (fixed_list && kept != list_kept) continue;
       candidates.push_back({kept, compressed, estimate_peak_memory_bytes(c, kept, compressed)});

@@ -35,11 +35,13 @@ enum class EdgeListPolicy { kAuto, kKeep, kRegenerate };
 [[nodiscard]] std::optional<EdgeListPolicy> parse_edge_list_policy(std::string_view name);
 [[nodiscard]] const char* to_string(EdgeListPolicy policy);
 
-// --adjacency: how the one-process kernel holds its lists. plain: a Csr (graph/csr.hpp),
-// the fastest searches; compressed: byte-coded gaps in blocks (graph/compressed_csr.hpp),
-// about half the bytes, decoded as the searches read them; auto: plain when the run fits
-// in memory with it, else compressed. The distributed kernels, the device backends and
-// --prune read plain lists.
+// --adjacency: how the kernels hold their lists. plain: the fastest searches; compressed:
+// byte-coded gaps in blocks (graph/gap_list.hpp), about half the bytes, decoded as the
+// searches read them (one process: CompressedCsr, built in passes, so that its peak
+// shrinks too; distributed: each rank's LocalCsr compressed once built, which shrinks
+// what the search holds but not construction's peak); auto: one process plain when the
+// run fits in memory with it, else compressed; distributed, plain. The device backends
+// and --prune read plain lists.
 enum class AdjacencyChoice { kAuto, kPlain, kCompressed };
 
 [[nodiscard]] std::optional<AdjacencyChoice> parse_adjacency_choice(std::string_view name);
@@ -174,7 +176,7 @@ struct MemoryPlan {
   std::uint64_t estimated_peak_bytes = 0;
 };
 
-// Whether the run may hold compressed lists: the one-process kernel on the CPU, unpruned.
+// Whether the run may hold compressed lists: the CPU kernels, unpruned.
 bool compressed_adjacency_applies(const RunConfig& config);
 
 // One process's plan. A file's and rgg's lists are always kept (nothing produces them

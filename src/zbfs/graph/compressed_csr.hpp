@@ -12,32 +12,12 @@
 #include <vector>
 
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/graph/adjacency_rows.hpp"
 #include "zbfs/graph/degree_order.hpp"
 #include "zbfs/graph/gap_list.hpp"
 #include "zbfs/graph/vertex_tables.hpp"
 
 namespace zbfs {
-
-// The lists of a CompressedCsr as a search reads them (the calls of PlainRows), and its
-// lists' blocks, which a reader may split among threads.
-template <class V>
-struct GapRows {
-  const std::uint64_t* starts;
-  const V* degrees;
-  const std::uint8_t* bytes;
-
-  [[nodiscard]] std::uint64_t degree(std::uint64_t u) const { return degrees[u]; }
-  template <class Visit>
-  bool scan(std::uint64_t u, Visit&& visit) const {
-    return scan_gap_list<V>(bytes + starts[u], degrees[u], visit);
-  }
-  // Blocks [first, last) of u's list (gap_blocks(degree(u)) of them; last may be past
-  // them).
-  template <class Visit>
-  bool scan_blocks(std::uint64_t u, std::uint64_t first, std::uint64_t last, Visit&& visit) const {
-    return scan_gap_blocks<V>(bytes + starts[u], degrees[u], first, last, visit);
-  }
-};
 
 template <class V>
 class CompressedCsr : public VertexTables<V> {

@@ -6,48 +6,19 @@
 // then an internal id, and internal_id / original_id translate from and to the input's.
 //
 // CompressedCsr<V> (graph/compressed_csr.hpp) holds the same lists as byte-coded gaps.
-// A search reads either through its rows() view, which has the same two calls.
+// A search reads either through its rows() view (graph/adjacency_rows.hpp).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <utility>
 
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/graph/adjacency_rows.hpp"
 #include "zbfs/graph/degree_order.hpp"
-#include "zbfs/graph/gap_list.hpp"
 #include "zbfs/graph/vertex_tables.hpp"
 
 namespace zbfs {
-
-// The lists of a Csr as a search reads them: degree(u), and scan(u, visit), which calls
-// visit(w) for u's neighbours in ascending order until it returns true (and then returns
-// true itself); scan_blocks(u, first, last, visit) does the same for the list's blocks
-// [first, last) of kGapBlock ids (the compressed lists' blocks), so that threads can
-// share a hub's list.
-template <class V>
-struct PlainRows {
-  const std::uint64_t* offsets;
-  const V* neighbors;
-
-  [[nodiscard]] std::uint64_t degree(std::uint64_t u) const { return offsets[u + 1] - offsets[u]; }
-  template <class Visit>
-  bool scan(std::uint64_t u, Visit&& visit) const {
-    for (std::uint64_t e = offsets[u], end = offsets[u + 1]; e < end; ++e) {
-      if (visit(neighbors[e])) return true;
-    }
-    return false;
-  }
-  template <class Visit>
-  bool scan_blocks(std::uint64_t u, std::uint64_t first, std::uint64_t last, Visit&& visit) const {
-    const std::uint64_t end = std::min(offsets[u + 1], offsets[u] + last * kGapBlock);
-    for (std::uint64_t e = offsets[u] + first * kGapBlock; e < end; ++e) {
-      if (visit(neighbors[e])) return true;
-    }
-    return false;
-  }
-};
 
 template <class V>
 class Csr : public VertexTables<V> {

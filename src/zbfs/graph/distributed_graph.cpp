@@ -78,7 +78,7 @@ void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vect
 }  // namespace
 
 template <class V>
-DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice,
+DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists,
                                       std::uint64_t edges_per_round) {
   const std::uint64_t first = 0;
   const std::uint64_t last = slice.size();
@@ -165,6 +165,11 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   owned_degree_ = LargeArray<std::uint64_t>(block);
   grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_degree), owned_degree_.span());
   global_directed_edges_ = grid.world().allreduce(forward_.num_entries(), ReduceOp::kSum);
+  // Compressed once both are built: the transpose is read from the plain forward lists.
+  if (compressed_lists) {
+    forward_.compress();
+    transposed_.compress();
+  }
 }
 
 template class DistributedGraph<std::uint32_t>;

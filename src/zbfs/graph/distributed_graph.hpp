@@ -26,7 +26,10 @@ namespace zbfs {
 template <class V>
 class DistributedGraph {
  public:
-  DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice,
+  // `compressed_lists`: the local lists end up as byte-coded gaps (LocalCsr::compress,
+  // --adjacency compressed); construction's peak is unchanged, what the search holds is
+  // about half.
+  DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists = false,
                    std::uint64_t edges_per_round = std::uint64_t{1} << 20);
 
   [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
@@ -44,6 +47,8 @@ class DistributedGraph {
   // (Graph500's count for TEPS; index: original offset, as parents are written).
   [[nodiscard]] std::span<const std::uint64_t> owned_degree() const { return owned_degree_.span(); }
   [[nodiscard]] std::span<const std::uint64_t> owned_tuple_degree() const { return owned_tuple_degree_.span(); }
+  // Bytes this rank's lists take (the forward CSR's and, in 2D, its transpose's).
+  [[nodiscard]] std::uint64_t list_bytes() const { return forward_.list_bytes() + transposed_.list_bytes(); }
   // Over all ranks: directed edges of the deduplicated graph (each undirected edge twice).
   [[nodiscard]] std::uint64_t global_directed_edges() const { return global_directed_edges_; }
 
@@ -73,10 +78,10 @@ LargeArray<V> bottom_up_hubs(const DistributedGraph<V>& graph, const TraversalLa
   for (std::size_t v = 0; v < degree.size(); ++v) mine[v] = excluded(v) ? 0 : degree_class(degree[v]);
   std::vector<std::uint8_t> classes(static_cast<std::size_t>(layout.source.local_size()));
   layout.expand->allgather(std::span<const std::uint8_t>(mine), std::span<std::uint8_t>(classes));
-  const LocalCsr<V>& rows = graph.for_layout(layout);
-  return hub_neighbors<V>(
-      rows.offsets(), rows.neighbor_data(), layout.target.local_size(), [&](V w) { return std::uint64_t{classes[w]}; },
-      V{0});
+  return graph.for_layout(layout).with_rows([&](const auto& rows) {
+    return hub_neighbors<V>(
+        rows, layout.target.local_size(), [&](V w) { return std::uint64_t{classes[w]}; }, V{0});
+  });
 }
 
 // The group's has-an-edge bits, gathered over `comm` (collective; its members hold the

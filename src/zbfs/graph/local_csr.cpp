@@ -4,6 +4,8 @@
 #include <atomic>
 #include <vector>
 
+#include "zbfs/graph/gap_list.hpp"
+#include "zbfs/graph/list_placement.hpp"
 #include "zbfs/graph/list_sort.hpp"
 
 namespace zbfs {
@@ -26,6 +28,33 @@ LargeArray<std::uint64_t> row_starts(std::span<const V> row_of, std::uint64_t nu
 }
 
 }  // namespace
+
+template <class V>
+void LocalCsr<V>::compress() {
+  if (compressed_) return;
+  const auto rows = static_cast<std::int64_t>(num_rows_);
+  LargeArray<std::uint64_t> starts(num_rows_ + 1);
+  LargeArray<V> degrees(num_rows_);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto row = static_cast<std::uint64_t>(r);
+    degrees[row] = static_cast<V>(degree(row));
+    starts[row] = gap_list_bytes<V>(neighbors(row));
+  }
+  starts[num_rows_] = exclusive_prefix_sum(starts.data(), num_rows_);
+  LargeArray<std::uint8_t> bytes(starts[num_rows_]);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto row = static_cast<std::uint64_t>(r);
+    encode_gap_list<V>(neighbors(row), bytes.data() + starts[row]);
+  }
+  starts_ = std::move(starts);
+  degrees_ = std::move(degrees);
+  bytes_ = std::move(bytes);
+  offsets_ = {};
+  neighbors_ = {};
+  compressed_ = true;
+}
 
 template <class V>
 LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols) {
@@ -101,5 +130,8 @@ template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, s
                                                                 std::span<const std::uint64_t>);
 template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&, std::uint64_t);
 template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&, std::uint64_t);
+
+template class LocalCsr<std::uint32_t>;
+template class LocalCsr<std::uint64_t>;
 
 }  // namespace zbfs

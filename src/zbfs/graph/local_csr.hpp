@@ -2,13 +2,17 @@
 // and neighbours are local indices of two piece groups (topology/vertex_partition.hpp),
 // stored as V (32-bit whenever the groups fit). Lists are sorted and duplicate-free.
 // build_local_csr sorts a list of directed (row, neighbour) pairs into one, and
-// transpose_local_csr turns one around; OpenMP parallel, not collective.
+// transpose_local_csr turns one around; OpenMP parallel, not collective. compress() turns
+// the lists into byte-coded gaps in blocks (graph/gap_list.hpp, --adjacency compressed);
+// searches read either through with_rows() (graph/adjacency_rows.hpp).
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "zbfs/core/large_array.hpp"
+#include "zbfs/graph/adjacency_rows.hpp"
 
 namespace zbfs {
 
@@ -17,22 +21,48 @@ class LocalCsr {
  public:
   LocalCsr() = default;
   LocalCsr(std::uint64_t num_rows, LargeArray<std::uint64_t> offsets, LargeArray<V> neighbors)
-      : num_rows_(num_rows), offsets_(std::move(offsets)), neighbors_(std::move(neighbors)) {}
+      : num_rows_(num_rows), offsets_(std::move(offsets)), neighbors_(std::move(neighbors)) {
+    num_entries_ = num_rows_ == 0 ? 0 : offsets_[num_rows_];
+  }
 
   [[nodiscard]] std::uint64_t num_rows() const { return num_rows_; }
-  [[nodiscard]] std::uint64_t num_entries() const { return num_rows_ == 0 ? 0 : offsets_[num_rows_]; }
-  [[nodiscard]] std::uint64_t degree(std::uint64_t row) const { return offsets_[row + 1] - offsets_[row]; }
+  [[nodiscard]] std::uint64_t num_entries() const { return num_entries_; }
+  [[nodiscard]] bool compressed() const { return compressed_; }
+  [[nodiscard]] std::uint64_t degree(std::uint64_t row) const {
+    return compressed_ ? degrees_[row] : offsets_[row + 1] - offsets_[row];
+  }
+  // Plain lists only (compressed(): read them through with_rows()).
   [[nodiscard]] std::span<const V> neighbors(std::uint64_t row) const {
     return {neighbors_.data() + offsets_[row], static_cast<std::size_t>(degree(row))};
   }
-  // Raw arrays for hot loops, where member accesses would be reloaded after every store.
+  // Raw arrays for hot loops, where member accesses would be reloaded after every store
+  // (plain lists only).
   [[nodiscard]] const std::uint64_t* offsets() const { return offsets_.data(); }
   [[nodiscard]] const V* neighbor_data() const { return neighbors_.data(); }
+  // step(rows) with the lists' rows view, PlainRows or GapRows.
+  template <class Step>
+  auto with_rows(const Step& step) const {
+    return compressed_ ? step(GapRows<V>{starts_.data(), degrees_.data(), bytes_.data()})
+                       : step(PlainRows<V>{offsets_.data(), neighbors_.data()});
+  }
+  // Re-encodes the lists as byte-coded gaps and frees the plain ones (both are held while
+  // it runs).
+  void compress();
+  // Bytes the lists take: offsets and ids, or starts, degrees and the encoded lists.
+  [[nodiscard]] std::uint64_t list_bytes() const {
+    return compressed_ ? starts_.size() * sizeof(std::uint64_t) + degrees_.size() * sizeof(V) + bytes_.size()
+                       : offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V);
+  }
 
  private:
   std::uint64_t num_rows_ = 0;
+  std::uint64_t num_entries_ = 0;
   LargeArray<std::uint64_t> offsets_;
   LargeArray<V> neighbors_;
+  bool compressed_ = false;
+  LargeArray<std::uint64_t> starts_;
+  LargeArray<V> degrees_;
+  LargeArray<std::uint8_t> bytes_;
 };
 
 // Builds the CSR of the pairs (rows[i], cols[i]); rows[i] < num_rows.

@@ -1,0 +1,58 @@
+// The two ways kernel 1's graphs hold adjacency lists, as a search reads them: a rows
+// view has degree(u), and scan(u, visit), which calls visit(w) for u's neighbours in
+// ascending order until it returns true (and then returns true itself);
+// scan_blocks(u, first, last, visit) does the same for the list's blocks [first, last) of
+// kGapBlock ids (blocks past the list's end are none), so that threads can share a hub's
+// list. A search is written once over a rows view and runs over either.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "zbfs/graph/gap_list.hpp"
+
+namespace zbfs {
+
+// Plain lists: row u's ids at neighbors[offsets[u], offsets[u + 1]).
+template <class V>
+struct PlainRows {
+  const std::uint64_t* offsets;
+  const V* neighbors;
+
+  [[nodiscard]] std::uint64_t degree(std::uint64_t u) const { return offsets[u + 1] - offsets[u]; }
+  template <class Visit>
+  bool scan(std::uint64_t u, Visit&& visit) const {
+    for (std::uint64_t e = offsets[u], end = offsets[u + 1]; e < end; ++e) {
+      if (visit(neighbors[e])) return true;
+    }
+    return false;
+  }
+  template <class Visit>
+  bool scan_blocks(std::uint64_t u, std::uint64_t first, std::uint64_t last, Visit&& visit) const {
+    const std::uint64_t end = std::min(offsets[u + 1], offsets[u] + last * kGapBlock);
+    for (std::uint64_t e = offsets[u] + first * kGapBlock; e < end; ++e) {
+      if (visit(neighbors[e])) return true;
+    }
+    return false;
+  }
+};
+
+// Compressed lists (graph/gap_list.hpp): row u's list of degrees[u] ids at bytes + starts[u].
+template <class V>
+struct GapRows {
+  const std::uint64_t* starts;
+  const V* degrees;
+  const std::uint8_t* bytes;
+
+  [[nodiscard]] std::uint64_t degree(std::uint64_t u) const { return degrees[u]; }
+  template <class Visit>
+  bool scan(std::uint64_t u, Visit&& visit) const {
+    return scan_gap_list<V>(bytes + starts[u], degrees[u], visit);
+  }
+  template <class Visit>
+  bool scan_blocks(std::uint64_t u, std::uint64_t first, std::uint64_t last, Visit&& visit) const {
+    return scan_gap_blocks<V>(bytes + starts[u], degrees[u], first, last, visit);
+  }
+};
+
+}  // namespace zbfs
