@@ -68,11 +68,14 @@ void fill_unreached(std::int64_t* parent, std::uint64_t n) {
 }  // namespace
 
 template <class V>
-DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const CompressedCsr<V>& graph)
+DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const VertexTables<V>& graph, const Csr<V>* plain,
+                                                  const CompressedCsr<V>* packed, std::uint64_t directed_edges,
+                                                  const PeeledForest<V>* forest)
     : graph_(graph),
-      packed_(&graph),
-      num_directed_edges_(graph.num_directed_edges()),
-      forest_(nullptr),
+      plain_(plain),
+      packed_(packed),
+      num_directed_edges_(directed_edges),
+      forest_(forest),
       original_(graph.original_ids()),
       visited_(graph.num_vertices()),
       front_(graph.num_vertices()),
@@ -81,8 +84,14 @@ DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const CompressedCsr<V>& graph)
       next_queue_(graph.num_vertices()),
       parent_(graph.num_vertices()) {
   fill_unreached(parent_.data(), graph.num_vertices());
-  find_hubs(graph.rows());
+  if (forest != nullptr && forest->num_vertices() != graph.num_vertices())
+    throw Error(ExitCode::kFailure, "the peeled forest belongs to another graph");
+  with_rows([this](const auto& rows) { find_hubs(rows); });
 }
+
+template <class V>
+DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const CompressedCsr<V>& graph)
+    : DirectionOptimizingBfs(graph, nullptr, &graph, graph.num_directed_edges(), nullptr) {}
 
 template <class V>
 template <class Rows>
@@ -104,21 +113,7 @@ void DirectionOptimizingBfs<V>::find_hubs(const Rows& rows) {
 
 template <class V>
 DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const PeeledForest<V>* forest)
-    : graph_(graph),
-      plain_(&graph),
-      num_directed_edges_(graph.num_directed_edges()),
-      forest_(forest),
-      original_(graph.original_ids()),
-      visited_(graph.num_vertices()),
-      front_(graph.num_vertices()),
-      next_(graph.num_vertices()),
-      queue_(graph.num_vertices()),
-      next_queue_(graph.num_vertices()),
-      parent_(graph.num_vertices()) {
-  fill_unreached(parent_.data(), graph.num_vertices());
-  if (forest != nullptr && forest->num_vertices() != graph.num_vertices())
-    throw Error(ExitCode::kFailure, "the peeled forest belongs to another graph");
-  find_hubs(graph.rows());
+    : DirectionOptimizingBfs(graph, &graph, nullptr, graph.num_directed_edges(), forest) {
   if (forest != nullptr) {
     pruned_ = Bitmap(graph.num_vertices());
     for (std::size_t w = 0; w < pruned_.num_words(); ++w) {

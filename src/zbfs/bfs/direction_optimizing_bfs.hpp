@@ -69,6 +69,9 @@ class DirectionOptimizingBfs {
   static std::uint64_t workspace_bytes(std::uint64_t n) { return 4 * (n / 8 + 8) + 3 * n * sizeof(V); }
 
  private:
+  // Both public constructors': the graph's tables and its lists, plain or compressed.
+  DirectionOptimizingBfs(const VertexTables<V>& graph, const Csr<V>* plain, const CompressedCsr<V>* packed,
+                         std::uint64_t directed_edges, const PeeledForest<V>* forest);
   // A search into `parent`, whose entries are all -1.
   BfsStats search(std::uint64_t root, std::int64_t* parent, const BfsOptions& options);
   // Each step also raises `tallest` to the highest tree hanging below a vertex it
