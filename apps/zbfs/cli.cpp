@@ -303,7 +303,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.network = network_choice_of(text);
   validate_config(config, ranks);
   check_run_files(config, world);  // fail now rather than after a long run
-  const RunResult result = config.shared_memory ? run_benchmark(config) : run_distributed_benchmark(config);
+  const RunResult result = config.shared_memory ? run_shared_benchmark(config) : run_distributed_benchmark(config);
   report_run(result, world);
   return 0;
 }

@@ -955,10 +955,10 @@ TEST_F(GraphFileTest, ConflictingFlagsAreRefused) {
   expect_usage_error("generate " + path("x.zel") + " --scale 43", "--scale must be in [1, 42]");
   expect_usage_error("generate " + path("x.zel") + " --scale 40", "writing this graph needs about");
   EXPECT_FALSE(std::filesystem::exists(path("x.zel")));
-  expect_usage_error("run -q --input " + g + " --partition shared",
-                     "--partition shared searches generated graphs only");
+  expect_usage_error("run -q --input " + g + " --partition shared --edge-list regenerate", "a file's list");
 }
 
+// Written by the MPI kernels and by the one-process kernel alike.
 TEST_F(GraphFileTest, HandWrittenFilesGiveTheExpectedLevelsAndParents) {
   // A SNAP-style file: comments, a blank line, CRLF ends, weights, ids starting at 1,
   // vertex 9 isolated from the rest. BFS from 1: 1 -> 2, 3 -> 4 -> 5.
@@ -966,41 +966,48 @@ TEST_F(GraphFileTest, HandWrittenFilesGiveTheExpectedLevelsAndParents) {
       file("g.txt", "# FromNodeId\tToNodeId\n% also a comment\n\n1\t2\r\n1 3 0.5\r\n3 4\n4 5\n9 8\n");
   const std::string levels = path("levels.txt");
   const std::string parents = path("parents.txt");
-  const Outcome o =
-      run_mpi(2, "run --input " + snap + " --root 1 -q --write-levels " + levels + " --write-parents " + parents);
-  ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_EQ(slurp(levels),
-            "# zbfs levels: search key 1, 10 vertices; vertex level (-1: unreached)\n"
-            "0 -1\n1 0\n2 1\n3 1\n4 2\n5 3\n6 -1\n7 -1\n8 -1\n9 -1\n");
-  EXPECT_EQ(slurp(parents),
-            "# zbfs parents: search key 1, 10 vertices; vertex parent (-1: unreached)\n"
-            "0 -1\n1 1\n2 1\n3 1\n4 3\n5 4\n6 -1\n7 -1\n8 -1\n9 -1\n");
-  // --relabel drops the absent ids and still reports the file's.
-  const Outcome relabelled =
-      run_mpi(3, "run --input " + snap + " --relabel --root 9 -q --write-parents " + parents + " --partition 2d");
-  ASSERT_EQ(relabelled.status, 0) << relabelled.err;
-  EXPECT_EQ(slurp(parents),
-            "# zbfs parents: search key 9, 7 vertices; vertex parent (-1: unreached)\n"
-            "1 -1\n2 -1\n3 -1\n4 -1\n5 -1\n8 9\n9 9\n");
-  // A symmetric Matrix Market file (one triangle stored) in binary output.
-  const std::string mtx =
-      file("g.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n% tri\n4 4 3\n2 1 5\n3 2 5\n4 4 1\n");
-  const Outcome m = run_zbfs("run --input " + mtx + " --root 3 -q --write-levels " + levels + " --write-format binary");
-  ASSERT_EQ(m.status, 0) << m.err;
-  const std::string bytes = slurp(levels);
-  ASSERT_EQ(bytes.size(), 32U + 4U * 16U);
-  EXPECT_EQ(bytes.substr(0, 8), "ZBFSBFSR");
-  const auto word = [&](std::size_t at) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, bytes.data() + at, 8);
-    return static_cast<std::int64_t>(w);
-  };
-  EXPECT_EQ(word(16), 4);  // vertices
-  EXPECT_EQ(word(24), 3);  // search key, in the file's 1-based ids
-  const std::int64_t expected[4][2] = {{1, 2}, {2, 1}, {3, 0}, {4, -1}};
-  for (int v = 0; v < 4; ++v) {
-    EXPECT_EQ(word(32 + 16 * static_cast<std::size_t>(v)), expected[v][0]);
-    EXPECT_EQ(word(40 + 16 * static_cast<std::size_t>(v)), expected[v][1]);
+  // The MPI kernels and the one-process kernel (on plain and compressed lists) alike.
+  for (const std::string& shared :
+       {std::string(), std::string(" -p shared"), std::string(" -p shared --adjacency compressed")}) {
+    SCOPED_TRACE(shared.empty() ? "mpi" : shared);
+    const std::string write = " --root 1 -q --write-levels " + levels + " --write-parents " + parents;
+    const Outcome o =
+        shared.empty() ? run_mpi(2, "run --input " + snap + write) : run_zbfs("run --input " + snap + write + shared);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(slurp(levels),
+              "# zbfs levels: search key 1, 10 vertices; vertex level (-1: unreached)\n"
+              "0 -1\n1 0\n2 1\n3 1\n4 2\n5 3\n6 -1\n7 -1\n8 -1\n9 -1\n");
+    EXPECT_EQ(slurp(parents),
+              "# zbfs parents: search key 1, 10 vertices; vertex parent (-1: unreached)\n"
+              "0 -1\n1 1\n2 1\n3 1\n4 3\n5 4\n6 -1\n7 -1\n8 -1\n9 -1\n");
+    // --relabel drops the absent ids and still reports the file's.
+    const std::string relabel = "run --input " + snap + " --relabel --root 9 -q --write-parents " + parents;
+    const Outcome relabelled = shared.empty() ? run_mpi(3, relabel + " --partition 2d") : run_zbfs(relabel + shared);
+    ASSERT_EQ(relabelled.status, 0) << relabelled.err;
+    EXPECT_EQ(slurp(parents),
+              "# zbfs parents: search key 9, 7 vertices; vertex parent (-1: unreached)\n"
+              "1 -1\n2 -1\n3 -1\n4 -1\n5 -1\n8 9\n9 9\n");
+    // A symmetric Matrix Market file (one triangle stored) in binary output.
+    const std::string mtx =
+        file("g.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n% tri\n4 4 3\n2 1 5\n3 2 5\n4 4 1\n");
+    const Outcome m =
+        run_zbfs("run --input " + mtx + " --root 3 -q --write-levels " + levels + " --write-format binary" + shared);
+    ASSERT_EQ(m.status, 0) << m.err;
+    const std::string bytes = slurp(levels);
+    ASSERT_EQ(bytes.size(), 32U + 4U * 16U);
+    EXPECT_EQ(bytes.substr(0, 8), "ZBFSBFSR");
+    const auto word = [&](std::size_t at) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, bytes.data() + at, 8);
+      return static_cast<std::int64_t>(w);
+    };
+    EXPECT_EQ(word(16), 4);  // vertices
+    EXPECT_EQ(word(24), 3);  // search key, in the file's 1-based ids
+    const std::int64_t expected[4][2] = {{1, 2}, {2, 1}, {3, 0}, {4, -1}};
+    for (int v = 0; v < 4; ++v) {
+      EXPECT_EQ(word(32 + 16 * static_cast<std::size_t>(v)), expected[v][0]);
+      EXPECT_EQ(word(40 + 16 * static_cast<std::size_t>(v)), expected[v][1]);
+    }
   }
 }
 

@@ -35,6 +35,7 @@
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
+#include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/validator.hpp"
 
 namespace zbfs {
@@ -115,6 +116,25 @@ std::string job_layout(int ranks, int threads) {
   return "on " + counted(ranks, "rank") + ", " + counted(threads, "thread") + " each";
 }
 
+// "reading g.mtx (mtx, relabelled)", for the progress lines.
+std::string reading_line(const GraphFileSpec& spec) {
+  return "reading " + spec.path + " (" + (spec.format ? to_string(*spec.format) : "format by content") +
+         (spec.relabel ? ", relabelled" : "") + ")";
+}
+
+// --root's keys (in the source's ids) in the graph's internal ids; a key that is no
+// vertex is refused. Collective.
+std::vector<std::uint64_t> given_roots(const RunConfig& config, const Communicator& world, const VertexIds& ids,
+                                       std::uint64_t num_vertices) {
+  const std::vector<std::optional<std::uint64_t>> internal = ids.to_internal(world, config.roots, num_vertices);
+  std::vector<std::uint64_t> roots;
+  for (std::size_t i = 0; i < internal.size(); ++i) {
+    if (!internal[i]) throw_usage_error("--root " + std::to_string(config.roots[i]) + " is not a vertex of the graph");
+    roots.push_back(*internal[i]);
+  }
+  return roots;
+}
+
 // The input graph: this rank's slice of a generated graph, or of a file (which is also
 // where the file's errors surface, before anything else is allocated).
 LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int node_ranks, const Progress& progress,
@@ -124,8 +144,7 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
   if (config.input) {
     GraphFileSpec spec = *config.input;
     spec.memory_per_rank = memory_per_rank(config, node_ranks);
-    progress.phase("reading " + spec.path + " (" + (spec.format ? to_string(*spec.format) : "format by content") +
-                   (spec.relabel ? ", relabelled" : "") + ") " + job_layout(world.size(), result.threads));
+    progress.phase(reading_line(spec) + " " + job_layout(world.size(), result.threads));
     world.barrier();
     clock.restart();
     const ScopedPhase phase(metrics, Phase::kGeneration);
@@ -161,14 +180,7 @@ std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGr
     for (std::size_t i = 0; i < candidates.size(); ++i) flags[i] = mine[i] != 0 ? 1 : 0;
   };
   if (!config.roots.empty()) {
-    const std::vector<std::optional<std::uint64_t>> internal =
-        input.ids.to_internal(world, config.roots, input.num_vertices);
-    std::vector<std::uint64_t> roots;
-    for (std::size_t i = 0; i < internal.size(); ++i) {
-      if (!internal[i])
-        throw_usage_error("--root " + std::to_string(config.roots[i]) + " is not a vertex of the graph");
-      roots.push_back(*internal[i]);
-    }
+    const std::vector<std::uint64_t> roots = given_roots(config, world, input.ids, input.num_vertices);
     std::vector<std::uint8_t> flags(roots.size());
     has_edges(roots, flags);
     for (std::size_t i = 0; i < roots.size(); ++i) {
@@ -204,18 +216,20 @@ int agreed_device(const Communicator& world, std::optional<int> gpus_per_node) {
   return device;
 }
 
-// --write-levels / --write-parents for the first search.
-void write_results(const RunConfig& config, const ProcessGrid& grid, Exchanger& exchanger, const LoadedGraph& input,
-                   std::uint64_t root, std::span<const std::int64_t> parent, const Progress& progress) {
+// --write-levels / --write-parents for the first search; levels_of() gives the tree's
+// levels (this rank's piece).
+template <class LevelsOf>
+void write_results(const RunConfig& config, const ProcessGrid& grid, const VertexIds& ids, std::uint64_t root,
+                   std::span<const std::int64_t> parent, const LevelsOf& levels_of, const Progress& progress) {
   if (!config.write_parents.empty()) {
     progress.phase("writing the parents of search key " + std::to_string(root) + " to " + config.write_parents);
-    write_bfs_output(grid, input.ids, config.write_parents, BfsOutputKind::kParents, config.write_format, root, parent);
+    write_bfs_output(grid, ids, config.write_parents, BfsOutputKind::kParents, config.write_format, root, parent);
   }
   if (!config.write_levels.empty()) {
     progress.phase("writing the levels of search key " + std::to_string(root) + " to " + config.write_levels);
-    const LargeArray<std::int64_t> level = bfs_tree_levels(grid, exchanger, root, parent);
-    write_bfs_output(grid, input.ids, config.write_levels, BfsOutputKind::kLevels, config.write_format, root,
-                     level.span());
+    const auto level = levels_of();
+    write_bfs_output(grid, ids, config.write_levels, BfsOutputKind::kLevels, config.write_format, root,
+                     std::span<const std::int64_t>(level.data(), level.size()));
   }
 }
 
@@ -348,7 +362,11 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     if (recorder) recorder->set_enabled(i == 0);
   };
   backend.after_search = [&](std::size_t i, const SearchResult& search) {
-    if (i == 0) write_results(config, grid, exchanger, input, search.root, parent.span(), progress);
+    if (i == 0) {
+      write_results(
+          config, grid, input.ids, search.root, parent.span(),
+          [&] { return bfs_tree_levels(grid, exchanger, search.root, parent.span()); }, progress);
+    }
   };
   backend.finish_search = [&](std::size_t i, SearchResult& search) {
     // The dump is complete now. Every rank's file takes its name once all are sealed, or
@@ -457,6 +475,37 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   result.peak_rss_bytes = grid.world().allreduce(peak_rss_bytes(), ReduceOp::kMax);
   result.result_block = make_result_block(result);
   return result;
+}
+
+RunResult run_shared_benchmark(const RunConfig& config) {
+  if (!config.input && config.write_levels.empty() && config.write_parents.empty()) return run_benchmark(config);
+  validate_config(config, world_size());
+  if (config.threads > 0) omp_set_num_threads(config.threads);
+  const Communicator world = Communicator::world();
+  const Progress progress(!config.quiet);
+  std::optional<LoadedEdges> loaded;
+  VertexIds ids;
+  std::uint64_t num_vertices = graph_vertices(graph_spec(config));
+  if (config.input) {
+    GraphFileSpec spec = *config.input;
+    spec.memory_per_rank = memory_per_rank(config, 1);
+    progress.phase(reading_line(spec) + ", " + counted(omp_get_max_threads(), "thread"));
+    const Stopwatch clock;
+    LoadedGraph graph = read_graph_file(world, spec);
+    loaded.emplace();
+    loaded->read_time_s = clock.elapsed_s();
+    loaded->num_vertices = num_vertices = graph.num_vertices;
+    loaded->roots = given_roots(config, world, graph.ids, graph.num_vertices);
+    loaded->edges = std::move(graph.slice);
+    ids = std::move(graph.ids);
+  }
+  // The ordered writers' grid: this one rank owns every vertex.
+  const ProcessGrid grid(Partition::k1D, GridShape{1, 1}, num_vertices, nullptr);
+  const FirstTreeHook write = [&](std::uint64_t root, std::span<const std::int64_t> parent) {
+    write_results(
+        config, grid, ids, root, parent, [&] { return levels_from_parents(parent, root); }, progress);
+  };
+  return run_benchmark(config, std::move(loaded), write);
 }
 
 }  // namespace zbfs

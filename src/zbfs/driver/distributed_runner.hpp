@@ -13,6 +13,11 @@ namespace zbfs {
 // validation (both raised on every rank alike), others on the failing rank only.
 RunResult run_distributed_benchmark(const RunConfig& config);
 
+// --partition shared from the command line: run_benchmark, with a file read by the
+// parallel reader (at one rank) and the first search's levels and parents written by the
+// ordered writers, which sit on MPI. Collective over MPI_COMM_WORLD (one rank).
+RunResult run_shared_benchmark(const RunConfig& config);
+
 // check_openmp_threads for the whole job: the most threads any rank would start, so that
 // every rank refuses alike when one rank's OMP_NUM_THREADS is too high. Collective.
 void check_job_openmp_threads(const Communicator& world);

@@ -23,9 +23,6 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.num_roots < 1) throw_usage_error("--roots must be at least 1");
   if (!c.roots.empty() && c.num_roots != c.roots.size())
     throw_usage_error("--roots and --root disagree: --root names the search keys");
-  if (c.shared_memory && c.input) {
-    throw_usage_error("--partition shared searches generated graphs only; use 1d or 2d for --input");
-  }
   if (c.edge_list == EdgeListPolicy::kRegenerate && (c.input || c.graph.kind == GraphKind::kRgg)) {
     throw_usage_error(std::string("--edge-list regenerate needs a generator that produces edges by index (") +
                       (c.input ? "a file's list is read once" : "rgg generates whole cells") + "); leave it out");
@@ -37,8 +34,6 @@ void validate_config(const RunConfig& c, int ranks) {
                                                     : "--prune peels plain lists") +
                       ")");
   }
-  if (c.shared_memory && (!c.write_levels.empty() || !c.write_parents.empty()))
-    throw_usage_error("--write-levels and --write-parents need --partition 1d or 2d");
   if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(graph_spec(c))) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
                       std::to_string(graph_vertices(graph_spec(c))) + " vertices of the graph");
@@ -211,6 +206,11 @@ const char* to_string(AdjacencyChoice choice) {
 bool compressed_adjacency_applies(const RunConfig& c) { return c.backend == Backend::kCpu && !c.prune; }
 
 MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> available) {
+  const GraphSpec spec = graph_spec(c);
+  return plan_memory(c, available, graph_vertices(spec), expected_graph_edges(spec));
+}
+
+MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> available, std::uint64_t n, std::uint64_t m) {
   const bool fixed_list = c.input || c.graph.kind == GraphKind::kRgg || c.edge_list != EdgeListPolicy::kAuto;
   const bool list_kept = c.input || c.graph.kind == GraphKind::kRgg || c.edge_list != EdgeListPolicy::kRegenerate;
   std::vector<MemoryPlan> candidates;
@@ -223,10 +223,10 @@ MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> availabl
     if (compressed ? !may_compress : c.adjacency == AdjacencyChoice::kCompressed) continue;
     for (const bool kept : {true, false}) {
       if (fixed_list && kept != list_kept) continue;
-      candidates.push_back({kept, compressed, estimate_peak_memory_bytes(c, kept, compressed)});
+      candidates.push_back({kept, compressed, estimate_peak_memory_bytes(c, n, m, kept, compressed)});
     }
   }
-  if (candidates.empty()) return {list_kept, false, estimate_peak_memory_bytes(c, list_kept, false)};
+  if (candidates.empty()) return {list_kept, false, estimate_peak_memory_bytes(c, n, m, list_kept, false)};
   if (!available) return candidates.front();
   for (const MemoryPlan& plan : candidates) {
     if (plan.estimated_peak_bytes <= *available) return plan;
@@ -238,12 +238,15 @@ MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> availabl
 
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, bool edge_list_kept, bool compressed) {
   const GraphSpec spec = graph_spec(c);
-  const std::uint64_t n = graph_vertices(spec);
-  const std::uint64_t m = expected_graph_edges(spec);
+  return estimate_peak_memory_bytes(c, graph_vertices(spec), expected_graph_edges(spec), edge_list_kept, compressed);
+}
+
+std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, std::uint64_t m, bool edge_list_kept,
+                                         bool compressed) {
   const unsigned vertex_bytes = n - 1 <= 0xffffffffULL ? 4 : 8;
   // Without the list, kernel 1 and the validator hold a chunk of produced tuples per
   // thread (InputEdges::kChunk, a few tens of KiB), within the baseline.
-  const std::uint64_t edges = edge_list_kept ? PackedEdgeList::bytes_needed(graph_vertex_bits(spec), m) : 0;
+  const std::uint64_t edges = edge_list_kept ? PackedEdgeList::bytes_needed(vertex_bits_for(n), m) : 0;
   const std::uint64_t bfs =
       n * sizeof(std::int64_t) + (vertex_bytes == 4 ? DirectionOptimizingBfs<std::uint32_t>::workspace_bytes(n)
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));

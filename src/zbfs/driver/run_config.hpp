@@ -162,6 +162,9 @@ GridShape default_grid(int ranks, bool one_node);
 // Bytes the run needs at its peak, estimated before anything is allocated, with the
 // generated edge list held or not (--edge-list) and plain or compressed lists (--adjacency).
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, bool edge_list_kept = true, bool compressed = false);
+// The same for a graph of n vertices and m input edges (a file's).
+std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, std::uint64_t n, std::uint64_t m, bool edge_list_kept,
+                                         bool compressed);
 
 // The same for one rank of a distributed run on `ranks` ranks, for a graph of n vertices
 // and m input edges (a generated graph's by default).
@@ -186,5 +189,8 @@ bool compressed_adjacency_applies(const RunConfig& config);
 // compressed without it (searches are fastest on plain lists, validation with the list);
 // when none fits, the smallest; when memory is unknown, the first.
 MemoryPlan plan_memory(const RunConfig& config, std::optional<std::uint64_t> available);
+// The same for a graph of n vertices and m input edges (a file's).
+MemoryPlan plan_memory(const RunConfig& config, std::optional<std::uint64_t> available, std::uint64_t n,
+                       std::uint64_t m);
 
 }  // namespace zbfs

@@ -30,16 +30,17 @@
 namespace zbfs {
 namespace {
 
-void check_memory(const RunConfig& config, RunResult& result) {
+// `n`, `m`: the graph's vertices and input edges.
+void check_memory(const RunConfig& config, std::uint64_t n, std::uint64_t m, RunResult& result) {
   const auto available = available_memory_bytes();
-  const MemoryPlan plan = plan_memory(config, available);
+  const MemoryPlan plan = plan_memory(config, available, n, m);
   result.edge_list_kept = plan.edge_list_kept;
   result.adjacency_compressed = plan.compressed;
   result.estimated_peak_bytes = plan.estimated_peak_bytes;
   if (available && result.estimated_peak_bytes > *available && !config.force) {
-    throw_usage_error("scale " + std::to_string(config.scale) + " needs about " +
-                      format_bytes(result.estimated_peak_bytes) + " but only " + format_bytes(*available) +
-                      " is available (use --force to try anyway)");
+    const std::string graph = config.input ? config.input->path : "scale " + std::to_string(config.scale);
+    throw_usage_error(graph + " needs about " + format_bytes(result.estimated_peak_bytes) + " but only " +
+                      format_bytes(*available) + " is available (use --force to try anyway)");
   }
 }
 
@@ -81,8 +82,11 @@ Graph build_graph(const InputEdges& input) {
 // list produced again, for the families that can (else nullopt, and the list is kept).
 // `Graph`: Csr<V> or CompressedCsr<V> (--adjacency), which the device backends and
 // pruning do not read (validate_config refuses them together).
+// `given_roots`: --root's keys in the list's ids; `first_tree`: where the first search's
+// tree goes once counted and validated (empty: nowhere).
 template <class Graph>
 void run_searches(const RunConfig& config, PackedEdgeList edges, const std::optional<InputEdges>& produced,
+                  const std::vector<std::uint64_t>& given_roots, const FirstTreeHook& first_tree,
                   const Progress& progress, RunResult& result) {
   using V = typename Graph::Vertex;
   constexpr bool kPlain = std::is_same_v<Graph, Csr<V>>;
@@ -138,7 +142,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
 #pragma omp parallel for reduction(+ : eligible)
   for (std::int64_t v = 0; v < n; ++v) eligible += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
   const auto has_edges = [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; };
-  std::vector<std::uint64_t> roots = config.roots;
+  std::vector<std::uint64_t> roots = given_roots;
   for (const std::uint64_t root : roots) {
     if (root >= graph.num_vertices())
       throw_usage_error("--root " + std::to_string(root) + " is not a vertex of the graph");
@@ -198,7 +202,8 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
     return TreeCounts{count_traversed_edges(graph, parent), reached};
   };
   backend.validate = [&](std::uint64_t root) { return validate_bfs_tree(input, root, parent); };
-  backend.finish_search = [&](std::size_t, SearchResult& search) {
+  backend.finish_search = [&](std::size_t index, SearchResult& search) {
+    if (index == 0 && first_tree) first_tree(search.root, parent);
     // Counted and validated: the tree goes, so that the next search starts from a
     // cleared array and touches only what it reaches (untimed, as a fresh array would be).
     if (bfs) bfs->clear_parent();
@@ -252,41 +257,62 @@ ResultBlock make_result_block(const RunResult& r) {
 }
 
 RunResult run_benchmark(const RunConfig& config) {
+  if (config.input) {
+    throw_usage_error("--input with --partition shared reads the file through the MPI build's reader (zbfs run)");
+  }
+  return run_benchmark(config, std::nullopt, {});
+}
+
+RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> loaded, const FirstTreeHook& first_tree) {
   validate_config(config);
   if (config.threads > 0) omp_set_num_threads(config.threads);
   check_openmp_threads(static_cast<std::uint64_t>(omp_get_max_threads()));
   RunResult result;
   result.config = config;
   result.threads = omp_get_max_threads();
-  check_memory(config, result);
 
   const Progress progress(!config.quiet);
-  const GraphSpec spec = graph_spec(config);
-  result.num_vertices = graph_vertices(spec);
-  const std::optional<InputEdges> produced = regenerated_graph_slice(spec, 0, 1);
   PackedEdgeList edges;
-  if (result.edge_list_kept) {
-    progress.phase("generating " + describe_graph_open(spec) + ", " + std::to_string(result.threads) +
-                   (result.threads == 1 ? " thread)" : " threads)"));
-    const Stopwatch clock;
-    edges = generate_graph_slice(spec, 0, 1);
-    result.generation_time_s = clock.elapsed_s();
-    result.num_input_edges = edges.size();
+  std::optional<InputEdges> produced;
+  std::vector<std::uint64_t> roots = config.roots;
+  if (loaded) {
+    result.num_vertices = loaded->num_vertices;
+    result.num_input_edges = loaded->edges.size();
+    check_memory(config, result.num_vertices, result.num_input_edges, result);
+    result.generation_time_s = loaded->read_time_s;
+    edges = std::move(loaded->edges);
+    roots = std::move(loaded->roots);
   } else {
-    result.num_input_edges = produced->size();
+    const GraphSpec spec = graph_spec(config);
+    result.num_vertices = graph_vertices(spec);
+    check_memory(config, result.num_vertices, expected_graph_edges(spec), result);
+    produced = regenerated_graph_slice(spec, 0, 1);
+    if (result.edge_list_kept) {
+      progress.phase("generating " + describe_graph_open(spec) + ", " + std::to_string(result.threads) +
+                     (result.threads == 1 ? " thread)" : " threads)"));
+      const Stopwatch clock;
+      edges = generate_graph_slice(spec, 0, 1);
+      result.generation_time_s = clock.elapsed_s();
+      result.num_input_edges = edges.size();
+    } else {
+      result.num_input_edges = produced->size();
+    }
   }
 
   result.vertex_id_bits = result.num_vertices - 1 <= 0xffffffffULL ? 32 : 64;
+  const auto search = [&]<class Graph>() {
+    run_searches<Graph>(config, std::move(edges), produced, roots, first_tree, progress, result);
+  };
   if (result.vertex_id_bits == 32) {
     if (result.adjacency_compressed) {
-      run_searches<CompressedCsr<std::uint32_t>>(config, std::move(edges), produced, progress, result);
+      search.template operator()<CompressedCsr<std::uint32_t>>();
     } else {
-      run_searches<Csr<std::uint32_t>>(config, std::move(edges), produced, progress, result);
+      search.template operator()<Csr<std::uint32_t>>();
     }
   } else if (result.adjacency_compressed) {
-    run_searches<CompressedCsr<std::uint64_t>>(config, std::move(edges), produced, progress, result);
+    search.template operator()<CompressedCsr<std::uint64_t>>();
   } else {
-    run_searches<Csr<std::uint64_t>>(config, std::move(edges), produced, progress, result);
+    search.template operator()<Csr<std::uint64_t>>();
   }
   result.peak_rss_bytes = peak_rss_bytes();
   PhaseMetrics totals;

@@ -4,13 +4,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "zbfs/backend/cuda/pcie_pricing.hpp"
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/run_config.hpp"
 #include "zbfs/metrics/phase_breakdown.hpp"
@@ -81,6 +84,24 @@ struct RunResult {
 // Throws Error (exit 2 for bad configuration or too little memory, 3 when a search
 // fails validation).
 RunResult run_benchmark(const RunConfig& config);
+
+// A graph read before the one-process run (a file, by the MPI build's parallel reader),
+// for run_benchmark below.
+struct LoadedEdges {
+  PackedEdgeList edges;  // ids below num_vertices
+  std::uint64_t num_vertices = 0;
+  double read_time_s = 0;  // reported as generation, as the distributed runner does
+  // --root's keys in the list's ids (config.roots are in the file's).
+  std::vector<std::uint64_t> roots;
+};
+
+// Called with the first search's tree (parents in the input's ids, -1 unreached) before
+// the next search clears it: where --write-levels and --write-parents write from.
+using FirstTreeHook = std::function<void(std::uint64_t root, std::span<const std::int64_t> parent)>;
+
+// The same run over `loaded` when given (else the generated graph), calling `first_tree`
+// (when set) after the first search is counted and validated.
+RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> loaded, const FirstTreeHook& first_tree);
 
 // The official result block's statistics over a run's searches.
 ResultBlock make_result_block(const RunResult& result);
