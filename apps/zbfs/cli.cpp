@@ -114,6 +114,17 @@ void add_network_options(CLI::App& app, TextOptions& text, const std::string& de
 
 // The network flags as a choice; the name is checked later (validate_config, model_of),
 // because `zbfs model` also accepts "recorded".
+// Whether the command line names an option of the MPI exchanges, which only the
+// distributed kernels have (so that one rank keeps them when it is asked for them).
+bool asks_for_exchanges(const CLI::App& run) {
+  for (const char* name :
+       {"--grid", "--transport", "--overlap", "--batch-bytes", "--column-gather", "--codec", "--route", "--route-dims",
+        "--no-dedup", "--time-waits", "--dump-frontiers", "--fail-on-rank", "--device-exchange", "--gpus-per-node"}) {
+    if (run.count(name) > 0) return true;
+  }
+  return false;
+}
+
 NetworkChoice network_choice_of(const TextOptions& text) {
   NetworkChoice choice;
   choice.name = text.network;
@@ -164,9 +175,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
       ->check(CLI::IsMember({"auto", "keep", "regenerate"}))
       ->capture_default_str();
   run.add_option("--adjacency", text.adjacency,
-                 "how --partition shared holds its lists: plain, compressed (byte-coded gaps in blocks, about half "
-                 "the memory, decoded as the searches read them), or auto (plain when the run fits in memory with "
-                 "it)")
+                 "how the kernels hold their lists: plain, compressed (byte-coded gaps in blocks, about half the "
+                 "memory, decoded as the searches read them; not with --prune or a device backend), or auto (one "
+                 "process: plain when the run fits in memory with it, else compressed; distributed: plain)")
       ->check(CLI::IsMember({"auto", "plain", "compressed"}))
       ->capture_default_str();
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
@@ -175,9 +186,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("-p,--partition", text.partition,
                  "how the graph is split over MPI ranks: 1d (vertex blocks), 2d (R x C grid of the adjacency "
                  "matrix), hybrid (2d across nodes, 1d among a node's ranks; --ranks-per-node groups them), or "
-                 "shared (the single-process kernel; one rank only)")
-      ->check(CLI::IsMember({"1d", "2d", "hybrid", "shared"}))
-      ->capture_default_str();
+                 "shared (the single-process kernel; one rank only). Default: shared on one rank (1d when an "
+                 "option of the MPI exchanges such as --codec, --route or --grid is given), 1d on more")
+      ->check(CLI::IsMember({"1d", "2d", "hybrid", "shared"}));
   run.add_option("--backend", text.backend,
                  "which kernels search: cpu, cuda (the device backend, one GPU per rank; on one rank the default "
                  "partition is shared), or cuda-host (the device backend's code on the CPU, for machines without a "
@@ -268,10 +279,12 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.adjacency = *parse_adjacency_choice(text.adjacency);
   config.backend = *parse_backend(text.backend);
   config.device_exchange = *parse_device_exchange(text.device_exchange);
-  // A device backend on one rank searches with the one-process kernel by default.
-  const std::string partition = config.backend != Backend::kCpu && app.count("--partition") == 0 && ranks == 1
-                                    ? std::string("shared")
-                                    : text.partition;
+  // One rank searches with the one-process kernel by default: the fastest, and it reads
+  // every graph source and writes every result. An option of the MPI exchanges asks for
+  // the MPI kernels (a device backend's run on one rank has none to ask for).
+  const bool one_process =
+      app.count("--partition") == 0 && ranks == 1 && (config.backend != Backend::kCpu || !asks_for_exchanges(app));
+  const std::string partition = one_process ? std::string("shared") : text.partition;
   config.shared_memory = partition == "shared";
   if (!config.shared_memory) config.partition = *parse_partition(partition);
   config.column_gather = *parse_column_gather(text.column_gather);

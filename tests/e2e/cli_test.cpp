@@ -103,7 +103,16 @@ TEST(CliErrors, UnwritableJson) {
 }
 
 TEST(CliErrors, ImpossibleSizeIsRefusedWithBothNumbers) {
-  const Outcome o = run_zbfs("run --scale 42");
+  // One rank's default, the one-process kernel: its smallest plan (compressed lists, the
+  // edge list produced again) does not fit either.
+  const Outcome shared = run_zbfs("run --scale 42");
+  EXPECT_EQ(shared.status, 2);
+  EXPECT_EQ(count_lines(shared.err), 1) << shared.err;
+  EXPECT_NE(shared.err.find("scale 42 needs about"), std::string::npos) << shared.err;
+  EXPECT_NE(shared.err.find("TiB"), std::string::npos) << shared.err;  // 562.50 TiB
+  EXPECT_NE(shared.err.find("available"), std::string::npos) << shared.err;
+  EXPECT_NE(shared.err.find("--force"), std::string::npos) << shared.err;
+  const Outcome o = run_zbfs("run --scale 42 -p 1d");
   EXPECT_EQ(o.status, 2);
   EXPECT_EQ(count_lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("needs about"), std::string::npos) << o.err;
@@ -111,6 +120,24 @@ TEST(CliErrors, ImpossibleSizeIsRefusedWithBothNumbers) {
   EXPECT_NE(o.err.find("available"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("--force"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("per rank on 1 rank,"), std::string::npos) << o.err;  // not "1 ranks"
+}
+
+// One rank searches with the one-process kernel unless it is asked for the MPI kernels
+// (--partition, or an option of their exchanges); the record says which ran.
+TEST(Cli, OneRankDefaultsToTheOneProcessKernel) {
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_default_partition.json";
+  const auto partition_of = [&](const std::string& args) {
+    const Outcome o = run_zbfs("run --scale 10 --roots 4 -q --json " + json.string() + " " + args);
+    EXPECT_EQ(o.status, 0) << args << "\n" << o.err;
+    return nlohmann::json::parse(slurp(json))["config"]["partition"].get<std::string>();
+  };
+  EXPECT_EQ(partition_of(""), "shared");
+  EXPECT_EQ(partition_of("--adjacency compressed"), "shared");
+  EXPECT_EQ(partition_of("-p 1d"), "1d");
+  EXPECT_EQ(partition_of("--codec auto"), "1d");
+  EXPECT_EQ(partition_of("--route direct"), "1d");
+  EXPECT_EQ(partition_of("--transport rma"), "1d");
+  std::filesystem::remove(json);
 }
 
 TEST(Cli, HelpAndVersionSucceed) {

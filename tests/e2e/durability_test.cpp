@@ -89,19 +89,22 @@ struct Writer {
   bool only_rank_zero = false;  // the JSON record: written by rank 0 alone
 };
 
+// The searches run one thread per rank: one rank's default, the one-process kernel, claims
+// vertices in top-down steps by races between its threads, so that its trees (any valid
+// one) differ from run to run, and ShortWritesAreCompleted compares two runs' files.
 const std::vector<Writer>& writers() {
   static const std::vector<Writer> all = {
       {"parents_text", "p.txt",
        [](const std::string& out, const std::string&) {
-         return "run -q -s 13 -r 1 --no-validate --write-parents " + out;
+         return "run -q -s 13 -r 1 -t 1 --no-validate --write-parents " + out;
        }},
       {"parents_binary", "p.bin",
        [](const std::string& out, const std::string&) {
-         return "run -q -s 13 -r 1 --no-validate --write-parents " + out + " --write-format binary";
+         return "run -q -s 13 -r 1 -t 1 --no-validate --write-parents " + out + " --write-format binary";
        }},
       {"levels_text", "l.txt",
        [](const std::string& out, const std::string&) {
-         return "run -q -s 13 -r 1 --no-validate --write-levels " + out;
+         return "run -q -s 13 -r 1 -t 1 --no-validate --write-levels " + out;
        }},
       {"generate_edgelist", "g.txt",
        [](const std::string& out, const std::string&) { return "generate -q -s 11 " + out; }},
