@@ -153,6 +153,15 @@ std::vector<std::vector<std::int64_t>> check_searches(
     EXPECT_TRUE(distributed.ok()) << (distributed.messages.empty() ? "" : distributed.messages.front());
     EXPECT_EQ(distributed.traversed_edges, sequential.traversed_edges);
     EXPECT_EQ(distributed.reached_vertices, sequential.reached_vertices);
+    // Into the search's own array, which keeps the last tree until it is cleared (here
+    // every other time; a search that finds it there clears it first): the same tree.
+    bfs.run(root, options);
+    const std::span<const std::int64_t> own = bfs.parent();
+    EXPECT_EQ(testing::gather_parents(grid, std::vector<std::int64_t>(own.begin(), own.end())), parent);
+    if (root % 2 == 0) {
+      bfs.clear_parent();
+      EXPECT_TRUE(std::all_of(bfs.parent().begin(), bfs.parent().end(), [](std::int64_t p) { return p == -1; }));
+    }
     parents.push_back(std::move(parent));
   }
   return parents;

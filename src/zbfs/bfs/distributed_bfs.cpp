@@ -95,7 +95,9 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       next_(block_),
       sent_(grid.row_group().local_size()),
       sent_parent_(grid.row_group().local_size()),
-      source_frontier_(grid.bottom_up().source.local_size()) {
+      source_frontier_(grid.bottom_up().source.local_size()),
+      parent_(block_) {
+  std::fill_n(parent_.data(), block_, std::int64_t{-1});
   const TraversalLayout bottom_up = grid.bottom_up();
   if (bottom_up.expand->size() > 1) {
     source_has_edges_ = Bitmap(bottom_up.source.local_size());
@@ -117,14 +119,76 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
 template <class V>
 BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
   // Both checks give the same answer on every rank.
-  if (root >= grid_.blocks().num_vertices()) {
-    throw Error(ExitCode::kUsage, "search key " + std::to_string(root) + " is not a vertex", ErrorScope::kAllRanks);
-  }
+  check_root(root);
   if (parent.size() != block_) {
     throw Error(ExitCode::kFailure,
                 "the parent array has " + std::to_string(parent.size()) + " entries, not " + std::to_string(block_),
                 ErrorScope::kAllRanks);
   }
+  const Stopwatch clock;
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const auto n = static_cast<std::int64_t>(block_);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = -1;
+  }
+  const double fill_s = clock.elapsed_s();
+  // visited_ will be this search's: it no longer says what parent_ holds.
+  clear_all_ = clear_all_ || dirty_;
+  BfsStats stats = search(root, parent, options);
+  stats.init_time_s += fill_s;
+  return stats;
+}
+
+template <class V>
+BfsStats DistributedBfs<V>::run(std::uint64_t root, const BfsOptions& options) {
+  check_root(root);
+  const Stopwatch clock;
+  clear_parent();  // nothing to do when the caller cleared the last tree
+  const double clear_s = clock.elapsed_s();
+  BfsStats stats = search(root, parent_.span(), options);
+  stats.init_time_s += clear_s;
+  dirty_ = true;
+  return stats;
+}
+
+template <class V>
+void DistributedBfs<V>::clear_parent() {
+  if (!dirty_ && !clear_all_) return;
+  dirty_ = false;
+  std::int64_t* parent = parent_.data();
+  const auto n = static_cast<std::int64_t>(block_);
+  std::uint64_t visited = 0;
+  const auto words = static_cast<std::int64_t>(visited_.num_words());
+#pragma omp parallel for schedule(static) reduction(+ : visited) if (words > (1 << 16))
+  for (std::int64_t w = 0; w < words; ++w) visited += std::popcount(visited_.word(static_cast<std::size_t>(w)));
+  // Past about n / 32 vertices, filling the piece costs less than scattered stores.
+  if (clear_all_ || visited > block_ / 32) {
+    clear_all_ = false;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) parent[i] = -1;
+    return;
+  }
+  const V* owned_original = owned_original_;
+#pragma omp parallel for schedule(static) if (words > (1 << 16))
+  for (std::int64_t w = 0; w < words; ++w) {
+    for (std::uint64_t bits = visited_.word(static_cast<std::size_t>(w)); bits != 0; bits &= bits - 1) {
+      const std::uint64_t offset =
+          static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
+      parent[owned_original[offset]] = -1;
+    }
+  }
+}
+
+template <class V>
+void DistributedBfs<V>::check_root(std::uint64_t root) const {
+  if (root >= grid_.blocks().num_vertices()) {
+    throw Error(ExitCode::kUsage, "search key " + std::to_string(root) + " is not a vertex", ErrorScope::kAllRanks);
+  }
+}
+
+template <class V>
+BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
   BfsStats stats;
   Stopwatch clock;
   const SearchStart start = find_start(root);
@@ -141,9 +205,6 @@ BfsStats DistributedBfs<V>::run(std::uint64_t root, std::span<std::int64_t> pare
     }
     frontier_.clear();
     source_open_current_ = false;
-    const auto n = static_cast<std::int64_t>(block_);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = -1;
     if (grid_.owns(start.id)) {
       const std::uint64_t offset = start.id - first_vertex_;
       visited_.set(offset);

@@ -321,16 +321,24 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   } else {
     bfs.emplace(grid, graph, exchanger, metrics, forest ? &*forest : nullptr);
   }
-  LargeArray<std::int64_t> parent(grid.blocks().block());
+  // The CPU kernel searches into its own parent array, resetting only what the last
+  // search set; a device's trees come back to this one.
+  LargeArray<std::int64_t> device_parent(device ? grid.blocks().block() : 0);
+  std::span<const std::int64_t> parent;
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
   PhaseMetrics before;  // the counters when the current search started
   SearchBackend backend;
   backend.rank = grid.rank();
   backend.search = [&](std::uint64_t root) {
-    return device ? device->run(root, config.bfs) : bfs->run(root, parent.span(), config.bfs);
+    return device ? device->run(root, config.bfs) : bfs->run(root, config.bfs);
   };
   backend.count = [&] {
-    if (device) device->copy_parents(parent.span());
+    if (device) {
+      device->copy_parents(device_parent.span());
+      parent = device_parent.span();
+    } else {
+      parent = bfs->parent();
+    }
     std::uint64_t endpoints = 0;
     std::uint64_t reached = 0;
     const auto owned = static_cast<std::int64_t>(parent.size());
@@ -350,9 +358,9 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
       // rules without the distributed one's rounds of reads (scale 22: 0.94 s a key against
       // 7.9 s).
       const ScopedPhase phase(metrics, Phase::kValidation);
-      return validate_bfs_tree(validation_edges, root, parent.span().first(input.num_vertices));
+      return validate_bfs_tree(validation_edges, root, parent.first(input.num_vertices));
     }
-    return validate_distributed_bfs_tree(grid, validation_edges, exchanger, root, parent.span(), metrics);
+    return validate_distributed_bfs_tree(grid, validation_edges, exchanger, root, parent, metrics);
   };
   backend.synchronize = [&] { world.barrier(); };
   backend.slowest = [&](double seconds) { return slowest(world, seconds); };
@@ -364,11 +372,14 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   backend.after_search = [&](std::size_t i, const SearchResult& search) {
     if (i == 0) {
       write_results(
-          config, grid, input.ids, search.root, parent.span(),
-          [&] { return bfs_tree_levels(grid, exchanger, search.root, parent.span()); }, progress);
+          config, grid, input.ids, search.root, parent,
+          [&] { return bfs_tree_levels(grid, exchanger, search.root, parent); }, progress);
     }
   };
   backend.finish_search = [&](std::size_t i, SearchResult& search) {
+    // Counted, written and validated: the tree goes, so that the next search starts from
+    // a cleared array and touches only what it reaches (untimed, as a fresh array would be).
+    if (bfs) bfs->clear_parent();
     // The dump is complete now. Every rank's file takes its name once all are sealed, or
     // the job ends with the first rank's write error (the partial files go with the
     // recorders).

@@ -202,8 +202,10 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
     return TreeCounts{count_traversed_edges(graph, parent), reached};
   };
   backend.validate = [&](std::uint64_t root) { return validate_bfs_tree(input, root, parent); };
-  backend.finish_search = [&](std::size_t index, SearchResult& search) {
+  backend.after_search = [&](std::size_t index, const SearchResult& search) {
     if (index == 0 && first_tree) first_tree(search.root, parent);
+  };
+  backend.finish_search = [&](std::size_t, SearchResult& search) {
     // Counted and validated: the tree goes, so that the next search starts from a
     // cleared array and touches only what it reaches (untimed, as a fresh array would be).
     if (bfs) bfs->clear_parent();

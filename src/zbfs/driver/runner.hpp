@@ -95,12 +95,13 @@ struct LoadedEdges {
   std::vector<std::uint64_t> roots;
 };
 
-// Called with the first search's tree (parents in the input's ids, -1 unreached) before
-// the next search clears it: where --write-levels and --write-parents write from.
+// Called with the first search's tree (parents in the input's ids, -1 unreached) once it
+// is counted, before it is validated (as the distributed runner writes its files): where
+// --write-levels and --write-parents write from.
 using FirstTreeHook = std::function<void(std::uint64_t root, std::span<const std::int64_t> parent)>;
 
 // The same run over `loaded` when given (else the generated graph), calling `first_tree`
-// (when set) after the first search is counted and validated.
+// (when set) with the first search's tree.
 RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> loaded, const FirstTreeHook& first_tree);
 
 // The official result block's statistics over a run's searches.
