@@ -179,8 +179,29 @@ TEST(CompressedBuild, KroneckerListsTakeLessThanHalfThePlainBytes) {
   const double per_entry = static_cast<double>(packed.list_bytes()) / static_cast<double>(plain.num_directed_edges());
   EXPECT_LT(per_entry, 2.0);
   // The estimate memory checks use covers what was built.
-  EXPECT_GE(compressed_csr_bytes(plain.num_vertices(), list.size(), 4, CsrOrder::kDegree),
+  EXPECT_GE(
+      compressed_csr_bytes(plain.num_vertices(), list.size(), 4,
+                           compressed_bytes_per_entry(plain.num_vertices(), list.size(), true), CsrOrder::kDegree),
+      packed.adjacency_bytes() + packed.table_bytes());
+}
+
+// A uniform graph's gaps are about n over the mean degree: the estimate for graphs that
+// are not skewed covers one.
+TEST(CompressedBuild, UniformGraphsAreEstimatedByTheirMeanGap) {
+  const CounterRng rng(5, RandomStream::kSyntheticGraphs);
+  const std::uint64_t n = std::uint64_t{1} << 18;
+  std::vector<Edge> edges(2 * n);
+  for (std::uint64_t i = 0; i < edges.size(); ++i) {
+    edges[i] = {uniform_below(rng(2 * i), n), uniform_below(rng(2 * i + 1), n)};
+  }
+  const PackedEdgeList list = testing::pack(18, edges);
+  const CompressedCsr<std::uint32_t> packed = build_compressed_csr<std::uint32_t>(list, CsrOrder::kDegree);
+  const double per_entry = compressed_bytes_per_entry(n, edges.size(), false);
+  EXPECT_GE(static_cast<double>(packed.list_bytes()), 0.5 * per_entry * 2 * static_cast<double>(edges.size()));
+  EXPECT_GE(compressed_csr_bytes(n, edges.size(), 4, per_entry, CsrOrder::kDegree),
             packed.adjacency_bytes() + packed.table_bytes());
+  // The skewed figure would not: a mean gap of n / 4 takes three bytes.
+  EXPECT_GT(per_entry, compressed_bytes_per_entry(n, edges.size(), true));
 }
 
 }  // namespace

@@ -255,8 +255,11 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
   if (compressed) {
     // The build's peak (its passes, or the copy into internal order) is over before the
     // search's workspace is made.
-    const std::uint64_t build = compressed_csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
-    const std::uint64_t searching = compressed_csr_bytes(n, m, vertex_bytes, CsrOrder::kDegree) + bfs + validation;
+    const bool skewed = !c.input && (c.graph.kind == GraphKind::kKronecker || c.graph.kind == GraphKind::kRmat);
+    const double per_entry = compressed_bytes_per_entry(n, m, skewed);
+    const std::uint64_t build = compressed_csr_build_peak_bytes(n, m, vertex_bytes, per_entry, CsrOrder::kDegree);
+    const std::uint64_t searching =
+        compressed_csr_bytes(n, m, vertex_bytes, per_entry, CsrOrder::kDegree) + bfs + validation;
     return edges + std::max(build, searching) + kBaseline;
   }
   // Construction's peak bounds the final graph; BFS and validation come after it.

@@ -41,18 +41,26 @@ std::vector<std::uint64_t> pass_bounds(const V* count, std::uint64_t n, std::uin
 
 }  // namespace
 
+double compressed_bytes_per_entry(std::uint64_t num_vertices, std::uint64_t num_edges, bool skewed) {
+  if (skewed) return 2.0;
+  const double mean_degree =
+      std::max(1.0, 2.0 * static_cast<double>(num_edges) / std::max(1.0, static_cast<double>(num_vertices)));
+  const double mean_gap = static_cast<double>(num_vertices) / mean_degree;
+  return varint_bytes(static_cast<std::uint64_t>(mean_gap)) + 2.0 / static_cast<double>(kGapBlock);
+}
+
 std::uint64_t compressed_csr_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
-                                   CsrOrder order) {
+                                   double bytes_per_entry, CsrOrder order) {
   const std::uint64_t tables = (order == CsrOrder::kDegree ? 3 : 1) * num_vertices * vertex_bytes;
-  const auto lists = static_cast<std::uint64_t>(kEstimatedBytesPerEntry * 2 * static_cast<double>(num_edges));
+  const auto lists = static_cast<std::uint64_t>(bytes_per_entry * 2 * static_cast<double>(num_edges));
   return (num_vertices + 1) * sizeof(std::uint64_t) + num_vertices * vertex_bytes + lists + tables;
 }
 
 std::uint64_t compressed_csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges,
-                                              unsigned vertex_bytes, CsrOrder order) {
+                                              unsigned vertex_bytes, double bytes_per_entry, CsrOrder order) {
   const std::uint64_t n = num_vertices;
   const std::uint64_t entries = 2 * num_edges;
-  const std::uint64_t lists = static_cast<std::uint64_t>(kEstimatedBytesPerEntry * static_cast<double>(entries));
+  const std::uint64_t lists = static_cast<std::uint64_t>(bytes_per_entry * static_cast<double>(entries));
   // Kept throughout: the tuple degrees and the order's tables.
   const std::uint64_t tables = (order == CsrOrder::kDegree ? 3 : 1) * n * vertex_bytes;
   // The count: the counts of the input's ids.

@@ -30,18 +30,22 @@ template <class V>
 CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order = CsrOrder::kInput,
                                       std::uint64_t pass_entries = 0);
 
-// Bytes per list entry of the encoded lists that memory estimates assume: what scale 26
-// Kronecker graphs measured, with a margin (docs/performance.md).
-inline constexpr double kEstimatedBytesPerEntry = 2.0;
+// Bytes per list entry of the encoded lists that memory estimates assume. A skewed graph
+// (Kronecker, R-MAT) in degree order has most entries in hubs' lists, whose gaps take a
+// byte: scale 26 measured 1.9 bytes per input entry, and 2.0 leaves a margin. Otherwise
+// (G(n, m), files) a list's gaps are about n over the mean degree, so a varint of that,
+// and the block headers.
+double compressed_bytes_per_entry(std::uint64_t num_vertices, std::uint64_t num_edges, bool skewed);
 
 // Bytes build_compressed_csr needs at its peak for this edge list shape, the encoded lists
-// estimated at kEstimatedBytesPerEntry per input entry, excluding the edge list itself.
+// estimated at `bytes_per_entry` per input entry, excluding the edge list itself.
 std::uint64_t compressed_csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num_edges,
-                                              unsigned vertex_bytes, CsrOrder order = CsrOrder::kInput);
+                                              unsigned vertex_bytes, double bytes_per_entry,
+                                              CsrOrder order = CsrOrder::kInput);
 
 // Bytes the finished graph holds (lists and vertex tables), estimated the same way.
 std::uint64_t compressed_csr_bytes(std::uint64_t num_vertices, std::uint64_t num_edges, unsigned vertex_bytes,
-                                   CsrOrder order = CsrOrder::kInput);
+                                   double bytes_per_entry, CsrOrder order = CsrOrder::kInput);
 
 extern template CompressedCsr<std::uint32_t> build_compressed_csr<std::uint32_t>(const InputEdges&, CsrOrder,
                                                                                  std::uint64_t);
