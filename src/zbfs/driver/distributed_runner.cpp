@@ -496,7 +496,7 @@ RunResult run_shared_benchmark(const RunConfig& config) {
   const Progress progress(!config.quiet);
   std::optional<LoadedEdges> loaded;
   VertexIds ids;
-  std::uint64_t num_vertices = graph_vertices(graph_spec(config));
+  std::uint64_t num_vertices = config.input ? 0 : graph_vertices(graph_spec(config));
   if (config.input) {
     GraphFileSpec spec = *config.input;
     spec.memory_per_rank = memory_per_rank(config, 1);

@@ -28,11 +28,9 @@ void validate_config(const RunConfig& c, int ranks) {
                       (c.input ? "a file's list is read once" : "rgg generates whole cells") + "); leave it out");
   }
   if (c.adjacency == AdjacencyChoice::kCompressed && !compressed_adjacency_applies(c)) {
-    throw_usage_error(std::string("--adjacency compressed runs the one-process CPU kernel unpruned (") +
-                      (!c.shared_memory             ? "use --partition shared: the distributed kernels read plain lists"
-                       : c.backend != Backend::kCpu ? "the device backends read plain lists"
-                                                    : "--prune peels plain lists") +
-                      ")");
+    throw_usage_error(
+        std::string("--adjacency compressed runs the CPU kernels unpruned (") +
+        (c.backend != Backend::kCpu ? "the device backends read plain lists" : "--prune peels plain lists") + ")");
   }
   if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(graph_spec(c))) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
@@ -253,8 +251,7 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
   if (compressed) {
-    // The build's peak (its passes, or the copy into internal order) is over before the
-    // search's workspace is made.
+    // The build's peak (its last pass) is over before the search's workspace is made.
     const bool skewed = !c.input && (c.graph.kind == GraphKind::kKronecker || c.graph.kind == GraphKind::kRmat);
     const double per_entry = compressed_bytes_per_entry(n, m, skewed);
     const std::uint64_t build = compressed_csr_build_peak_bytes(n, m, vertex_bytes, per_entry, CsrOrder::kDegree);

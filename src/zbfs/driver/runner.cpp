@@ -83,7 +83,7 @@ Graph build_graph(const InputEdges& input) {
 // `Graph`: Csr<V> or CompressedCsr<V> (--adjacency), which the device backends and
 // pruning do not read (validate_config refuses them together).
 // `given_roots`: --root's keys in the list's ids; `first_tree`: where the first search's
-// tree goes once counted and validated (empty: nowhere).
+// tree goes once counted, before it is validated (empty: nowhere).
 template <class Graph>
 void run_searches(const RunConfig& config, PackedEdgeList edges, const std::optional<InputEdges>& produced,
                   const std::vector<std::uint64_t>& given_roots, const FirstTreeHook& first_tree,
