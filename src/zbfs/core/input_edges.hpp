@@ -5,6 +5,9 @@
 // (the Kronecker generator costs about as much per tuple as the validator's own work on
 // it). A file's list, and a generator's that cannot produce a part alone (rgg), stay
 // stored and are read where they lie.
+//
+// A weighted list (SSSP, Graph500's kernel 3) carries one weight per tuple, in the same
+// order: a stored array beside a stored list, or a producer beside the edges' producer.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +25,8 @@ namespace zbfs {
 // Writes edges [first, first + out.size()) of some slice of an edge list into `out`.
 // Safe to call from several threads at once.
 using EdgeProducer = std::function<void(std::uint64_t first, std::span<Edge> out)>;
+// The weights of the same tuples, in the same order.
+using WeightProducer = std::function<void(std::uint64_t first, std::span<float> out)>;
 
 class InputEdges {
  public:
@@ -41,6 +46,26 @@ class InputEdges {
   // Whether edges are produced again on each read (rather than read from memory).
   [[nodiscard]] bool regenerated() const { return stored_ == nullptr; }
 
+  // The tuples' weights: a stored array of size() weights (which must outlive this), or a
+  // producer of them.
+  void attach_weights(const float* stored) {
+    stored_weights_ = stored;
+    produce_weights_ = nullptr;
+  }
+  void attach_weights(WeightProducer produce) {
+    stored_weights_ = nullptr;
+    produce_weights_ = std::move(produce);
+  }
+  [[nodiscard]] bool has_weights() const { return stored_weights_ != nullptr || produce_weights_ != nullptr; }
+  // Weights [first, first + out.size()) into `out` (has_weights()).
+  void read_weights(std::uint64_t first, std::span<float> out) const {
+    if (stored_weights_ != nullptr) {
+      std::copy_n(stored_weights_ + first, out.size(), out.begin());
+    } else {
+      produce_weights_(first, out);
+    }
+  }
+
   // Edges [first, first + out.size()) into `out` (first + out.size() <= size()).
   void read(std::uint64_t first, std::span<Edge> out) const {
     if (stored_ != nullptr) {
@@ -58,6 +83,8 @@ class InputEdges {
   std::uint64_t num_vertices_ = 0;
   std::uint64_t size_ = 0;
   EdgeProducer produce_;
+  const float* stored_weights_ = nullptr;
+  WeightProducer produce_weights_;
 };
 
 // Visits every chunk of `edges` (InputEdges::kChunk tuples, the last one shorter) once,
@@ -78,6 +105,30 @@ std::uint64_t for_each_chunk(const InputEdges& edges, const Visit& visit) {
       const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - first));
       edges.read(first, part);
       total += visit(first, std::span<const Edge>(part));
+    }
+  }
+  return total;
+}
+
+// The same over a weighted list (has_weights()): visit(first, part, weights).
+template <class Visit>
+std::uint64_t for_each_weighted_chunk(const InputEdges& edges, const Visit& visit) {
+  const std::uint64_t m = edges.size();
+  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
+  std::uint64_t total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    std::vector<Edge> chunk(InputEdges::kChunk);
+    std::vector<float> weights(InputEdges::kChunk);
+#pragma omp for schedule(dynamic, 4)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t first = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+      const std::size_t count = std::min(InputEdges::kChunk, m - first);
+      const std::span<Edge> part(chunk.data(), count);
+      const std::span<float> part_weights(weights.data(), count);
+      edges.read(first, part);
+      edges.read_weights(first, part_weights);
+      total += visit(first, std::span<const Edge>(part), std::span<const float>(part_weights));
     }
   }
   return total;

@@ -27,6 +27,7 @@ enum class RandomStream : std::uint64_t {
   kUniformGraph = 6,     // --graph gnm
   kGeometricCells = 7,   // --graph rgg: points per cell
   kGeometricPoints = 8,  // --graph rgg: positions within a cell
+  kEdgeWeights = 9,      // SSSP: one weight per input tuple (edge_weights.hpp)
 };
 
 class CounterRng {

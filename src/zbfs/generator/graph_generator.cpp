@@ -8,6 +8,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/generator/counter_rng.hpp"
+#include "zbfs/generator/edge_weights.hpp"
 #include "zbfs/generator/geometric_graph.hpp"
 #include "zbfs/generator/kronecker.hpp"
 
@@ -143,6 +144,42 @@ PackedEdgeList generate_graph_slice(const GraphSpec& s, int rank, int ranks) {
   return {};
 }
 
+LargeArray<float> generate_weight_slice(const GraphSpec& s, int rank, int ranks, const PackedEdgeList& slice) {
+  const TupleWeights weight(s.seed);
+  const std::uint64_t n = graph_vertices(s);
+  LargeArray<float> weights(slice.size());
+  const auto count = static_cast<std::int64_t>(slice.size());
+  switch (s.kind) {
+    case GraphKind::kKronecker:
+    case GraphKind::kRmat: {
+      const KroneckerGenerator generator(kronecker_params(s));
+      const std::uint64_t first = edge_slice_of(generator.num_edges(), rank, ranks).first;
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        weights[static_cast<std::uint64_t>(i)] = weight(generator.draw_at(first + static_cast<std::uint64_t>(i)));
+      }
+      break;
+    }
+    case GraphKind::kGnm: {
+      const std::uint64_t first = edge_slice_of(expected_graph_edges(s), rank, ranks).first;
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        weights[static_cast<std::uint64_t>(i)] = weight(first + static_cast<std::uint64_t>(i));
+      }
+      break;
+    }
+    case GraphKind::kRgg: {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const Edge e = slice.get(static_cast<std::uint64_t>(i));
+        weights[static_cast<std::uint64_t>(i)] = weight(TupleWeights::pair_key(e.u, e.v, n));
+      }
+      break;
+    }
+  }
+  return weights;
+}
+
 std::string describe_graph_open(const GraphSpec& s) {
   return std::string("the ") + to_string(s.kind) + " graph (" +
          (s.kind == GraphKind::kKronecker || s.kind == GraphKind::kRmat
@@ -157,16 +194,25 @@ std::optional<InputEdges> regenerated_graph_slice(const GraphSpec& s, int rank, 
     case GraphKind::kRmat: {
       const KroneckerGenerator generator(kronecker_params(s));
       const EdgeSliceRange range = edge_slice_of(generator.num_edges(), rank, ranks);
-      return InputEdges(n, range.count, [generator, range](std::uint64_t first, std::span<Edge> out) {
+      InputEdges share(n, range.count, [generator, range](std::uint64_t first, std::span<Edge> out) {
         generator.generate_draws(range.first + first, out);
       });
+      // The share lists draws in order, so a tuple's key is its draw.
+      share.attach_weights([weight = TupleWeights(s.seed), range](std::uint64_t first, std::span<float> out) {
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = weight(range.first + first + i);
+      });
+      return share;
     }
     case GraphKind::kGnm: {
       const EdgeSliceRange range = edge_slice_of(expected_graph_edges(s), rank, ranks);
       const CounterRng rng(s.seed, RandomStream::kUniformGraph);
-      return InputEdges(n, range.count, [rng, n, range](std::uint64_t first, std::span<Edge> out) {
+      InputEdges share(n, range.count, [rng, n, range](std::uint64_t first, std::span<Edge> out) {
         for (std::size_t i = 0; i < out.size(); ++i) out[i] = gnm_edge(rng, n, range.first + first + i);
       });
+      share.attach_weights([weight = TupleWeights(s.seed), range](std::uint64_t first, std::span<float> out) {
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = weight(range.first + first + i);
+      });
+      return share;
     }
     case GraphKind::kRgg: return std::nullopt;
   }

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "zbfs/core/input_edges.hpp"
+#include "zbfs/core/large_array.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
 
 namespace zbfs {
@@ -55,11 +56,16 @@ void validate_graph_spec(const GraphSpec& spec);
 // Rank `rank` of `ranks`'s slice of the graph's edge list.
 [[nodiscard]] PackedEdgeList generate_graph_slice(const GraphSpec& spec, int rank, int ranks);
 
+// The weights (generator/edge_weights.hpp) of `slice`, rank `rank` of `ranks`'s slice as
+// generate_graph_slice made it, in its order.
+[[nodiscard]] LargeArray<float> generate_weight_slice(const GraphSpec& spec, int rank, int ranks,
+                                                      const PackedEdgeList& slice);
+
 // Rank `rank` of `ranks`'s share of the same list for a validator, produced again chunk
 // by chunk instead of kept: the ranks' shares make up the list, each in an order of its
 // own (Kronecker and rmat hand out draws, which skips the shuffle). For the families
 // whose edges can be produced by index (kronecker, rmat, gnm); nullopt for rgg, whose
-// edges come from whole cells.
+// edges come from whole cells. The share carries its tuples' weights.
 [[nodiscard]] std::optional<InputEdges> regenerated_graph_slice(const GraphSpec& spec, int rank, int ranks);
 
 // "the kronecker graph (scale 20, edgefactor 16", or "the gnm graph (3000 vertices", for

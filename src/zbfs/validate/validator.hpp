@@ -17,11 +17,15 @@
 
 namespace zbfs {
 
-// Rule 2 has no code of its own: levels are computed as depths in the parent tree, so
-// every tree edge spans exactly one level by construction, and rule 5 only confirms a
-// parent link through an input edge between those two levels.
+// In a BFS tree, rule 2 has no code of its own: levels are computed as depths in the
+// parent tree, so every tree edge spans exactly one level by construction, and rule 5
+// only confirms a parent link through an input edge between those two levels. The SSSP
+// validator (sssp_validator.hpp) reads the rules with distances for levels, and there
+// rule 2 (a vertex's distance is its parent's plus the weight of an input edge between
+// them) has its own code.
 enum class ValidationRule : int {
   kTreeRootedAtKey = 1,
+  kTreeEdgeDistance = 2,
   kInputEdgeLevels = 3,
   kSpansComponent = 4,
   kParentIsInputEdge = 5,

@@ -1,0 +1,233 @@
+#include "zbfs/sssp/delta_stepping.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "zbfs/core/error.hpp"
+#include "zbfs/core/timer.hpp"
+
+namespace zbfs {
+namespace {
+
+constexpr std::uint64_t kUnreached = ~std::uint64_t{0};  // its distance bits exceed any float's
+constexpr std::uint64_t kNoBucket = std::numeric_limits<std::uint64_t>::max();
+
+std::uint64_t pack(float distance, std::uint32_t parent) {
+  return static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(distance)) << 32 | parent;
+}
+std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
+float distance_of(std::uint64_t word) { return std::bit_cast<float>(distance_bits(word)); }
+
+std::uint64_t load(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(word).load(std::memory_order_relaxed); }
+
+}  // namespace
+
+DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights)
+    : graph_(graph),
+      weights_(weights),
+      original_(graph.original_ids()),
+      state_(graph.num_vertices()),
+      mark_(graph.num_vertices()),
+      threads_(static_cast<std::size_t>(omp_get_max_threads())) {
+  const std::uint64_t n = graph.num_vertices();
+  if (n > std::numeric_limits<Vertex>::max()) {
+    throw Error(ExitCode::kUsage, "SSSP on one process takes graphs of fewer than 2^32 vertices");
+  }
+  if (weights.size() != graph.num_directed_edges()) {
+    throw Error(ExitCode::kFailure, "DeltaStepping: the weights do not match the graph's lists");
+  }
+  const auto count = static_cast<std::int64_t>(n);
+  std::uint64_t with_edges = 0;
+  double weight_sum = 0;
+#pragma omp parallel for reduction(+ : with_edges)
+  for (std::int64_t v = 0; v < count; ++v) {
+    state_[static_cast<std::uint64_t>(v)] = kUnreached;
+    with_edges += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
+  }
+  const auto entries = static_cast<std::int64_t>(weights.size());
+#pragma omp parallel for reduction(+ : weight_sum)
+  for (std::int64_t k = 0; k < entries; ++k) weight_sum += weights[static_cast<std::size_t>(k)];
+  if (entries > 0 && with_edges > 0) {
+    const double mean_weight = weight_sum / static_cast<double>(entries);
+    const double mean_degree = static_cast<double>(entries) / static_cast<double>(with_edges);
+    default_delta_ = mean_weight > 0 ? kDeltaDegrees * mean_weight / mean_degree : 1.0;
+  }
+}
+
+SsspStats DeltaStepping::run(std::uint64_t root, double delta, std::span<std::int64_t> parent,
+                             std::span<float> distance) {
+  const std::uint64_t n = graph_.num_vertices();
+  if (root >= n || parent.size() != n || distance.size() != n) {
+    throw Error(ExitCode::kFailure, "DeltaStepping::run: root or output spans out of range");
+  }
+  if (!(delta > 0) || !std::isfinite(delta)) throw Error(ExitCode::kUsage, "--delta must be a positive number");
+  SsspStats stats;
+  stats.delta = delta;
+  const auto light = static_cast<float>(delta);  // an edge is light when w < light
+  const double per_bucket = 1.0 / delta;
+  const auto bucket_of = [per_bucket](float d) {
+    // Monotone in d, so a later bucket never holds a shorter distance.
+    return static_cast<std::uint64_t>(static_cast<double>(d) * per_bucket);
+  };
+  const std::uint64_t* offsets = graph_.offsets();
+  const Vertex* neighbors = graph_.neighbor_data();
+  const float* weights = weights_.data();
+  std::uint64_t* state = state_.data();
+  std::uint32_t* mark = mark_.data();
+
+  const auto r = static_cast<Vertex>(graph_.internal_id(root));
+  state[r] = pack(0.0F, r);
+  frontier_.assign(1, r);
+  if (++pass_ == 0) {  // the marks' counter wrapped: start them again
+    std::fill_n(mark, n, 0U);
+    pass_ = 1;
+  }
+  std::uint64_t bucket = 0;
+  std::size_t frontier_size = 1;
+  bool done = false;
+  std::vector<std::size_t> offset(threads_.size() + 1);
+  Stopwatch phase;
+
+#pragma omp parallel num_threads(static_cast<int>(threads_.size()))
+  {
+    ThreadBins& me = threads_[static_cast<std::size_t>(omp_get_thread_num())];
+    const auto relax = [&](Vertex u, float du, std::uint64_t k, std::uint64_t first_bucket) {
+      const Vertex v = neighbors[k];
+      const float dv = du + weights[k];
+      const std::uint32_t bits = std::bit_cast<std::uint32_t>(dv);
+      std::atomic_ref<std::uint64_t> word(state[v]);
+      std::uint64_t current = word.load(std::memory_order_relaxed);
+      while (bits < distance_bits(current)) {
+        if (word.compare_exchange_weak(current, pack(dv, u), std::memory_order_relaxed)) {
+          const std::uint64_t b = std::max(first_bucket, bucket_of(dv));
+          if (b >= me.bins.size()) me.bins.resize(b + 1);
+          me.bins[b].push_back(v);
+          ++me.improvements;
+          return;
+        }
+      }
+    };
+    // The next frontier: every thread's vertices in `bucket`.
+    const auto gather = [&] {
+#pragma omp single
+      {
+        offset[0] = 0;
+        for (std::size_t t = 0; t < threads_.size(); ++t) {
+          const auto& bins = threads_[t].bins;
+          offset[t + 1] = offset[t] + (bucket < bins.size() ? bins[bucket].size() : 0);
+        }
+        next_frontier_.resize(offset.back());
+      }
+      const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+      if (bucket < me.bins.size()) {
+        std::copy(me.bins[bucket].begin(), me.bins[bucket].end(), next_frontier_.begin() + static_cast<std::ptrdiff_t>(offset[t]));
+        me.bins[bucket].clear();
+      }
+#pragma omp barrier
+#pragma omp single
+      {
+        frontier_.swap(next_frontier_);
+        frontier_size = frontier_.size();
+      }
+    };
+
+    while (!done) {
+      // A light round: the frontier's vertices that are still in this bucket relax their
+      // light edges; each joins this pass's settled list once.
+#pragma omp for schedule(dynamic, 64)
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(frontier_size); ++i) {
+        const Vertex u = frontier_[static_cast<std::size_t>(i)];
+        const float du = distance_of(load(state[u]));
+        if (bucket_of(du) != bucket) continue;
+        if (std::atomic_ref<std::uint32_t>(mark[u]).exchange(pass_, std::memory_order_relaxed) != pass_) {
+          me.settled.push_back(u);
+        }
+        for (std::uint64_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+          if (weights[k] < light) relax(u, du, k, bucket);
+        }
+        me.light_edges += offsets[u + 1] - offsets[u];
+      }
+      gather();
+#pragma omp master
+      ++stats.light_rounds;
+      if (frontier_size > 0) continue;
+#pragma omp master
+      {
+        stats.light_time_s += phase.elapsed_s();
+        phase.restart();
+      }
+      // The bucket is settled: its vertices relax their heavy edges, once, with their
+      // final distances. Those land in later buckets (or, by a rounding of d + w, in this
+      // one, which is then settled again in a new pass).
+      for (const Vertex u : me.settled) {
+        const float du = distance_of(load(state[u]));
+        for (std::uint64_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+          if (!(weights[k] < light)) relax(u, du, k, bucket);
+        }
+        me.heavy_edges += offsets[u + 1] - offsets[u];
+      }
+      me.settled.clear();
+#pragma omp barrier
+#pragma omp single
+      {
+        std::uint64_t next = kNoBucket;
+        for (const ThreadBins& t : threads_) {
+          for (std::uint64_t b = bucket; b < std::min<std::uint64_t>(t.bins.size(), next); ++b) {
+            if (!t.bins[b].empty()) {
+              next = b;
+              break;
+            }
+          }
+        }
+        ++stats.buckets;
+        if (next == kNoBucket) {
+          done = true;
+        } else {
+          bucket = next;
+          if (++pass_ == 0) {
+            std::fill_n(mark, n, 0U);
+            pass_ = 1;
+          }
+        }
+        stats.heavy_time_s += phase.elapsed_s();
+        phase.restart();
+      }
+      if (!done) gather();
+    }
+  }
+
+  // The tree in the input's ids; the words go back to unreached for the next search.
+  const auto count = static_cast<std::int64_t>(n);
+  std::uint64_t reached = 0;
+#pragma omp parallel for reduction(+ : reached)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto v = static_cast<std::uint64_t>(i);
+    const std::uint64_t word = state[v];
+    const std::uint64_t id = original_ != nullptr ? original_[v] : v;
+    if (word == kUnreached) {
+      parent[id] = -1;
+      distance[id] = std::numeric_limits<float>::infinity();
+      continue;
+    }
+    const auto p = static_cast<std::uint32_t>(word);
+    parent[id] = static_cast<std::int64_t>(original_ != nullptr ? original_[p] : p);
+    distance[id] = distance_of(word);
+    state[v] = kUnreached;
+    ++reached;
+  }
+  stats.export_time_s = phase.elapsed_s();
+  stats.reached_vertices = reached;
+  for (ThreadBins& t : threads_) {
+    stats.light_edges += std::exchange(t.light_edges, 0);
+    stats.heavy_edges += std::exchange(t.heavy_edges, 0);
+    stats.improvements += std::exchange(t.improvements, 0);
+  }
+  return stats;
+}
+
+}  // namespace zbfs

@@ -1,0 +1,77 @@
+// Kernel 3 on one process: single-source shortest paths by delta-stepping (Meyer and
+// Sanders), OpenMP parallel, over a degree-ordered Csr and its list weights
+// (graph/list_weights.hpp).
+//
+// Tentative distances live in buckets of width delta, settled in increasing order. A
+// bucket's vertices relax their light edges (w < delta) in rounds until the bucket stays
+// empty, since those can land in the same bucket; then each vertex the bucket settled
+// relaxes its heavy edges once, which can only land in later buckets. Each thread keeps
+// buckets of its own and the next round's frontier is gathered from them, as GAPBS does.
+//
+// A vertex's distance and parent are one 64-bit word (the distance's float bits above
+// the parent's internal id), changed by compare-and-swap only when the distance strictly
+// drops: so the tree never has a cycle, zero weights included (a cycle would need a
+// relaxation that made a vertex lighter than itself), and the pair is always consistent.
+// Distances are float sums in the order the path takes, d[v] = d[u] + w in single
+// precision, which is what Graph500's validator recomputes and compares exactly; every
+// such order converges to the same least fixed point (float addition of a non-negative
+// weight never decreases), so the distances equal a plain Dijkstra's bit for bit.
+//
+// Internal ids are 32-bit (a graph of up to 2^32 - 1 vertices). Construct once per graph
+// (its workspace is part of kernel 1), then run() per root.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "zbfs/core/large_array.hpp"
+#include "zbfs/graph/csr.hpp"
+#include "zbfs/sssp/sssp_stats.hpp"
+
+namespace zbfs {
+
+class DeltaStepping {
+ public:
+  using Vertex = std::uint32_t;
+
+  // `weights`: one per directed entry of `graph`, which both must outlive this.
+  DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights);
+
+  // A bucket width for this graph: its mean weight over its mean degree (among vertices
+  // with edges) times kDeltaDegrees, so that a bucket's light edges take a vertex about
+  // that many hops.
+  static constexpr double kDeltaDegrees = 2.0;
+  [[nodiscard]] double default_delta() const { return default_delta_; }
+
+  // Searches from `root` (an input id) and writes the tree in the input's ids: parent[root]
+  // = root, parent -1 and distance +infinity where unreached. Both spans hold one entry
+  // per vertex. `delta` > 0.
+  SsspStats run(std::uint64_t root, double delta, std::span<std::int64_t> parent, std::span<float> distance);
+
+  // Workspace bytes for a graph of n vertices (memory estimates): the distance-parent
+  // words and the settle marks.
+  static std::uint64_t workspace_bytes(std::uint64_t n) { return n * (8 + 4); }
+
+ private:
+  struct alignas(64) ThreadBins {
+    std::vector<std::vector<Vertex>> bins;  // vertices by bucket
+    std::vector<Vertex> settled;            // this pass's vertices, for their heavy edges
+    std::uint64_t light_edges = 0;
+    std::uint64_t heavy_edges = 0;
+    std::uint64_t improvements = 0;
+  };
+
+  const Csr<Vertex>& graph_;
+  std::span<const float> weights_;
+  const Vertex* original_;  // internal id -> input id, or nullptr
+  double default_delta_ = 1;
+  LargeArray<std::uint64_t> state_;  // distance bits << 32 | parent, or kUnreached
+  LargeArray<std::uint32_t> mark_;   // the pass in which a vertex last joined a settled list
+  std::uint32_t pass_ = 0;           // the current pass (one per bucket settled)
+  std::vector<ThreadBins> threads_;
+  std::vector<Vertex> frontier_;
+  std::vector<Vertex> next_frontier_;
+};
+
+}  // namespace zbfs
