@@ -8,7 +8,12 @@ Peers are built outside this repository and given by path:
   --gapbs  GAPBS `bfs` (shared memory only: one rank, `-g S -n 64`)
   --reference  the Graph500 reference `graph500_reference_bfs` (MPI, `S 16`)
 
-TEPS is 2^S * 16 / mean BFS time for every code, so that the codes' different edge
+--kernel sssp compares single-source shortest paths instead: zbfs `--kernels sssp`, GAPBS
+`sssp -g S -n 64 -d D` (--gapbs then names GAPBS's sssp; its integer weights in [1, 255]
+take --gapbs-delta, 2 as in GAPBS's own benchmark of kron), and the reference
+`graph500_reference_bfs_sssp` (its sssp mean_time).
+
+TEPS is 2^S * 16 / mean search time for every code, so that the codes' different edge
 counts (and RIKEN's shared edge count under -v 1) do not enter. Each (scale, layout) runs
 every code once per repeat, codes interleaved, and the table shows medians. A second
 table gives each code's peak resident memory on its largest rank (the most of the
@@ -27,6 +32,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MEAN_TIME = re.compile(r"^(?:bfs\s+)?mean_time:\s+([0-9.eE+-]+)\s*$", re.M)
+SSSP_MEAN_TIME = re.compile(r"^sssp\s+mean_time:\s+([0-9.eE+-]+)\s*$", re.M)
 GAPBS_AVERAGE = re.compile(r"^Average Time:\s+([0-9.eE+-]+)", re.M)
 
 
@@ -67,6 +73,16 @@ def codes(args, scale, ranks, threads):
     if args.no_validate:
         zbfs.append("--no-validate")
     out = []
+    if args.kernel == "sssp":
+        zbfs += ["--kernels", "sssp"]
+        if args.reference:
+            out.append(("reference", mpirun(ranks, threads) + [args.reference, str(scale), "16"], SSSP_MEAN_TIME))
+        if args.gapbs and ranks == 1:
+            out.append(("gapbs", [args.gapbs, "-g", str(scale), "-n", str(args.roots), "-d", str(args.gapbs_delta)],
+                        GAPBS_AVERAGE))
+        if ranks == 1:
+            out.append(("zbfs shared", zbfs + ["--partition", "shared"], SSSP_MEAN_TIME))
+        return out
     if args.riken:
         out.append(("riken", mpirun(ranks, threads) + [args.riken, str(scale), "-v", "1", "-n", str(args.roots)],
                     MEAN_TIME))
@@ -102,6 +118,8 @@ def main():
     parser.add_argument("--roots", type=int, default=64)
     parser.add_argument("--no-validate", action="store_true", help="zbfs skips validation (its BFS time is unchanged)")
     parser.add_argument("--prune", action="store_true", help="also run every zbfs partition with --prune")
+    parser.add_argument("--kernel", choices=["bfs", "sssp"], default="bfs", help="which kernel the codes run")
+    parser.add_argument("--gapbs-delta", type=float, default=2, help="GAPBS sssp's -d (its weights are 1..255)")
     args = parser.parse_args()
     if not (args.riken or args.gapbs or args.reference):
         sys.exit("peer_compare: name at least one peer (--riken, --gapbs, --reference)")
@@ -134,7 +152,7 @@ def main():
             rows.append((scale, f"{ranks} x {threads}", teps, memory))
 
     peers = [p for p in ("riken", "gapbs", "reference") if any(p in r[2] for r in rows)]
-    mine = [f"zbfs {p}{extra}" for p, extra in zbfs_variants(args)]
+    mine = [f"zbfs {p}{extra}" for p, extra in zbfs_variants(args)] if args.kernel == "bfs" else ["zbfs shared"]
     print_table(rows, 2, peers, mine, "TEPS", lambda v: f"{v:.3g}", lambda m, p: m / p)
     # Peak resident memory of the largest rank, the highest of the repeats.
     print()

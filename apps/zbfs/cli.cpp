@@ -54,6 +54,7 @@ struct TextOptions {
   std::string input;
   std::string format;
   std::string write_format = "text";
+  std::string kernels = "bfs";
   bool relabel = false;
 };
 
@@ -152,7 +153,18 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "a search key, in the graph's own ids (repeatable; replaces the sampled ones)");
   run.add_option("--write-levels", config.write_levels, "write every vertex's BFS level from the first search key");
   run.add_option("--write-parents", config.write_parents, "write every vertex's BFS parent from the first search key");
-  run.add_option("--write-format", text.write_format, "format of --write-levels/--write-parents: text or binary")
+  run.add_option("--kernels", text.kernels,
+                 "which Graph500 kernels run on the graph, from the same search keys: bfs, sssp (single-source "
+                 "shortest paths over the tuples' weights; one process so far), or bfs,sssp (every BFS, then every "
+                 "SSSP, as graph500_reference_bfs_sssp)")
+      ->capture_default_str();
+  run.add_option("--delta", config.delta,
+                 "SSSP's bucket width (delta-stepping; edges lighter than it are relaxed within a bucket); default: "
+                 "2 x the mean weight / the mean degree");
+  run.add_option("--write-distances", config.write_distances,
+                 "write every vertex's SSSP distance from the first search key");
+  run.add_option("--write-format", text.write_format,
+                 "format of --write-levels/--write-parents/--write-distances: text or binary")
       ->check(CLI::IsMember({"text", "binary"}))
       ->capture_default_str();
   run.add_option("-d,--direction", text.direction, "traversal: auto (direction-optimizing), top-down or bottom-up")
@@ -270,8 +282,12 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   apply_graph_options(text, config);
   if (!config.roots.empty() && app.count("--roots") == 0) config.num_roots = config.roots.size();
   config.roots_at_most_eligible = app.count("--roots") == 0;
-  if (app.count("--write-format") > 0 && config.write_levels.empty() && config.write_parents.empty())
-    throw_usage_error("--write-format needs --write-levels or --write-parents");
+  if (app.count("--write-format") > 0 && config.write_levels.empty() && config.write_parents.empty() &&
+      config.write_distances.empty())
+    throw_usage_error("--write-format needs --write-levels, --write-parents or --write-distances");
+  const std::optional<KernelChoice> kernels = parse_kernel_choice(text.kernels);
+  if (!kernels) throw_usage_error("--kernels must be bfs, sssp or bfs,sssp, got '" + text.kernels + "'");
+  config.kernels = *kernels;
   config.write_format = *parse_bfs_output_format(text.write_format);
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;

@@ -165,7 +165,7 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
 
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
   EXPECT_EQ(j["schema"], "zbfs.run");
-  EXPECT_EQ(j["schema_version"], 7);
+  EXPECT_EQ(j["schema_version"], 8);
   EXPECT_EQ(j["config"]["scale"], 10);
   EXPECT_EQ(j["threads"], 2);
   ASSERT_EQ(j["searches"].size(), 8U);
@@ -211,7 +211,82 @@ TEST(CliErrors, PartitionOptions) {
   expect_usage_error("run --column-gather tree", "tree");
   expect_usage_error("run --fail-on-rank 3", "--fail-on-rank must name a rank of the job: 0, got 3");
   expect_usage_error("run --fail-on-rank -1", "--fail-on-rank must name a rank of the job: 0, got -1");
-  expect_usage_error("run --write-format binary", "--write-format needs --write-levels or --write-parents");
+  expect_usage_error("run --write-format binary", "--write-format needs --write-levels, --write-parents or --write-distances");
+}
+
+// --kernels bfs,sssp: both result groups in graph500_reference_bfs_sssp's order, the same
+// keys and traversed edges for both kernels, every SSSP tree validated, and a JSON record
+// of each SSSP search.
+TEST(CliSssp, BothKernelsSearchTheSameKeysAndCountTheSameEdges) {
+  const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_sssp.json";
+  std::filesystem::remove(json_path);
+  const Outcome o = run_zbfs("run --scale 10 --roots 8 --threads 2 --kernels bfs,sssp --json " + json_path.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(count_lines(o.out), 55) << o.out;
+  EXPECT_NE(o.out.find("sssp harmonic_mean_TEPS:     !  "), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("sssp min_validate:              -1"), std::string::npos) << "SSSP validation should have run";
+  EXPECT_NE(o.err.find("SSSP 8/8"), std::string::npos) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+  EXPECT_EQ(j["config"]["kernels"], "bfs,sssp");
+  ASSERT_EQ(j["searches"].size(), 8U);
+  ASSERT_EQ(j["sssp_searches"].size(), 8U);
+  for (std::size_t i = 0; i < 8; ++i) {
+    const auto& bfs = j["searches"][i];
+    const auto& sssp = j["sssp_searches"][i];
+    EXPECT_EQ(sssp["root"], bfs["root"]);
+    EXPECT_EQ(sssp["traversed_edges"], bfs["traversed_edges"]);
+    EXPECT_EQ(sssp["reached_vertices"], bfs["reached_vertices"]);
+    EXPECT_TRUE(sssp.contains("validate_time_s"));
+    EXPECT_GT(sssp["delta"].get<double>(), 0.0);
+    EXPECT_GE(sssp["buckets"].get<int>(), 1);
+  }
+  EXPECT_GT(j["summary"]["sssp"]["teps"]["harmonic_mean"].get<double>(), 0.0);
+  EXPECT_GT(j["summary"]["teps"]["harmonic_mean"].get<double>(), 0.0);
+  std::filesystem::remove(json_path);
+}
+
+// The distances of the first key do not depend on the thread count, the bucket width or
+// whether the list is kept (delta-stepping meets the one least fixed point, exactly), and
+// --write-distances writes them: the root at 0, unreached vertices at -1.
+TEST(CliSssp, DistancesAreTheSameForEveryThreadCountDeltaAndEdgeList) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto path = [&](const char* name) { return (dir / name).string(); };
+  const std::string base = "run --scale 11 --roots 2 -q --kernels sssp --write-distances ";
+  const Outcome one = run_zbfs(base + path("zbfs_d1.txt") + " --threads 1 --edge-list keep");
+  const Outcome three = run_zbfs(base + path("zbfs_d3.txt") + " --threads 3 --edge-list regenerate");
+  const Outcome wide = run_zbfs(base + path("zbfs_dw.txt") + " --threads 2 --delta 0.5");
+  const Outcome binary = run_zbfs(base + path("zbfs_db.bin") + " --threads 2 --write-format binary");
+  ASSERT_EQ(one.status, 0) << one.err;
+  ASSERT_EQ(three.status, 0) << three.err;
+  ASSERT_EQ(wide.status, 0) << wide.err;
+  ASSERT_EQ(binary.status, 0) << binary.err;
+  const std::string text = slurp(path("zbfs_d1.txt"));
+  EXPECT_EQ(text, slurp(path("zbfs_d3.txt")));
+  EXPECT_EQ(text, slurp(path("zbfs_dw.txt")));
+  EXPECT_EQ(text.rfind("# zbfs distances: search key ", 0), 0U) << text.substr(0, 80);
+  EXPECT_EQ(count_lines(text), 2049);
+  const std::size_t key_at = std::string_view("# zbfs distances: search key ").size();
+  const std::string root = text.substr(key_at, text.find(',') - key_at);
+  EXPECT_NE(text.find("\n" + root + " 0\n"), std::string::npos) << "the root is at distance 0";
+  EXPECT_NE(text.find(" -1\n"), std::string::npos) << "a scale-11 graph has unreached vertices";
+  // Binary: the header, then (u64 vertex, f64 distance) per vertex.
+  const std::string bin = slurp(path("zbfs_db.bin"));
+  ASSERT_EQ(bin.size(), 32U + 2048U * 16U);
+  EXPECT_EQ(bin.substr(0, 8), "ZBFSBFSR");
+  EXPECT_EQ(static_cast<unsigned char>(bin[12]), 3);
+  for (const char* name : {"zbfs_d1.txt", "zbfs_d3.txt", "zbfs_dw.txt", "zbfs_db.bin"}) std::filesystem::remove(path(name));
+}
+
+TEST(CliErrors, SsspOptions) {
+  expect_usage_error("run --kernels dfs", "--kernels must be bfs, sssp or bfs,sssp");
+  expect_usage_error("run --kernels bfs,bfs", "--kernels");
+  expect_usage_error("run --delta 0.1", "--delta sets SSSP's bucket width");
+  expect_usage_error("run --kernels sssp --delta 0", "--delta must be a positive number");
+  expect_usage_error("run --kernels sssp --delta -2", "--delta must be a positive number");
+  expect_usage_error("run --write-distances d.txt", "--write-distances writes an SSSP tree's distances");
+  expect_usage_error("run --kernels sssp -p 1d", "runs on one process so far");
+  expect_usage_error("run --kernels sssp --adjacency compressed", "--kernels sssp reads plain lists");
+  expect_usage_error("run --kernels sssp --backend cuda-host", "--kernels sssp runs on the CPU backend");
 }
 
 // --prune: the same trees' edges and depths as the whole-graph search, an attach step last.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <vector>
@@ -166,16 +167,17 @@ TEST(DeltaStepping, MatchesDijkstraAndPassesTheValidator) {
   std::vector<float> distance(n);
   for (const int threads : {1, 4}) {
     omp_set_num_threads(threads);
-    DeltaStepping sssp(g, lw.span());
-    EXPECT_GT(sssp.default_delta(), 0.0);
-    for (const std::uint64_t root : {std::uint64_t{0}, std::uint64_t{17}, std::uint64_t{1000}}) {
-      if (g.degree(g.internal_id(root)) == 0) continue;
-      const std::vector<float> truth = reference_sssp_distances(n, edges, list.weights, root);
-      for (const double delta : {0.001, sssp.default_delta(), 0.3, 100.0}) {
-        const SsspStats stats = sssp.run(root, delta, parent, distance);
+    for (const std::optional<double> delta : {std::optional<double>(0.001), std::optional<double>(),
+                                              std::optional<double>(0.3), std::optional<double>(100.0)}) {
+      DeltaStepping sssp(g, lw.span(), delta);
+      EXPECT_GT(sssp.delta(), 0.0);
+      for (const std::uint64_t root : {std::uint64_t{0}, std::uint64_t{17}, std::uint64_t{1000}}) {
+        if (g.degree(g.internal_id(root)) == 0) continue;
+        const std::vector<float> truth = reference_sssp_distances(n, edges, list.weights, root);
+        const SsspStats stats = sssp.run(root, parent, distance);
         std::uint64_t reached = 0;
         for (std::uint64_t v = 0; v < n; ++v) {
-          ASSERT_EQ(distance[v], truth[v]) << "vertex " << v << " root " << root << " delta " << delta;
+          ASSERT_EQ(distance[v], truth[v]) << "vertex " << v << " root " << root << " delta " << sssp.delta();
           reached += truth[v] != kInf ? 1 : 0;
         }
         EXPECT_EQ(stats.reached_vertices, reached);
@@ -207,9 +209,9 @@ TEST(DeltaStepping, ZeroWeightsMakeNoCycles) {
   std::vector<float> distance(64);
   for (const int threads : {1, 3}) {
     omp_set_num_threads(threads);
-    DeltaStepping sssp(g, lw.span());
+    DeltaStepping sssp(g, lw.span(), 0.5);
     for (std::uint64_t root = 0; root < 64; root += 9) {
-      sssp.run(root, 0.5, parent, distance);
+      sssp.run(root, parent, distance);
       const ValidationReport report = validate_sssp_tree(in, root, parent, distance);
       EXPECT_TRUE(report.ok()) << report.messages.front();
       EXPECT_EQ(std::vector<float>(distance), reference_sssp_distances(64, edges, w, root));

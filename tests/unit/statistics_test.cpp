@@ -57,11 +57,12 @@ ResultBlock sample_block() {
   b.num_searches = 64;
   b.generation_time_s = 0.348317;
   b.construction_time_s = 0.0818638;
-  b.bfs_time_s = {0.011379, 0.0139655, 0.015635, 0.0180487, 0.0238177, 0.0162357, 0.00298008};
+  b.bfs.emplace();
+  b.bfs->time_s = {0.011379, 0.0139655, 0.015635, 0.0180487, 0.0238177, 0.0162357, 0.00298008};
   b.nedge = {1048079, 1048079, 1048079, 1048079, 1048079, 1048079, 0};
-  b.teps = {4.40042e+07, 5.80696e+07, 6.70343e+07, 7.50479e+07, 9.21067e+07, 6.45541e+07, 1.49283e+06};
+  b.bfs->teps = {4.40042e+07, 5.80696e+07, 6.70343e+07, 7.50479e+07, 9.21067e+07, 6.45541e+07, 1.49283e+06};
   b.validated = true;
-  b.validate_time_s = {0.0296526, 0.0336922, 0.0364761, 0.0424962, 0.0503994, 0.0380145, 0.00575617};
+  b.bfs->validate_time_s = {0.0296526, 0.0336922, 0.0364761, 0.0424962, 0.0503994, 0.0380145, 0.00575617};
   return b;
 }
 
@@ -120,6 +121,34 @@ TEST(ResultBlock, WithoutValidationPrintsMinusOne) {
   const std::vector<std::string> lines = lines_of(format_result_block(b));
   EXPECT_EQ(lines[27], "bfs  min_validate:              -1");
   EXPECT_EQ(lines[33], "bfs  stddev_validate:           0");
+}
+
+// Both kernels: graph500_reference_bfs_sssp's block (its main.c under SSSP), each sssp
+// group after the bfs one: times, nedge, TEPS, validation times.
+TEST(ResultBlock, BothKernelsFollowTheReferenceBfsSsspOrder) {
+  ResultBlock b = sample_block();
+  b.sssp = b.bfs;
+  b.sssp->teps.harmonic_mean = 1.5e7;
+  const std::vector<std::string> lines = lines_of(format_result_block(b));
+  ASSERT_EQ(lines.size(), 55U);
+  EXPECT_EQ(lines[6], "bfs  min_time:                  0.011379");
+  EXPECT_EQ(lines[13], "sssp min_time:                  0.011379");
+  EXPECT_EQ(lines[19], "sssp stddev_time:               0.00298008");
+  EXPECT_EQ(lines[20], "min_nedge:                      1048079");
+  EXPECT_EQ(lines[32], "bfs  harmonic_mean_TEPS:     !  6.45541e+07");
+  EXPECT_EQ(lines[34], "sssp min_TEPS:                  4.40042e+07");
+  EXPECT_EQ(lines[39], "sssp harmonic_mean_TEPS:     !  1.5e+07");
+  EXPECT_EQ(lines[40], "sssp harmonic_stddev_TEPS:      1.49283e+06");
+  EXPECT_EQ(lines[41], "bfs  min_validate:              0.0296526");
+  EXPECT_EQ(lines[48], "sssp min_validate:              0.0296526");
+  EXPECT_EQ(lines[54], "sssp stddev_validate:           0.00575617");
+  for (const std::string& line : lines) EXPECT_EQ(line.find_first_not_of(' ', 32), 32U) << line;
+  // SSSP alone: the same block without its bfs lines.
+  b.bfs.reset();
+  const std::vector<std::string> alone = lines_of(format_result_block(b));
+  ASSERT_EQ(alone.size(), 34U);
+  EXPECT_EQ(alone[6], "sssp min_time:                  0.011379");
+  EXPECT_EQ(alone[25], "sssp harmonic_mean_TEPS:     !  1.5e+07");
 }
 
 }  // namespace

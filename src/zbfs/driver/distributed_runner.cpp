@@ -389,7 +389,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     }
     search.phases = summarize_over_ranks(world, metrics.since(before));
   };
-  run_search_loop(config, roots, backend, progress, result);
+  run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   const TransportStats transport = exchanger.transport_stats();
   std::uint64_t windows[2] = {transport.window_bytes, transport.window_growths};
   world.allreduce(std::span<std::uint64_t>(windows), ReduceOp::kMax);
@@ -489,7 +489,9 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
 }
 
 RunResult run_shared_benchmark(const RunConfig& config) {
-  if (!config.input && config.write_levels.empty() && config.write_parents.empty()) return run_benchmark(config);
+  if (!config.input && config.write_levels.empty() && config.write_parents.empty() && config.write_distances.empty()) {
+    return run_benchmark(config);
+  }
   validate_config(config, world_size());
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const Communicator world = Communicator::world();
@@ -516,7 +518,13 @@ RunResult run_shared_benchmark(const RunConfig& config) {
     write_results(
         config, grid, ids, root, parent, [&] { return levels_from_parents(parent, root); }, progress);
   };
-  return run_benchmark(config, std::move(loaded), write);
+  const FirstDistancesHook write_distances = [&](std::uint64_t root, std::span<const std::int64_t>,
+                                                 std::span<const float> distance) {
+    if (config.write_distances.empty()) return;
+    progress.phase("writing the distances of search key " + std::to_string(root) + " to " + config.write_distances);
+    write_distance_output(grid, ids, config.write_distances, config.write_format, root, distance);
+  };
+  return run_benchmark(config, std::move(loaded), write, write_distances);
 }
 
 }  // namespace zbfs

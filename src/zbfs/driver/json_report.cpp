@@ -134,6 +134,40 @@ nlohmann::json to_json(const SearchResult& s) {
   return j;
 }
 
+nlohmann::json sssp_to_json(const SearchResult& s) {
+  const SsspStats& k = s.sssp;
+  nlohmann::json j = {{"root", s.root},
+                      {"time_s", s.time_s},
+                      {"traversed_edges", s.traversed_edges},
+                      {"teps", s.teps},
+                      {"reached_vertices", s.reached_vertices},
+                      {"delta", k.delta},
+                      {"buckets", k.buckets},
+                      {"light_rounds", k.light_rounds},
+                      {"light_edges", k.light_edges},
+                      {"heavy_edges", k.heavy_edges},
+                      {"improvements", k.improvements},
+                      {"phases_s", {{"light", k.light_time_s}, {"heavy", k.heavy_time_s}, {"export", k.export_time_s}}},
+                      {"phases", to_json(s.phases)}};
+  if (s.validated) j["validate_time_s"] = s.validate_time_s;
+  return j;
+}
+
+// One kernel's statistics in the summary (null when it did not run).
+nlohmann::json kernel_summary_json(const std::optional<KernelStatistics>& k, bool validated) {
+  if (!k) return nullptr;
+  return {{"time_s", to_json(k->time_s)},
+          {"teps",
+           {{"min", k->teps.min},
+            {"firstquartile", k->teps.first_quartile},
+            {"median", k->teps.median},
+            {"thirdquartile", k->teps.third_quartile},
+            {"max", k->teps.max},
+            {"harmonic_mean", k->teps.harmonic_mean},
+            {"harmonic_stddev", k->teps.harmonic_stddev}}},
+          {"validate_time_s", validated ? to_json(k->validate_time_s) : nlohmann::json(nullptr)}};
+}
+
 std::string host_name() {
   std::array<char, 256> name{};
   if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
@@ -187,7 +221,10 @@ nlohmann::json to_json(const RunResult& r) {
   const RunConfig& c = r.config;
   nlohmann::json searches = nlohmann::json::array();
   for (const SearchResult& s : r.searches) searches.push_back(to_json(s));
+  nlohmann::json sssp_searches = nlohmann::json::array();
+  for (const SearchResult& s : r.sssp_searches) sssp_searches.push_back(sssp_to_json(s));
   const ResultBlock& b = r.result_block;
+  const nlohmann::json bfs = kernel_summary_json(b.bfs, b.validated);
   return {
       {"schema", "zbfs.run"},
       {"schema_version", kRunSchemaVersion},
@@ -200,6 +237,8 @@ nlohmann::json to_json(const RunResult& r) {
         {"edgefactor", c.edgefactor},
         {"seed", c.seed},
         {"roots", c.num_roots},
+        {"kernels", to_string(c.kernels)},
+        {"delta", c.delta ? nlohmann::json(*c.delta) : nlohmann::json(nullptr)},
         {"direction", std::string(to_string(c.bfs.direction))},
         {"alpha", c.bfs.alpha},
         {"beta", c.bfs.beta},
@@ -237,6 +276,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"generation_time_s", r.generation_time_s},
       {"construction_time_s", r.construction_time_s},
       {"searches", searches},
+      {"sssp_searches", sssp_searches},
       {"phases", to_json(r.phases)},
       {"traffic", traffic_json(r.phases)},
       {"network", network_json(r)},
@@ -245,18 +285,12 @@ nlohmann::json to_json(const RunResult& r) {
                           ? nlohmann::json(nullptr)
                           : nlohmann::json{{"bytes_max", r.rma_window_bytes}, {"growths_max", r.rma_window_growths}}},
       {"summary",
-       {{"bfs_time_s", to_json(b.bfs_time_s)},
+       {{"bfs_time_s", bfs.is_null() ? bfs : bfs["time_s"]},
         {"nedge", to_json(b.nedge)},
-        {"teps",
-         {{"min", b.teps.min},
-          {"firstquartile", b.teps.first_quartile},
-          {"median", b.teps.median},
-          {"thirdquartile", b.teps.third_quartile},
-          {"max", b.teps.max},
-          {"harmonic_mean", b.teps.harmonic_mean},
-          {"harmonic_stddev", b.teps.harmonic_stddev}}},
-        {"validate_time_s", b.validated ? to_json(b.validate_time_s) : nlohmann::json(nullptr)},
-        {"small_component_keys", count_small_component_keys(r.searches)}}},
+        {"teps", bfs.is_null() ? bfs : bfs["teps"]},
+        {"validate_time_s", bfs.is_null() ? bfs : bfs["validate_time_s"]},
+        {"small_component_keys", count_small_component_keys(b.bfs ? r.searches : r.sssp_searches)},
+        {"sssp", kernel_summary_json(b.sssp, b.validated)}}},
   };
 }
 

@@ -37,18 +37,28 @@ std::string format_result_block(const ResultBlock& b) {
   line(out, "graph_generation:", b.generation_time_s);
   out += fmt::sprintf("%-32s%d\n", "num_mpi_processes:", b.num_processes);
   line(out, "construction_time:", b.construction_time_s);
-  statistics_lines(out, "bfs  ", "time", b.bfs_time_s);
+  // The kernels' groups in the reference's order: times, nedge, TEPS, validation times.
+  const auto each = [&](const auto& print) {
+    if (b.bfs) print("bfs  ", *b.bfs);
+    if (b.sssp) print("sssp ", *b.sssp);
+  };
+  each([&](const char* prefix, const KernelStatistics& k) { statistics_lines(out, prefix, "time", k.time_s); });
   statistics_lines(out, "", "nedge", b.nedge, "%.11g");
-  line(out, "bfs  min_TEPS:", b.teps.min);
-  line(out, "bfs  firstquartile_TEPS:", b.teps.first_quartile);
-  line(out, "bfs  median_TEPS:", b.teps.median);
-  line(out, "bfs  thirdquartile_TEPS:", b.teps.third_quartile);
-  line(out, "bfs  max_TEPS:", b.teps.max);
-  out += fmt::sprintf("bfs  harmonic_mean_TEPS:     !  %g\n", b.teps.harmonic_mean);
-  line(out, "bfs  harmonic_stddev_TEPS:", b.teps.harmonic_stddev);
-  SummaryStatistics validate = b.validate_time_s;
-  if (!b.validated) validate = {-1, -1, -1, -1, -1, -1, 0};
-  statistics_lines(out, "bfs  ", "validate", validate);
+  each([&](const char* prefix, const KernelStatistics& k) {
+    const auto key = [&](const char* stat) { return fmt::format("{}{}_TEPS:", prefix, stat); };
+    line(out, key("min").c_str(), k.teps.min);
+    line(out, key("firstquartile").c_str(), k.teps.first_quartile);
+    line(out, key("median").c_str(), k.teps.median);
+    line(out, key("thirdquartile").c_str(), k.teps.third_quartile);
+    line(out, key("max").c_str(), k.teps.max);
+    out += fmt::sprintf("%sharmonic_mean_TEPS:     !  %g\n", prefix, k.teps.harmonic_mean);
+    line(out, key("harmonic_stddev").c_str(), k.teps.harmonic_stddev);
+  });
+  each([&](const char* prefix, const KernelStatistics& k) {
+    SummaryStatistics validate = k.validate_time_s;
+    if (!b.validated) validate = {-1, -1, -1, -1, -1, -1, 0};
+    statistics_lines(out, prefix, "validate", validate);
+  });
   return out;
 }
 

@@ -3,12 +3,23 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "zbfs/driver/statistics.hpp"
 
 namespace zbfs {
 
+// One kernel's lines: its search times, TEPS and validation times.
+struct KernelStatistics {
+  SummaryStatistics time_s;
+  TepsStatistics teps;
+  SummaryStatistics validate_time_s;
+};
+
+// A kernel that did not run has no lines: BFS alone prints graph500_reference_bfs's block,
+// both print graph500_reference_bfs_sssp's (each SSSP group after the BFS one), SSSP
+// alone prints the latter without its bfs lines.
 struct ResultBlock {
   int scale = 0;
   std::uint64_t edgefactor = 0;
@@ -16,12 +27,11 @@ struct ResultBlock {
   double generation_time_s = 0;
   int num_processes = 1;
   double construction_time_s = 0;
-  SummaryStatistics bfs_time_s;
+  std::optional<KernelStatistics> bfs;
+  std::optional<KernelStatistics> sssp;
   SummaryStatistics nedge;
-  TepsStatistics teps;
   // Without validation the reference prints -1 for every validation statistic.
   bool validated = false;
-  SummaryStatistics validate_time_s;
 };
 
 std::string format_result_block(const ResultBlock& block);

@@ -14,9 +14,30 @@
 #include "zbfs/core/wording.hpp"
 #include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/list_weights.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
+#include "zbfs/sssp/delta_stepping.hpp"
 
 namespace zbfs {
+
+std::optional<KernelChoice> parse_kernel_choice(std::string_view text) {
+  KernelChoice out{false, false};
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view name = text.substr(start, comma - start);
+    bool& chosen = name == "bfs" ? out.bfs : out.sssp;
+    if ((name != "bfs" && name != "sssp") || chosen) return std::nullopt;
+    chosen = true;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string to_string(const KernelChoice& kernels) {
+  if (kernels.bfs && kernels.sssp) return "bfs,sssp";
+  return kernels.sssp ? "sssp" : "bfs";
+}
 
 void validate_config(const RunConfig& c, int ranks) {
   if (!c.input) validate_graph_spec(graph_spec(c));  // scale, edgefactor and the family's parameters
@@ -26,6 +47,9 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.edge_list == EdgeListPolicy::kRegenerate && (c.input || c.graph.kind == GraphKind::kRgg)) {
     throw_usage_error(std::string("--edge-list regenerate needs a generator that produces edges by index (") +
                       (c.input ? "a file's list is read once" : "rgg generates whole cells") + "); leave it out");
+  }
+  if (c.adjacency == AdjacencyChoice::kCompressed && c.kernels.sssp) {
+    throw_usage_error("--kernels sssp reads plain lists (their weights sit beside them); leave out --adjacency");
   }
   if (c.adjacency == AdjacencyChoice::kCompressed && !compressed_adjacency_applies(c)) {
     throw_usage_error(
@@ -57,6 +81,24 @@ void validate_config(const RunConfig& c, int ranks) {
       throw_usage_error(flag + " sends ids as they are (--codec none) or as the device's bitpack frames " +
                         "(--codec bitpack)");
     }
+  }
+  if (!c.kernels.bfs && !c.kernels.sssp) throw_usage_error("--kernels must name bfs, sssp or both");
+  if (c.kernels.sssp) {
+    // Kernel 3 runs on one process so far; the distributed kernels and weighted files
+    // come next (issue 39).
+    if (!c.shared_memory) {
+      throw_usage_error("--kernels sssp runs on one process so far: use --partition shared (the default at one rank)");
+    }
+    if (c.input) throw_usage_error("--kernels sssp runs on generated graphs so far (their tuples carry weights)");
+    if (c.backend != Backend::kCpu) throw_usage_error("--kernels sssp runs on the CPU backend");
+    if (graph_vertices(graph_spec(c)) > 0xffffffffULL) {
+      throw_usage_error("--kernels sssp numbers vertices in 32 bits: fewer than 2^32 vertices (scale 31 at most)");
+    }
+  }
+  if (c.delta && (!(*c.delta > 0) || !std::isfinite(*c.delta))) throw_usage_error("--delta must be a positive number");
+  if (c.delta && !c.kernels.sssp) throw_usage_error("--delta sets SSSP's bucket width: add --kernels sssp");
+  if (!c.write_distances.empty() && !c.kernels.sssp) {
+    throw_usage_error("--write-distances writes an SSSP tree's distances: add --kernels sssp");
   }
   if (c.gpus_per_node && *c.gpus_per_node < 1) throw_usage_error("--gpus-per-node must be at least 1");
   if (c.gpus_per_node && c.backend != Backend::kCuda) throw_usage_error("--gpus-per-node needs --backend cuda");
@@ -201,7 +243,9 @@ const char* to_string(AdjacencyChoice choice) {
   return "?";
 }
 
-bool compressed_adjacency_applies(const RunConfig& c) { return c.backend == Backend::kCpu && !c.prune; }
+bool compressed_adjacency_applies(const RunConfig& c) {
+  return c.backend == Backend::kCpu && !c.prune && !c.kernels.sssp;
+}
 
 MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> available) {
   const GraphSpec spec = graph_spec(c);
@@ -250,6 +294,11 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
+  // SSSP: the kept list's weights, the lists' weights (at most two entries a tuple), the
+  // kernel's workspace, its tree and distances, and the validator's second bitmap.
+  const std::uint64_t sssp = !c.kernels.sssp ? 0
+                                             : (edge_list_kept ? 4 * m : 0) + list_weight_bytes(2 * m) +
+                                                   DeltaStepping::workspace_bytes(n, 2 * m) + 12 * n + (c.validate ? n / 8 : 0);
   if (compressed) {
     // The build's peak (its last pass) is over before the search's workspace is made.
     const bool skewed = !c.input && (c.graph.kind == GraphKind::kKronecker || c.graph.kind == GraphKind::kRmat);
@@ -270,7 +319,7 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
   // cuda-host keeps the device backend's copy of the graph in host memory.
   const std::uint64_t device_copy =
       c.backend == Backend::kCudaHost ? cuda_backend::DeviceBfs::memory_bytes(n, 2 * m) : 0;
-  return edges + graph + bfs + forest + validation + device_copy + kBaseline;
+  return edges + graph + bfs + forest + validation + device_copy + sssp + kBaseline;
 }
 
 }  // namespace zbfs

@@ -47,6 +47,20 @@ enum class AdjacencyChoice { kAuto, kPlain, kCompressed };
 [[nodiscard]] std::optional<AdjacencyChoice> parse_adjacency_choice(std::string_view name);
 [[nodiscard]] const char* to_string(AdjacencyChoice choice);
 
+// --kernels: which of Graph500's ranked kernels run on the graph: BFS (kernel 2, the
+// default, as graph500_reference_bfs), SSSP (kernel 3), or both on the same weighted
+// graph and the same search keys (as graph500_reference_bfs_sssp: every BFS, then every
+// SSSP).
+struct KernelChoice {
+  bool bfs = true;
+  bool sssp = false;
+  [[nodiscard]] bool operator==(const KernelChoice&) const = default;
+};
+
+// "bfs", "sssp", "bfs,sssp" (either order, no repeats); nullopt for anything else.
+[[nodiscard]] std::optional<KernelChoice> parse_kernel_choice(std::string_view text);
+[[nodiscard]] std::string to_string(const KernelChoice& kernels);
+
 struct RunConfig {
   int scale = 16;
   std::uint64_t edgefactor = 16;
@@ -65,6 +79,12 @@ struct RunConfig {
   std::string write_levels;
   std::string write_parents;
   BfsOutputFormat write_format = BfsOutputFormat::kText;
+  // --kernels, and SSSP's settings: --delta (the bucket width; unset: the kernel's default
+  // from the graph's mean weight and degree) and --write-distances (the first SSSP key's
+  // distances, as --write-parents writes parents).
+  KernelChoice kernels;
+  std::optional<double> delta;
+  std::string write_distances;
   BfsOptions bfs;
   // --prune: forest pruning (graph/peeled_forest.hpp, bfs/distributed_forest.hpp): search
   // the 2-core and attach the trees that hang from it afterwards.

@@ -42,6 +42,7 @@ std::vector<NamedFile> run_files(const RunConfig& config) {
   if (config.input) files.push_back({"--input", config.input->path});
   if (!config.write_levels.empty()) files.push_back({"--write-levels", config.write_levels});
   if (!config.write_parents.empty()) files.push_back({"--write-parents", config.write_parents});
+  if (!config.write_distances.empty()) files.push_back({"--write-distances", config.write_distances});
   if (!config.json_path.empty()) files.push_back({"--json", config.json_path});
   return files;
 }
@@ -92,7 +93,8 @@ void check_run_files(const RunConfig& config, const Communicator& world) {
   if (!config.dump_frontiers.empty() && !directory_creatable(config.dump_frontiers, world)) {
     throw_usage_error("cannot create the frontier dump directory '" + config.dump_frontiers + "'");
   }
-  for (const std::string* path : {&config.write_levels, &config.write_parents, &config.json_path}) {
+  for (const std::string* path :
+       {&config.write_levels, &config.write_parents, &config.write_distances, &config.json_path}) {
     if (!path->empty()) require_writable_output(*path, world);
   }
 }

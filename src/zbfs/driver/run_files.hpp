@@ -28,7 +28,7 @@ void refuse_shared_paths(const std::vector<NamedFile>& files, const Communicator
 void require_writable_output(const std::string& path, const Communicator& world);
 
 // All of the above for `zbfs run`: its files (--input, --write-levels, --write-parents,
-// --json) and its frontier dump folder, which is created.
+// --write-distances, --json) and its frontier dump folder, which is created.
 void check_run_files(const RunConfig& config, const Communicator& world);
 
 }  // namespace zbfs

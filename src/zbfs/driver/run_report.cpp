@@ -35,9 +35,16 @@ std::optional<std::string> write_outputs(const RunResult& result) {
     std::fputs(
         format_phase_table(result.phases, result.num_processes, result.network, result.config.codec.name()).c_str(),
         stderr);
-    const std::string keys =
-        describe_search_keys(result.searches, result.result_block.teps.median, result.result_block.teps.harmonic_mean);
-    if (!keys.empty()) std::fprintf(stderr, "zbfs: %s\n", keys.c_str());
+    const ResultBlock& block = result.result_block;
+    if (block.bfs) {
+      const std::string keys = describe_search_keys(result.searches, block.bfs->teps.median, block.bfs->teps.harmonic_mean);
+      if (!keys.empty()) std::fprintf(stderr, "zbfs: %s\n", keys.c_str());
+    }
+    if (block.sssp) {
+      const std::string keys =
+          describe_search_keys(result.sssp_searches, block.sssp->teps.median, block.sssp->teps.harmonic_mean);
+      if (!keys.empty()) std::fprintf(stderr, "zbfs: SSSP: %s\n", keys.c_str());
+    }
     std::fprintf(stderr, "zbfs: peak memory %s per rank\n", format_bytes(result.peak_rss_bytes).c_str());
   }
   return std::nullopt;

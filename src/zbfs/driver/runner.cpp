@@ -24,6 +24,9 @@
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/list_weights.hpp"
+#include "zbfs/sssp/delta_stepping.hpp"
+#include "zbfs/validate/sssp_validator.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
 #include "zbfs/validate/validator.hpp"
 
@@ -78,15 +81,18 @@ Graph build_graph(const InputEdges& input) {
   }
 }
 
-// `edges`: the generated list when it is kept (else empty); `produced`: the generator's
-// list produced again, for the families that can (else nullopt, and the list is kept).
+// `edges`: the generated list when it is kept (else empty), and `tuple_weights` its
+// weights when SSSP runs (else empty); `produced`: the generator's list produced again,
+// with its weights, for the families that can (else nullopt, and the list is kept).
 // `Graph`: Csr<V> or CompressedCsr<V> (--adjacency), which the device backends and
 // pruning do not read (validate_config refuses them together).
 // `given_roots`: --root's keys in the list's ids; `first_tree`: where the first search's
-// tree goes once counted, before it is validated (empty: nowhere).
+// tree goes once counted, before it is validated (empty: nowhere), and `first_distances`
+// the first SSSP's.
 template <class Graph>
-void run_searches(const RunConfig& config, PackedEdgeList edges, const std::optional<InputEdges>& produced,
-                  const std::vector<std::uint64_t>& given_roots, const FirstTreeHook& first_tree,
+void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArray<float>& tuple_weights,
+                  const std::optional<InputEdges>& produced, const std::vector<std::uint64_t>& given_roots,
+                  const FirstTreeHook& first_tree, const FirstDistancesHook& first_distances,
                   const Progress& progress, RunResult& result) {
   using V = typename Graph::Vertex;
   constexpr bool kPlain = std::is_same_v<Graph, Csr<V>>;
@@ -99,16 +105,35 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
   // Kernel 1 does not depend on the tuples' order, so it reads the list produced again in
   // the generator's cheapest order, as the validator does.
   ProductionTimer production;
-  const InputEdges kernel1_input = kept
-                                       ? InputEdges(edges, num_vertices)
-                                       : InputEdges(num_vertices, produced->size(),
-                                                    [&produced, &production](std::uint64_t first, std::span<Edge> out) {
-                                                      const Stopwatch produce;
-                                                      produced->read(first, out);
-                                                      production.add(produce.elapsed_s());
-                                                    });
+  InputEdges kernel1_input = kept ? InputEdges(edges, num_vertices)
+                                  : InputEdges(num_vertices, produced->size(),
+                                               [&produced, &production](std::uint64_t first, std::span<Edge> out) {
+                                                 const Stopwatch produce;
+                                                 produced->read(first, out);
+                                                 production.add(produce.elapsed_s());
+                                               });
+  if (config.kernels.sssp && kept) kernel1_input.attach_weights(tuple_weights.data());
+  if (config.kernels.sssp && !kept) {
+    kernel1_input.attach_weights([&produced, &production](std::uint64_t first, std::span<float> out) {
+      const Stopwatch produce;
+      produced->read_weights(first, out);
+      production.add(produce.elapsed_s());
+    });
+  }
   Stopwatch clock;
   const Graph graph = build_graph<Graph>(kernel1_input);
+  // SSSP's weights beside the lists, and its workspace: kernel 1 too.
+  constexpr bool kWeighted = kPlain && std::is_same_v<V, std::uint32_t>;
+  LargeArray<float> list_weights;
+  std::optional<DeltaStepping> sssp;
+  if constexpr (kWeighted) {
+    if (config.kernels.sssp) {
+      list_weights = build_list_weights(graph, kernel1_input);
+      sssp.emplace(graph, list_weights.span(), config.delta);
+    }
+  } else if (config.kernels.sssp) {
+    throw_usage_error("--kernels sssp takes graphs of fewer than 2^32 vertices on plain lists");
+  }
   // The search's own structures (the peeled forest, hubs, the edgeless bitmap) are part
   // of kernel 1.
   PeeledForest<V> forest;
@@ -135,7 +160,8 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
   result.adjacency_bytes = graph.adjacency_bytes();
   // Without the list, the validator has the generator produce the tuples again (untimed,
   // as the list's reads are).
-  const InputEdges input = kept ? InputEdges(edges, num_vertices) : *produced;
+  InputEdges input = kept ? InputEdges(edges, num_vertices) : *produced;
+  if (config.kernels.sssp && kept) input.attach_weights(tuple_weights.data());
 
   std::uint64_t eligible = 0;
   const auto n = static_cast<std::int64_t>(graph.num_vertices());
@@ -222,12 +248,45 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const std::opti
     }
     search.phases = PhaseBreakdown::of_one_rank(metrics);
   };
-  run_search_loop(config, roots, backend, progress, result);
+  if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   if (device) {
     const HostDeviceTraffic total = device->traffic();
     result.device->searches = {total.to_device - result.device->construction.to_device,
                                total.to_host - result.device->construction.to_host};
   }
+  if (!sssp) return;
+
+  // Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
+  LargeArray<std::int64_t> sssp_parent(graph.num_vertices());
+  LargeArray<float> distance(graph.num_vertices());
+  SearchBackend shortest;
+  shortest.search_sssp = [&](std::uint64_t root) {
+    return sssp->run(root, sssp_parent.span(), distance.span());
+  };
+  shortest.count = [&] {
+    const std::span<const std::int64_t> tree(sssp_parent.data(), sssp_parent.size());
+    std::uint64_t reached = 0;
+#pragma omp parallel for reduction(+ : reached)
+    for (std::int64_t v = 0; v < n; ++v) reached += tree[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
+    return TreeCounts{count_traversed_edges(graph, tree), reached};
+  };
+  shortest.validate = [&](std::uint64_t root) {
+    return validate_sssp_tree(input, root, std::span<const std::int64_t>(sssp_parent.data(), sssp_parent.size()),
+                              std::span<const float>(distance.data(), distance.size()));
+  };
+  shortest.after_search = [&](std::size_t index, const SearchResult& search) {
+    if (index == 0 && first_distances) {
+      first_distances(search.root, std::span<const std::int64_t>(sssp_parent.data(), sssp_parent.size()),
+                      std::span<const float>(distance.data(), distance.size()));
+    }
+  };
+  shortest.finish_search = [&](std::size_t, SearchResult& search) {
+    PhaseMetrics metrics;
+    metrics.add_time(Phase::kLocalExpansion, search.time_s);
+    metrics.add_time(Phase::kValidation, search.validate_time_s);
+    search.phases = PhaseBreakdown::of_one_rank(metrics);
+  };
+  run_search_loop(config, SearchKernel::kSssp, roots, shortest, progress, result.sssp_searches);
 }
 
 }  // namespace
@@ -238,23 +297,37 @@ ResultBlock make_result_block(const RunResult& r) {
   // its tuples per vertex, rounded (for Kronecker both are the configured ones).
   b.scale = vertex_bits_for(r.num_vertices);
   b.edgefactor = r.num_vertices == 0 ? 0 : (r.num_input_edges + r.num_vertices / 2) / r.num_vertices;
-  b.num_searches = r.searches.size();
   b.generation_time_s = r.generation_time_s;
   b.num_processes = r.num_processes;
   b.construction_time_s = r.construction_time_s;
-  std::vector<double> times;
-  std::vector<double> edges;
-  std::vector<double> validate_times;
-  for (const SearchResult& s : r.searches) {
-    times.push_back(s.time_s);
-    edges.push_back(static_cast<double>(s.traversed_edges));
-    validate_times.push_back(s.validate_time_s);
-  }
-  b.bfs_time_s = summarize(times);
-  b.nedge = summarize(edges);
-  b.teps = summarize_teps(edges, times);
   b.validated = r.config.validate;
-  b.validate_time_s = summarize(validate_times);
+  const auto kernel = [](const std::vector<SearchResult>& searches, KernelStatistics& out,
+                         SummaryStatistics& nedge) {
+    std::vector<double> times;
+    std::vector<double> edges;
+    std::vector<double> validate_times;
+    for (const SearchResult& s : searches) {
+      times.push_back(s.time_s);
+      edges.push_back(static_cast<double>(s.traversed_edges));
+      validate_times.push_back(s.validate_time_s);
+    }
+    out.time_s = summarize(times);
+    out.teps = summarize_teps(edges, times);
+    out.validate_time_s = summarize(validate_times);
+    nedge = summarize(edges);
+  };
+  // Both kernels search the same keys and count the same edges; the block's nedge lines
+  // are the BFS's when it ran.
+  if (r.config.kernels.sssp) {
+    b.num_searches = r.sssp_searches.size();
+    b.sssp.emplace();
+    kernel(r.sssp_searches, *b.sssp, b.nedge);
+  }
+  if (r.config.kernels.bfs) {
+    b.num_searches = r.searches.size();
+    b.bfs.emplace();
+    kernel(r.searches, *b.bfs, b.nedge);
+  }
   return b;
 }
 
@@ -265,7 +338,8 @@ RunResult run_benchmark(const RunConfig& config) {
   return run_benchmark(config, std::nullopt, {});
 }
 
-RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> loaded, const FirstTreeHook& first_tree) {
+RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> loaded, const FirstTreeHook& first_tree,
+                        const FirstDistancesHook& first_distances) {
   validate_config(config);
   if (config.threads > 0) omp_set_num_threads(config.threads);
   check_openmp_threads(static_cast<std::uint64_t>(omp_get_max_threads()));
@@ -275,6 +349,7 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
 
   const Progress progress(!config.quiet);
   PackedEdgeList edges;
+  LargeArray<float> tuple_weights;  // the kept list's, for SSSP
   std::optional<InputEdges> produced;
   std::vector<std::uint64_t> roots = config.roots;
   if (loaded) {
@@ -294,6 +369,7 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
                      (result.threads == 1 ? " thread)" : " threads)"));
       const Stopwatch clock;
       edges = generate_graph_slice(spec, 0, 1);
+      if (config.kernels.sssp) tuple_weights = generate_weight_slice(spec, 0, 1, edges);
       result.generation_time_s = clock.elapsed_s();
       result.num_input_edges = edges.size();
     } else {
@@ -303,7 +379,8 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
 
   result.vertex_id_bits = result.num_vertices - 1 <= 0xffffffffULL ? 32 : 64;
   const auto search = [&]<class Graph>() {
-    run_searches<Graph>(config, std::move(edges), produced, roots, first_tree, progress, result);
+    run_searches<Graph>(config, std::move(edges), tuple_weights, produced, roots, first_tree, first_distances, progress,
+                        result);
   };
   if (result.vertex_id_bits == 32) {
     if (result.adjacency_compressed) {
@@ -320,6 +397,10 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
   PhaseMetrics totals;
   totals.add_time(Phase::kGeneration, result.generation_time_s);
   totals.add_time(Phase::kConstruction, result.construction_time_s);
+  for (const SearchResult& s : result.sssp_searches) {
+    totals.add_time(Phase::kLocalExpansion, s.time_s);
+    totals.add_time(Phase::kValidation, s.validate_time_s);
+  }
   for (const SearchResult& s : result.searches) {
     totals.add_time(Phase::kLocalExpansion, s.time_s);
     totals.add_time(Phase::kValidation, s.validate_time_s);

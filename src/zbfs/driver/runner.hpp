@@ -17,6 +17,7 @@
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/run_config.hpp"
 #include "zbfs/metrics/phase_breakdown.hpp"
+#include "zbfs/sssp/sssp_stats.hpp"
 
 namespace zbfs {
 
@@ -26,7 +27,8 @@ struct SearchResult {
   std::uint64_t traversed_edges = 0;
   double teps = 0;
   std::uint64_t reached_vertices = 0;
-  BfsStats stats;
+  BfsStats stats;   // a BFS's
+  SsspStats sssp;   // an SSSP's
   bool validated = false;
   double validate_time_s = 0;
   PhaseBreakdown phases;  // the search and its validation, over ranks
@@ -69,8 +71,9 @@ struct RunResult {
   std::uint64_t adjacency_bytes = 0;
   double generation_time_s = 0;
   double construction_time_s = 0;
-  std::vector<SearchResult> searches;
-  PhaseBreakdown phases;  // the whole run, over ranks
+  std::vector<SearchResult> searches;       // BFS (--kernels bfs)
+  std::vector<SearchResult> sssp_searches;  // SSSP (--kernels sssp), the same keys
+  PhaseBreakdown phases;                    // the whole run, over ranks
   ResultBlock result_block;
   NetworkModel network;                             // the model that priced the traffic
   std::optional<NetworkMeasurement> network_probe;  // --network measure
@@ -99,10 +102,15 @@ struct LoadedEdges {
 // is counted, before it is validated (as the distributed runner writes its files): where
 // --write-levels and --write-parents write from.
 using FirstTreeHook = std::function<void(std::uint64_t root, std::span<const std::int64_t> parent)>;
+// The same for the first SSSP's tree and distances (+infinity unreached), in the input's
+// ids: where --write-distances writes from.
+using FirstDistancesHook =
+    std::function<void(std::uint64_t root, std::span<const std::int64_t> parent, std::span<const float> distance)>;
 
 // The same run over `loaded` when given (else the generated graph), calling `first_tree`
-// (when set) with the first search's tree.
-RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> loaded, const FirstTreeHook& first_tree);
+// (when set) with the first BFS's tree and `first_distances` with the first SSSP's.
+RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> loaded, const FirstTreeHook& first_tree,
+                        const FirstDistancesHook& first_distances = {});
 
 // The official result block's statistics over a run's searches.
 ResultBlock make_result_block(const RunResult& result);

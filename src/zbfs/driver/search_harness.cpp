@@ -15,8 +15,8 @@ namespace {
 
 // A tree the validator refused, or whose traversed edges it counts differently: the
 // benchmark's result would be wrong, so the run ends (exit status 3).
-void require_valid(const ValidationReport& report, const SearchResult& search) {
-  const std::string key = "validation failed for search key " + std::to_string(search.root);
+void require_valid(const ValidationReport& report, const SearchResult& search, const char* kernel) {
+  const std::string key = std::string(kernel) + " validation failed for search key " + std::to_string(search.root);
   if (!report.ok()) {
     throw Error(ExitCode::kValidationFailed,
                 key + " (" + std::to_string(report.error_count) + " errors): " + report.messages.front(),
@@ -24,7 +24,7 @@ void require_valid(const ValidationReport& report, const SearchResult& search) {
   }
   if (report.traversed_edges != search.traversed_edges) {
     throw Error(ExitCode::kValidationFailed,
-                key + ": the BFS counted " + std::to_string(search.traversed_edges) +
+                key + ": the search counted " + std::to_string(search.traversed_edges) +
                     " traversed edges, the edge list has " + std::to_string(report.traversed_edges),
                 ErrorScope::kAllRanks);
   }
@@ -32,8 +32,9 @@ void require_valid(const ValidationReport& report, const SearchResult& search) {
 
 }  // namespace
 
-void run_search_loop(const RunConfig& config, const std::vector<std::uint64_t>& roots, const SearchBackend& backend,
-                     const Progress& progress, RunResult& result) {
+void run_search_loop(const RunConfig& config, SearchKernel kernel, const std::vector<std::uint64_t>& roots,
+                     const SearchBackend& backend, const Progress& progress, std::vector<SearchResult>& searches) {
+  const char* name = kernel == SearchKernel::kBfs ? "BFS" : "SSSP";
   Stopwatch clock;
   for (std::size_t i = 0; i < roots.size(); ++i) {
     if (i == 0) fail_if_injected(config, backend.rank);
@@ -42,7 +43,11 @@ void run_search_loop(const RunConfig& config, const std::vector<std::uint64_t>& 
     search.root = roots[i];
     backend.synchronize();
     clock.restart();
-    search.stats = backend.search(search.root);
+    if (kernel == SearchKernel::kBfs) {
+      search.stats = backend.search(search.root);
+    } else {
+      search.sssp = backend.search_sssp(search.root);
+    }
     search.time_s = backend.slowest(clock.elapsed_s());
     const TreeCounts counts = backend.count();
     search.traversed_edges = counts.traversed_edges;
@@ -55,11 +60,11 @@ void run_search_loop(const RunConfig& config, const std::vector<std::uint64_t>& 
       const ValidationReport report = backend.validate(search.root);
       search.validate_time_s = backend.slowest(clock.elapsed_s());
       search.validated = true;
-      require_valid(report, search);
+      require_valid(report, search, name);
     }
     backend.finish_search(i, search);
-    result.searches.push_back(std::move(search));
-    progress.count("BFS", i + 1, roots.size());
+    searches.push_back(std::move(search));
+    progress.count(name, i + 1, roots.size());
   }
 }
 

@@ -28,10 +28,15 @@ struct TreeCounts {
   std::uint64_t reached_vertices = 0;
 };
 
+// Which kernel a loop runs: BFS (Graph500's kernel 2) or SSSP (kernel 3).
+enum class SearchKernel { kBfs, kSssp };
+
 struct SearchBackend {
   int rank = 0;  // this process's rank (--fail-on-rank)
   // Kernel 2 from `root`: what is timed.
   std::function<BfsStats(std::uint64_t root)> search;
+  // Kernel 3 from `root` (a loop of SearchKernel::kSssp): what is timed.
+  std::function<SsspStats(std::uint64_t root)> search_sssp;
   std::function<TreeCounts()> count;
   // The Graph500 validator on the tree just built.
   std::function<ValidationReport(std::uint64_t root)> validate;
@@ -47,10 +52,10 @@ struct SearchBackend {
   std::function<void(std::size_t index, SearchResult& search)> finish_search = [](std::size_t, SearchResult&) {};
 };
 
-// Runs every search of `roots` and appends their records to result.searches. Throws
-// Error (exit status 3, on every rank alike) when a tree fails validation.
-void run_search_loop(const RunConfig& config, const std::vector<std::uint64_t>& roots, const SearchBackend& backend,
-                     const Progress& progress, RunResult& result);
+// Runs every search of `roots` with `kernel` and appends their records to `searches`.
+// Throws Error (exit status 3, on every rank alike) when a tree fails validation.
+void run_search_loop(const RunConfig& config, SearchKernel kernel, const std::vector<std::uint64_t>& roots,
+                     const SearchBackend& backend, const Progress& progress, std::vector<SearchResult>& searches);
 
 // Keys whose search reached fewer than 1% of the vertices the largest search reached: a
 // key in a small component (a Kronecker graph has a giant one and many tiny ones). Such

@@ -8,7 +8,7 @@
 
 namespace zbfs {
 
-enum class BfsOutputKind : std::uint32_t { kLevels = 1, kParents = 2 };
+enum class BfsOutputKind : std::uint32_t { kLevels = 1, kParents = 2, kDistances = 3 };
 enum class BfsOutputFormat { kText, kBinary };
 
 [[nodiscard]] std::optional<BfsOutputFormat> parse_bfs_output_format(std::string_view name);

@@ -27,11 +27,13 @@ std::uint64_t load(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(
 
 }  // namespace
 
-DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights)
+DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights, std::optional<double> delta)
     : graph_(graph),
       weights_(weights),
       original_(graph.original_ids()),
+      light_start_(graph.num_vertices() + 1),
       state_(graph.num_vertices()),
+      relaxed_(graph.num_vertices()),
       mark_(graph.num_vertices()),
       threads_(static_cast<std::size_t>(omp_get_max_threads())) {
   const std::uint64_t n = graph.num_vertices();
@@ -41,35 +43,60 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
   if (weights.size() != graph.num_directed_edges()) {
     throw Error(ExitCode::kFailure, "DeltaStepping: the weights do not match the graph's lists");
   }
+  if (delta && (!(*delta > 0) || !std::isfinite(*delta))) {
+    throw Error(ExitCode::kUsage, "--delta must be a positive number");
+  }
   const auto count = static_cast<std::int64_t>(n);
   std::uint64_t with_edges = 0;
-  double weight_sum = 0;
 #pragma omp parallel for reduction(+ : with_edges)
   for (std::int64_t v = 0; v < count; ++v) {
     state_[static_cast<std::uint64_t>(v)] = kUnreached;
+    relaxed_[static_cast<std::uint64_t>(v)] = distance_bits(kUnreached);
     with_edges += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
   }
   const auto entries = static_cast<std::int64_t>(weights.size());
+  double weight_sum = 0;
 #pragma omp parallel for reduction(+ : weight_sum)
   for (std::int64_t k = 0; k < entries; ++k) weight_sum += weights[static_cast<std::size_t>(k)];
-  if (entries > 0 && with_edges > 0) {
+  delta_ = 1.0;
+  if (entries > 0 && with_edges > 0 && weight_sum > 0) {
     const double mean_weight = weight_sum / static_cast<double>(entries);
     const double mean_degree = static_cast<double>(entries) / static_cast<double>(with_edges);
-    default_delta_ = mean_weight > 0 ? kDeltaDegrees * mean_weight / mean_degree : 1.0;
+    delta_ = kDeltaDegrees * mean_weight / mean_degree;
+  }
+  if (delta) delta_ = *delta;
+
+  // The light lists: count, place.
+  const auto light = static_cast<float>(delta_);
+  const std::uint64_t* offsets = graph.offsets();
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t v = 0; v < count; ++v) {
+    std::uint64_t c = 0;
+    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) c += weights[k] < light ? 1 : 0;
+    light_start_[static_cast<std::uint64_t>(v) + 1] = c;
+  }
+  light_start_[0] = 0;
+  for (std::uint64_t v = 0; v < n; ++v) light_start_[v + 1] += light_start_[v];
+  light_ = LargeArray<LightEdge>(light_start_[n]);
+  const Vertex* neighbors = graph.neighbor_data();
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t v = 0; v < count; ++v) {
+    std::uint64_t at = light_start_[static_cast<std::uint64_t>(v)];
+    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
+      if (weights[k] < light) light_[at++] = {neighbors[k], weights[k]};
+    }
   }
 }
 
-SsspStats DeltaStepping::run(std::uint64_t root, double delta, std::span<std::int64_t> parent,
-                             std::span<float> distance) {
+SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance) {
   const std::uint64_t n = graph_.num_vertices();
   if (root >= n || parent.size() != n || distance.size() != n) {
     throw Error(ExitCode::kFailure, "DeltaStepping::run: root or output spans out of range");
   }
-  if (!(delta > 0) || !std::isfinite(delta)) throw Error(ExitCode::kUsage, "--delta must be a positive number");
   SsspStats stats;
-  stats.delta = delta;
-  const auto light = static_cast<float>(delta);  // an edge is light when w < light
-  const double per_bucket = 1.0 / delta;
+  stats.delta = delta_;
+  const auto light = static_cast<float>(delta_);  // an edge is light when w < light
+  const double per_bucket = 1.0 / delta_;
   const auto bucket_of = [per_bucket](float d) {
     // Monotone in d, so a later bucket never holds a shorter distance.
     return static_cast<std::uint64_t>(static_cast<double>(d) * per_bucket);
@@ -78,7 +105,10 @@ SsspStats DeltaStepping::run(std::uint64_t root, double delta, std::span<std::in
   const Vertex* neighbors = graph_.neighbor_data();
   const float* weights = weights_.data();
   std::uint64_t* state = state_.data();
+  std::uint32_t* relaxed = relaxed_.data();
   std::uint32_t* mark = mark_.data();
+  const std::uint64_t* light_start = light_start_.data();
+  const LightEdge* light_edges = light_.data();
 
   const auto r = static_cast<Vertex>(graph_.internal_id(root));
   state[r] = pack(0.0F, r);
@@ -96,9 +126,8 @@ SsspStats DeltaStepping::run(std::uint64_t root, double delta, std::span<std::in
 #pragma omp parallel num_threads(static_cast<int>(threads_.size()))
   {
     ThreadBins& me = threads_[static_cast<std::size_t>(omp_get_thread_num())];
-    const auto relax = [&](Vertex u, float du, std::uint64_t k, std::uint64_t first_bucket) {
-      const Vertex v = neighbors[k];
-      const float dv = du + weights[k];
+    const auto relax = [&](Vertex u, float du, Vertex v, float w, std::uint64_t first_bucket) {
+      const float dv = du + w;
       const std::uint32_t bits = std::bit_cast<std::uint32_t>(dv);
       std::atomic_ref<std::uint64_t> word(state[v]);
       std::uint64_t current = word.load(std::memory_order_relaxed);
@@ -138,19 +167,22 @@ SsspStats DeltaStepping::run(std::uint64_t root, double delta, std::span<std::in
 
     while (!done) {
       // A light round: the frontier's vertices that are still in this bucket relax their
-      // light edges; each joins this pass's settled list once.
+      // light edges, once per distance they reach (a vertex improved twice in a round
+      // comes twice); each joins this pass's settled list once.
 #pragma omp for schedule(dynamic, 64)
       for (std::int64_t i = 0; i < static_cast<std::int64_t>(frontier_size); ++i) {
         const Vertex u = frontier_[static_cast<std::size_t>(i)];
-        const float du = distance_of(load(state[u]));
+        const std::uint32_t bits = distance_bits(load(state[u]));
+        const float du = std::bit_cast<float>(bits);
         if (bucket_of(du) != bucket) continue;
         if (std::atomic_ref<std::uint32_t>(mark[u]).exchange(pass_, std::memory_order_relaxed) != pass_) {
           me.settled.push_back(u);
         }
-        for (std::uint64_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-          if (weights[k] < light) relax(u, du, k, bucket);
+        if (std::atomic_ref<std::uint32_t>(relaxed[u]).exchange(bits, std::memory_order_relaxed) == bits) continue;
+        for (std::uint64_t k = light_start[u]; k < light_start[u + 1]; ++k) {
+          relax(u, du, light_edges[k].to, light_edges[k].weight, bucket);
         }
-        me.light_edges += offsets[u + 1] - offsets[u];
+        me.light_edges += light_start[u + 1] - light_start[u];
       }
       gather();
 #pragma omp master
@@ -167,9 +199,9 @@ SsspStats DeltaStepping::run(std::uint64_t root, double delta, std::span<std::in
       for (const Vertex u : me.settled) {
         const float du = distance_of(load(state[u]));
         for (std::uint64_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-          if (!(weights[k] < light)) relax(u, du, k, bucket);
+          if (!(weights[k] < light)) relax(u, du, neighbors[k], weights[k], bucket);
         }
-        me.heavy_edges += offsets[u + 1] - offsets[u];
+        me.heavy_edges += offsets[u + 1] - offsets[u] - (light_start[u + 1] - light_start[u]);
       }
       me.settled.clear();
 #pragma omp barrier
@@ -218,6 +250,7 @@ SsspStats DeltaStepping::run(std::uint64_t root, double delta, std::span<std::in
     parent[id] = static_cast<std::int64_t>(original_ != nullptr ? original_[p] : p);
     distance[id] = distance_of(word);
     state[v] = kUnreached;
+    relaxed[v] = distance_bits(kUnreached);
     ++reached;
   }
   stats.export_time_s = phase.elapsed_s();

@@ -5,8 +5,12 @@
 // Tentative distances live in buckets of width delta, settled in increasing order. A
 // bucket's vertices relax their light edges (w < delta) in rounds until the bucket stays
 // empty, since those can land in the same bucket; then each vertex the bucket settled
-// relaxes its heavy edges once, which can only land in later buckets. Each thread keeps
-// buckets of its own and the next round's frontier is gathered from them, as GAPBS does.
+// relaxes its heavy edges once, which can only land in later buckets. The light edges are
+// copied out once per graph and delta (a few per vertex: a fraction delta of uniform
+// weights), so that the rounds, which may visit a vertex several times, read only them;
+// the heavy pass reads the graph's own lists. A vertex whose distance a round already
+// relaxed from is not relaxed again until the distance drops. Each thread keeps buckets
+// of its own and the next round's frontier is gathered from them, as GAPBS does.
 //
 // A vertex's distance and parent are one 64-bit word (the distance's float bits above
 // the parent's internal id), changed by compare-and-swap only when the distance strictly
@@ -22,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -35,25 +40,34 @@ class DeltaStepping {
  public:
   using Vertex = std::uint32_t;
 
-  // `weights`: one per directed entry of `graph`, which both must outlive this.
-  DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights);
+  // `weights`: one per directed entry of `graph`, which both must outlive this. `delta`:
+  // the bucket width (> 0), or unset for the default below.
+  DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights, std::optional<double> delta = {});
 
-  // A bucket width for this graph: its mean weight over its mean degree (among vertices
-  // with edges) times kDeltaDegrees, so that a bucket's light edges take a vertex about
-  // that many hops.
+  // The default bucket width: the graph's mean weight over its mean degree (among
+  // vertices with edges) times kDeltaDegrees, so that a vertex has about that many light
+  // edges.
   static constexpr double kDeltaDegrees = 2.0;
-  [[nodiscard]] double default_delta() const { return default_delta_; }
+  [[nodiscard]] double delta() const { return delta_; }
 
   // Searches from `root` (an input id) and writes the tree in the input's ids: parent[root]
   // = root, parent -1 and distance +infinity where unreached. Both spans hold one entry
-  // per vertex. `delta` > 0.
-  SsspStats run(std::uint64_t root, double delta, std::span<std::int64_t> parent, std::span<float> distance);
+  // per vertex.
+  SsspStats run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance);
 
-  // Workspace bytes for a graph of n vertices (memory estimates): the distance-parent
-  // words and the settle marks.
-  static std::uint64_t workspace_bytes(std::uint64_t n) { return n * (8 + 4); }
+  // Workspace bytes for a graph of n vertices and `entries` directed entries (memory
+  // estimates): the distance-parent words, the relaxed distances, the settle marks, and
+  // the light lists (whose size depends on delta: a fifth of the entries is the bound the
+  // estimate takes, ten times the default's share).
+  static std::uint64_t workspace_bytes(std::uint64_t n, std::uint64_t entries) {
+    return n * (8 + 4 + 4 + 8) + entries / 5 * sizeof(LightEdge);
+  }
 
  private:
+  struct LightEdge {
+    Vertex to;
+    float weight;
+  };
   struct alignas(64) ThreadBins {
     std::vector<std::vector<Vertex>> bins;  // vertices by bucket
     std::vector<Vertex> settled;            // this pass's vertices, for their heavy edges
@@ -65,8 +79,13 @@ class DeltaStepping {
   const Csr<Vertex>& graph_;
   std::span<const float> weights_;
   const Vertex* original_;  // internal id -> input id, or nullptr
-  double default_delta_ = 1;
+  double delta_ = 1;
+  // Each vertex's light edges (w < delta_), in list order: light_[light_start_[v] ..].
+  LargeArray<std::uint64_t> light_start_;
+  LargeArray<LightEdge> light_;
   LargeArray<std::uint64_t> state_;  // distance bits << 32 | parent, or kUnreached
+  // The distance bits a light round last relaxed a vertex's light edges from.
+  LargeArray<std::uint32_t> relaxed_;
   LargeArray<std::uint32_t> mark_;   // the pass in which a vertex last joined a settled list
   std::uint32_t pass_ = 0;           // the current pass (one per bucket settled)
   std::vector<ThreadBins> threads_;
