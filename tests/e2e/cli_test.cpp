@@ -277,6 +277,17 @@ TEST(CliSssp, DistancesAreTheSameForEveryThreadCountDeltaAndEdgeList) {
   for (const char* name : {"zbfs_d1.txt", "zbfs_d3.txt", "zbfs_dw.txt", "zbfs_db.bin"}) std::filesystem::remove(path(name));
 }
 
+// Every generator's tuples carry weights (rgg's by their pair, the others' by their draw or
+// position), kept or produced again, and every SSSP tree validates.
+TEST(CliSssp, EveryGeneratorRunsAndValidates) {
+  for (const char* graph : {"--graph rmat", "--graph gnm --vertices 3000", "--graph rgg --vertices 3000",
+                            "--graph kronecker --edge-list regenerate", "--graph gnm --vertices 3000 --edge-list regenerate"}) {
+    const Outcome o = run_zbfs(std::string("run --scale 10 --roots 4 -q --threads 2 --kernels bfs,sssp ") + graph);
+    ASSERT_EQ(o.status, 0) << graph << ": " << o.err;
+    EXPECT_NE(o.out.find("sssp harmonic_mean_TEPS:     !  "), std::string::npos) << graph << ": " << o.out;
+  }
+}
+
 TEST(CliErrors, SsspOptions) {
   expect_usage_error("run --kernels dfs", "--kernels must be bfs, sssp or bfs,sssp");
   expect_usage_error("run --kernels bfs,bfs", "--kernels");
