@@ -141,23 +141,29 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
         }
       }
     };
-    // The next frontier: every thread's vertices in `bucket`.
-    const auto gather = [&] {
+    // Every thread's part(t) (a vector), one after another, into `out`; the whole team
+    // calls it. It starts with a barrier (every part is complete before it is counted)
+    // and ends with one.
+    const auto concatenate = [&](const auto& part, auto& out) {
+#pragma omp barrier
 #pragma omp single
       {
         offset[0] = 0;
-        for (std::size_t t = 0; t < threads_.size(); ++t) {
-          const auto& bins = threads_[t].bins;
-          offset[t + 1] = offset[t] + (bucket < bins.size() ? bins[bucket].size() : 0);
-        }
-        next_frontier_.resize(offset.back());
+        for (std::size_t t = 0; t < threads_.size(); ++t) offset[t + 1] = offset[t] + part(threads_[t]).size();
+        out.resize(offset.back());
       }
-      const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
-      if (bucket < me.bins.size()) {
-        std::copy(me.bins[bucket].begin(), me.bins[bucket].end(), next_frontier_.begin() + static_cast<std::ptrdiff_t>(offset[t]));
-        me.bins[bucket].clear();
-      }
+      auto& mine = part(me);
+      std::copy(mine.begin(), mine.end(),
+                out.begin() + static_cast<std::ptrdiff_t>(offset[static_cast<std::size_t>(omp_get_thread_num())]));
+      mine.clear();
 #pragma omp barrier
+    };
+    std::vector<Vertex> none;
+    // The next frontier: every thread's vertices in `bucket`.
+    const auto gather = [&] {
+      concatenate(
+          [&](ThreadBins& t) -> std::vector<Vertex>& { return bucket < t.bins.size() ? t.bins[bucket] : none; },
+          next_frontier_);
 #pragma omp single
       {
         frontier_.swap(next_frontier_);
@@ -195,16 +201,24 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
       }
       // The bucket is settled: its vertices relax their heavy edges, once, with their
       // final distances. Those land in later buckets (or, by a rounding of d + w, in this
-      // one, which is then settled again in a new pass).
+      // one, which is then settled again in a new pass). Lists are cut into pieces of
+      // kHeavyPiece entries shared out among the threads: a hub's list is most of a
+      // bucket's work on a Kronecker graph.
       for (const Vertex u : me.settled) {
-        const float du = distance_of(load(state[u]));
-        for (std::uint64_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-          if (!(weights[k] < light)) relax(u, du, neighbors[k], weights[k], bucket);
-        }
+        for (std::uint64_t k = offsets[u]; k < offsets[u + 1]; k += kHeavyPiece) me.pieces.push_back({u, k});
         me.heavy_edges += offsets[u + 1] - offsets[u] - (light_start[u + 1] - light_start[u]);
       }
       me.settled.clear();
-#pragma omp barrier
+      concatenate([](ThreadBins& t) -> std::vector<HeavyPiece>& { return t.pieces; }, pieces_);
+#pragma omp for schedule(dynamic, 16)
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(pieces_.size()); ++i) {
+        const HeavyPiece piece = pieces_[static_cast<std::size_t>(i)];
+        const float du = distance_of(load(state[piece.vertex]));
+        const std::uint64_t end = std::min(piece.first + kHeavyPiece, offsets[piece.vertex + 1]);
+        for (std::uint64_t k = piece.first; k < end; ++k) {
+          if (!(weights[k] < light)) relax(piece.vertex, du, neighbors[k], weights[k], bucket);
+        }
+      }
 #pragma omp single
       {
         std::uint64_t next = kNoBucket;

@@ -68,9 +68,16 @@ class DeltaStepping {
     Vertex to;
     float weight;
   };
+  // A settled vertex's list entries [first, first + kHeavyPiece) (or to its end).
+  static constexpr std::uint64_t kHeavyPiece = 256;
+  struct HeavyPiece {
+    Vertex vertex;
+    std::uint64_t first;
+  };
   struct alignas(64) ThreadBins {
     std::vector<std::vector<Vertex>> bins;  // vertices by bucket
     std::vector<Vertex> settled;            // this pass's vertices, for their heavy edges
+    std::vector<HeavyPiece> pieces;         // their lists' pieces
     std::uint64_t light_edges = 0;
     std::uint64_t heavy_edges = 0;
     std::uint64_t improvements = 0;
@@ -91,6 +98,7 @@ class DeltaStepping {
   std::vector<ThreadBins> threads_;
   std::vector<Vertex> frontier_;
   std::vector<Vertex> next_frontier_;
+  std::vector<HeavyPiece> pieces_;  // every thread's, for the heavy pass
 };
 
 }  // namespace zbfs
