@@ -122,6 +122,35 @@ TEST(MemoryEstimate, AdjacencyAutoCompressesOnlyWhenPlainDoesNotFit) {
   EXPECT_FALSE(parse_adjacency_choice("zipped"));
 }
 
+// SSSP adds the weights (the kept list's, the lists'), its workspace and its tree, reads
+// plain lists only, and --kernels parses every spelling of one or both kernels.
+TEST(MemoryEstimate, SsspCountsItsWeightsAndKeepsPlainLists) {
+  RunConfig config;
+  config.scale = 24;
+  config.shared_memory = true;
+  const std::uint64_t bfs_only = estimate_peak_memory_bytes(config, true, false);
+  config.kernels = {true, true};
+  const std::uint64_t both = estimate_peak_memory_bytes(config, true, false);
+  const std::uint64_t n = std::uint64_t{1} << 24;
+  const std::uint64_t m = 16 * n;
+  // At least the tuples' weights and the lists' (4 bytes each), and 24 bytes a vertex.
+  EXPECT_GE(both - bfs_only, 4 * m + 8 * m + 24 * n);
+  EXPECT_LT(estimate_peak_memory_bytes(config, false, false), both);
+  const MemoryPlan plan = plan_memory(config, estimate_peak_memory_bytes(config, false, false) / 2);
+  EXPECT_FALSE(plan.compressed);
+  EXPECT_FALSE(plan.edge_list_kept);
+  EXPECT_EQ(parse_kernel_choice("bfs"), (KernelChoice{true, false}));
+  EXPECT_EQ(parse_kernel_choice("sssp"), (KernelChoice{false, true}));
+  EXPECT_EQ(parse_kernel_choice("sssp,bfs"), (KernelChoice{true, true}));
+  for (const char* bad : {"", "bfs,", ",sssp", "bfs,bfs", "BFS", "bfs sssp", "sssp,bfs,sssp"}) {
+    EXPECT_FALSE(parse_kernel_choice(bad)) << bad;
+  }
+  EXPECT_EQ(to_string(KernelChoice{true, true}), "bfs,sssp");
+  EXPECT_NO_THROW(validate_config(config));
+  config.shared_memory = false;
+  EXPECT_THROW(validate_config(config), Error);
+}
+
 TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
   RunConfig config;
   config.scale = 20;
