@@ -55,6 +55,7 @@ struct TextOptions {
   std::string format;
   std::string write_format = "text";
   std::string kernels = "bfs";
+  std::string weights;
   bool relabel = false;
 };
 
@@ -158,6 +159,11 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "shortest paths over the tuples' weights; one process so far), or bfs,sssp (every BFS, then every "
                  "SSSP, as graph500_reference_bfs_sssp)")
       ->capture_default_str();
+  run.add_option("--weights", text.weights,
+                 "--input with --kernels sssp: the tuples' weights from the file (an edge list's third field, a Matrix "
+                 "Market file's values; the default) or uniform (drawn in [0, 1) from the seed and each tuple's "
+                 "position, as a generated graph's)")
+      ->check(CLI::IsMember({"file", "uniform"}));
   run.add_option("--delta", config.delta,
                  "SSSP's bucket width (delta-stepping; edges lighter than it are relaxed within a bucket); default: "
                  "2 x the mean weight / the mean degree");
@@ -288,6 +294,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   const std::optional<KernelChoice> kernels = parse_kernel_choice(text.kernels);
   if (!kernels) throw_usage_error("--kernels must be bfs, sssp or bfs,sssp, got '" + text.kernels + "'");
   config.kernels = *kernels;
+  if (!text.weights.empty()) config.weights = parse_tuple_weight_source(text.weights);
   config.write_format = *parse_bfs_output_format(text.write_format);
   config.bfs.direction = *parse_direction(text.direction);
   config.validate = !text.no_validate;

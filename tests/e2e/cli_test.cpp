@@ -288,6 +288,52 @@ TEST(CliSssp, EveryGeneratorRunsAndValidates) {
   }
 }
 
+// A file's weights: an edge list's third field or a Matrix Market file's values give the
+// distances worked out by hand; files without weights are refused unless --weights
+// uniform draws them.
+TEST(CliSssp, FilesCarryTheirWeightsOrDrawThem) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto write = [&](const char* name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  // The drawn graph of the unit tests: from 0, distances 0 .5 .75 1.25 .125 .375.
+  const std::string el = write("zbfs_w.el",
+                               "0 1 0.5\n1 2 0.25\n2 3 0.5\n0 4 0.125\n1 5 0.5\n4 5 0.25\n6 7 1\n7 8 1\n"
+                               "8 6 1\n3 3 0\n2 1 0.75\n");
+  const std::string mtx = write("zbfs_w.mtx",
+                                "%%MatrixMarket matrix coordinate real general\n9 9 11\n1 2 0.5\n2 3 0.25\n3 4 0.5\n"
+                                "1 5 0.125\n2 6 0.5\n5 6 0.25\n7 8 1\n8 9 1\n9 7 1\n4 4 0\n3 2 0.75\n");
+  const std::string expected =
+      "# zbfs distances: search key 0, 9 vertices; vertex distance (-1: unreached)\n0 0\n1 0.5\n2 0.75\n3 1.25\n"
+      "4 0.125\n5 0.375\n6 -1\n7 -1\n8 -1\n";
+  const std::string out = (dir / "zbfs_w.d").string();
+  const Outcome from_el = run_zbfs("run -q --kernels bfs,sssp --root 0 --input " + el + " --write-distances " + out);
+  ASSERT_EQ(from_el.status, 0) << from_el.err;
+  EXPECT_EQ(slurp(out), expected);
+  const Outcome from_mtx = run_zbfs("run -q --kernels sssp --root 1 --input " + mtx + " --write-distances " + out);
+  ASSERT_EQ(from_mtx.status, 0) << from_mtx.err;
+  std::string one_based = expected;  // Matrix Market names the same vertices from 1
+  one_based = "# zbfs distances: search key 1, 9 vertices; vertex distance (-1: unreached)\n1 0\n2 0.5\n3 0.75\n"
+              "4 1.25\n5 0.125\n6 0.375\n7 -1\n8 -1\n9 -1\n";
+  EXPECT_EQ(slurp(out), one_based);
+
+  const std::string plain = write("zbfs_nw.el", "0 1\n1 2\n");
+  expect_usage_error("run -q --kernels sssp --input " + plain, "zbfs_nw.el:1: expected a weight");
+  const Outcome uniform = run_zbfs("run -q --kernels sssp --weights uniform --input " + plain);
+  EXPECT_EQ(uniform.status, 0) << uniform.err;
+  expect_usage_error("run -q --kernels sssp --input " + write("zbfs_neg.el", "0 1 0.5\n1 2 -1\n"),
+                     "zbfs_neg.el:2: weight '-1' is negative");
+  expect_usage_error("run -q --kernels sssp --input " + write("zbfs_nan.el", "0 1 nan\n"), "is not a weight");
+  expect_usage_error("run -q --kernels sssp --input " +
+                         write("zbfs_p.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"),
+                     "a pattern Matrix Market file has no values");
+  expect_usage_error("run --weights uniform", "--weights applies to --input");
+  expect_usage_error("run --weights file --input " + el, "--weights gives SSSP its weights");
+  for (const char* name : {"zbfs_w.el", "zbfs_w.mtx", "zbfs_w.d", "zbfs_nw.el", "zbfs_neg.el", "zbfs_nan.el", "zbfs_p.mtx"})
+    std::filesystem::remove(dir / name);
+}
+
 TEST(CliErrors, SsspOptions) {
   expect_usage_error("run --kernels dfs", "--kernels must be bfs, sssp or bfs,sssp");
   expect_usage_error("run --kernels bfs,bfs", "--kernels");

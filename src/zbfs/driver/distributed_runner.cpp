@@ -502,6 +502,7 @@ RunResult run_shared_benchmark(const RunConfig& config) {
   if (config.input) {
     GraphFileSpec spec = *config.input;
     spec.memory_per_rank = memory_per_rank(config, 1);
+    spec.weights = config.kernels.sssp && config.weights.value_or(TupleWeightSource::kFile) == TupleWeightSource::kFile;
     progress.phase(reading_line(spec) + ", " + counted(omp_get_max_threads(), "thread"));
     const Stopwatch clock;
     LoadedGraph graph = read_graph_file(world, spec);
@@ -510,6 +511,7 @@ RunResult run_shared_benchmark(const RunConfig& config) {
     loaded->num_vertices = num_vertices = graph.num_vertices;
     loaded->roots = given_roots(config, world, graph.ids, graph.num_vertices);
     loaded->edges = std::move(graph.slice);
+    loaded->weights = std::move(graph.weights);
     ids = std::move(graph.ids);
   }
   // The ordered writers' grid: this one rank owns every vertex.

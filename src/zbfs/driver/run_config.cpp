@@ -34,6 +34,12 @@ std::optional<KernelChoice> parse_kernel_choice(std::string_view text) {
   return out;
 }
 
+std::optional<TupleWeightSource> parse_tuple_weight_source(std::string_view name) {
+  if (name == "file") return TupleWeightSource::kFile;
+  if (name == "uniform") return TupleWeightSource::kUniform;
+  return std::nullopt;
+}
+
 std::string to_string(const KernelChoice& kernels) {
   if (kernels.bfs && kernels.sssp) return "bfs,sssp";
   return kernels.sssp ? "sssp" : "bfs";
@@ -84,17 +90,19 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (!c.kernels.bfs && !c.kernels.sssp) throw_usage_error("--kernels must name bfs, sssp or both");
   if (c.kernels.sssp) {
-    // Kernel 3 runs on one process so far; the distributed kernels and weighted files
-    // come next (issue 39).
+    // Kernel 3 runs on one process so far; the distributed kernels come next (issue 39).
     if (!c.shared_memory) {
       throw_usage_error("--kernels sssp runs on one process so far: use --partition shared (the default at one rank)");
     }
-    if (c.input) throw_usage_error("--kernels sssp runs on generated graphs so far (their tuples carry weights)");
     if (c.backend != Backend::kCpu) throw_usage_error("--kernels sssp runs on the CPU backend");
     if (graph_vertices(graph_spec(c)) > 0xffffffffULL) {
       throw_usage_error("--kernels sssp numbers vertices in 32 bits: fewer than 2^32 vertices (scale 31 at most)");
     }
   }
+  if (c.weights && !c.input) {
+    throw_usage_error("--weights applies to --input (a generated graph draws its tuples' weights)");
+  }
+  if (c.weights && !c.kernels.sssp) throw_usage_error("--weights gives SSSP its weights: add --kernels sssp");
   if (c.delta && (!(*c.delta > 0) || !std::isfinite(*c.delta))) throw_usage_error("--delta must be a positive number");
   if (c.delta && !c.kernels.sssp) throw_usage_error("--delta sets SSSP's bucket width: add --kernels sssp");
   if (!c.write_distances.empty() && !c.kernels.sssp) {

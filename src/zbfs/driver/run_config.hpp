@@ -61,6 +61,13 @@ struct KernelChoice {
 [[nodiscard]] std::optional<KernelChoice> parse_kernel_choice(std::string_view text);
 [[nodiscard]] std::string to_string(const KernelChoice& kernels);
 
+// --weights: where a file's tuples get their SSSP weights: from the file (an edge list's
+// third field, a Matrix Market file's values), or drawn uniform in [0, 1) from the seed
+// and each tuple's position in the file, as a generated graph's are.
+enum class TupleWeightSource { kFile, kUniform };
+
+[[nodiscard]] std::optional<TupleWeightSource> parse_tuple_weight_source(std::string_view name);
+
 struct RunConfig {
   int scale = 16;
   std::uint64_t edgefactor = 16;
@@ -83,6 +90,7 @@ struct RunConfig {
   // from the graph's mean weight and degree) and --write-distances (the first SSSP key's
   // distances, as --write-parents writes parents).
   KernelChoice kernels;
+  std::optional<TupleWeightSource> weights;  // --input with --kernels sssp; unset: the file's
   std::optional<double> delta;
   std::string write_distances;
   BfsOptions bfs;

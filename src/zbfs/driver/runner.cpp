@@ -20,6 +20,7 @@
 #include "zbfs/core/timer.hpp"
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/driver/search_harness.hpp"
+#include "zbfs/generator/edge_weights.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/compressed_csr_builder.hpp"
@@ -357,6 +358,19 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
     result.num_input_edges = loaded->edges.size();
     check_memory(config, result.num_vertices, result.num_input_edges, result);
     result.generation_time_s = loaded->read_time_s;
+    if (config.kernels.sssp) {
+      // The file's weights, or drawn from the seed and each tuple's place in the file.
+      tuple_weights = LargeArray<float>(loaded->edges.size());
+      const TupleWeights draw(config.seed);
+      const bool own = !loaded->weights.empty();
+      const auto count = static_cast<std::int64_t>(loaded->edges.size());
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const auto at = static_cast<std::size_t>(i);
+        tuple_weights[at] = own ? loaded->weights[at] : draw(at);
+      }
+      std::vector<float>().swap(loaded->weights);
+    }
     edges = std::move(loaded->edges);
     roots = std::move(loaded->roots);
   } else {

@@ -92,6 +92,9 @@ RunResult run_benchmark(const RunConfig& config);
 // for run_benchmark below.
 struct LoadedEdges {
   PackedEdgeList edges;  // ids below num_vertices
+  // The tuples' weights in the list's order, when SSSP runs on the file's own weights
+  // (else empty: --weights uniform draws them).
+  std::vector<float> weights;
   std::uint64_t num_vertices = 0;
   double read_time_s = 0;  // reported as generation, as the distributed runner does
   // --root's keys in the list's ids (config.roots are in the file's).

@@ -4,7 +4,9 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace zbfs {
 namespace {
@@ -123,10 +125,29 @@ bool skippable(std::string_view line) {
   return i == line.size() || line[i] == '#' || line[i] == '%';
 }
 
-std::optional<std::string> parse_entry(std::string_view line, const TextSyntax& syntax, Edge& edge) {
+// A weight: a finite number, not negative, that a float holds.
+std::optional<std::string> parse_weight(std::string_view token, float& weight) {
+  const char* first = token.data();
+  const char* last = token.data() + token.size();
+  if (first != last && *first == '+') ++first;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || end != last || !std::isfinite(value)) {
+    return quoted(token) + " is not a weight (weights are finite numbers)";
+  }
+  if (value < 0) return "weight " + quoted(token) + " is negative (shortest paths need weights of 0 or more)";
+  if (value > std::numeric_limits<float>::max()) return "weight " + quoted(token) + " is too large for a float";
+  weight = static_cast<float>(value);
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_entry(std::string_view line, const TextSyntax& syntax, Edge& edge, float& weight) {
   const Fields f = split_fields(line);
   if (syntax.format == GraphFormat::kEdgeList) {
     if (f.count < 2) return "expected two vertex ids, found " + quoted(line);
+    if (syntax.weights && f.count < 3) {
+      return "expected a weight after the two vertex ids (a third field; or use --weights uniform)";
+    }
   } else {
     const std::size_t expected = syntax.mtx_has_value ? 3 : 2;
     if (f.count != expected) {
@@ -148,6 +169,7 @@ std::optional<std::string> parse_entry(std::string_view line, const TextSyntax& 
       return quoted(f.field[2]) + " is not " + (syntax.mtx_integer ? "an integer" : "a number");
     }
   }
+  if (syntax.weights) return parse_weight(f.field[2], weight);
   return std::nullopt;
 }
 
@@ -170,12 +192,14 @@ ParsedLines parse_edge_lines(std::string_view text, const TextSyntax& syntax) {
     ++line_number;
     if (skippable(line)) continue;
     Edge edge{};
-    if (auto error = parse_entry(line, syntax, edge)) {
+    float weight = 0;
+    if (auto error = parse_entry(line, syntax, edge, weight)) {
       out.error = TextError{line_number, std::move(*error)};
       break;
     }
     max_id = std::max({max_id, edge.u, edge.v});
     out.edges.push_back(edge);
+    if (syntax.weights) out.weights.push_back(weight);
   }
   out.max_id = max_id;
   return out;

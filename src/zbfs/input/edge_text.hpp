@@ -32,18 +32,22 @@ struct TextSyntax {
   bool mtx_has_value = false;
   bool mtx_integer = false;
   std::uint64_t mtx_size = 0;
+  // Whether each entry's weight is read (SSSP): an edge list's third field, a Matrix
+  // Market file's value; a finite number, not negative, as a float.
+  bool weights = false;
 };
 
 struct ParsedLines {
   std::vector<Edge> edges;         // 0-based ids (Matrix Market's minus one), in file order
+  std::vector<float> weights;      // with TextSyntax::weights: one per edge
   std::uint64_t max_id = 0;        // the largest id of `edges` (0 when there are none)
   std::optional<TextError> error;  // the first malformed line; parsing stopped there
 };
 
 // Blank lines and comment lines ('#' or '%' first, after blanks) are skipped; CRLF line
-// ends are accepted. Edge lists: the first two fields are the ids, further fields
-// (weights) are ignored. Matrix Market: exactly two ids and, when the file has values, one
-// number, with ids in [1, size].
+// ends are accepted. Edge lists: the first two fields are the ids, the third the weight
+// when weights are read, further fields are ignored. Matrix Market: exactly two ids and,
+// when the file has values, one number, with ids in [1, size].
 [[nodiscard]] ParsedLines parse_edge_lines(std::string_view text, const TextSyntax& syntax);
 
 // Lines in `text`: its newlines, plus one for a last line without one.

@@ -31,6 +31,9 @@ struct GraphFileSpec {
   bool relabel = false;               // compact the ids that occur to 0 .. n - 1 (order kept)
   // Bytes one rank may use for reading (its share of the node's memory); none: no check.
   std::optional<std::uint64_t> memory_per_rank;
+  // Read each tuple's weight (SSSP): an edge list's third field, a Matrix Market file's
+  // value; a file without them is refused. Binary files carry none.
+  bool weights = false;
 };
 
 }  // namespace zbfs

@@ -92,8 +92,10 @@ ParsedLines parse_in_parallel(std::string_view text, const TextSyntax& syntax) {
     }
     lines_before += count_lines(text.substr(cut[i], cut[i + 1] - cut[i]));
     all.edges.insert(all.edges.end(), parts[i].edges.begin(), parts[i].edges.end());
+    all.weights.insert(all.weights.end(), parts[i].weights.begin(), parts[i].weights.end());
     all.max_id = std::max(all.max_id, parts[i].max_id);
     std::vector<Edge>().swap(parts[i].edges);
+    std::vector<float>().swap(parts[i].weights);
   }
   return all;
 }
@@ -108,8 +110,8 @@ FileEdges read_text_lines(const Communicator& world, const InputFile& file, cons
   const std::uint64_t start = line_start_at_or_after(file, begin, cut_at(r));
   const std::uint64_t end = line_start_at_or_after(file, begin, cut_at(r + 1));
   const std::uint64_t bytes = end > start ? end - start : 0;
-  // The text, then up to about one Edge (16 bytes) per 6 bytes of it.
-  check_reading_memory(world, spec, bytes + bytes / 6 * sizeof(Edge));
+  // The text, then up to about one Edge (16 bytes, and a weight) per 6 bytes of it.
+  check_reading_memory(world, spec, bytes + bytes / 6 * (sizeof(Edge) + (spec.weights ? sizeof(float) : 0)));
   std::string text(bytes, '\0');
   file.read_at(start, std::span<char>(text.data(), text.size()));
 
@@ -125,11 +127,14 @@ FileEdges read_text_lines(const Communicator& world, const InputFile& file, cons
   out.num_input_edges = world.allreduce(std::uint64_t{parsed.edges.size()}, ReduceOp::kSum);
   out.num_vertices = world.allreduce(parsed.max_id, ReduceOp::kMax) + 1;
   out.edges = std::move(parsed.edges);
+  out.weights = std::move(parsed.weights);
   return out;
 }
 
 FileEdges read_edge_list(const Communicator& world, const InputFile& file, const GraphFileSpec& spec) {
-  return read_text_lines(world, file, spec, 0, 0, TextSyntax{GraphFormat::kEdgeList});
+  TextSyntax syntax{GraphFormat::kEdgeList};
+  syntax.weights = spec.weights;
+  return read_text_lines(world, file, spec, 0, 0, syntax);
 }
 
 FileEdges read_matrix_market(const Communicator& world, const InputFile& file, const GraphFileSpec& spec) {
@@ -146,7 +151,11 @@ FileEdges read_matrix_market(const Communicator& world, const InputFile& file, c
   if (header.error)
     throw_usage_error(spec.path + ":" + std::to_string(header.error->line) + ": " + header.error->message);
   const MatrixMarketHeader& h = *header.header;
-  TextSyntax syntax{GraphFormat::kMatrixMarket, h.has_value, h.integer, h.size};
+  if (spec.weights && !h.has_value) {
+    throw_usage_error(spec.path + ": a pattern Matrix Market file has no values to weigh its edges with (use "
+                      "--weights uniform)");
+  }
+  TextSyntax syntax{GraphFormat::kMatrixMarket, h.has_value, h.integer, h.size, spec.weights};
   FileEdges out = read_text_lines(world, file, spec, h.data_offset, h.lines_before_data, syntax);
   if (out.num_input_edges != h.entries) {
     throw_usage_error(spec.path + ": the size line declares " + std::to_string(h.entries) + " entries, the file has " +
@@ -158,6 +167,7 @@ FileEdges read_matrix_market(const Communicator& world, const InputFile& file, c
 }
 
 FileEdges read_binary(const Communicator& world, const InputFile& file, const GraphFileSpec& spec) {
+  if (spec.weights) throw_usage_error(spec.path + ": binary graph files carry no weights (use --weights uniform)");
   std::array<unsigned char, kBinaryEdgeHeaderBytes> head{};
   const auto head_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), file.size()));
   file.read_at(0, std::span<unsigned char>(head.data(), head_bytes));
@@ -220,6 +230,7 @@ LoadedGraph read_graph_file(const Communicator& world, const GraphFileSpec& spec
     graph.ids = VertexIds::with_base(file.id_base);
   }
   graph.slice = pack_edges(file.edges, vertex_bits_for(graph.num_vertices));
+  graph.weights = std::move(file.weights);
   return graph;
 }
 

@@ -22,6 +22,7 @@ namespace zbfs {
 // This rank's share of a file's edges, in the file's order, 0-based.
 struct FileEdges {
   std::vector<Edge> edges;
+  std::vector<float> weights;  // GraphFileSpec::weights: one per edge
   std::uint64_t num_vertices = 0;     // Matrix Market and binary: declared; edge lists: largest id + 1
   std::uint64_t num_input_edges = 0;  // over all ranks
   std::uint64_t id_base = 0;          // add to give the file's ids (1 for Matrix Market)
@@ -31,7 +32,8 @@ struct FileEdges {
 FileEdges read_file_edges(const Communicator& world, const GraphFileSpec& spec);
 
 struct LoadedGraph {
-  PackedEdgeList slice;  // this rank's edges, internal ids
+  PackedEdgeList slice;        // this rank's edges, internal ids
+  std::vector<float> weights;  // GraphFileSpec::weights: the slice's, in its order
   std::uint64_t num_vertices = 0;
   std::uint64_t num_input_edges = 0;
   VertexIds ids;  // internal ids back to the file's
