@@ -175,20 +175,30 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
       // A light round: the frontier's vertices that are still in this bucket relax their
       // light edges, once per distance they reach (a vertex improved twice in a round
       // comes twice); each joins this pass's settled list once.
-#pragma omp for schedule(dynamic, 64)
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(frontier_size); ++i) {
-        const Vertex u = frontier_[static_cast<std::size_t>(i)];
+      const auto settle_light = [&](Vertex u) {
         const std::uint32_t bits = distance_bits(load(state[u]));
         const float du = std::bit_cast<float>(bits);
-        if (bucket_of(du) != bucket) continue;
+        if (bucket_of(du) != bucket) return;
         if (std::atomic_ref<std::uint32_t>(mark[u]).exchange(pass_, std::memory_order_relaxed) != pass_) {
           me.settled.push_back(u);
         }
-        if (std::atomic_ref<std::uint32_t>(relaxed[u]).exchange(bits, std::memory_order_relaxed) == bits) continue;
+        if (std::atomic_ref<std::uint32_t>(relaxed[u]).exchange(bits, std::memory_order_relaxed) == bits) return;
         for (std::uint64_t k = light_start[u]; k < light_start[u + 1]; ++k) {
           relax(u, du, light_edges[k].to, light_edges[k].weight, bucket);
         }
         me.light_edges += light_start[u + 1] - light_start[u];
+      };
+#pragma omp for schedule(dynamic, 64) nowait
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(frontier_size); ++i) {
+        settle_light(frontier_[static_cast<std::size_t>(i)]);
+      }
+      // Bucket fusion (as GAPBS and GraphIt do): what a thread found for this bucket, while
+      // it is little, it settles itself at once instead of waiting a round for the team;
+      // most of a Kronecker graph's rounds are a handful of vertices.
+      while (bucket < me.bins.size() && !me.bins[bucket].empty() && me.bins[bucket].size() < kFusionLimit) {
+        me.fused.swap(me.bins[bucket]);
+        for (const Vertex u : me.fused) settle_light(u);
+        me.fused.clear();
       }
       gather();
 #pragma omp master

@@ -70,6 +70,9 @@ class DeltaStepping {
   };
   // A settled vertex's list entries [first, first + kHeavyPiece) (or to its end).
   static constexpr std::uint64_t kHeavyPiece = 256;
+  // A thread settles the vertices it found for the current bucket itself while they are
+  // fewer than this (bucket fusion).
+  static constexpr std::size_t kFusionLimit = 1000;
   struct HeavyPiece {
     Vertex vertex;
     std::uint64_t first;
@@ -78,6 +81,7 @@ class DeltaStepping {
     std::vector<std::vector<Vertex>> bins;  // vertices by bucket
     std::vector<Vertex> settled;            // this pass's vertices, for their heavy edges
     std::vector<HeavyPiece> pieces;         // their lists' pieces
+    std::vector<Vertex> fused;              // the bucket's vertices a thread settles alone
     std::uint64_t light_edges = 0;
     std::uint64_t heavy_edges = 0;
     std::uint64_t improvements = 0;
