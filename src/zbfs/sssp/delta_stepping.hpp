@@ -30,6 +30,7 @@
 #include <span>
 #include <vector>
 
+#include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/graph/csr.hpp"
 #include "zbfs/sssp/sssp_stats.hpp"
@@ -56,11 +57,12 @@ class DeltaStepping {
   SsspStats run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance);
 
   // Workspace bytes for a graph of n vertices and `entries` directed entries (memory
-  // estimates): the distance-parent words, the relaxed distances, the settle marks, and
+  // estimates): the distance-parent words, the relaxed distances, the settle marks, the
+  // final bits, and
   // the light lists (whose size depends on delta: a fifth of the entries is the bound the
   // estimate takes, ten times the default's share).
   static std::uint64_t workspace_bytes(std::uint64_t n, std::uint64_t entries) {
-    return n * (8 + 4 + 4 + 8) + entries / 5 * sizeof(LightEdge);
+    return n * (8 + 4 + 4 + 8) + n / 8 + entries / 5 * sizeof(LightEdge);
   }
 
  private:
@@ -82,6 +84,7 @@ class DeltaStepping {
     std::vector<Vertex> settled;            // this pass's vertices, for their heavy edges
     std::vector<HeavyPiece> pieces;         // their lists' pieces
     std::vector<Vertex> fused;              // the bucket's vertices a thread settles alone
+    std::vector<Vertex> finished;           // settled in this bucket's passes, final once it is left
     std::uint64_t light_edges = 0;
     std::uint64_t heavy_edges = 0;
     std::uint64_t improvements = 0;
@@ -99,6 +102,7 @@ class DeltaStepping {
   LargeArray<std::uint32_t> relaxed_;
   LargeArray<std::uint32_t> mark_;   // the pass in which a vertex last joined a settled list
   std::uint32_t pass_ = 0;           // the current pass (one per bucket settled)
+  Bitmap final_;                     // vertices of buckets the search has left
   std::vector<ThreadBins> threads_;
   std::vector<Vertex> frontier_;
   std::vector<Vertex> next_frontier_;
