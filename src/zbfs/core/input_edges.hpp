@@ -88,50 +88,45 @@ class InputEdges {
 };
 
 // Visits every chunk of `edges` (InputEdges::kChunk tuples, the last one shorter) once,
-// as visit(first, part), in parallel over the OpenMP threads, each reading into a buffer
-// of its own; chunks come in no particular order. Returns the sum of what the visits
-// returned (a count, or 0).
-template <class Visit>
-std::uint64_t for_each_chunk(const InputEdges& edges, const Visit& visit) {
+// in parallel over the OpenMP threads, each reading into a buffer of its own; chunks come
+// in no particular order: visit(first, part), or with kWeighted visit(first, part,
+// weights). Returns the sum of what the visits returned (a count, or 0).
+template <bool kWeighted, class Visit>
+std::uint64_t visit_chunks(const InputEdges& edges, const Visit& visit) {
   const std::uint64_t m = edges.size();
   const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
   std::uint64_t total = 0;
 #pragma omp parallel reduction(+ : total)
   {
     std::vector<Edge> chunk(InputEdges::kChunk);
-#pragma omp for schedule(dynamic, 4)
-    for (std::int64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t first = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
-      const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, m - first));
-      edges.read(first, part);
-      total += visit(first, std::span<const Edge>(part));
-    }
-  }
-  return total;
-}
-
-// The same over a weighted list (has_weights()): visit(first, part, weights).
-template <class Visit>
-std::uint64_t for_each_weighted_chunk(const InputEdges& edges, const Visit& visit) {
-  const std::uint64_t m = edges.size();
-  const auto chunks = static_cast<std::int64_t>((m + InputEdges::kChunk - 1) / InputEdges::kChunk);
-  std::uint64_t total = 0;
-#pragma omp parallel reduction(+ : total)
-  {
-    std::vector<Edge> chunk(InputEdges::kChunk);
-    std::vector<float> weights(InputEdges::kChunk);
+    std::vector<float> weights(kWeighted ? InputEdges::kChunk : 0);
 #pragma omp for schedule(dynamic, 4)
     for (std::int64_t c = 0; c < chunks; ++c) {
       const std::uint64_t first = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
       const std::size_t count = std::min(InputEdges::kChunk, m - first);
       const std::span<Edge> part(chunk.data(), count);
-      const std::span<float> part_weights(weights.data(), count);
       edges.read(first, part);
-      edges.read_weights(first, part_weights);
-      total += visit(first, std::span<const Edge>(part), std::span<const float>(part_weights));
+      if constexpr (kWeighted) {
+        const std::span<float> part_weights(weights.data(), count);
+        edges.read_weights(first, part_weights);
+        total += visit(first, std::span<const Edge>(part), std::span<const float>(part_weights));
+      } else {
+        total += visit(first, std::span<const Edge>(part));
+      }
     }
   }
   return total;
+}
+
+template <class Visit>
+std::uint64_t for_each_chunk(const InputEdges& edges, const Visit& visit) {
+  return visit_chunks<false>(edges, visit);
+}
+
+// The same over a weighted list (has_weights()).
+template <class Visit>
+std::uint64_t for_each_weighted_chunk(const InputEdges& edges, const Visit& visit) {
+  return visit_chunks<true>(edges, visit);
 }
 
 }  // namespace zbfs
