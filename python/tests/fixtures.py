@@ -27,7 +27,7 @@ def record(ranks: int, scale: int, codec: str, teps: float, roots: int = 4, netw
             "messages": counter(8.0), "encode_time_s": counter(0.001), "decode_time_s": counter(0.002),
         }
     return {
-        "schema": "zbfs.run", "schema_version": 7, "software": {"name": "zbfs", "version": version},
+        "schema": "zbfs.run", "schema_version": 8, "software": {"name": "zbfs", "version": version},
         "num_mpi_processes": ranks, "threads": 1,
         "config": {"scale": scale, "roots": roots, "partition": "2d", "codec": codec, "route": None,
                    "direction": "auto"},

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zbfs_lab import __version__, figures, files
-from zbfs_lab.results import BFS_PHASES, EXCHANGE_PHASES, MODELLED_PHASES, Results, codec_rows, label
+from zbfs_lab.results import (BFS_PHASES, EXCHANGE_PHASES, MODELLED_PHASES, Results, codec_rows, kernel_summary,
+                              label)
 
 
 @dataclass
@@ -66,7 +67,7 @@ def column_format(values: list):
 def _validate_time_s(run) -> float:
     """A run's mean validation time per search; NaN (shown as -) for a run with --no-validate,
     whose record has none."""
-    validate = run.record["summary"].get("validate_time_s")
+    validate = kernel_summary(run.record).get("validate_time_s")
     return validate["mean"] if validate else math.nan
 
 

@@ -33,6 +33,16 @@ class Run:
         return float(self.record.get("phases", {}).get(name, {}).get(counter, {}).get(over, 0.0))
 
 
+def kernel_summary(record: dict) -> dict:
+    """The run's headline kernel figures: time_s, teps and validate_time_s of the BFS, or
+    of the SSSP when only it ran (JSON schema 8)."""
+    summary = record["summary"]
+    if summary.get("teps") is None and summary.get("sssp"):
+        return summary["sssp"]
+    return {"time_s": summary["bfs_time_s"], "teps": summary["teps"],
+            "validate_time_s": summary.get("validate_time_s")}
+
+
 @dataclass
 class PointResult:
     """One matrix point: its parameters and its runs (the repetitions that completed)."""
@@ -44,15 +54,16 @@ class PointResult:
     def median(self, get) -> float:
         return statistics.median(get(r) for r in self.runs)
 
-    # Figures per point, medians over the repetitions.
+    # Figures per point, medians over the repetitions: the BFS's, or the SSSP's in a run
+    # of --kernels sssp alone (whose summary has no BFS figures).
     def teps(self) -> float:
-        return self.median(lambda r: r.record["summary"]["teps"]["harmonic_mean"])
+        return self.median(lambda r: kernel_summary(r.record)["teps"]["harmonic_mean"])
 
     def phase_per_search(self, phase: str, counter: str, over: str = "max") -> float:
         return self.median(lambda r: r.phase(phase, counter, over) / r.searches)
 
     def bfs_time_per_search(self) -> float:
-        return self.median(lambda r: r.record["summary"]["bfs_time_s"]["mean"])
+        return self.median(lambda r: kernel_summary(r.record)["time_s"]["mean"])
 
 
 @dataclass
