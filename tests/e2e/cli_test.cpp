@@ -211,7 +211,8 @@ TEST(CliErrors, PartitionOptions) {
   expect_usage_error("run --column-gather tree", "tree");
   expect_usage_error("run --fail-on-rank 3", "--fail-on-rank must name a rank of the job: 0, got 3");
   expect_usage_error("run --fail-on-rank -1", "--fail-on-rank must name a rank of the job: 0, got -1");
-  expect_usage_error("run --write-format binary", "--write-format needs --write-levels, --write-parents or --write-distances");
+  expect_usage_error("run --write-format binary",
+                     "--write-format needs --write-levels, --write-parents or --write-distances");
 }
 
 // --kernels bfs,sssp: both result groups in graph500_reference_bfs_sssp's order, the same
@@ -274,14 +275,16 @@ TEST(CliSssp, DistancesAreTheSameForEveryThreadCountDeltaAndEdgeList) {
   ASSERT_EQ(bin.size(), 32U + 2048U * 16U);
   EXPECT_EQ(bin.substr(0, 8), "ZBFSBFSR");
   EXPECT_EQ(static_cast<unsigned char>(bin[12]), 3);
-  for (const char* name : {"zbfs_d1.txt", "zbfs_d3.txt", "zbfs_dw.txt", "zbfs_db.bin"}) std::filesystem::remove(path(name));
+  for (const char* name : {"zbfs_d1.txt", "zbfs_d3.txt", "zbfs_dw.txt", "zbfs_db.bin"})
+    std::filesystem::remove(path(name));
 }
 
 // Every generator's tuples carry weights (rgg's by their pair, the others' by their draw or
 // position), kept or produced again, and every SSSP tree validates.
 TEST(CliSssp, EveryGeneratorRunsAndValidates) {
-  for (const char* graph : {"--graph rmat", "--graph gnm --vertices 3000", "--graph rgg --vertices 3000",
-                            "--graph kronecker --edge-list regenerate", "--graph gnm --vertices 3000 --edge-list regenerate"}) {
+  for (const char* graph :
+       {"--graph rmat", "--graph gnm --vertices 3000", "--graph rgg --vertices 3000",
+        "--graph kronecker --edge-list regenerate", "--graph gnm --vertices 3000 --edge-list regenerate"}) {
     const Outcome o = run_zbfs(std::string("run --scale 10 --roots 4 -q --threads 2 --kernels bfs,sssp ") + graph);
     ASSERT_EQ(o.status, 0) << graph << ": " << o.err;
     EXPECT_NE(o.out.find("sssp harmonic_mean_TEPS:     !  "), std::string::npos) << graph << ": " << o.out;
@@ -314,8 +317,9 @@ TEST(CliSssp, FilesCarryTheirWeightsOrDrawThem) {
   const Outcome from_mtx = run_zbfs("run -q --kernels sssp --root 1 --input " + mtx + " --write-distances " + out);
   ASSERT_EQ(from_mtx.status, 0) << from_mtx.err;
   std::string one_based = expected;  // Matrix Market names the same vertices from 1
-  one_based = "# zbfs distances: search key 1, 9 vertices; vertex distance (-1: unreached)\n1 0\n2 0.5\n3 0.75\n"
-              "4 1.25\n5 0.125\n6 0.375\n7 -1\n8 -1\n9 -1\n";
+  one_based =
+      "# zbfs distances: search key 1, 9 vertices; vertex distance (-1: unreached)\n1 0\n2 0.5\n3 0.75\n"
+      "4 1.25\n5 0.125\n6 0.375\n7 -1\n8 -1\n9 -1\n";
   EXPECT_EQ(slurp(out), one_based);
 
   const std::string plain = write("zbfs_nw.el", "0 1\n1 2\n");
@@ -330,7 +334,8 @@ TEST(CliSssp, FilesCarryTheirWeightsOrDrawThem) {
                      "a pattern Matrix Market file has no values");
   expect_usage_error("run --weights uniform", "--weights applies to --input");
   expect_usage_error("run --weights file --input " + el, "--weights gives SSSP its weights");
-  for (const char* name : {"zbfs_w.el", "zbfs_w.mtx", "zbfs_w.d", "zbfs_nw.el", "zbfs_neg.el", "zbfs_nan.el", "zbfs_p.mtx"})
+  for (const char* name :
+       {"zbfs_w.el", "zbfs_w.mtx", "zbfs_w.d", "zbfs_nw.el", "zbfs_neg.el", "zbfs_nan.el", "zbfs_p.mtx"})
     std::filesystem::remove(dir / name);
 }
 

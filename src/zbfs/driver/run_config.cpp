@@ -304,9 +304,10 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
   // SSSP: the kept list's weights, the lists' weights (at most two entries a tuple), the
   // kernel's workspace, its tree and distances, and the validator's second bitmap.
-  const std::uint64_t sssp = !c.kernels.sssp ? 0
-                                             : (edge_list_kept ? 4 * m : 0) + list_weight_bytes(2 * m) +
-                                                   DeltaStepping::workspace_bytes(n, 2 * m) + 12 * n + (c.validate ? n / 8 : 0);
+  const std::uint64_t sssp = !c.kernels.sssp
+                                 ? 0
+                                 : (edge_list_kept ? 4 * m : 0) + list_weight_bytes(2 * m) +
+                                       DeltaStepping::workspace_bytes(n, 2 * m) + 12 * n + (c.validate ? n / 8 : 0);
   if (compressed) {
     // The build's peak (its last pass) is over before the search's workspace is made.
     const bool skewed = !c.input && (c.graph.kind == GraphKind::kKronecker || c.graph.kind == GraphKind::kRmat);

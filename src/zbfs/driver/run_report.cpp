@@ -37,7 +37,8 @@ std::optional<std::string> write_outputs(const RunResult& result) {
         stderr);
     const ResultBlock& block = result.result_block;
     if (block.bfs) {
-      const std::string keys = describe_search_keys(result.searches, block.bfs->teps.median, block.bfs->teps.harmonic_mean);
+      const std::string keys =
+          describe_search_keys(result.searches, block.bfs->teps.median, block.bfs->teps.harmonic_mean);
       if (!keys.empty()) std::fprintf(stderr, "zbfs: %s\n", keys.c_str());
     }
     if (block.sssp) {

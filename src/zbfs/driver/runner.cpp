@@ -93,8 +93,8 @@ Graph build_graph(const InputEdges& input) {
 template <class Graph>
 void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArray<float>& tuple_weights,
                   const std::optional<InputEdges>& produced, const std::vector<std::uint64_t>& given_roots,
-                  const FirstTreeHook& first_tree, const FirstDistancesHook& first_distances,
-                  const Progress& progress, RunResult& result) {
+                  const FirstTreeHook& first_tree, const FirstDistancesHook& first_distances, const Progress& progress,
+                  RunResult& result) {
   using V = typename Graph::Vertex;
   constexpr bool kPlain = std::is_same_v<Graph, Csr<V>>;
   const bool kept = result.edge_list_kept;
@@ -261,9 +261,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   LargeArray<std::int64_t> sssp_parent(graph.num_vertices());
   LargeArray<float> distance(graph.num_vertices());
   SearchBackend shortest;
-  shortest.search_sssp = [&](std::uint64_t root) {
-    return sssp->run(root, sssp_parent.span(), distance.span());
-  };
+  shortest.search_sssp = [&](std::uint64_t root) { return sssp->run(root, sssp_parent.span(), distance.span()); };
   shortest.count = [&] {
     const std::span<const std::int64_t> tree(sssp_parent.data(), sssp_parent.size());
     std::uint64_t reached = 0;
@@ -302,8 +300,7 @@ ResultBlock make_result_block(const RunResult& r) {
   b.num_processes = r.num_processes;
   b.construction_time_s = r.construction_time_s;
   b.validated = r.config.validate;
-  const auto kernel = [](const std::vector<SearchResult>& searches, KernelStatistics& out,
-                         SummaryStatistics& nedge) {
+  const auto kernel = [](const std::vector<SearchResult>& searches, KernelStatistics& out, SummaryStatistics& nedge) {
     std::vector<double> times;
     std::vector<double> edges;
     std::vector<double> validate_times;

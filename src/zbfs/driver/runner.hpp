@@ -27,8 +27,8 @@ struct SearchResult {
   std::uint64_t traversed_edges = 0;
   double teps = 0;
   std::uint64_t reached_vertices = 0;
-  BfsStats stats;   // a BFS's
-  SsspStats sssp;   // an SSSP's
+  BfsStats stats;  // a BFS's
+  SsspStats sssp;  // an SSSP's
   bool validated = false;
   double validate_time_s = 0;
   PhaseBreakdown phases;  // the search and its validation, over ranks

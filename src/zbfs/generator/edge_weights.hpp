@@ -20,9 +20,7 @@ class TupleWeights {
 
   // 24 random bits scaled into [0, 1): every weight is a float exactly (a multiple of
   // 2^-24), so a weight written and read back as text or binary stays the same.
-  [[nodiscard]] float operator()(std::uint64_t key) const {
-    return static_cast<float>(rng_(key) >> 40) * 0x1p-24F;
-  }
+  [[nodiscard]] float operator()(std::uint64_t key) const { return static_cast<float>(rng_(key) >> 40) * 0x1p-24F; }
 
   // The key of an rgg tuple: its ends, in either order.
   [[nodiscard]] static std::uint64_t pair_key(std::uint64_t u, std::uint64_t v, std::uint64_t num_vertices) {

@@ -152,7 +152,8 @@ FileEdges read_matrix_market(const Communicator& world, const InputFile& file, c
     throw_usage_error(spec.path + ":" + std::to_string(header.error->line) + ": " + header.error->message);
   const MatrixMarketHeader& h = *header.header;
   if (spec.weights && !h.has_value) {
-    throw_usage_error(spec.path + ": a pattern Matrix Market file has no values to weigh its edges with (use "
+    throw_usage_error(spec.path +
+                      ": a pattern Matrix Market file has no values to weigh its edges with (use "
                       "--weights uniform)");
   }
   TextSyntax syntax{GraphFormat::kMatrixMarket, h.has_value, h.integer, h.size, spec.weights};

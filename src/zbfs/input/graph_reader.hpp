@@ -22,7 +22,7 @@ namespace zbfs {
 // This rank's share of a file's edges, in the file's order, 0-based.
 struct FileEdges {
   std::vector<Edge> edges;
-  std::vector<float> weights;  // GraphFileSpec::weights: one per edge
+  std::vector<float> weights;         // GraphFileSpec::weights: one per edge
   std::uint64_t num_vertices = 0;     // Matrix Market and binary: declared; edge lists: largest id + 1
   std::uint64_t num_input_edges = 0;  // over all ranks
   std::uint64_t id_base = 0;          // add to give the file's ids (1 for Matrix Market)

@@ -44,9 +44,11 @@ void write_records(const ProcessGrid& grid, const std::string& path, BfsOutputKi
   }
   std::string header;
   if (format == BfsOutputFormat::kText) {
-    const char* what = kind == BfsOutputKind::kParents ? "parent" : kind == BfsOutputKind::kLevels ? "level" : "distance";
-    header = fmt::format("# zbfs {}s: search key {}, {} vertices; vertex {} (-1: unreached)\n", what, source_root, n,
-                         what);
+    const char* what = kind == BfsOutputKind::kParents  ? "parent"
+                       : kind == BfsOutputKind::kLevels ? "level"
+                                                        : "distance";
+    header =
+        fmt::format("# zbfs {}s: search key {}, {} vertices; vertex {} (-1: unreached)\n", what, source_root, n, what);
   } else {
     header = "ZBFSBFSR";
     append_le<std::uint32_t>(header, 1);

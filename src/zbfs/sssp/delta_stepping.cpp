@@ -125,7 +125,7 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
   std::vector<std::size_t> offset(threads_.size() + 1);
   Stopwatch phase;
 
-#pragma omp parallel num_threads(static_cast<int>(threads_.size()))
+#pragma omp parallel num_threads(static_cast <int>(threads_.size()))
   {
     ThreadBins& me = threads_[static_cast<std::size_t>(omp_get_thread_num())];
     const auto relax = [&](Vertex u, float du, Vertex v, float w, std::uint64_t first_bucket) {
@@ -166,9 +166,8 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
     std::vector<Vertex> none;
     // The next frontier: every thread's vertices in `bucket`.
     const auto gather = [&] {
-      concatenate(
-          [&](ThreadBins& t) -> std::vector<Vertex>& { return bucket < t.bins.size() ? t.bins[bucket] : none; },
-          next_frontier_);
+      concatenate([&](ThreadBins& t) -> std::vector<Vertex>& { return bucket < t.bins.size() ? t.bins[bucket] : none; },
+                  next_frontier_);
 #pragma omp single
       {
         frontier_.swap(next_frontier_);

@@ -100,9 +100,9 @@ class DeltaStepping {
   LargeArray<std::uint64_t> state_;  // distance bits << 32 | parent, or kUnreached
   // The distance bits a light round last relaxed a vertex's light edges from.
   LargeArray<std::uint32_t> relaxed_;
-  LargeArray<std::uint32_t> mark_;   // the pass in which a vertex last joined a settled list
-  std::uint32_t pass_ = 0;           // the current pass (one per bucket settled)
-  Bitmap final_;                     // vertices of buckets the search has left
+  LargeArray<std::uint32_t> mark_;  // the pass in which a vertex last joined a settled list
+  std::uint32_t pass_ = 0;          // the current pass (one per bucket settled)
+  Bitmap final_;                    // vertices of buckets the search has left
   std::vector<ThreadBins> threads_;
   std::vector<Vertex> frontier_;
   std::vector<Vertex> next_frontier_;
