@@ -15,8 +15,9 @@ int main(int argc, char** argv) {
   const zbfs::RunResult shared = zbfs::run_benchmark(config);
   const zbfs::RunResult distributed = zbfs::run_distributed_benchmark(config);
   std::printf("searches %zu/%zu harmonic_mean_TEPS %g/%g\n", shared.searches.size(), distributed.searches.size(),
-              shared.result_block.teps.harmonic_mean, distributed.result_block.teps.harmonic_mean);
+              shared.result_block.bfs->teps.harmonic_mean, distributed.result_block.bfs->teps.harmonic_mean);
   const bool ok = shared.searches.size() == 4 && distributed.searches.size() == 4 &&
-                  shared.result_block.teps.harmonic_mean > 0 && distributed.result_block.teps.harmonic_mean > 0;
+                  shared.result_block.bfs->teps.harmonic_mean > 0 &&
+                  distributed.result_block.bfs->teps.harmonic_mean > 0;
   return ok ? 0 : 1;
 }
