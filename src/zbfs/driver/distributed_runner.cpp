@@ -24,6 +24,7 @@
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/driver/search_harness.hpp"
 #include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/generator/edge_weights.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
@@ -32,10 +33,12 @@
 #include "zbfs/mpi/environment.hpp"
 #include "zbfs/network/network_probe.hpp"
 #include "zbfs/output/bfs_output.hpp"
+#include "zbfs/sssp/distributed_sssp.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
+#include "zbfs/validate/sssp_validator.hpp"
 #include "zbfs/validate/validator.hpp"
 
 namespace zbfs {
@@ -144,6 +147,7 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
   if (config.input) {
     GraphFileSpec spec = *config.input;
     spec.memory_per_rank = memory_per_rank(config, node_ranks);
+    spec.weights = config.kernels.sssp && config.weights.value_or(TupleWeightSource::kFile) == TupleWeightSource::kFile;
     progress.phase(reading_line(spec) + " " + job_layout(world.size(), result.threads));
     world.barrier();
     clock.restart();
@@ -233,6 +237,89 @@ void write_results(const RunConfig& config, const ProcessGrid& grid, const Verte
   }
 }
 
+// SSSP's weights of this rank's tuples, in the slice's order: the file's, or drawn from
+// the seed and each tuple's place in the file (--weights uniform: the ranks' shares are
+// the file's edges in order), or the generator's. Collective.
+LargeArray<float> slice_weights(const RunConfig& config, const Communicator& world, LoadedGraph& input) {
+  if (!config.input) return generate_weight_slice(graph_spec(config), world.rank(), world.size(), input.slice);
+  LargeArray<float> weights(input.slice.size());
+  if (!input.weights.empty()) {
+    std::copy(input.weights.begin(), input.weights.end(), weights.data());
+    std::vector<float>().swap(input.weights);
+    return weights;
+  }
+  const std::vector<std::uint64_t> sizes = world.allgather_value(std::uint64_t{input.slice.size()});
+  std::uint64_t first = 0;
+  for (int r = 0; r < world.rank(); ++r) first += sizes[static_cast<std::size_t>(r)];
+  const TupleWeights draw(config.seed);
+  const auto count = static_cast<std::int64_t>(weights.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    weights[static_cast<std::size_t>(i)] = draw(first + static_cast<std::uint64_t>(i));
+  }
+  return weights;
+}
+
+// Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
+void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, const DistributedGraph<std::uint32_t>& graph,
+                       Exchanger& exchanger, const InputEdges& validation_edges, const LoadedGraph& input,
+                       const std::vector<std::uint64_t>& roots, PhaseMetrics& metrics, const Progress& progress,
+                       RunResult& result) {
+  const Communicator& world = grid.world();
+  world.barrier();
+  Stopwatch clock;
+  std::optional<DistributedSssp> sssp;
+  {
+    const ScopedPhase phase(metrics, Phase::kConstruction);
+    sssp.emplace(grid, graph, exchanger, metrics, config.delta);
+  }
+  result.construction_time_s += slowest(world, clock.elapsed_s());
+  const std::uint64_t block = grid.blocks().block();
+  LargeArray<std::int64_t> parent(block);
+  LargeArray<float> distance(block);
+  const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
+  PhaseMetrics before;
+  SearchBackend backend;
+  backend.rank = grid.rank();
+  backend.search_sssp = [&](std::uint64_t root) { return sssp->run(root, parent.span(), distance.span()); };
+  backend.count = [&] {
+    std::uint64_t endpoints = 0;
+    std::uint64_t reached = 0;
+    const auto owned = static_cast<std::int64_t>(block);
+#pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
+    for (std::int64_t o = 0; o < owned; ++o) {
+      if (parent[static_cast<std::size_t>(o)] < 0) continue;
+      endpoints += tuple_degree[static_cast<std::size_t>(o)];
+      ++reached;
+    }
+    std::uint64_t counts[2] = {endpoints, reached};
+    world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
+    return TreeCounts{counts[0] / 2, counts[1]};
+  };
+  backend.validate = [&](std::uint64_t root) {
+    if (world.size() == 1) {
+      const ScopedPhase phase(metrics, Phase::kValidation);
+      return validate_sssp_tree(validation_edges, root, parent.span().first(input.num_vertices),
+                                std::span<const float>(distance.data(), input.num_vertices));
+    }
+    return validate_distributed_sssp_tree(grid, validation_edges, exchanger, root, parent.span(), distance.span(),
+                                          metrics);
+  };
+  backend.synchronize = [&] { world.barrier(); };
+  backend.slowest = [&](double seconds) { return slowest(world, seconds); };
+  backend.before_search = [&](std::size_t) { before = metrics; };
+  backend.after_search = [&](std::size_t i, const SearchResult& search) {
+    if (i != 0 || config.write_distances.empty()) return;
+    progress.phase("writing the distances of search key " + std::to_string(search.root) + " to " +
+                   config.write_distances);
+    write_distance_output(grid, input.ids, config.write_distances, config.write_format, search.root, distance.span());
+  };
+  backend.finish_search = [&](std::size_t, SearchResult& search) {
+    search.phases = summarize_over_ranks(world, metrics.since(before));
+  };
+  run_search_loop(config, SearchKernel::kSssp, roots, backend, progress, result.sssp_searches);
+}
+
 template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
                   int device_index, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
@@ -242,6 +329,14 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   // produces the rank's share again for validation. auto keeps it: here kernel 1 holds
   // the whole slice at its peak anyway, so keeping it costs no peak memory.
   PackedEdgeList& slice = input.slice;
+  // SSSP's weights travel with the tuples in kernel 1 (and stay for a kept slice's
+  // validation).
+  if constexpr (!std::is_same_v<V, std::uint32_t>) {
+    if (config.kernels.sssp)
+      throw_usage_error("--kernels sssp numbers a rank's vertex groups in 32 bits: use more ranks");
+  }
+  LargeArray<float> tuple_weights;
+  if (config.kernels.sssp) tuple_weights = slice_weights(config, world, input);
   progress.phase("kernel 1: distributing the graph (" + std::string(to_string(config.partition)) + ", grid " +
                  grid.shape().to_string() + ")");
   world.barrier();
@@ -249,7 +344,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   std::optional<DistributedGraph<V>> built;
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
-    built.emplace(grid, slice, config.adjacency == AdjacencyChoice::kCompressed);
+    built.emplace(grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
+                  config.kernels.sssp ? std::optional<std::span<const float>>(tuple_weights.span()) : std::nullopt);
   }
   const DistributedGraph<V>& graph = *built;
   result.construction_time_s = slowest(world, clock.elapsed_s());
@@ -262,8 +358,12 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
           ? std::nullopt
           : regenerated_graph_slice(graph_spec(config), world.rank(), world.size());
   result.edge_list_kept = !regenerated;
-  if (!config.validate || regenerated) slice = PackedEdgeList();
-  const InputEdges validation_edges = regenerated ? *regenerated : InputEdges(slice, input.num_vertices);
+  if (!config.validate || regenerated) {
+    slice = PackedEdgeList();
+    tuple_weights = LargeArray<float>();
+  }
+  InputEdges validation_edges = regenerated ? *regenerated : InputEdges(slice, input.num_vertices);
+  if (config.kernels.sssp && !regenerated) validation_edges.attach_weights(tuple_weights.data());
   result.num_graph_edges = graph.global_directed_edges() / 2;
 
   const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
@@ -389,7 +489,12 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     }
     search.phases = summarize_over_ranks(world, metrics.since(before));
   };
-  run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
+  if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
+  if constexpr (std::is_same_v<V, std::uint32_t>) {
+    if (config.kernels.sssp) {
+      run_sssp_searches(config, grid, graph, exchanger, validation_edges, input, roots, metrics, progress, result);
+    }
+  }
   const TransportStats transport = exchanger.transport_stats();
   std::uint64_t windows[2] = {transport.window_bytes, transport.window_growths};
   world.allreduce(std::span<std::uint64_t>(windows), ReduceOp::kMax);

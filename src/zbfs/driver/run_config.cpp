@@ -90,9 +90,8 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (!c.kernels.bfs && !c.kernels.sssp) throw_usage_error("--kernels must name bfs, sssp or both");
   if (c.kernels.sssp) {
-    // Kernel 3 runs on one process so far; the distributed kernels come next (issue 39).
-    if (!c.shared_memory) {
-      throw_usage_error("--kernels sssp runs on one process so far: use --partition shared (the default at one rank)");
+    if (c.partition == Partition::kHybrid) {
+      throw_usage_error("--kernels sssp runs with --partition shared, 1d or 2d");
     }
     if (c.backend != Backend::kCpu) throw_usage_error("--kernels sssp runs on the CPU backend");
     if (graph_vertices(graph_spec(c)) > 0xffffffffULL) {
@@ -397,7 +396,16 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // rank of each hop (at most every rank), its items held in three words where the wire
   // carries two.
   const double batches = pipelines_folds(c) ? (c.route ? 2.5 : 2.0) * p * static_cast<double>(c.batch_bytes) : 0;
-  const double total = slice + graph + bfs + forest + validation + device_copy + windows + batches + kBaseline;
+  // SSSP (sssp/distributed_sssp.hpp): a weight beside every received pair and list entry
+  // (kernel 1's pairs travel as triples), the slice's weights; the search's distance-parent
+  // words, relaxed and settle marks per owned vertex, sent distances per row-group vertex
+  // and light lists (a fifth of the entries at most, as the one-process estimate takes);
+  // its tree and distances, and the validator's votes.
+  const double sssp = !c.kernels.sssp
+                          ? 0
+                          : directed * (4 + 4) + (static_cast<double>(m) / p + 1) * 4 + block * (8 + 4 + 4) +
+                                row_group * 4 + directed / 5 * 8 + block * 12 + (c.validate ? block * 8 : 0);
+  const double total = slice + graph + bfs + forest + validation + device_copy + windows + batches + sssp + kBaseline;
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 

@@ -3,13 +3,19 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
+#include <string>
+#include <type_traits>
 #include <vector>
+
+#include "zbfs/core/error.hpp"
 
 namespace zbfs {
 namespace {
 
-// Calls visit(holder, source, target) for both directions of every tuple in `edges` that
-// is not a self-loop, in parallel: each thread gets the same static share in every call.
+// Calls visit(thread, holder, source, target, tuple index) for both directions of every
+// tuple in `edges` that is not a self-loop, in parallel: each thread gets the same static
+// share in every call.
 template <class Visit>
 void for_each_directed_edge(const ProcessGrid& grid, std::span<const Edge> edges, int threads, Visit visit) {
   const auto m = static_cast<std::int64_t>(edges.size());
@@ -18,10 +24,11 @@ void for_each_directed_edge(const ProcessGrid& grid, std::span<const Edge> edges
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < m; ++i) {
-      const Edge e = edges[static_cast<std::size_t>(i)];
+      const auto k = static_cast<std::size_t>(i);
+      const Edge e = edges[k];
       if (e.u == e.v) continue;
-      visit(t, grid.holder_of_edge(e.u, e.v), e.u, e.v);
-      visit(t, grid.holder_of_edge(e.v, e.u), e.v, e.u);
+      visit(t, grid.holder_of_edge(e.u, e.v), e.u, e.v, k);
+      visit(t, grid.holder_of_edge(e.v, e.u), e.v, e.u, k);
     }
   }
 }
@@ -45,15 +52,18 @@ LargeArray<V> group_table(const Communicator& comm, const PieceGroup& group, std
 }
 
 // Packs the directed edges of `edges` as (source, target) id pairs grouped by the rank
-// that stores them; counts[d] is the number of ids (twice the pairs) for rank d.
-void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vector<std::uint64_t>& packed,
-                 std::vector<std::uint64_t>& counts) {
+// that stores them, or (source, target, weight bits) triples when `weights` (one per
+// tuple) is given; counts[d] is the number of words for rank d.
+void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, const float* weights,
+                 std::vector<std::uint64_t>& packed, std::vector<std::uint64_t>& counts) {
   const int threads = omp_get_max_threads();
   const auto p = static_cast<std::size_t>(grid.size());
+  const std::uint64_t words = weights != nullptr ? 3 : 2;
   std::vector<std::uint64_t> per_thread(static_cast<std::size_t>(threads) * p, 0);
-  for_each_directed_edge(grid, edges, threads, [&](std::size_t t, int holder, std::uint64_t, std::uint64_t) {
-    per_thread[t * p + static_cast<std::size_t>(holder)] += 2;
-  });
+  for_each_directed_edge(grid, edges, threads,
+                         [&](std::size_t t, int holder, std::uint64_t, std::uint64_t, std::size_t) {
+                           per_thread[t * p + static_cast<std::size_t>(holder)] += words;
+                         });
   // Exclusive offsets per (destination, thread), so the layout is grouped by destination.
   counts.assign(p, 0);
   std::uint64_t total = 0;
@@ -67,11 +77,12 @@ void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vect
   }
   packed.resize(total);
   for_each_directed_edge(grid, edges, threads,
-                         [&](std::size_t t, int holder, std::uint64_t source, std::uint64_t target) {
+                         [&](std::size_t t, int holder, std::uint64_t source, std::uint64_t target, std::size_t k) {
                            std::uint64_t& at = per_thread[t * p + static_cast<std::size_t>(holder)];
                            packed[at] = source;
                            packed[at + 1] = target;
-                           at += 2;
+                           if (weights != nullptr) packed[at + 2] = std::bit_cast<std::uint32_t>(weights[k]);
+                           at += words;
                          });
 }
 
@@ -79,7 +90,12 @@ void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, std::vect
 
 template <class V>
 DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists,
-                                      std::uint64_t edges_per_round) {
+                                      std::uint64_t edges_per_round, std::optional<std::span<const float>> weights) {
+  if (weights && weights->size() != slice.size()) {
+    throw Error(ExitCode::kFailure, "kernel 1: " + std::to_string(weights->size()) + " weights for " +
+                                        std::to_string(slice.size()) + " tuples");
+  }
+  if (weights && compressed_lists) throw Error(ExitCode::kFailure, "kernel 1: weighted lists stay plain");
   const std::uint64_t first = 0;
   const std::uint64_t last = slice.size();
   const std::uint64_t largest_slice = grid.world().allreduce(slice.size(), ReduceOp::kMax);
@@ -87,10 +103,13 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
 
   const PieceGroup& cols = grid.col_group();
   const PieceGroup& rows = grid.row_group();
-  std::vector<V> row_of;  // forward rows: column-group local index of the source
-  std::vector<V> col_of;  // forward neighbours: row-group local index of the target
+  std::vector<V> row_of;         // forward rows: column-group local index of the source
+  std::vector<V> col_of;         // forward neighbours: row-group local index of the target
+  std::vector<float> weight_of;  // and the tuple's weight, when weighted
   row_of.reserve(static_cast<std::size_t>(2 * (last - first) * 11 / 10));
   col_of.reserve(row_of.capacity());
+  if (weights) weight_of.reserve(row_of.capacity());
+  const std::uint64_t words = weights ? 3 : 2;
 
   std::vector<Edge> chunk;
   std::vector<std::uint64_t> packed;
@@ -106,18 +125,21 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
     for (std::int64_t i = 0; i < count; ++i) {
       chunk[static_cast<std::size_t>(i)] = slice.get(begin + static_cast<std::uint64_t>(i));
     }
-    route_edges(grid, chunk, packed, counts);
+    route_edges(grid, chunk, weights ? weights->data() + begin : nullptr, packed, counts);
     const std::vector<std::uint64_t> received = grid.world().alltoallv(
         std::span<const std::uint64_t>(packed), std::span<const std::uint64_t>(counts), recv_counts);
     const std::size_t base = row_of.size();
-    row_of.resize(base + received.size() / 2);
-    col_of.resize(base + received.size() / 2);
-    const auto pairs = static_cast<std::int64_t>(received.size() / 2);
+    const std::size_t arrived = received.size() / words;
+    row_of.resize(base + arrived);
+    col_of.resize(base + arrived);
+    if (weights) weight_of.resize(base + arrived);
+    const auto pairs = static_cast<std::int64_t>(arrived);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < pairs; ++i) {
       const auto k = static_cast<std::size_t>(i);
-      row_of[base + k] = static_cast<V>(cols.to_local(received[2 * k]));
-      col_of[base + k] = static_cast<V>(rows.to_local(received[2 * k + 1]));
+      row_of[base + k] = static_cast<V>(cols.to_local(received[words * k]));
+      col_of[base + k] = static_cast<V>(rows.to_local(received[words * k + 1]));
+      if (words == 3) weight_of[base + k] = std::bit_cast<float>(static_cast<std::uint32_t>(received[words * k + 2]));
     }
   }
   std::vector<Edge>().swap(chunk);
@@ -153,9 +175,19 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
     if (grid.partition() == Partition::k1D) row_original_ = group_table(grid.row(), rows, order_.original_offsets());
   }
 
-  forward_ = build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of));
+  if (weights) {
+    if constexpr (std::is_same_v<V, std::uint32_t>) {
+      forward_ = build_weighted_local_csr(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of),
+                                          std::span<const float>(weight_of));
+    } else {
+      throw Error(ExitCode::kFailure, "kernel 1: weighted lists number their groups in 32 bits");
+    }
+  } else {
+    forward_ = build_local_csr<V>(cols.local_size(), std::span<const V>(row_of), std::span<const V>(col_of));
+  }
   std::vector<V>().swap(row_of);
   std::vector<V>().swap(col_of);
+  std::vector<float>().swap(weight_of);
   if (grid_layout(grid.partition())) transposed_ = transpose_local_csr(forward_, rows.local_size());
 
   // Owners' degrees: each rank of a processor column holds a part of every column-group

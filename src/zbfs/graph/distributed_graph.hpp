@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -28,9 +29,12 @@ class DistributedGraph {
  public:
   // `compressed_lists`: the local lists end up as byte-coded gaps (LocalCsr::compress,
   // --adjacency compressed); construction's peak is unchanged, what the search holds is
-  // about half.
+  // about half. `weights`: one per tuple of `slice` (SSSP), which then travel with the
+  // tuples and sit beside the forward lists' entries (the lightest duplicate's; plain
+  // lists, 32-bit groups).
   DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists = false,
-                   std::uint64_t edges_per_round = std::uint64_t{1} << 20);
+                   std::uint64_t edges_per_round = std::uint64_t{1} << 20,
+                   std::optional<std::span<const float>> weights = std::nullopt);
 
   [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
   // The graph a traversal layout reads (ProcessGrid::top_down / bottom_up).

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <vector>
 
+#include "zbfs/core/error.hpp"
 #include "zbfs/graph/gap_list.hpp"
 #include "zbfs/graph/list_placement.hpp"
 #include "zbfs/graph/list_sort.hpp"
@@ -32,6 +34,7 @@ LargeArray<std::uint64_t> row_starts(std::span<const V> row_of, std::uint64_t nu
 template <class V>
 void LocalCsr<V>::compress() {
   if (compressed_) return;
+  if (weighted_) throw Error(ExitCode::kFailure, "a weighted CSR keeps plain lists");
   const auto rows = static_cast<std::int64_t>(num_rows_);
   LargeArray<std::uint64_t> starts(num_rows_ + 1);
   LargeArray<V> degrees(num_rows_);
@@ -89,6 +92,58 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std
   off[num_rows] = write;
   adjacency.shrink(write);
   return LocalCsr<V>(num_rows, std::move(offsets), std::move(adjacency));
+}
+
+LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::span<const std::uint32_t> rows,
+                                                 std::span<const std::uint32_t> cols, std::span<const float> weights) {
+  const auto m = static_cast<std::int64_t>(rows.size());
+  LargeArray<std::uint64_t> offsets = row_starts(rows, num_rows);
+  std::uint64_t* off = offsets.data();
+  LargeArray<std::uint64_t> cursor(num_rows + 1);
+  std::copy(off, off + num_rows + 1, cursor.data());
+  // An entry is placed as one word, the neighbour above the weight's bits: sorting a row
+  // sorts by neighbour and then by weight (a non-negative float's bits order as it does),
+  // so the first of each neighbour's run is its lightest.
+  LargeArray<std::uint64_t> packed(static_cast<std::size_t>(m));
+  std::uint64_t* words = packed.data();
+  std::uint64_t* cur = cursor.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const std::uint64_t slot = std::atomic_ref<std::uint64_t>(cur[rows[k]]).fetch_add(1, std::memory_order_relaxed);
+    words[slot] = std::uint64_t{cols[k]} << 32 | std::bit_cast<std::uint32_t>(weights[k]);
+  }
+  const auto count = static_cast<std::int64_t>(num_rows);
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> scratch;
+#pragma omp for schedule(dynamic, 1024)
+    for (std::int64_t r = 0; r < count; ++r) {
+      std::uint64_t* first = words + off[r];
+      std::uint64_t* last = words + off[r + 1];
+      sort_adjacency_list(first, last, scratch);
+      const auto same_neighbor = [](std::uint64_t a, std::uint64_t b) { return a >> 32 == b >> 32; };
+      cur[r] = static_cast<std::uint64_t>(std::unique(first, last, same_neighbor) - first);
+    }
+  }
+  // The kept rows' starts (cursor holds each row's kept length), then each row's kept
+  // words split into the two arrays.
+  LargeArray<std::uint64_t> kept_offsets(num_rows + 1);
+  kept_offsets[0] = 0;
+  for (std::uint64_t r = 0; r < num_rows; ++r) kept_offsets[r + 1] = kept_offsets[r] + cur[r];
+  const std::uint64_t kept = kept_offsets[num_rows];
+  LargeArray<std::uint32_t> adjacency(kept);
+  LargeArray<float> entry_weights(kept);
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (std::int64_t r = 0; r < count; ++r) {
+    const auto row = static_cast<std::uint64_t>(r);
+    const std::uint64_t* from = words + off[row];
+    for (std::uint64_t e = kept_offsets[row]; e < kept_offsets[row + 1]; ++e, ++from) {
+      adjacency[e] = static_cast<std::uint32_t>(*from >> 32);
+      entry_weights[e] = std::bit_cast<float>(static_cast<std::uint32_t>(*from));
+    }
+  }
+  return LocalCsr<std::uint32_t>(num_rows, std::move(kept_offsets), std::move(adjacency), std::move(entry_weights));
 }
 
 template <class V>

@@ -4,7 +4,9 @@
 // build_local_csr sorts a list of directed (row, neighbour) pairs into one, and
 // transpose_local_csr turns one around; OpenMP parallel, not collective. compress() turns
 // the lists into byte-coded gaps in blocks (graph/gap_list.hpp, --adjacency compressed);
-// searches read either through with_rows() (graph/adjacency_rows.hpp).
+// searches read either through with_rows() (graph/adjacency_rows.hpp). A CSR built with
+// build_weighted_local_csr also holds a float weight beside each entry (SSSP): the
+// lightest of the input tuples that gave the entry.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,13 @@ class LocalCsr {
       : num_rows_(num_rows), offsets_(std::move(offsets)), neighbors_(std::move(neighbors)) {
     num_entries_ = num_rows_ == 0 ? 0 : offsets_[num_rows_];
   }
+  // With one weight per entry.
+  LocalCsr(std::uint64_t num_rows, LargeArray<std::uint64_t> offsets, LargeArray<V> neighbors,
+           LargeArray<float> weights)
+      : LocalCsr(num_rows, std::move(offsets), std::move(neighbors)) {
+    weights_ = std::move(weights);
+    weighted_ = true;
+  }
 
   [[nodiscard]] std::uint64_t num_rows() const { return num_rows_; }
   [[nodiscard]] std::uint64_t num_entries() const { return num_entries_; }
@@ -39,6 +48,9 @@ class LocalCsr {
   // (plain lists only).
   [[nodiscard]] const std::uint64_t* offsets() const { return offsets_.data(); }
   [[nodiscard]] const V* neighbor_data() const { return neighbors_.data(); }
+  // The entries' weights, beside neighbor_data() (weighted() only).
+  [[nodiscard]] bool weighted() const { return weighted_; }
+  [[nodiscard]] const float* weight_data() const { return weights_.data(); }
   // step(rows) with the lists' rows view, PlainRows or GapRows.
   template <class Step>
   auto with_rows(const Step& step) const {
@@ -46,12 +58,13 @@ class LocalCsr {
                        : step(PlainRows<V>{offsets_.data(), neighbors_.data()});
   }
   // Re-encodes the lists as byte-coded gaps and frees the plain ones (both are held while
-  // it runs).
+  // it runs). Unweighted lists only.
   void compress();
   // Bytes the lists take: offsets and ids, or starts, degrees and the encoded lists.
   [[nodiscard]] std::uint64_t list_bytes() const {
     return compressed_ ? starts_.size() * sizeof(std::uint64_t) + degrees_.size() * sizeof(V) + bytes_.size()
-                       : offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V);
+                       : offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V) +
+                             weights_.size() * sizeof(float);
   }
 
  private:
@@ -59,6 +72,8 @@ class LocalCsr {
   std::uint64_t num_entries_ = 0;
   LargeArray<std::uint64_t> offsets_;
   LargeArray<V> neighbors_;
+  LargeArray<float> weights_;
+  bool weighted_ = false;
   bool compressed_ = false;
   LargeArray<std::uint64_t> starts_;
   LargeArray<V> degrees_;
@@ -68,6 +83,11 @@ class LocalCsr {
 // Builds the CSR of the pairs (rows[i], cols[i]); rows[i] < num_rows.
 template <class V>
 LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols);
+
+// The same with a weight per pair: a row's duplicate entries keep the lightest weight
+// (weights are finite and not negative). 32-bit ids only.
+LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::span<const std::uint32_t> rows,
+                                                 std::span<const std::uint32_t> cols, std::span<const float> weights);
 
 // The transpose of `csr`, whose neighbours are below num_cols: row c lists the rows of
 // `csr` that have c. Built from a CSR, not from pairs, so that the pairs can be freed

@@ -3,11 +3,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "zbfs/core/bitmap.hpp"
+#include "zbfs/core/error.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/validate/edge_rules.hpp"
 
@@ -44,8 +47,9 @@ class LocalErrors {
         start = end + 1;
       }
     }
-    for (const ValidationRule rule : {ValidationRule::kTreeRootedAtKey, ValidationRule::kInputEdgeLevels,
-                                      ValidationRule::kSpansComponent, ValidationRule::kParentIsInputEdge}) {
+    for (const ValidationRule rule :
+         {ValidationRule::kTreeRootedAtKey, ValidationRule::kTreeEdgeDistance, ValidationRule::kInputEdgeLevels,
+          ValidationRule::kSpansComponent, ValidationRule::kParentIsInputEdge}) {
       if ((rules >> static_cast<unsigned>(rule)) & 1U) report.violated.push_back(rule);
     }
     return report;
@@ -135,11 +139,12 @@ void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t
   }
 }
 
-// Asks the owners of both ends of each edge of `round` for their (level, parent).
-// Endpoint 2k + side's answer is at answers[at[2k + side]] and the word after it.
+// Asks the owners of both ends of each edge of `round` for their `width` words, which
+// answer(offset, out) gives for the owner's vertex at `offset` in its piece. Endpoint
+// 2k + side's answer is at answers[at[2k + side]] and the words after it.
 std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, std::span<const Edge> round,
                                         OutgoingBuilder& requests_builder, std::vector<std::uint64_t>& at,
-                                        const LargeArray<std::int64_t>& level, std::span<const std::int64_t> parent) {
+                                        std::size_t width, const ReadAnswer& answer) {
   const int threads = requests_builder.threads();
   const auto ranks = static_cast<std::size_t>(grid.size());
   const std::uint64_t first = grid.my_first_vertex();
@@ -179,18 +184,16 @@ std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exch
   const OutgoingIds requests = requests_builder.finish();
   const std::vector<std::uint64_t> starts = request_starts(requests);
   std::vector<std::uint64_t> answers =
-      exchanger.read(grid.world(), requests.ids, requests.counts, 2, [&](std::uint64_t v, std::uint64_t* out) {
-        out[0] = static_cast<std::uint64_t>(level[v - first]);
-        out[1] = static_cast<std::uint64_t>(parent[v - first]);
-      });
-  // Slots among the owner's requests -> positions in the answers (two words each).
+      exchanger.read(grid.world(), requests.ids, requests.counts, width,
+                     [&](std::uint64_t v, std::uint64_t* out) { answer(v - first, out); });
+  // Slots among the owner's requests -> positions in the answers (`width` words each).
   const auto endpoints = static_cast<std::int64_t>(at.size());
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::int64_t j = 0; j < endpoints; ++j) {
     const Edge e = round[static_cast<std::size_t>(j / 2)];
     const std::uint64_t x = j % 2 == 0 ? e.u : e.v;
     auto& where = at[static_cast<std::size_t>(j)];
-    where = 2 * (starts[static_cast<std::size_t>(grid.owner_of(x))] + where);
+    where = width * (starts[static_cast<std::size_t>(grid.owner_of(x))] + where);
   }
   return answers;
 }
@@ -272,7 +275,10 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const In
                  std::span(round_edges.data() + at_edge, std::min(InputEdges::kChunk, round_edges.size() - at_edge)));
     }
     const std::vector<std::uint64_t> answers =
-        ask_for_ends(grid, exchanger, round_edges, requests_builder, at, level, parent);
+        ask_for_ends(grid, exchanger, round_edges, requests_builder, at, 2, [&](std::uint64_t o, std::uint64_t* out) {
+          out[0] = static_cast<std::uint64_t>(level[o]);
+          out[1] = static_cast<std::uint64_t>(parent[o]);
+        });
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
     for (std::int64_t i = 0; i < count; ++i) {
       const int t = omp_get_thread_num();
@@ -302,6 +308,163 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const In
   std::uint64_t reached = 0;
   for (std::uint64_t o = 0; o < block; ++o) {
     reached += check_parent_link(first + o, level[o], parent[o], confirmed.test(o), errors);
+  }
+  ValidationReport report = errors.merge(world);
+  report.traversed_edges = world.allreduce(traversed, ReduceOp::kSum);
+  report.reached_vertices = world.allreduce(reached, ReduceOp::kSum);
+  return report;
+}
+
+namespace {
+
+// A tree edge's vote, sent to the child's owner: the smallest over all the input tuples
+// between the two wins.
+constexpr std::uint64_t kDistanceConfirmed = 0;  // a tuple joins them and gives the distance exactly
+constexpr std::uint64_t kLinkOnly = 1;           // tuples join them, none gives the distance
+constexpr std::uint64_t kNoVote = 2;
+
+[[gnu::cold, gnu::noinline]] void report_triangle(const Edge& e, float w, float du, float dv, LocalErrors& errors) {
+  errors.add(ValidationRule::kInputEdgeLevels, "edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
+                                                   ") of weight " + std::to_string(w) + " joins distances " +
+                                                   std::to_string(du) + " and " + std::to_string(dv));
+}
+
+[[gnu::cold, gnu::noinline]] void report_tree_distance(std::uint64_t v, std::int64_t p, float dv, LocalErrors& errors) {
+  errors.add(ValidationRule::kTreeEdgeDistance, "distance " + std::to_string(dv) + " of vertex " + std::to_string(v) +
+                                                    " is not its parent " + std::to_string(p) +
+                                                    "'s plus the weight of an input edge between them");
+}
+
+[[gnu::cold, gnu::noinline]] void report_missing_link(std::uint64_t v, std::int64_t p, LocalErrors& errors) {
+  errors.add(ValidationRule::kParentIsInputEdge,
+             "parent link (" + std::to_string(p) + ", " + std::to_string(v) + ") is not an input edge");
+}
+
+}  // namespace
+
+ValidationReport validate_distributed_sssp_tree(const ProcessGrid& grid, const InputEdges& slice, Exchanger& exchanger,
+                                                std::uint64_t root, std::span<const std::int64_t> parent,
+                                                std::span<const float> distance, PhaseMetrics& metrics,
+                                                std::uint64_t edges_per_round) {
+  const ScopedPhase phase(metrics, Phase::kValidation);
+  if (!slice.has_weights())
+    throw Error(ExitCode::kFailure, "validate_distributed_sssp_tree: the edges have no weights");
+  const Communicator& world = grid.world();
+  const std::uint64_t first = grid.my_first_vertex();
+  const std::uint64_t block = grid.blocks().block();
+  LocalErrors errors;
+  check_parent_ranges(grid, root, parent, errors);
+  if (world.allreduce(errors.count(), ReduceOp::kSum) != 0) return errors.merge(world);
+  if (grid.owns(root) && distance[root - first] != 0.0F) {
+    errors.add(ValidationRule::kTreeRootedAtKey,
+               "the distance of the root is " + std::to_string(distance[root - first]));
+  }
+
+  LargeArray<std::int64_t> level(block);
+  compute_levels(grid, exchanger, root, parent, level, errors);
+  // A reached vertex's distance must be a distance: finite and not negative.
+  for (std::uint64_t o = 0; o < block; ++o) {
+    if (level[o] >= 0 && !(distance[o] >= 0 && std::isfinite(distance[o]))) {
+      errors.add(ValidationRule::kTreeEdgeDistance,
+                 "vertex " + std::to_string(first + o) + " is reached at distance " + std::to_string(distance[o]));
+      level[o] = kBroken;
+    }
+  }
+
+  // Rules 2-5 over this rank's slice of the weighted tuples; each parent link's best vote
+  // goes to the child's owner.
+  LargeArray<std::uint64_t> vote(block);
+  std::fill(vote.data(), vote.data() + block, kNoVote);
+  if (grid.owns(root)) vote[root - first] = kDistanceConfirmed;
+  const std::uint64_t largest_slice = world.allreduce(slice.size(), ReduceOp::kMax);
+  const std::uint64_t rounds = std::max<std::uint64_t>(1, (largest_slice + edges_per_round - 1) / edges_per_round);
+  std::uint64_t traversed = 0;
+  const int threads = omp_get_max_threads();
+  const auto ranks = static_cast<std::size_t>(grid.size());
+  OutgoingBuilder requests_builder(grid.size(), threads);
+  std::vector<std::vector<KeyedItem>> votes(static_cast<std::size_t>(threads) * ranks);
+  std::vector<std::uint64_t> at;
+  std::vector<Edge> round_edges;
+  std::vector<float> round_weights;
+  for (std::uint64_t round = 0; round < rounds; ++round) {
+    const std::uint64_t begin = std::min(slice.size(), round * edges_per_round);
+    const auto count = static_cast<std::int64_t>(std::min(slice.size(), begin + edges_per_round) - begin);
+    round_edges.resize(static_cast<std::size_t>(count));
+    round_weights.resize(static_cast<std::size_t>(count));
+    const auto chunks = static_cast<std::int64_t>((round_edges.size() + InputEdges::kChunk - 1) / InputEdges::kChunk);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t at_edge = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+      const std::size_t length = std::min(InputEdges::kChunk, round_edges.size() - at_edge);
+      slice.read(begin + at_edge, std::span(round_edges.data() + at_edge, length));
+      slice.read_weights(begin + at_edge, std::span(round_weights.data() + at_edge, length));
+    }
+    const std::vector<std::uint64_t> answers =
+        ask_for_ends(grid, exchanger, round_edges, requests_builder, at, 3, [&](std::uint64_t o, std::uint64_t* out) {
+          out[0] = static_cast<std::uint64_t>(level[o]);
+          out[1] = static_cast<std::uint64_t>(parent[o]);
+          out[2] = std::bit_cast<std::uint32_t>(distance[o]);
+        });
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      const auto k = static_cast<std::size_t>(i);
+      const Edge e = round_edges[k];
+      if (e.u == e.v) continue;
+      const std::uint64_t* end_u = &answers[at[2 * k]];  // (level, parent, distance bits) of e.u
+      const std::uint64_t* end_v = &answers[at[2 * k + 1]];
+      const auto lu = static_cast<std::int64_t>(end_u[0]);
+      const auto lv = static_cast<std::int64_t>(end_v[0]);
+      const bool reached_u = lu != kUnreached;
+      const bool reached_v = lv != kUnreached;
+      if (!reached_u && !reached_v) continue;
+      ++traversed;
+      if (reached_u != reached_v) {
+        report_edge_across_component(e, errors);
+        continue;
+      }
+      if (lu < 0 || lv < 0) continue;  // reported under rule 1 or 2
+      const float w = round_weights[k];
+      const float du = std::bit_cast<float>(static_cast<std::uint32_t>(end_u[2]));
+      const float dv = std::bit_cast<float>(static_cast<std::uint32_t>(end_v[2]));
+      const float via_u = du + w;
+      const float via_v = dv + w;
+      if (via_u < dv || via_v < du) report_triangle(e, w, du, dv, errors);
+      if (static_cast<std::int64_t>(end_v[1]) == static_cast<std::int64_t>(e.u)) {
+        votes[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))].push_back(
+            {e.v, dv == via_u ? kDistanceConfirmed : kLinkOnly});
+      }
+      if (static_cast<std::int64_t>(end_u[1]) == static_cast<std::int64_t>(e.v)) {
+        votes[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))].push_back(
+            {e.u, du == via_v ? kDistanceConfirmed : kLinkOnly});
+      }
+    }
+    std::vector<KeyedItem> items;
+    std::vector<std::uint64_t> counts(ranks, 0);
+    for (std::size_t o = 0; o < ranks; ++o) {
+      for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
+        std::vector<KeyedItem>& mine = votes[t * ranks + o];
+        counts[o] += mine.size();
+        items.insert(items.end(), mine.begin(), mine.end());
+        mine.clear();
+      }
+    }
+    for (const KeyedItem& item : exchanger.update(world, items, counts)) {
+      std::uint64_t& best = vote[item.key - first];
+      best = std::min(best, item.value);
+    }
+  }
+
+  std::uint64_t reached = 0;
+  for (std::uint64_t o = 0; o < block; ++o) {
+    if (level[o] == kUnreached) continue;
+    ++reached;
+    if (level[o] < 0 || vote[o] == kDistanceConfirmed) continue;
+    if (vote[o] == kLinkOnly) {
+      report_tree_distance(first + o, parent[o], distance[o], errors);
+    } else {
+      report_missing_link(first + o, parent[o], errors);
+    }
   }
   ValidationReport report = errors.merge(world);
   report.traversed_edges = world.allreduce(traversed, ReduceOp::kSum);

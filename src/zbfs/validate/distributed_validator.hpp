@@ -34,4 +34,16 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const In
                                                PhaseMetrics& metrics,
                                                std::uint64_t edges_per_round = std::uint64_t{1} << 20);
 
+// Kernel 3's tree by the rules of validate_sssp_tree (sssp_validator.hpp), distributed as
+// the BFS validator is: levels from the parent chains (rule 1), then every rank reads the
+// (level, parent, distance) of both ends of each of its weighted tuples from their
+// owners, checks the triangle rule and sends each tree link's vote (the distance
+// confirmed, or only the link) to the child's owner. `distance`: this rank's piece,
+// beside `parent`; `slice` must carry weights. Collective; every rank gets the same
+// report.
+ValidationReport validate_distributed_sssp_tree(const ProcessGrid& grid, const InputEdges& slice, Exchanger& exchanger,
+                                                std::uint64_t root, std::span<const std::int64_t> parent,
+                                                std::span<const float> distance, PhaseMetrics& metrics,
+                                                std::uint64_t edges_per_round = std::uint64_t{1} << 20);
+
 }  // namespace zbfs

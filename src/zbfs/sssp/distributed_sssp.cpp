@@ -1,0 +1,419 @@
+#include "zbfs/sssp/distributed_sssp.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "zbfs/core/error.hpp"
+#include "zbfs/core/timer.hpp"
+#include "zbfs/sssp/delta_stepping.hpp"
+
+namespace zbfs {
+namespace {
+
+constexpr std::uint32_t kInfinityBits = 0x7f800000U;  // +infinity's bits
+constexpr std::uint64_t kUnreached = std::uint64_t{kInfinityBits} << 32 | 0xffffffffU;
+constexpr std::uint64_t kNoBucket = std::numeric_limits<std::uint64_t>::max();
+// Entries of a heavy list a thread takes at once, so that hubs' lists are shared.
+constexpr std::uint64_t kHeavyPiece = 1024;
+
+std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
+
+}  // namespace
+
+DistributedSssp::DistributedSssp(const ProcessGrid& grid, const DistributedGraph<Vertex>& graph, Exchanger& exchanger,
+                                 PhaseMetrics& metrics, std::optional<double> delta)
+    : grid_(grid),
+      graph_(graph),
+      exchanger_(exchanger),
+      metrics_(metrics),
+      layout_(grid.top_down()),
+      block_(grid.blocks().block()),
+      first_vertex_(grid.my_first_vertex()),
+      col_base_(layout_.source.to_local(first_vertex_)),
+      fold_rank_(static_cast<std::uint64_t>(layout_.fold->rank())),
+      col_first_global_(layout_.source.to_global(0)),
+      filter_sent_(exchanger.traits().merges_updates),
+      state_(block_),
+      relaxed_(block_),
+      mark_(block_),
+      sent_(layout_.target.local_size()),
+      window_(kWindow),
+      threads_(static_cast<std::size_t>(omp_get_max_threads())) {
+  const LocalCsr<Vertex>& csr = graph_.forward();
+  if (!csr.weighted()) throw Error(ExitCode::kFailure, "distributed SSSP: the graph has no weights");
+  if (grid.blocks().num_vertices() > std::numeric_limits<Vertex>::max()) {
+    throw Error(ExitCode::kUsage, "--kernels sssp takes graphs of fewer than 2^32 vertices");
+  }
+  if (delta && (!(*delta > 0) || !std::isfinite(*delta))) {
+    throw Error(ExitCode::kUsage, "--delta must be a positive number");
+  }
+  const std::uint64_t entries = csr.num_entries();
+  const float* weights = csr.weight_data();
+  double weight_sum = 0;
+  const auto count = static_cast<std::int64_t>(entries);
+#pragma omp parallel for reduction(+ : weight_sum)
+  for (std::int64_t k = 0; k < count; ++k) weight_sum += weights[k];
+  std::uint64_t with_edges = 0;
+  for (const std::uint64_t d : graph_.owned_degree()) with_edges += d > 0 ? 1 : 0;
+  // The one-process kernel's default over the whole graph (every rank the same).
+  const double global_weight = grid.world().allreduce(weight_sum, ReduceOp::kSum);
+  const std::uint64_t global_with_edges = grid.world().allreduce(with_edges, ReduceOp::kSum);
+  const std::uint64_t global_entries = graph_.global_directed_edges();
+  delta_ = 1.0;
+  if (global_entries > 0 && global_with_edges > 0 && global_weight > 0) {
+    const double mean_weight = global_weight / static_cast<double>(global_entries);
+    const double mean_degree = static_cast<double>(global_entries) / static_cast<double>(global_with_edges);
+    delta_ = DeltaStepping::kDeltaDegrees * mean_weight / mean_degree;
+  }
+  if (delta) delta_ = *delta;
+  inverse_delta_ = 1.0 / delta_;
+
+  // The light lists: count per row, then place.
+  const auto light = static_cast<float>(delta_);
+  const std::uint64_t rows = csr.num_rows();
+  const std::uint64_t* offsets = csr.offsets();
+  const Vertex* neighbors = csr.neighbor_data();
+  light_start_ = LargeArray<std::uint64_t>(rows + 1);
+  const auto row_count = static_cast<std::int64_t>(rows);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t r = 0; r < row_count; ++r) {
+    std::uint64_t c = 0;
+    for (std::uint64_t e = offsets[r]; e < offsets[r + 1]; ++e) c += weights[e] < light ? 1 : 0;
+    light_start_[static_cast<std::uint64_t>(r)] = c;
+  }
+  std::uint64_t total = 0;
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    const std::uint64_t c = light_start_[r];
+    light_start_[r] = total;
+    total += c;
+  }
+  light_start_[rows] = total;
+  light_ = LargeArray<LightEdge>(total);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t r = 0; r < row_count; ++r) {
+    std::uint64_t at = light_start_[static_cast<std::uint64_t>(r)];
+    for (std::uint64_t e = offsets[r]; e < offsets[r + 1]; ++e) {
+      if (weights[e] < light) light_[at++] = {neighbors[e], weights[e]};
+    }
+  }
+  std::fill(mark_.data(), mark_.data() + block_, 0U);
+  for (ThreadWork& work : threads_) work.outgoing.resize(static_cast<std::size_t>(layout_.fold->size()));
+}
+
+std::uint64_t DistributedSssp::bucket_of(std::uint32_t bits) const {
+  const double scaled = static_cast<double>(std::bit_cast<float>(bits)) * inverse_delta_;
+  return scaled < 1.8e19 ? static_cast<std::uint64_t>(scaled) : kNoBucket - 1;
+}
+
+bool DistributedSssp::lower(std::uint64_t offset, std::uint64_t word) {
+  std::atomic_ref<std::uint64_t> slot(state_[offset]);
+  std::uint64_t old = slot.load(std::memory_order_relaxed);
+  while (distance_bits(word) < distance_bits(old)) {
+    if (slot.compare_exchange_weak(old, word, std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
+
+void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::uint32_t parent) {
+  const auto bits = std::bit_cast<std::uint32_t>(distance);
+  const std::uint64_t word = std::uint64_t{bits} << 32 | parent;
+  const auto member = static_cast<std::uint64_t>(layout_.target.member_of_local(to));
+  if (member == fold_rank_) {
+    const std::uint64_t offset = to - member * block_;
+    if (lower(offset, word)) {
+      work.improved.emplace_back(bucket_of(bits), static_cast<Vertex>(offset));
+      ++work.improvements;
+    }
+    return;
+  }
+  if (filter_sent_) {
+    // Only a distance below every one sent to the vertex in this search can lower it.
+    std::atomic_ref<std::uint32_t> sent(sent_[to]);
+    std::uint32_t old = sent.load(std::memory_order_relaxed);
+    do {
+      if (bits >= old) return;
+    } while (!sent.compare_exchange_weak(old, bits, std::memory_order_relaxed));
+  }
+  work.outgoing[member].push_back({layout_.target.to_global(to), word});
+}
+
+std::vector<DistributedSssp::Source> DistributedSssp::expand(std::span<const Vertex> owned) {
+  std::vector<Source> sources(owned.size());
+  for (std::size_t i = 0; i < owned.size(); ++i) {
+    sources[i] = {static_cast<Vertex>(col_base_ + owned[i]), distance_bits(state_[owned[i]])};
+  }
+  if (layout_.expand->size() == 1) return sources;
+  // Along the column as one sorted set of words, the vertex above its distance bits.
+  const ScopedPhase phase(metrics_, Phase::kColumnExchange);
+  std::vector<std::uint64_t> mine(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    mine[i] = std::uint64_t{sources[i].col_local} << 32 | sources[i].bits;
+  }
+  std::sort(mine.begin(), mine.end());
+  const std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.expand, mine);
+  sources.resize(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    sources[i] = {static_cast<Vertex>(all[i] >> 32), static_cast<std::uint32_t>(all[i])};
+  }
+  return sources;
+}
+
+void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspStats& stats) {
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const LocalCsr<Vertex>& csr = graph_.forward();
+    const std::uint64_t* offsets = csr.offsets();
+    const Vertex* neighbors = csr.neighbor_data();
+    const float* weights = csr.weight_data();
+    const std::span<const Vertex> col_original = graph_.col_group_original();
+    const auto parent_of = [&](Vertex u) { return static_cast<std::uint32_t>(col_first_global_ + col_original[u]); };
+    if (light) {
+      const auto count = static_cast<std::int64_t>(sources.size());
+#pragma omp parallel
+      {
+        ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 64)
+        for (std::int64_t i = 0; i < count; ++i) {
+          const Source s = sources[static_cast<std::size_t>(i)];
+          const float du = std::bit_cast<float>(s.bits);
+          const std::uint32_t parent = parent_of(s.col_local);
+          const std::uint64_t end = light_start_[s.col_local + 1];
+          for (std::uint64_t e = light_start_[s.col_local]; e < end; ++e) {
+            offer(work, light_[e].to, du + light_[e].weight, parent);
+          }
+          work.edges += end - light_start_[s.col_local];
+        }
+      }
+    } else {
+      // Heavy lists in pieces, so that a hub's is shared among threads.
+      std::vector<HeavyPiece> pieces;
+      for (std::size_t i = 0; i < sources.size(); ++i) {
+        const Vertex u = sources[i].col_local;
+        for (std::uint64_t first = offsets[u]; first < offsets[u + 1]; first += kHeavyPiece) {
+          pieces.push_back({static_cast<std::uint32_t>(i), first, std::min(offsets[u + 1], first + kHeavyPiece)});
+        }
+      }
+      const auto light_below = static_cast<float>(delta_);
+      const auto count = static_cast<std::int64_t>(pieces.size());
+#pragma omp parallel
+      {
+        ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 16)
+        for (std::int64_t i = 0; i < count; ++i) {
+          const HeavyPiece piece = pieces[static_cast<std::size_t>(i)];
+          const Source s = sources[piece.source];
+          const float du = std::bit_cast<float>(s.bits);
+          const std::uint32_t parent = parent_of(s.col_local);
+          for (std::uint64_t e = piece.first; e < piece.end; ++e) {
+            if (weights[e] < light_below) continue;
+            offer(work, neighbors[e], du + weights[e], parent);
+            ++work.edges;
+          }
+        }
+      }
+    }
+  }
+  // The requests for other ranks' vertices, by fold member.
+  items_.clear();
+  counts_.assign(static_cast<std::size_t>(layout_.fold->size()), 0);
+  for (std::size_t d = 0; d < counts_.size(); ++d) {
+    for (ThreadWork& work : threads_) {
+      counts_[d] += work.outgoing[d].size();
+      items_.insert(items_.end(), work.outgoing[d].begin(), work.outgoing[d].end());
+      work.outgoing[d].clear();
+    }
+  }
+  std::vector<KeyedItem> arrived;
+  {
+    const ScopedPhase phase(metrics_, Phase::kRowExchange);
+    arrived = exchanger_.update(*layout_.fold, items_, counts_);
+  }
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const auto count = static_cast<std::int64_t>(arrived.size());
+#pragma omp parallel
+    {
+      ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
+        const std::uint64_t offset = item.key - first_vertex_;
+        if (offset >= block_) continue;  // not this rank's: a malformed request
+        if (lower(offset, item.value)) {
+          work.improved.emplace_back(bucket_of(distance_bits(item.value)), static_cast<Vertex>(offset));
+          ++work.improvements;
+        }
+      }
+    }
+    for (ThreadWork& work : threads_) {
+      (light ? stats.light_edges : stats.heavy_edges) += work.edges;
+      stats.improvements += work.improvements;
+      work.edges = 0;
+      work.improvements = 0;
+    }
+    file_improved();
+  }
+}
+
+void DistributedSssp::file(std::uint64_t bucket, Vertex offset) {
+  if (bucket - current_ < kWindow) {
+    window_[bucket % kWindow].push_back(offset);
+  } else {
+    far_.emplace_back(bucket, offset);
+  }
+}
+
+void DistributedSssp::file_improved() {
+  for (ThreadWork& work : threads_) {
+    for (const auto& [bucket, offset] : work.improved) file(bucket, offset);
+    work.improved.clear();
+  }
+}
+
+std::uint64_t DistributedSssp::lowest_bucket(std::uint64_t from) {
+  for (std::uint64_t b = from; b < current_ + kWindow; ++b) {
+    std::vector<Vertex>& bin = window_[b % kWindow];
+    // Entries are stale once their vertex moved to a lower bucket; drop those.
+    std::size_t kept = 0;
+    for (const Vertex v : bin) {
+      if (bucket_of(distance_bits(state_[v])) == b) bin[kept++] = v;
+    }
+    bin.resize(kept);
+    if (kept != 0) return b;
+  }
+  std::uint64_t lowest = kNoBucket;
+  std::size_t kept = 0;
+  for (const auto& [bucket, offset] : far_) {
+    if (bucket_of(distance_bits(state_[offset])) != bucket) continue;
+    far_[kept++] = {bucket, offset};
+    lowest = std::min(lowest, bucket);
+  }
+  far_.resize(kept);
+  return lowest;
+}
+
+void DistributedSssp::refill_window() {
+  std::size_t kept = 0;
+  for (const auto& [bucket, offset] : far_) {
+    if (bucket - current_ < kWindow) {
+      window_[bucket % kWindow].push_back(offset);
+    } else {
+      far_[kept++] = {bucket, offset};
+    }
+  }
+  far_.resize(kept);
+}
+
+SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance) {
+  const Communicator& world = grid_.world();
+  if (parent.size() != block_ || distance.size() != block_) {
+    throw Error(ExitCode::kFailure, "distributed SSSP: the parent and distance arrays do not match the piece");
+  }
+  if (root >= grid_.blocks().num_vertices()) {
+    throw Error(ExitCode::kUsage, "search key " + std::to_string(root) + " is not a vertex");
+  }
+  SsspStats stats;
+  stats.delta = delta_;
+  Stopwatch clock;
+  std::fill(state_.data(), state_.data() + block_, kUnreached);
+  std::fill(relaxed_.data(), relaxed_.data() + block_, kInfinityBits);
+  std::fill(sent_.data(), sent_.data() + sent_.size(), 0xffffffffU);
+  for (std::vector<Vertex>& bin : window_) bin.clear();
+  far_.clear();
+  current_ = 0;
+  if (grid_.owns(root)) {
+    const std::uint64_t offset = graph_.order().sorted_offset(root - first_vertex_);
+    state_[offset] = static_cast<std::uint32_t>(root);  // distance 0
+    file(0, static_cast<Vertex>(offset));
+  }
+  double light_s = 0;
+  double heavy_s = 0;
+  for (;;) {
+    // The next bucket with a vertex in it on any rank (the current one again when a
+    // heavy relaxation rounded into it).
+    std::uint64_t next = 0;
+    {
+      const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
+      next = world.allreduce(lowest_bucket(current_), ReduceOp::kMin);
+    }
+    if (next == kNoBucket) break;
+    if (next != current_) {
+      for (std::uint64_t b = current_; b < std::min(next, current_ + kWindow); ++b) window_[b % kWindow].clear();
+      current_ = next;
+      refill_window();
+    }
+    ++stats.buckets;
+    if (++pass_ == 0) {  // the marks wrapped: start them again
+      std::fill(mark_.data(), mark_.data() + block_, 0U);
+      pass_ = 1;
+    }
+    settled_.clear();
+    clock.restart();
+    for (;;) {
+      // The bucket's vertices whose distance dropped since they last relaxed.
+      frontier_.clear();
+      std::vector<Vertex>& bin = window_[current_ % kWindow];
+      for (const Vertex v : bin) {
+        const std::uint32_t bits = distance_bits(state_[v]);
+        if (bucket_of(bits) != current_ || relaxed_[v] == bits) continue;
+        relaxed_[v] = bits;
+        frontier_.push_back(v);
+        if (mark_[v] != pass_) {
+          mark_[v] = pass_;
+          settled_.push_back(v);
+        }
+      }
+      bin.clear();
+      std::uint64_t active = 0;
+      {
+        const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
+        active = world.allreduce(std::uint64_t{frontier_.size()}, ReduceOp::kSum);
+      }
+      if (active == 0) break;
+      ++stats.light_rounds;
+      const std::vector<Source> sources = expand(frontier_);
+      relax(sources, true, stats);
+    }
+    light_s += clock.elapsed_s();
+    clock.restart();
+    const std::vector<Source> sources = expand(settled_);
+    relax(sources, false, stats);
+    heavy_s += clock.elapsed_s();
+  }
+  clock.restart();
+  // Parents and distances by input offset, in input ids.
+  const std::span<const Vertex> original = graph_.order().original_offsets();
+  std::uint64_t reached = 0;
+  const auto count = static_cast<std::int64_t>(block_);
+#pragma omp parallel for schedule(static) reduction(+ : reached)
+  for (std::int64_t s = 0; s < count; ++s) {
+    const std::uint64_t word = state_[static_cast<std::uint64_t>(s)];
+    const std::uint64_t at = original[static_cast<std::size_t>(s)];
+    if (word == kUnreached) {
+      parent[at] = -1;
+      distance[at] = std::numeric_limits<float>::infinity();
+    } else {
+      parent[at] = static_cast<std::int64_t>(word & 0xffffffffU);
+      distance[at] = std::bit_cast<float>(distance_bits(word));
+      ++reached;
+    }
+  }
+  stats.export_time_s = clock.elapsed_s();
+  stats.light_time_s = light_s;
+  stats.heavy_time_s = heavy_s;
+  std::uint64_t totals[4] = {reached, stats.light_edges, stats.heavy_edges, stats.improvements};
+  world.allreduce(std::span<std::uint64_t>(totals), ReduceOp::kSum);
+  stats.reached_vertices = totals[0];
+  stats.light_edges = totals[1];
+  stats.heavy_edges = totals[2];
+  stats.improvements = totals[3];
+  return stats;
+}
+
+}  // namespace zbfs

@@ -1,0 +1,136 @@
+// Kernel 3 over MPI: single-source shortest paths by delta-stepping in 1D and 2D, bucket
+// by bucket in step on every rank. run() is collective over the grid's world.
+//
+// Each rank owns its piece's tentative distances, and relaxes the edges of its forward
+// block (rows: the column group, neighbours: the row group; graph/distributed_graph.hpp,
+// with the lightest tuple's weight beside each entry). A bucket of width delta is settled
+// in light rounds: the bucket's vertices whose distance dropped since they were last
+// relaxed are gathered along the processor column with their distances (2D; in 1D the
+// column is the rank itself), relax their light edges (w < delta), and the relaxation
+// requests for other ranks' vertices go to their owners along the processor row through
+// the Exchanger's keyed update: (vertex, distance bits << 32 | parent), one per vertex,
+// the smallest, merged at the owner and by a route at every hop, so --codec and --route
+// apply as they do to BFS. The rounds end when no rank has a vertex left to relax in the
+// bucket (one allreduce a round); then every vertex the bucket settled relaxes its heavy
+// edges once, and the ranks agree on the next bucket with a vertex in it (an allreduce
+// of the minimum). A sender remembers the smallest distance it has sent each vertex in
+// the search and sends only smaller ones (unless the exchanger does not merge:
+// --no-dedup sends every relaxation, as the reference does).
+//
+// A vertex's distance and parent are one 64-bit word, lowered by compare-and-swap only
+// when the distance strictly drops, as the one-process kernel does (sssp/delta_stepping.hpp):
+// the tree has no cycle, zero weights included, and the distances are float sums along
+// the path, equal to a Dijkstra's bit for bit on every rank count, partition, codec and
+// route (the parents may differ where paths tie). Parents travel as input ids in 32 bits:
+// graphs of fewer than 2^32 vertices.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "zbfs/core/large_array.hpp"
+#include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/metrics/phase_metrics.hpp"
+#include "zbfs/sssp/sssp_stats.hpp"
+#include "zbfs/topology/process_grid.hpp"
+
+namespace zbfs {
+
+class DistributedSssp {
+ public:
+  using Vertex = std::uint32_t;
+
+  // `graph` must be weighted (DistributedGraph built with weights); it, `grid`,
+  // `exchanger` and `metrics` must outlive this. `delta`: the bucket width (> 0), or unset
+  // for the one-process kernel's default over the whole graph. Collective.
+  DistributedSssp(const ProcessGrid& grid, const DistributedGraph<Vertex>& graph, Exchanger& exchanger,
+                  PhaseMetrics& metrics, std::optional<double> delta = {});
+
+  [[nodiscard]] double delta() const { return delta_; }
+
+  // Searches from `root` (an input id). `parent` and `distance` have one entry per vertex
+  // of this rank's piece (blocks().block()), by input offset: the parent's input id
+  // (root: itself; -1 unreached) and the distance (+infinity unreached). Collective.
+  SsspStats run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance);
+
+ private:
+  struct LightEdge {
+    Vertex to;  // row-group local
+    float weight;
+  };
+  // A vertex whose edges a pass relaxes: its column-group local index and distance bits.
+  struct Source {
+    Vertex col_local;
+    std::uint32_t bits;
+  };
+  // A piece of a heavy pass: entries [first, end) of source `source`'s list.
+  struct HeavyPiece {
+    std::uint32_t source;  // index into the pass's sources
+    std::uint64_t first;
+    std::uint64_t end;
+  };
+  struct alignas(64) ThreadWork {
+    std::vector<std::vector<KeyedItem>> outgoing;            // by fold member
+    std::vector<std::pair<std::uint64_t, Vertex>> improved;  // (bucket, owned offset)
+    std::uint64_t edges = 0;
+    std::uint64_t improvements = 0;
+  };
+
+  // The bucket of a distance.
+  [[nodiscard]] std::uint64_t bucket_of(std::uint32_t bits) const;
+  // Lowers owned vertex `offset`'s word to `word` if its distance is strictly lower.
+  bool lower(std::uint64_t offset, std::uint64_t word);
+  // Offers distance `bits` through `parent` (input id) to row-group vertex `to`.
+  void offer(ThreadWork& work, Vertex to, float distance, std::uint32_t parent);
+  // The pass's sources along the column (2D; 1D: this rank's own), from owned offsets.
+  std::vector<Source> expand(std::span<const Vertex> owned);
+  // Relaxes the light (or heavy) edges of `sources`, sends the requests for other ranks'
+  // vertices to their owners and applies those that arrive. Collective.
+  void relax(std::span<const Source> sources, bool light, SsspStats& stats);
+  // Files the vertices the threads lowered into their buckets.
+  void file_improved();
+  void file(std::uint64_t bucket, Vertex offset);
+  // This rank's lowest bucket from `from` on that holds a vertex whose distance lies in
+  // it (stale entries are dropped on the way); UINT64_MAX when none.
+  std::uint64_t lowest_bucket(std::uint64_t from);
+  // Moves the far entries now inside the window into it (after the current bucket moved).
+  void refill_window();
+
+  const ProcessGrid& grid_;
+  const DistributedGraph<Vertex>& graph_;
+  Exchanger& exchanger_;
+  PhaseMetrics& metrics_;
+  TraversalLayout layout_;
+  std::uint64_t block_;
+  std::uint64_t first_vertex_;
+  std::uint64_t col_base_;   // this rank's piece in the column group's local numbering
+  std::uint64_t fold_rank_;  // this rank's member index along the row
+  std::uint64_t col_first_global_;
+  bool filter_sent_;
+  double delta_ = 1;
+  double inverse_delta_ = 1;
+  // The forward rows' light edges, copied out for the rounds that may visit a row often.
+  LargeArray<std::uint64_t> light_start_;
+  LargeArray<LightEdge> light_;
+  LargeArray<std::uint64_t> state_;    // owned, sorted offsets: distance bits << 32 | parent
+  LargeArray<std::uint32_t> relaxed_;  // the distance bits a light round last relaxed from
+  LargeArray<std::uint32_t> mark_;     // the pass in which a vertex last joined settled_
+  LargeArray<std::uint32_t> sent_;     // row group: the smallest distance bits sent this search
+  std::uint32_t pass_ = 0;
+  std::vector<Vertex> settled_;  // this pass's vertices, for their heavy edges
+  std::vector<Vertex> frontier_;
+  // Buckets [current_, current_ + kWindow) by slot bucket % kWindow; later ones in far_.
+  static constexpr std::uint64_t kWindow = 1024;
+  std::uint64_t current_ = 0;
+  std::vector<std::vector<Vertex>> window_;
+  std::vector<std::pair<std::uint64_t, Vertex>> far_;
+  std::vector<ThreadWork> threads_;
+  std::vector<KeyedItem> items_;
+  std::vector<std::uint64_t> counts_;
+};
+
+}  // namespace zbfs
