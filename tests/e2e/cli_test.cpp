@@ -346,9 +346,53 @@ TEST(CliErrors, SsspOptions) {
   expect_usage_error("run --kernels sssp --delta 0", "--delta must be a positive number");
   expect_usage_error("run --kernels sssp --delta -2", "--delta must be a positive number");
   expect_usage_error("run --write-distances d.txt", "--write-distances writes an SSSP tree's distances");
-  expect_usage_error("run --kernels sssp -p 1d", "runs on one process so far");
   expect_usage_error("run --kernels sssp --adjacency compressed", "--kernels sssp reads plain lists");
   expect_usage_error("run --kernels sssp --backend cuda-host", "--kernels sssp runs on the CPU backend");
+}
+
+// Kernel 3 over MPI: the same distances as on one process for every partition, codec
+// and route; a file's weights (its third field, or drawn by position with --weights
+// uniform) reach the distributed kernel as they reach the one-process one.
+TEST(CliMpi, SsspDistancesAreTheSameOnEveryPartitionCodecAndRoute) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto path = [&](const std::string& name) { return (dir / name).string(); };
+  const std::string base = "run --scale 11 --roots 3 -q --kernels bfs,sssp --write-distances ";
+  const Outcome shared = run_zbfs(base + path("zbfs_md0.txt"));
+  ASSERT_EQ(shared.status, 0) << shared.err;
+  const std::string expected = slurp(path("zbfs_md0.txt"));
+  const std::vector<std::pair<int, std::string>> runs = {{3, "-p 1d"},
+                                                         {4, "-p 2d --grid 2x2 --codec auto"},
+                                                         {4, "-p 1d --route grid2"},
+                                                         {6, "-p 2d --grid 2x3 --route hypercube --no-dedup"},
+                                                         {4, "-p hybrid --ranks-per-node 2 --codec rice"}};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string out = path("zbfs_md" + std::to_string(i + 1) + ".txt");
+    const Outcome o = run_mpi(runs[i].first, base + out + " " + runs[i].second);
+    ASSERT_EQ(o.status, 0) << runs[i].second << ": " << o.err;
+    EXPECT_EQ(count_lines(o.out), 55) << runs[i].second << ": " << o.out;
+    EXPECT_EQ(o.out.find("sssp min_validate:              -1"), std::string::npos) << runs[i].second;
+    EXPECT_EQ(slurp(out), expected) << runs[i].second;
+    std::filesystem::remove(out);
+  }
+  std::filesystem::remove(path("zbfs_md0.txt"));
+
+  std::ofstream(dir / "zbfs_mw.el") << "0 1 0.5\n1 2 0.25\n2 3 0.5\n0 4 0.125\n1 5 0.5\n4 5 0.25\n6 7 1\n7 8 1\n"
+                                       "8 6 1\n3 3 0\n2 1 0.75\n";
+  const Outcome weighted = run_mpi(3, "run -q --kernels sssp -p 1d --root 0 --input " + path("zbfs_mw.el") +
+                                          " --write-distances " + path("zbfs_mw.d"));
+  ASSERT_EQ(weighted.status, 0) << weighted.err;
+  EXPECT_EQ(slurp(path("zbfs_mw.d")),
+            "# zbfs distances: search key 0, 9 vertices; vertex distance (-1: unreached)\n0 0\n1 0.5\n2 0.75\n"
+            "3 1.25\n4 0.125\n5 0.375\n6 -1\n7 -1\n8 -1\n");
+  std::ofstream(dir / "zbfs_mp.el") << "0 1\n1 2\n2 3\n3 0\n0 2\n4 5\n5 1\n6 4\n";
+  const std::string uniform = "run -q --kernels sssp --weights uniform --root 0 --input " + path("zbfs_mp.el");
+  const Outcome one = run_zbfs(uniform + " --write-distances " + path("zbfs_mp1.d"));
+  const Outcome many = run_mpi(4, uniform + " -p 2d --grid 2x2 --write-distances " + path("zbfs_mp4.d"));
+  ASSERT_EQ(one.status, 0) << one.err;
+  ASSERT_EQ(many.status, 0) << many.err;
+  EXPECT_EQ(slurp(path("zbfs_mp1.d")), slurp(path("zbfs_mp4.d")));
+  for (const char* name : {"zbfs_mw.el", "zbfs_mw.d", "zbfs_mp.el", "zbfs_mp1.d", "zbfs_mp4.d"})
+    std::filesystem::remove(dir / name);
 }
 
 // --prune: the same trees' edges and depths as the whole-graph search, an attach step last.

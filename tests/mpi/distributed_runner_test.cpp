@@ -71,6 +71,35 @@ TEST(DistributedRunner, AgreesWithTheSingleProcessBenchmark) {
   }
 }
 
+// Kernel 3 too: the same keys, traversed edges and reached vertices as one process, every
+// tree validated, in the reference's order (every BFS, then every SSSP).
+TEST(DistributedRunner, SsspAgreesWithTheSingleProcessBenchmark) {
+  RunConfig config = small_run(4);
+  config.kernels = {true, true};
+  const RunResult shared = run_benchmark(config);
+  ASSERT_EQ(shared.sssp_searches.size(), 4U);
+  const int p = world_size();
+  for (const auto& [partition, grid] : std::vector<std::pair<Partition, std::optional<GridShape>>>{
+           {Partition::k1D, std::nullopt}, {Partition::k2D, GridShape{1, p}}}) {
+    config.partition = partition;
+    config.grid = grid;
+    const RunResult distributed = run_distributed_benchmark(config);
+    expect_same_searches(distributed, shared);
+    ASSERT_EQ(distributed.sssp_searches.size(), shared.sssp_searches.size());
+    for (std::size_t i = 0; i < shared.sssp_searches.size(); ++i) {
+      const SearchResult& mine = distributed.sssp_searches[i];
+      EXPECT_EQ(mine.root, shared.sssp_searches[i].root);
+      EXPECT_EQ(mine.traversed_edges, shared.sssp_searches[i].traversed_edges);
+      EXPECT_EQ(mine.reached_vertices, shared.sssp_searches[i].reached_vertices);
+      EXPECT_TRUE(mine.validated);
+      EXPECT_EQ(mine.sssp.reached_vertices, mine.reached_vertices);
+      EXPECT_GE(mine.sssp.buckets, 1U);
+    }
+    ASSERT_TRUE(distributed.result_block.sssp.has_value());
+    EXPECT_GT(distributed.result_block.sssp->teps.harmonic_mean, 0.0);
+  }
+}
+
 // --partition hybrid: nodes of --ranks-per-node ranks (or of the ranks sharing this
 // machine: all of them, so one processor row), the same searches as one process.
 TEST(DistributedRunner, HybridRunsAgreeWithTheSingleProcessBenchmark) {

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <map>
 #include <random>
 #include <vector>
+
+#include "zbfs/core/error.hpp"
 
 namespace zbfs {
 namespace {
@@ -24,6 +27,42 @@ TEST(LocalCsr, SortsAndDeduplicatesRows) {
             (std::vector<std::uint32_t>{1, 7}));
   EXPECT_EQ(std::vector<std::uint32_t>(csr.neighbors(3).begin(), csr.neighbors(3).end()),
             (std::vector<std::uint32_t>{0}));
+}
+
+// A weight beside each entry, the lightest of its duplicates; the same as building the
+// plain lists and looking the weights up, on a long row (the radix path) and short ones.
+TEST(LocalCsr, WeightedRowsKeepTheLightestDuplicate) {
+  std::mt19937_64 random(9);
+  std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> cols;
+  std::vector<float> weights;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, float> lightest;
+  for (int i = 0; i < 30000; ++i) {
+    const auto r = static_cast<std::uint32_t>(i % 7 == 0 ? 0 : random() % 50);  // row 0 is long
+    const auto c = static_cast<std::uint32_t>(random() % 4000);
+    const float w = static_cast<float>(random() % 1000) / 1000.0F;
+    rows.push_back(r);
+    cols.push_back(c);
+    weights.push_back(w);
+    const auto [at, fresh] = lightest.emplace(std::make_pair(r, c), w);
+    if (!fresh) at->second = std::min(at->second, w);
+  }
+  const LocalCsr<std::uint32_t> plain = build_local_csr<std::uint32_t>(50, rows, cols);
+  const LocalCsr<std::uint32_t> weighted = build_weighted_local_csr(50, rows, cols, weights);
+  ASSERT_TRUE(weighted.weighted());
+  EXPECT_FALSE(plain.weighted());
+  ASSERT_EQ(weighted.num_entries(), lightest.size());
+  ASSERT_EQ(weighted.num_entries(), plain.num_entries());
+  for (std::uint32_t r = 0; r < 50; ++r) {
+    ASSERT_EQ(std::vector<std::uint32_t>(weighted.neighbors(r).begin(), weighted.neighbors(r).end()),
+              std::vector<std::uint32_t>(plain.neighbors(r).begin(), plain.neighbors(r).end()));
+    for (std::uint64_t e = weighted.offsets()[r]; e < weighted.offsets()[r + 1]; ++e) {
+      EXPECT_EQ(weighted.weight_data()[e], lightest.at({r, weighted.neighbor_data()[e]}));
+    }
+  }
+  EXPECT_EQ(weighted.list_bytes(), plain.list_bytes() + 4 * plain.num_entries());
+  LocalCsr<std::uint32_t> copy = build_weighted_local_csr(50, rows, cols, weights);
+  EXPECT_THROW(copy.compress(), Error);
 }
 
 TEST(LocalCsr, EmptyInput) {

@@ -90,9 +90,6 @@ void validate_config(const RunConfig& c, int ranks) {
   }
   if (!c.kernels.bfs && !c.kernels.sssp) throw_usage_error("--kernels must name bfs, sssp or both");
   if (c.kernels.sssp) {
-    if (c.partition == Partition::kHybrid) {
-      throw_usage_error("--kernels sssp runs with --partition shared, 1d or 2d");
-    }
     if (c.backend != Backend::kCpu) throw_usage_error("--kernels sssp runs on the CPU backend");
     if (graph_vertices(graph_spec(c)) > 0xffffffffULL) {
       throw_usage_error("--kernels sssp numbers vertices in 32 bits: fewer than 2^32 vertices (scale 31 at most)");

@@ -155,8 +155,8 @@ class DirectExchanger final : public Exchanger {
                      std::span<const std::uint64_t> mask = {}) override;
   void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
                     std::span<std::uint64_t> received) override;
-  // Each destination's items travel as one sequence of (key, value) words; the receiver
-  // merges.
+  // Each destination's items travel as one sequence of (key, value) words, or with a codec
+  // merged and in three columns (keys, values' high and low halves); the receiver merges.
   std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
                                 std::span<const std::uint64_t> counts) override;
   std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
@@ -166,9 +166,10 @@ class DirectExchanger final : public Exchanger {
   void set_recorder(MessageRecorder* recorder) { recorder_ = recorder; }
 
  private:
-  // all_to_all on a caller's spans.
+  // all_to_all on a caller's spans; `raw_share` of the ids' bytes is booked as raw (what
+  // the same content takes without a codec).
   IncomingIds send_ids(const Communicator& comm, std::span<const std::uint64_t> outgoing_ids,
-                       std::span<const std::uint64_t> counts, IdsAre kind);
+                       std::span<const std::uint64_t> counts, IdsAre kind, double raw_share = 1.0);
   void record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
               std::span<const std::uint64_t> values) const;
   // Every member's bitmap words (member s: words[s] of them) concatenated in rank order.
@@ -180,6 +181,8 @@ class DirectExchanger final : public Exchanger {
   MessageCodec codec_;
   std::uint64_t max_ids_;
   std::unique_ptr<RmaExchange> rma_;  // --transport rma
+  std::vector<KeyedItem> merged_;     // update's scratch
+  std::vector<KeyedItem> merge_scratch_;
 };
 
 // The set-union allreduce on its own (exposed for tests): recursive halving over the id

@@ -3,6 +3,9 @@
 // per-destination buckets without locks, and the keyed items of updates. No MPI here.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -15,6 +18,49 @@ struct KeyedItem {
   std::uint64_t value = 0;
   friend bool operator==(const KeyedItem&, const KeyedItem&) = default;
 };
+
+// Sorts `items` by key and keeps one per key, the smallest value (a keyed update's merge):
+// an LSD radix sort on the key's bytes, skipping those every key shares (the high ones
+// of small id ranges), which is several times faster than comparison sorting 16-byte
+// items. `scratch` is reused between calls.
+inline void merge_by_key(std::vector<KeyedItem>& items, std::vector<KeyedItem>& scratch) {
+  const std::size_t n = items.size();
+  if (n < 64) {
+    std::sort(items.begin(), items.end(), [](const KeyedItem& a, const KeyedItem& b) {
+      return a.key != b.key ? a.key < b.key : a.value < b.value;
+    });
+  } else {
+    std::array<std::array<std::size_t, 256>, 8> counts{};
+    for (const KeyedItem& item : items) {
+      for (std::size_t b = 0; b < 8; ++b) ++counts[b][(item.key >> (8 * b)) & 0xff];
+    }
+    scratch.resize(n);
+    KeyedItem* from = items.data();
+    KeyedItem* to = scratch.data();
+    for (std::size_t b = 0; b < 8; ++b) {
+      std::array<std::size_t, 256>& count = counts[b];
+      if (count[(items[0].key >> (8 * b)) & 0xff] == n) continue;  // every key has this byte
+      std::size_t at = 0;
+      for (std::size_t& c : count) {
+        const std::size_t here = c;
+        c = at;
+        at += here;
+      }
+      for (const KeyedItem* p = from; p != from + n; ++p) to[count[(p->key >> (8 * b)) & 0xff]++] = *p;
+      std::swap(from, to);
+    }
+    if (from != items.data()) std::copy(from, from + n, items.data());
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kept != 0 && items[kept - 1].key == items[i].key) {
+      items[kept - 1].value = std::min(items[kept - 1].value, items[i].value);
+    } else {
+      items[kept++] = items[i];
+    }
+  }
+  items.resize(kept);
+}
 
 struct OutgoingIds {
   std::vector<std::uint64_t> ids;     // grouped by destination, in rank order

@@ -21,6 +21,7 @@ constexpr std::uint64_t kUnreached = std::uint64_t{kInfinityBits} << 32 | 0xffff
 constexpr std::uint64_t kNoBucket = std::numeric_limits<std::uint64_t>::max();
 // Entries of a heavy list a thread takes at once, so that hubs' lists are shared.
 constexpr std::uint64_t kHeavyPiece = 1024;
+constexpr std::uint64_t kPrefetchAhead = 16;
 
 std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
 
@@ -43,6 +44,7 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, const DistributedGraph
       relaxed_(block_),
       mark_(block_),
       sent_(layout_.target.local_size()),
+      settled_here_(layout_.target.local_size()),
       window_(kWindow),
       threads_(static_cast<std::size_t>(omp_get_max_threads())) {
   const LocalCsr<Vertex>& csr = graph_.forward();
@@ -111,7 +113,7 @@ std::uint64_t DistributedSssp::bucket_of(std::uint32_t bits) const {
   return scaled < 1.8e19 ? static_cast<std::uint64_t>(scaled) : kNoBucket - 1;
 }
 
-bool DistributedSssp::lower(std::uint64_t offset, std::uint64_t word) {
+inline bool DistributedSssp::lower(std::uint64_t offset, std::uint64_t word) {
   std::atomic_ref<std::uint64_t> slot(state_[offset]);
   std::uint64_t old = slot.load(std::memory_order_relaxed);
   while (distance_bits(word) < distance_bits(old)) {
@@ -122,6 +124,18 @@ bool DistributedSssp::lower(std::uint64_t offset, std::uint64_t word) {
 
 void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::uint32_t parent) {
   const auto bits = std::bit_cast<std::uint32_t>(distance);
+  if (filter_sent_) {
+    // A settled vertex takes nothing more (a bit in a bitmap a cache level closer than
+    // the sent distances); otherwise only a distance below every one offered to the
+    // vertex in this search can lower it (its own rank's included: the array is read
+    // ahead, the owned words are not).
+    if (settled_here_.test(to)) return;
+    std::atomic_ref<std::uint32_t> sent(sent_[to]);
+    std::uint32_t old = sent.load(std::memory_order_relaxed);
+    do {
+      if (bits >= old) return;
+    } while (!sent.compare_exchange_weak(old, bits, std::memory_order_relaxed));
+  }
   const std::uint64_t word = std::uint64_t{bits} << 32 | parent;
   const auto member = static_cast<std::uint64_t>(layout_.target.member_of_local(to));
   if (member == fold_rank_) {
@@ -131,14 +145,6 @@ void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::ui
       ++work.improvements;
     }
     return;
-  }
-  if (filter_sent_) {
-    // Only a distance below every one sent to the vertex in this search can lower it.
-    std::atomic_ref<std::uint32_t> sent(sent_[to]);
-    std::uint32_t old = sent.load(std::memory_order_relaxed);
-    do {
-      if (bits >= old) return;
-    } while (!sent.compare_exchange_weak(old, bits, std::memory_order_relaxed));
   }
   work.outgoing[member].push_back({layout_.target.to_global(to), word});
 }
@@ -200,6 +206,7 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
         }
       }
       const auto light_below = static_cast<float>(delta_);
+      const std::uint32_t* sent = sent_.data();
       const auto count = static_cast<std::int64_t>(pieces.size());
 #pragma omp parallel
       {
@@ -211,6 +218,8 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
           const float du = std::bit_cast<float>(s.bits);
           const std::uint32_t parent = parent_of(s.col_local);
           for (std::uint64_t e = piece.first; e < piece.end; ++e) {
+            // The sent distances are a random access a step: ask for them ahead.
+            if (e + kPrefetchAhead < piece.end) __builtin_prefetch(sent + neighbors[e + kPrefetchAhead], 1, 1);
             if (weights[e] < light_below) continue;
             offer(work, neighbors[e], du + weights[e], parent);
             ++work.edges;
@@ -259,6 +268,20 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
     }
     file_improved();
   }
+}
+
+void DistributedSssp::share_settled() {
+  if (!filter_sent_) return;
+  const ScopedPhase phase(metrics_, Phase::kRowExchange);
+  // As row-group local ids, a sorted set.
+  std::vector<std::uint64_t> mine(settled_.size());
+  const std::uint64_t row_base = fold_rank_ * block_;
+  for (std::size_t i = 0; i < settled_.size(); ++i) mine[i] = row_base + settled_[i];
+  std::sort(mine.begin(), mine.end());
+  const std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
+  const auto count = static_cast<std::int64_t>(all.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) settled_here_.set_atomic(all[static_cast<std::size_t>(i)]);
 }
 
 void DistributedSssp::file(std::uint64_t bucket, Vertex offset) {
@@ -324,6 +347,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
   std::fill(state_.data(), state_.data() + block_, kUnreached);
   std::fill(relaxed_.data(), relaxed_.data() + block_, kInfinityBits);
   std::fill(sent_.data(), sent_.data() + sent_.size(), 0xffffffffU);
+  settled_here_.clear();
   for (std::vector<Vertex>& bin : window_) bin.clear();
   far_.clear();
   current_ = 0;
@@ -382,6 +406,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     }
     light_s += clock.elapsed_s();
     clock.restart();
+    share_settled();
     const std::vector<Source> sources = expand(settled_);
     relax(sources, false, stats);
     heavy_s += clock.elapsed_s();

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
@@ -91,6 +92,9 @@ class DistributedSssp {
   // Relaxes the light (or heavy) edges of `sources`, sends the requests for other ranks'
   // vertices to their owners and applies those that arrive. Collective.
   void relax(std::span<const Source> sources, bool light, SsspStats& stats);
+  // Tells the ranks along the row which vertices the bucket settled, so that nothing is
+  // sent to them again (most heavy relaxations lead to settled vertices). Collective.
+  void share_settled();
   // Files the vertices the threads lowered into their buckets.
   void file_improved();
   void file(std::uint64_t bucket, Vertex offset);
@@ -120,6 +124,7 @@ class DistributedSssp {
   LargeArray<std::uint32_t> relaxed_;  // the distance bits a light round last relaxed from
   LargeArray<std::uint32_t> mark_;     // the pass in which a vertex last joined settled_
   LargeArray<std::uint32_t> sent_;     // row group: the smallest distance bits sent this search
+  Bitmap settled_here_;                // row group: vertices of buckets already settled
   std::uint32_t pass_ = 0;
   std::vector<Vertex> settled_;  // this pass's vertices, for their heavy edges
   std::vector<Vertex> frontier_;
