@@ -147,7 +147,19 @@ TEST(MemoryEstimate, SsspCountsItsWeightsAndKeepsPlainLists) {
   }
   EXPECT_EQ(to_string(KernelChoice{true, true}), "bfs,sssp");
   EXPECT_NO_THROW(validate_config(config));
+  // Distributed: every partition runs it; a rank's estimate holds a weight beside each of
+  // its list entries (and the triples of kernel 1's shuffle), its slice's weights.
   config.shared_memory = false;
+  for (const Partition partition : {Partition::k1D, Partition::k2D, Partition::kHybrid}) {
+    config.partition = partition;
+    EXPECT_NO_THROW(validate_config(config));
+  }
+  config.partition = Partition::k1D;
+  RunConfig bfs_config = config;
+  bfs_config.kernels = {true, false};
+  EXPECT_GE(estimate_rank_peak_memory_bytes(config, 4) - estimate_rank_peak_memory_bytes(bfs_config, 4),
+            2 * m / 4 * 4 + m / 4 * 4);
+  config.backend = Backend::kCudaHost;
   EXPECT_THROW(validate_config(config), Error);
 }
 
