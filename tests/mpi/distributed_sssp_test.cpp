@@ -138,7 +138,7 @@ TEST(DistributedSssp, DistancesEqualDijkstraOnEveryLayoutCodecAndRoute) {
   for (const testing::Layout& layout : testing::all_layouts(world_size())) {
     PhaseMetrics metrics;
     const ProcessGrid grid(layout.partition, layout.shape, whole.n, &metrics);
-    const RankGraph mine(grid, spec);
+    RankGraph mine(grid, spec);
     const InputEdges slice = mine.input(whole.n);
     for (auto& [name, exchanger] : exchangers()) {
       SCOPED_TRACE(std::string(to_string(layout.partition)) + " " + layout.shape.to_string() + " " + name);
@@ -176,7 +176,7 @@ TEST(DistributedSssp, AnyDeltaGivesTheSameDistances) {
   const std::vector<float> truth = reference_sssp_distances(whole.n, whole.edge_vector, whole.weights.span(), root);
   PhaseMetrics metrics;
   const ProcessGrid grid(Partition::k1D, {1, world_size()}, whole.n, &metrics);
-  const RankGraph mine(grid, spec);
+  RankGraph mine(grid, spec);
   const std::unique_ptr<Exchanger> exchanger = make_exchanger({});
   // Narrow (many buckets, past the window of near ones), default, and wider than any weight.
   for (const std::optional<double> delta :
@@ -194,7 +194,7 @@ TEST(DistributedSssp, RefusesAnUnweightedGraph) {
   const GraphSpec spec = weighted_spec();
   const ProcessGrid grid(Partition::k1D, {1, world_size()}, graph_vertices(spec), &metrics);
   const PackedEdgeList slice = generate_graph_slice(spec, grid.rank(), grid.size());
-  const DistributedGraph<std::uint32_t> graph(grid, slice);
+  DistributedGraph<std::uint32_t> graph(grid, slice);
   const std::unique_ptr<Exchanger> exchanger = make_exchanger({});
   EXPECT_THROW(DistributedSssp(grid, graph, *exchanger, metrics), Error);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <vector>
@@ -29,8 +30,8 @@ TEST(LocalCsr, SortsAndDeduplicatesRows) {
             (std::vector<std::uint32_t>{0}));
 }
 
-// A weight beside each entry, the lightest of its duplicates; the same as building the
-// plain lists and looking the weights up, on a long row (the radix path) and short ones.
+// A weight beside each entry, the lightest of its duplicates, rows ordered by weight; the
+// same entries as the plain lists, on a long row (the radix path) and short ones.
 TEST(LocalCsr, WeightedRowsKeepTheLightestDuplicate) {
   std::mt19937_64 random(9);
   std::vector<std::uint32_t> rows;
@@ -54,15 +55,62 @@ TEST(LocalCsr, WeightedRowsKeepTheLightestDuplicate) {
   ASSERT_EQ(weighted.num_entries(), lightest.size());
   ASSERT_EQ(weighted.num_entries(), plain.num_entries());
   for (std::uint32_t r = 0; r < 50; ++r) {
-    ASSERT_EQ(std::vector<std::uint32_t>(weighted.neighbors(r).begin(), weighted.neighbors(r).end()),
-              std::vector<std::uint32_t>(plain.neighbors(r).begin(), plain.neighbors(r).end()));
+    std::vector<std::uint32_t> mine(weighted.neighbors(r).begin(), weighted.neighbors(r).end());
+    std::sort(mine.begin(), mine.end());
+    ASSERT_EQ(mine, std::vector<std::uint32_t>(plain.neighbors(r).begin(), plain.neighbors(r).end()));
     for (std::uint64_t e = weighted.offsets()[r]; e < weighted.offsets()[r + 1]; ++e) {
       EXPECT_EQ(weighted.weight_data()[e], lightest.at({r, weighted.neighbor_data()[e]}));
+      // By weight, then by neighbour.
+      if (e > weighted.offsets()[r]) {
+        const float before = weighted.weight_data()[e - 1];
+        EXPECT_TRUE(
+            before < weighted.weight_data()[e] ||
+            (before == weighted.weight_data()[e] && weighted.neighbor_data()[e - 1] < weighted.neighbor_data()[e]));
+      }
     }
   }
   EXPECT_EQ(weighted.list_bytes(), plain.list_bytes() + 4 * plain.num_entries());
   LocalCsr<std::uint32_t> copy = build_weighted_local_csr(50, rows, cols, weights);
   EXPECT_THROW(copy.compress(), Error);
+}
+
+// order_weighted_rows: light entries a prefix by weight, heavy ones by neighbour, the same
+// entries; and back to weight order, which is the build's.
+TEST(LocalCsr, WeightedRowsTakeTheOrderASearchReads) {
+  std::mt19937_64 random(4);
+  std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> cols;
+  std::vector<float> weights;
+  for (int i = 0; i < 20000; ++i) {
+    rows.push_back(static_cast<std::uint32_t>(i % 5 == 0 ? 3 : random() % 40));
+    cols.push_back(static_cast<std::uint32_t>(random() % 5000));
+    weights.push_back(static_cast<float>(random() % 1000) / 1000.0F);
+  }
+  const LocalCsr<std::uint32_t> built = build_weighted_local_csr(40, rows, cols, weights);
+  LocalCsr<std::uint32_t> csr = build_weighted_local_csr(40, rows, cols, weights);
+  const auto entries = [](const LocalCsr<std::uint32_t>& c, std::uint32_t r) {
+    std::vector<std::pair<std::uint32_t, float>> out;
+    for (std::uint64_t e = c.offsets()[r]; e < c.offsets()[r + 1]; ++e)
+      out.emplace_back(c.neighbor_data()[e], c.weight_data()[e]);
+    return out;
+  };
+  csr.order_weighted_rows(0.3F, true);
+  for (std::uint32_t r = 0; r < 40; ++r) {
+    std::vector<std::pair<std::uint32_t, float>> mine = entries(csr, r);
+    std::size_t split = 0;
+    while (split < mine.size() && mine[split].second < 0.3F) ++split;
+    for (std::size_t i = split; i < mine.size(); ++i) EXPECT_GE(mine[i].second, 0.3F);
+    for (std::size_t i = 1; i < split; ++i) EXPECT_LE(mine[i - 1].second, mine[i].second);
+    for (std::size_t i = split + 1; i < mine.size(); ++i) EXPECT_LT(mine[i - 1].first, mine[i].first);
+    std::vector<std::pair<std::uint32_t, float>> before = entries(built, r);
+    std::sort(mine.begin(), mine.end());
+    std::sort(before.begin(), before.end());
+    EXPECT_EQ(mine, before);
+  }
+  csr.order_weighted_rows(0.3F, false);
+  for (std::uint32_t r = 0; r < 40; ++r) EXPECT_EQ(entries(csr, r), entries(built, r));
+  LocalCsr<std::uint32_t> plain = build_local_csr<std::uint32_t>(40, rows, cols);
+  EXPECT_THROW(plain.order_weighted_rows(0.3F, true), Error);
 }
 
 TEST(LocalCsr, EmptyInput) {

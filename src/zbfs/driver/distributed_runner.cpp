@@ -261,7 +261,7 @@ LargeArray<float> slice_weights(const RunConfig& config, const Communicator& wor
 }
 
 // Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
-void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, const DistributedGraph<std::uint32_t>& graph,
+void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, DistributedGraph<std::uint32_t>& graph,
                        Exchanger& exchanger, const InputEdges& validation_edges, const LoadedGraph& input,
                        const std::vector<std::uint64_t>& roots, PhaseMetrics& metrics, const Progress& progress,
                        RunResult& result) {
@@ -492,7 +492,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   if constexpr (std::is_same_v<V, std::uint32_t>) {
     if (config.kernels.sssp) {
-      run_sssp_searches(config, grid, graph, exchanger, validation_edges, input, roots, metrics, progress, result);
+      run_sssp_searches(config, grid, *built, exchanger, validation_edges, input, roots, metrics, progress, result);
     }
   }
   const TransportStats transport = exchanger.transport_stats();

@@ -37,6 +37,10 @@ class DistributedGraph {
                    std::optional<std::span<const float>> weights = std::nullopt);
 
   [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
+  // The forward lists' order for a weighted search (LocalCsr::order_weighted_rows).
+  void order_forward_rows(float light_below, bool heavy_by_neighbour) {
+    forward_.order_weighted_rows(light_below, heavy_by_neighbour);
+  }
   // The graph a traversal layout reads (ProcessGrid::top_down / bottom_up).
   [[nodiscard]] const LocalCsr<V>& for_layout(const TraversalLayout& layout) const {
     return layout.transposed_graph ? transposed_ : forward_;

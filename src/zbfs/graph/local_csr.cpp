@@ -60,6 +60,62 @@ void LocalCsr<V>::compress() {
 }
 
 template <class V>
+void LocalCsr<V>::order_weighted_rows(float light_below, bool heavy_by_neighbour) {
+  if constexpr (sizeof(V) != sizeof(std::uint32_t)) {
+    throw Error(ExitCode::kFailure, "weighted lists number their groups in 32 bits");
+  } else {
+    if (!weighted_) throw Error(ExitCode::kFailure, "order_weighted_rows: the lists have no weights");
+    const auto rows = static_cast<std::int64_t>(num_rows_);
+    V* adj = neighbors_.data();
+    float* wt = weights_.data();
+    const std::uint64_t* off = offsets_.data();
+    // An entry as one word: what orders it above what breaks ties.
+    const auto by_weight = [&](std::uint64_t e) {
+      return std::uint64_t{std::bit_cast<std::uint32_t>(wt[e])} << 32 | adj[e];
+    };
+    const auto by_neighbour = [&](std::uint64_t e) {
+      return std::uint64_t{adj[e]} << 32 | std::bit_cast<std::uint32_t>(wt[e]);
+    };
+#pragma omp parallel
+    {
+      std::vector<std::uint64_t> words;
+      std::vector<std::uint64_t> scratch;
+#pragma omp for schedule(dynamic, 1024)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::uint64_t first = off[r];
+        const std::uint64_t last = off[r + 1];
+        std::uint64_t tail = first;
+        while (tail < last && wt[tail] < light_below) ++tail;
+        bool ordered = true;
+        for (std::uint64_t e = first + 1; e < last && ordered; ++e) {
+          const bool in_tail = heavy_by_neighbour && e > tail;
+          ordered = in_tail ? by_neighbour(e - 1) < by_neighbour(e)
+                            : (e == tail ? wt[e - 1] < light_below : by_weight(e - 1) < by_weight(e));
+        }
+        for (std::uint64_t e = tail; e < last && ordered; ++e) ordered = !(wt[e] < light_below);
+        if (ordered) continue;
+        words.resize(last - first);
+        for (std::uint64_t e = first; e < last; ++e) words[e - first] = by_weight(e);
+        sort_adjacency_list(words.data(), words.data() + words.size(), scratch);
+        std::size_t split = 0;
+        while (split < words.size() &&
+               std::bit_cast<float>(static_cast<std::uint32_t>(words[split] >> 32)) < light_below)
+          ++split;
+        if (heavy_by_neighbour) {
+          for (std::size_t i = split; i < words.size(); ++i) words[i] = words[i] << 32 | words[i] >> 32;
+          sort_adjacency_list(words.data() + split, words.data() + words.size(), scratch);
+          for (std::size_t i = split; i < words.size(); ++i) words[i] = words[i] << 32 | words[i] >> 32;
+        }
+        for (std::uint64_t e = first; e < last; ++e) {
+          adj[e] = static_cast<V>(words[e - first]);
+          wt[e] = std::bit_cast<float>(static_cast<std::uint32_t>(words[e - first] >> 32));
+        }
+      }
+    }
+  }
+}
+
+template <class V>
 LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols) {
   const auto m = static_cast<std::int64_t>(rows.size());
   LargeArray<std::uint64_t> offsets = row_starts(rows, num_rows);
@@ -123,7 +179,12 @@ LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::sp
       std::uint64_t* last = words + off[r + 1];
       sort_adjacency_list(first, last, scratch);
       const auto same_neighbor = [](std::uint64_t a, std::uint64_t b) { return a >> 32 == b >> 32; };
-      cur[r] = static_cast<std::uint64_t>(std::unique(first, last, same_neighbor) - first);
+      std::uint64_t* kept_end = std::unique(first, last, same_neighbor);
+      // Then by weight (neighbour second): the light edges of a row are its prefix, and a
+      // search can stop a row's scan at the first weight too heavy to matter.
+      for (std::uint64_t* p = first; p != kept_end; ++p) *p = *p << 32 | *p >> 32;
+      sort_adjacency_list(first, kept_end, scratch);
+      cur[r] = static_cast<std::uint64_t>(kept_end - first);
     }
   }
   // The kept rows' starts (cursor holds each row's kept length), then each row's kept
@@ -139,8 +200,8 @@ LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::sp
     const auto row = static_cast<std::uint64_t>(r);
     const std::uint64_t* from = words + off[row];
     for (std::uint64_t e = kept_offsets[row]; e < kept_offsets[row + 1]; ++e, ++from) {
-      adjacency[e] = static_cast<std::uint32_t>(*from >> 32);
-      entry_weights[e] = std::bit_cast<float>(static_cast<std::uint32_t>(*from));
+      adjacency[e] = static_cast<std::uint32_t>(*from);
+      entry_weights[e] = std::bit_cast<float>(static_cast<std::uint32_t>(*from >> 32));
     }
   }
   return LocalCsr<std::uint32_t>(num_rows, std::move(kept_offsets), std::move(adjacency), std::move(entry_weights));

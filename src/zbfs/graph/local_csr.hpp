@@ -6,7 +6,9 @@
 // the lists into byte-coded gaps in blocks (graph/gap_list.hpp, --adjacency compressed);
 // searches read either through with_rows() (graph/adjacency_rows.hpp). A CSR built with
 // build_weighted_local_csr also holds a float weight beside each entry (SSSP): the
-// lightest of the input tuples that gave the entry.
+// lightest of the input tuples that gave the entry; its lists are ordered by weight
+// instead (then by neighbour), still free of duplicates, until order_weighted_rows puts
+// their heavy tails in neighbour order.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +62,12 @@ class LocalCsr {
   // Re-encodes the lists as byte-coded gaps and frees the plain ones (both are held while
   // it runs). Unweighted lists only.
   void compress();
+  // Weighted 32-bit lists only: orders each row by weight (then neighbour), and with
+  // `heavy_by_neighbour` its entries of weight `light_below` and above by neighbour
+  // instead (the light ones stay a prefix, by weight). Rows already in that order are left
+  // as they are. A search that only pushes reads the heavy tails in neighbour order (its
+  // writes then sweep memory); one that pulls stops a row's scan at a weight.
+  void order_weighted_rows(float light_below, bool heavy_by_neighbour);
   // Bytes the lists take: offsets and ids, or starts, degrees and the encoded lists.
   [[nodiscard]] std::uint64_t list_bytes() const {
     return compressed_ ? starts_.size() * sizeof(std::uint64_t) + degrees_.size() * sizeof(V) + bytes_.size()
@@ -85,7 +93,8 @@ template <class V>
 LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols);
 
 // The same with a weight per pair: a row's duplicate entries keep the lightest weight
-// (weights are finite and not negative). 32-bit ids only.
+// (weights are finite and not negative), and each row is ordered by weight, then by
+// neighbour (the light edges are a prefix). 32-bit ids only.
 LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::span<const std::uint32_t> rows,
                                                  std::span<const std::uint32_t> cols, std::span<const float> weights);
 

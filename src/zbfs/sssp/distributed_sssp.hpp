@@ -25,6 +25,7 @@
 // graphs of fewer than 2^32 vertices.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -47,9 +48,12 @@ class DistributedSssp {
 
   // `graph` must be weighted (DistributedGraph built with weights); it, `grid`,
   // `exchanger` and `metrics` must outlive this. `delta`: the bucket width (> 0), or unset
-  // for the one-process kernel's default over the whole graph. Collective.
-  DistributedSssp(const ProcessGrid& grid, const DistributedGraph<Vertex>& graph, Exchanger& exchanger,
-                  PhaseMetrics& metrics, std::optional<double> delta = {});
+  // for the one-process kernel's default over the whole graph. The graph's forward rows
+  // are put in the order this search reads (DistributedGraph::order_forward_rows: light
+  // edges first; heavy ones by weight where it pulls, by neighbour where it only pushes),
+  // which a BFS does not mind. Collective.
+  DistributedSssp(const ProcessGrid& grid, DistributedGraph<Vertex>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
+                  std::optional<double> delta = {});
 
   [[nodiscard]] double delta() const { return delta_; }
 
@@ -59,10 +63,6 @@ class DistributedSssp {
   SsspStats run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance);
 
  private:
-  struct LightEdge {
-    Vertex to;  // row-group local
-    float weight;
-  };
   // A vertex whose edges a pass relaxes: its column-group local index and distance bits.
   struct Source {
     Vertex col_local;
@@ -79,12 +79,18 @@ class DistributedSssp {
     std::vector<std::pair<std::uint64_t, Vertex>> improved;  // (bucket, owned offset)
     std::uint64_t edges = 0;
     std::uint64_t improvements = 0;
+    std::uint64_t first_reached = 0;  // owned vertices it reached first
+    std::uint64_t heavy_reached = 0;  // and their heavy edges
   };
 
   // The bucket of a distance.
-  [[nodiscard]] std::uint64_t bucket_of(std::uint32_t bits) const;
-  // Lowers owned vertex `offset`'s word to `word` if its distance is strictly lower.
-  bool lower(std::uint64_t offset, std::uint64_t word);
+  [[nodiscard]] std::uint64_t bucket_of(std::uint32_t bits) const {
+    const double scaled = static_cast<double>(std::bit_cast<float>(bits)) * inverse_delta_;
+    return scaled < 1.8e19 ? static_cast<std::uint64_t>(scaled) : ~std::uint64_t{0} - 1;
+  }
+  // Lowers owned vertex `offset`'s word to `word` if its distance is strictly lower, and
+  // files it in its bucket.
+  void improve(ThreadWork& work, std::uint64_t offset, std::uint64_t word);
   // Offers distance `bits` through `parent` (input id) to row-group vertex `to`.
   void offer(ThreadWork& work, Vertex to, float distance, std::uint32_t parent);
   // The pass's sources along the column (2D; 1D: this rank's own), from owned offsets.
@@ -92,9 +98,13 @@ class DistributedSssp {
   // Relaxes the light (or heavy) edges of `sources`, sends the requests for other ranks'
   // vertices to their owners and applies those that arrive. Collective.
   void relax(std::span<const Source> sources, bool light, SsspStats& stats);
-  // Tells the ranks along the row which vertices the bucket settled, so that nothing is
-  // sent to them again (most heavy relaxations lead to settled vertices). Collective.
+  // Tells the ranks along the row which vertices the bucket settled and at what distance,
+  // so that nothing is sent to them again (most heavy relaxations lead to settled
+  // vertices) and, in 1D, open vertices can pull from them. Collective.
   void share_settled();
+  // Each open owned vertex scans its heavy edges lighter than its distance's gap to the
+  // bucket (ordered by weight: a prefix) for neighbours the bucket settled. Local.
+  void pull_heavy(SsspStats& stats);
   // Files the vertices the threads lowered into their buckets.
   void file_improved();
   void file(std::uint64_t bucket, Vertex offset);
@@ -117,9 +127,18 @@ class DistributedSssp {
   bool filter_sent_;
   double delta_ = 1;
   double inverse_delta_ = 1;
-  // The forward rows' light edges, copied out for the rounds that may visit a row often.
-  LargeArray<std::uint64_t> light_start_;
-  LargeArray<LightEdge> light_;
+  // Each forward row's first heavy entry (rows are ordered by weight: light ones first).
+  LargeArray<std::uint64_t> heavy_start_;
+  bool pull_possible_ = false;
+  LargeArray<std::uint32_t> settled_bits_;  // row group, 1D: settled vertices' distance bits
+  std::vector<Vertex> unsettled_;           // owned vertices with heavy edges not yet settled
+  // For the choice between pushing and pulling a bucket's heavy edges (1D): the heavy
+  // edges of owned vertices not reached yet, the owned vertices reached, and those of
+  // them settled, in this search (settled ones have marks from its first pass on).
+  std::uint64_t unreached_heavy_ = 0;
+  std::uint64_t reached_ = 0;
+  std::uint64_t settled_count_ = 0;
+  std::uint32_t search_first_pass_ = 1;
   LargeArray<std::uint64_t> state_;    // owned, sorted offsets: distance bits << 32 | parent
   LargeArray<std::uint32_t> relaxed_;  // the distance bits a light round last relaxed from
   LargeArray<std::uint32_t> mark_;     // the pass in which a vertex last joined settled_

@@ -14,6 +14,7 @@ struct SsspStats {
   std::uint64_t light_edges = 0;   // light edges scanned (w < delta)
   std::uint64_t heavy_edges = 0;   // heavy edges scanned (w >= delta), once per settled vertex
   std::uint64_t improvements = 0;  // relaxations that lowered a distance
+  std::uint64_t pull_buckets = 0;  // buckets whose heavy edges the open vertices pulled
   std::uint64_t reached_vertices = 0;
   double light_time_s = 0;
   double heavy_time_s = 0;
