@@ -8,10 +8,14 @@ Peers are built outside this repository and given by path:
   --gapbs  GAPBS `bfs` (shared memory only: one rank, `-g S -n 64`)
   --reference  the Graph500 reference `graph500_reference_bfs` (MPI, `S 16`)
 
---kernel sssp compares single-source shortest paths instead: zbfs `--kernels sssp`, GAPBS
-`sssp -g S -n 64 -d D` (--gapbs then names GAPBS's sssp; its integer weights in [1, 255]
-take --gapbs-delta, 2 as in GAPBS's own benchmark of kron), and the reference
-`graph500_reference_bfs_sssp` (its sssp mean_time).
+--kernel sssp compares single-source shortest paths instead: zbfs `--kernels sssp` (shared
+at one rank, the other partitions under mpirun), GAPBS `sssp -g S -n 64 -d D` (--gapbs
+then names GAPBS's sssp; its integer weights in [1, 255] take --gapbs-delta, 2 as in
+GAPBS's own benchmark of kron), and the reference `graph500_reference_bfs_sssp` (its sssp
+mean_time), e.g.
+
+  bench/peer_compare.py --kernel sssp --reference /tmp/g500ref/src/graph500_reference_bfs_sssp \
+      --scales 20 --layouts 4x1 --partitions 1d '2d --grid 2x2' --repeats 3
 
 TEPS is 2^S * 16 / mean search time for every code, so that the codes' different edge
 counts (and RIKEN's shared edge count under -v 1) do not enter. Each (scale, layout) runs
@@ -80,8 +84,14 @@ def codes(args, scale, ranks, threads):
         if args.gapbs and ranks == 1:
             out.append(("gapbs", [args.gapbs, "-g", str(scale), "-n", str(args.roots), "-d", str(args.gapbs_delta)],
                         GAPBS_AVERAGE))
-        if ranks == 1:
-            out.append(("zbfs shared", zbfs + ["--partition", "shared"], SSSP_MEAN_TIME))
+        for partition in args.partitions:
+            name, *flags = partition.split()
+            if name == "shared":
+                if ranks == 1:
+                    out.append(("zbfs shared", zbfs + ["--partition", "shared"], SSSP_MEAN_TIME))
+            elif ranks > 1:
+                out.append((f"zbfs {partition}", mpirun(ranks, threads) + zbfs + ["--partition", name] + flags,
+                            SSSP_MEAN_TIME))
         return out
     if args.riken:
         out.append(("riken", mpirun(ranks, threads) + [args.riken, str(scale), "-v", "1", "-n", str(args.roots)],
@@ -95,8 +105,8 @@ def codes(args, scale, ranks, threads):
             if ranks == 1:
                 out.append((f"zbfs shared{extra}", zbfs + ["--partition", "shared"] + extra.split(), MEAN_TIME))
             continue
-        out.append((f"zbfs {partition}{extra}", mpirun(ranks, threads) + zbfs + ["--partition", partition] + extra.split(),
-                    MEAN_TIME))
+        out.append((f"zbfs {partition}{extra}", mpirun(ranks, threads) + zbfs + ["--partition"] + partition.split() +
+                    extra.split(), MEAN_TIME))
     return out
 
 
@@ -113,7 +123,8 @@ def main():
     parser.add_argument("--reference", help="path of the Graph500 reference's graph500_reference_bfs")
     parser.add_argument("--scales", type=int, nargs="+", default=[20])
     parser.add_argument("--layouts", nargs="+", default=["1x2", "2x1", "4x1"], help="RANKSxTHREADS")
-    parser.add_argument("--partitions", nargs="+", default=["1d", "2d", "shared"])
+    parser.add_argument("--partitions", nargs="+", default=["1d", "2d", "shared"],
+                        help="zbfs partitions, each with any flags of its own: '2d --grid 2x2'")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--roots", type=int, default=64)
     parser.add_argument("--no-validate", action="store_true", help="zbfs skips validation (its BFS time is unchanged)")
@@ -152,7 +163,8 @@ def main():
             rows.append((scale, f"{ranks} x {threads}", teps, memory))
 
     peers = [p for p in ("riken", "gapbs", "reference") if any(p in r[2] for r in rows)]
-    mine = [f"zbfs {p}{extra}" for p, extra in zbfs_variants(args)] if args.kernel == "bfs" else ["zbfs shared"]
+    mine = ([f"zbfs {p}{extra}" for p, extra in zbfs_variants(args)] if args.kernel == "bfs" else
+            [f"zbfs {p}" for p in args.partitions])
     print_table(rows, 2, peers, mine, "TEPS", lambda v: f"{v:.3g}", lambda m, p: m / p)
     # Peak resident memory of the largest rank, the highest of the repeats.
     print()

@@ -147,6 +147,7 @@ nlohmann::json sssp_to_json(const SearchResult& s) {
                       {"light_edges", k.light_edges},
                       {"heavy_edges", k.heavy_edges},
                       {"improvements", k.improvements},
+                      {"pull_buckets", k.pull_buckets},
                       {"phases_s", {{"light", k.light_time_s}, {"heavy", k.heavy_time_s}, {"export", k.export_time_s}}},
                       {"phases", to_json(s.phases)}};
   if (s.validated) j["validate_time_s"] = s.validate_time_s;

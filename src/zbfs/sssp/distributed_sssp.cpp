@@ -79,7 +79,10 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   // Pulling heavy edges needs a rank's rows to be its own vertices with all their edges,
   // and the settled distances of every neighbour: 1D, with merged updates.
   pull_possible_ = layout_.expand->size() == 1 && !graph_.row_group_original().empty() && filter_sent_;
-  if (pull_possible_) settled_bits_ = LargeArray<std::uint32_t>(layout_.target.local_size());
+  if (pull_possible_) {
+    settled_word_ = LargeArray<std::uint64_t>(layout_.target.local_size());
+    std::fill(settled_word_.data(), settled_word_.data() + settled_word_.size(), 0);
+  }
   // Light edges first; heavy ones by weight for pulls (a prefix is all a pull reads), by
   // neighbour where they are only pushed (the sent distances are then swept, not hit at
   // random: 2D at scale 20 took 0.29 s a search against 0.35 s).
@@ -251,23 +254,27 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
   }
 }
 
-void DistributedSssp::share_settled() {
+void DistributedSssp::share_settled(bool with_distances) {
   if (!filter_sent_) return;
   const ScopedPhase phase(metrics_, Phase::kRowExchange);
-  // As one sorted set of words: the row-group local id above the distance bits.
+  // One sorted set: the row-group local ids, or for a pull each id above its distance's
+  // bits.
   std::vector<std::uint64_t> mine(settled_.size());
   const std::uint64_t row_base = fold_rank_ * block_;
   for (std::size_t i = 0; i < settled_.size(); ++i) {
-    mine[i] = (row_base + settled_[i]) << 32 | distance_bits(state_[settled_[i]]);
+    const std::uint64_t id = row_base + settled_[i];
+    mine[i] = with_distances ? id << 32 | distance_bits(state_[settled_[i]]) : id;
   }
   std::sort(mine.begin(), mine.end());
   const std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
   const auto count = static_cast<std::int64_t>(all.size());
+  const std::uint64_t stamp = std::uint64_t{pass_} << 32;
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
     const std::uint64_t word = all[static_cast<std::size_t>(i)];
-    settled_here_.set_atomic(word >> 32);
-    if (pull_possible_) settled_bits_[word >> 32] = static_cast<std::uint32_t>(word);
+    const std::uint64_t id = with_distances ? word >> 32 : word;
+    settled_here_.set_atomic(id);
+    if (with_distances) settled_word_[id] = stamp | (word & 0xffffffffU);
   }
 }
 
@@ -307,8 +314,9 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       for (; e < offsets[row + 1] && weights[e] < limit; ++e) {
         const Vertex u = neighbors[e];
         if (!settled_here_.test(u)) continue;
-        const std::uint32_t ub = settled_bits_[u];
-        if (bucket_of(ub) != current_) continue;
+        const std::uint64_t settled = settled_word_[u];
+        if (settled >> 32 != pass_) continue;  // settled in an earlier bucket
+        const auto ub = static_cast<std::uint32_t>(settled);
         const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(ub) + weights[e]);
         if (candidate < best) {
           best = candidate;
@@ -443,6 +451,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     ++stats.buckets;
     if (++pass_ == 0) {  // the marks wrapped: start them again
       std::fill(mark_.data(), mark_.data() + block_, 0U);
+      std::fill(settled_word_.data(), settled_word_.data() + settled_word_.size(), 0);
       pass_ = 1;
       search_first_pass_ = 1;
     }
@@ -486,7 +495,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     }
     light_s += clock.elapsed_s();
     clock.restart();
-    share_settled();
+    share_settled(pull);
     // The bucket's heavy edges: pushed from the vertices it settled, or pulled by the
     // vertices still open where those have fewer to look at (late buckets).
     if (pull) {

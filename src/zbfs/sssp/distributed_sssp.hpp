@@ -98,10 +98,10 @@ class DistributedSssp {
   // Relaxes the light (or heavy) edges of `sources`, sends the requests for other ranks'
   // vertices to their owners and applies those that arrive. Collective.
   void relax(std::span<const Source> sources, bool light, SsspStats& stats);
-  // Tells the ranks along the row which vertices the bucket settled and at what distance,
-  // so that nothing is sent to them again (most heavy relaxations lead to settled
-  // vertices) and, in 1D, open vertices can pull from them. Collective.
-  void share_settled();
+  // Tells the ranks along the row which vertices the bucket settled, so that nothing is
+  // sent to them again (most heavy relaxations lead to settled vertices), and for a pull
+  // at what distance. Collective.
+  void share_settled(bool with_distances);
   // Each open owned vertex scans its heavy edges lighter than its distance's gap to the
   // bucket (ordered by weight: a prefix) for neighbours the bucket settled. Local.
   void pull_heavy(SsspStats& stats);
@@ -130,8 +130,9 @@ class DistributedSssp {
   // Each forward row's first heavy entry (rows are ordered by weight: light ones first).
   LargeArray<std::uint64_t> heavy_start_;
   bool pull_possible_ = false;
-  LargeArray<std::uint32_t> settled_bits_;  // row group, 1D: settled vertices' distance bits
-  std::vector<Vertex> unsettled_;           // owned vertices with heavy edges not yet settled
+  // Row group, 1D: the pass that shared a vertex's distance with a pull above its bits.
+  LargeArray<std::uint64_t> settled_word_;
+  std::vector<Vertex> unsettled_;  // owned vertices with heavy edges not yet settled
   // For the choice between pushing and pulling a bucket's heavy edges (1D): the heavy
   // edges of owned vertices not reached yet, the owned vertices reached, and those of
   // them settled, in this search (settled ones have marks from its first pass on).
