@@ -246,6 +246,19 @@ class DistributedSsspValidatorTest : public ::testing::Test {
     return root_;
   }
 
+  // A reached vertex other than the root that is no vertex's parent (the root when none).
+  [[nodiscard]] std::uint64_t tree_leaf() const {
+    std::vector<bool> has_child(whole_.n, false);
+    for (std::uint64_t v = 0; v < whole_.n; ++v) {
+      if (parent_[v] >= 0 && static_cast<std::uint64_t>(parent_[v]) != v)
+        has_child[static_cast<std::size_t>(parent_[v])] = true;
+    }
+    for (std::uint64_t v = 0; v < whole_.n; ++v) {
+      if (v != root_ && parent_[v] >= 0 && !has_child[v]) return v;
+    }
+    return root_;
+  }
+
   PhaseMetrics metrics_;
   WholeGraph whole_{weighted_spec()};
   std::optional<ProcessGrid> grid_;
@@ -290,29 +303,13 @@ TEST_F(DistributedSsspValidatorTest, DistanceOneUlpOff) {
 TEST_F(DistributedSsspValidatorTest, EdgeShorterThanItsEndsGap) {
   // Raising a leaf's distance by more than the weight to its parent leaves the parent's
   // link unconfirmed and some edge (the parent's) shorter than the gap.
-  std::vector<bool> has_child(whole_.n, false);
-  for (std::uint64_t v = 0; v < whole_.n; ++v) {
-    if (parent_[v] >= 0 && static_cast<std::uint64_t>(parent_[v]) != v)
-      has_child[static_cast<std::size_t>(parent_[v])] = true;
-  }
-  std::uint64_t leaf = root_;
-  for (std::uint64_t v = 0; v < whole_.n && leaf == root_; ++v) {
-    if (v != root_ && parent_[v] >= 0 && !has_child[v]) leaf = v;
-  }
+  const std::uint64_t leaf = tree_leaf();
   ASSERT_NE(leaf, root_);
   expect_rejected([&](auto&, std::vector<float>& d) { d[leaf] += 4.0F; }, ValidationRule::kInputEdgeLevels);
 }
 
 TEST_F(DistributedSsspValidatorTest, TreeStopsShortOfTheComponent) {
-  std::vector<bool> has_child(whole_.n, false);
-  for (std::uint64_t v = 0; v < whole_.n; ++v) {
-    if (parent_[v] >= 0 && static_cast<std::uint64_t>(parent_[v]) != v)
-      has_child[static_cast<std::size_t>(parent_[v])] = true;
-  }
-  std::uint64_t leaf = root_;
-  for (std::uint64_t v = 0; v < whole_.n && leaf == root_; ++v) {
-    if (v != root_ && parent_[v] >= 0 && !has_child[v]) leaf = v;
-  }
+  const std::uint64_t leaf = tree_leaf();
   ASSERT_NE(leaf, root_);
   expect_rejected(
       [&](std::vector<std::int64_t>& parent, std::vector<float>& d) {
