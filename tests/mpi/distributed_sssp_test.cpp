@@ -102,7 +102,7 @@ std::vector<std::uint64_t> some_roots(const WholeGraph& whole) {
 }
 
 // The exchangers a run may have: direct without and with codecs (and the union column
-// gather), pipelined, and routes with and without merging.
+// gather), pipelined, one-sided, and routes with and without merging.
 std::vector<std::pair<std::string, std::unique_ptr<Exchanger>>> exchangers() {
   std::vector<std::pair<std::string, std::unique_ptr<Exchanger>>> all;
   all.emplace_back("direct", make_exchanger({}));
@@ -116,6 +116,9 @@ std::vector<std::pair<std::string, std::unique_ptr<Exchanger>>> exchangers() {
   ExchangeSetup overlapped;
   overlapped.overlap = true;
   all.emplace_back("overlap", make_exchanger(std::move(overlapped)));
+  ExchangeSetup one_sided;
+  one_sided.transport = Transport::kRma;
+  all.emplace_back("rma", make_exchanger(std::move(one_sided)));
   for (const RouteChoice& route : testing::every_route()) {
     if (route.kind == RouteKind::kDirect) continue;
     ExchangeSetup routed;
