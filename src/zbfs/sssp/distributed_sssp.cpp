@@ -303,11 +303,15 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       const Vertex v = unsettled_[static_cast<std::size_t>(i)];
       const std::uint32_t bits = distance_bits(state_[v]);
       // A neighbour settled in this bucket is at low or above: only edges lighter than
-      // the gap can help (a little slack for the float sum's rounding).
-      const double limit = bits == kInfinityBits
-                               ? std::numeric_limits<double>::infinity()
-                               : (static_cast<double>(std::bit_cast<float>(bits)) - low) * (1 + 0x1p-20) + 0x1p-40;
+      // the gap between the best distance so far and low can help (a little slack for
+      // the float sum's rounding), and the gap narrows as better ones are found.
+      const auto gap = [low](std::uint32_t best_bits) {
+        return best_bits == kInfinityBits
+                   ? std::numeric_limits<double>::infinity()
+                   : (static_cast<double>(std::bit_cast<float>(best_bits)) - low) * (1 + 0x1p-20) + 0x1p-40;
+      };
       std::uint32_t best = bits;
+      double limit = gap(best);
       Vertex by = 0;
       const std::uint64_t row = col_base_ + v;
       std::uint64_t e = heavy_start_[row];
@@ -321,6 +325,7 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
         if (candidate < best) {
           best = candidate;
           by = u;
+          limit = gap(best);
         }
       }
       work.edges += e - heavy_start_[row];
