@@ -11,11 +11,16 @@
 // the Exchanger's keyed update: (vertex, distance bits << 32 | parent), one per vertex,
 // the smallest, merged at the owner and by a route at every hop, so --codec and --route
 // apply as they do to BFS. The rounds end when no rank has a vertex left to relax in the
-// bucket (one allreduce a round); then every vertex the bucket settled relaxes its heavy
-// edges once, and the ranks agree on the next bucket with a vertex in it (an allreduce
-// of the minimum). A sender remembers the smallest distance it has sent each vertex in
-// the search and sends only smaller ones (unless the exchanger does not merge:
-// --no-dedup sends every relaxation, as the reference does).
+// bucket (one allreduce a round, which also sums what the heavy pass would cost each
+// way). Then the ranks along the row learn which vertices the bucket settled (nothing is
+// sent to those again), and the bucket's heavy edges are relaxed once: pushed from the
+// settled vertices like the light ones, or in 1D, where that scans fewer entries, pulled
+// by the open vertices, each reading its weight-ordered list only while a weight is
+// below the gap between its best distance so far and the bucket (no messages: the settled
+// vertices' distances came with the share). Last, the ranks agree on the next bucket
+// with a vertex in it (an allreduce of the minimum). A sender remembers the smallest
+// distance it has sent each vertex in the search and sends only smaller ones (unless the
+// exchanger does not merge: --no-dedup sends every relaxation, as the reference does).
 //
 // A vertex's distance and parent are one 64-bit word, lowered by compare-and-swap only
 // when the distance strictly drops, as the one-process kernel does (sssp/delta_stepping.hpp):
