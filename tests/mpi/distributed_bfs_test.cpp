@@ -197,6 +197,44 @@ TEST(DistributedBfs, CompressedListsGiveThePlainTrees) {
   }
 }
 
+// In a top-down step a vertex found from several parents keeps the smallest, whichever
+// thread or arrival found it first. At one rank every discovery is local, so the rule
+// fixes the whole tree: on two threads, pipelined or not, it is the tree of smallest
+// parents one level up (a claim-then-store once let the first thread win instead).
+TEST(DistributedBfs, TopDownTreesKeepTheSmallestParent) {
+  if (world_size() != 1) GTEST_SKIP() << "every discovery is local at one rank only";
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+  const GraphCase g{9, 16, 1};
+  const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
+  const std::uint64_t n = std::uint64_t{1} << g.scale;
+  const std::vector<std::uint64_t> roots = some_roots(edges, 3);
+  for (const Layout& layout : testing::all_layouts(1)) {
+    for (const bool pipelined : {false, true}) {
+      const std::optional<Pipelining> pipelining = pipelined ? std::optional(Pipelining{}) : std::nullopt;
+      const auto parents =
+          check_searches<std::uint32_t>(layout, g, Direction::kTopDown, ColumnGather::kAllgatherv, roots.size(),
+                                        CodecChoice{CodecId::kNone}, nullptr, false, 0, pipelining);
+      ASSERT_EQ(parents.size(), roots.size());
+      for (std::size_t i = 0; i < roots.size(); ++i) {
+        const std::vector<std::int64_t> level = reference_bfs_levels(n, edges, roots[i]);
+        std::vector<std::int64_t> smallest(n, -1);
+        smallest[roots[i]] = static_cast<std::int64_t>(roots[i]);
+        for (const Edge& e : edges) {
+          for (const auto& [from, to] : {std::pair{e.u, e.v}, std::pair{e.v, e.u}}) {
+            if (level[from] < 0 || level[to] != level[from] + 1) continue;
+            auto& entry = smallest[to];
+            if (entry < 0 || static_cast<std::int64_t>(from) < entry) entry = static_cast<std::int64_t>(from);
+          }
+        }
+        EXPECT_EQ(parents[i], smallest) << describe(layout, g, Direction::kTopDown) << " root " << roots[i]
+                                        << (pipelined ? " pipelined" : "");
+      }
+    }
+  }
+  omp_set_num_threads(threads);
+}
+
 TEST(DistributedBfs, SparseGraphWithManyComponentsAndLevels) {
   for (const Layout& layout : testing::all_layouts(world_size())) {
     check_searches<std::uint32_t>(layout, {10, 2, 5}, Direction::kAuto, ColumnGather::kAllgatherv, 4);

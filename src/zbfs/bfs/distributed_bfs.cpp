@@ -45,25 +45,40 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
   return found;
 }
 
-// Lowers a parent entry to `candidate` when that is smaller: a vertex discovered from
-// several parents in one level keeps the smallest, whatever order the candidates came in
-// (pipelined folds claim arrivals as they come). Atomic when threads share the entry.
-inline void lower_parent(std::int64_t& entry, std::int64_t candidate, bool shared) {
+// Discovers the owned vertex at `offset` in this level from the parent `candidate`.
+// Every discoverer of a vertex not visited before this level lowers its parent (-1, none
+// yet, compares as the largest unsigned), so a vertex found from several parents keeps
+// the smallest whatever order threads or arrivals came in. Shared: `next` is set before
+// `visited` (release) and `visited` is read with acquire, so a discoverer that finds the
+// vertex visited a moment ago in this level finds it in `next` too and never takes it
+// for one from an earlier level. (A claim then a store left both windows open, and a
+// two-thread top-down step gave a different tree now and then.)
+inline void discover(Bitmap& visited, Bitmap& next, std::uint64_t offset, std::int64_t& entry, std::int64_t candidate,
+                     bool shared) {
+  const std::size_t w = Bitmap::word_of(offset);
+  const std::uint64_t mask = Bitmap::mask_of(offset);
   if (!shared) {
-    entry = std::min(entry, candidate);
+    if ((visited.word(w) & mask) == 0) {
+      visited.word(w) |= mask;
+      next.word(w) |= mask;
+      entry = candidate;
+    } else if ((next.word(w) & mask) != 0) {
+      entry = std::min(entry, candidate);
+    }
     return;
+  }
+  std::atomic_ref<std::uint64_t> visited_word(visited.word(w));
+  std::atomic_ref<std::uint64_t> next_word(next.word(w));
+  if ((visited_word.load(std::memory_order_acquire) & mask) == 0) {
+    next_word.fetch_or(mask, std::memory_order_relaxed);
+    visited_word.fetch_or(mask, std::memory_order_release);
+  } else if ((next_word.load(std::memory_order_relaxed) & mask) == 0) {
+    return;  // visited in an earlier level
   }
   std::atomic_ref<std::int64_t> at(entry);
   std::int64_t seen = at.load(std::memory_order_relaxed);
-  while (candidate < seen && !at.compare_exchange_weak(seen, candidate, std::memory_order_relaxed)) {
-  }
-}
-
-inline void store_parent(std::int64_t& entry, std::int64_t value, bool shared) {
-  if (shared) {
-    std::atomic_ref<std::int64_t>(entry).store(value, std::memory_order_relaxed);
-  } else {
-    entry = value;
+  while (static_cast<std::uint64_t>(candidate) < static_cast<std::uint64_t>(seen) &&
+         !at.compare_exchange_weak(seen, candidate, std::memory_order_relaxed)) {
   }
 }
 
@@ -391,11 +406,8 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::sp
             // than the rest of the loop.
             const std::uint64_t offset = target_local - my_first_local;
             if (offset < block) {
-              if (visited_.claim(offset, shared)) {
-                parent[owned_original[offset]] =
-                    static_cast<std::int64_t>(layout.source.to_global(source_original[source_local]));
-                next_.claim(offset, shared);
-              }
+              discover(visited_, next_, offset, parent[owned_original[offset]],
+                       static_cast<std::int64_t>(layout.source.to_global(source_original[source_local])), shared);
             } else if (pairs) {
               // The pair goes out as it is, once per search unless merging is off.
               if (filter_sent && !sent_.claim(target_local, shared)) return false;
@@ -491,14 +503,10 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
             rows.scan(source_local, [&](V target_local) {
               const std::uint64_t offset = target_local - my_first_local;
               if (offset < block) {
-                if (visited_.claim(offset, shared)) {
-                  store_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
-                  next_.claim(offset, shared);
-                } else if (next_.test(offset)) {
-                  // Found in this level already (perhaps by an update that arrived): the
-                  // smallest parent wins, so the tree does not depend on arrival times.
-                  lower_parent(parent[owned_original[offset]], static_cast<std::int64_t>(parent_global), shared);
-                }
+                // Perhaps found in this level already, by an update that arrived: the
+                // smallest parent wins, so the tree does not depend on arrival times.
+                discover(visited_, next_, offset, parent[owned_original[offset]],
+                         static_cast<std::int64_t>(parent_global), shared);
               } else if (!filter_sent || sent_.claim(target_local, shared)) {
                 const std::uint64_t owner = by_block.divide(target_local);
                 buckets[t * destinations + owner].push_back({target_local - owner * block, parent_global});
@@ -556,13 +564,7 @@ void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::u
       foreign = true;
       continue;
     }
-    std::int64_t& entry = parent[owned_original_[offset]];
-    if (visited_.claim(offset, shared)) {
-      store_parent(entry, static_cast<std::int64_t>(item.value), shared);
-      next_.claim(offset, shared);
-    } else if (next_.test(offset)) {
-      lower_parent(entry, static_cast<std::int64_t>(item.value), shared);
-    }
+    discover(visited_, next_, offset, parent[owned_original_[offset]], static_cast<std::int64_t>(item.value), shared);
   }
   if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");
 }
