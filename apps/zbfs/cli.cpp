@@ -39,6 +39,7 @@ struct TextOptions {
   std::string transport = "two-sided";
   std::string overlap;  // empty: on where it applies
   std::string codec = "none";
+  std::string codec_trial = "on";
   std::string route;
   std::string route_dims;
   bool no_dedup = false;
@@ -119,9 +120,9 @@ void add_network_options(CLI::App& app, TextOptions& text, const std::string& de
 // Whether the command line names an option of the MPI exchanges, which only the
 // distributed kernels have (so that one rank keeps them when it is asked for them).
 bool asks_for_exchanges(const CLI::App& run) {
-  for (const char* name :
-       {"--grid", "--transport", "--overlap", "--batch-bytes", "--column-gather", "--codec", "--route", "--route-dims",
-        "--no-dedup", "--time-waits", "--dump-frontiers", "--fail-on-rank", "--device-exchange", "--gpus-per-node"}) {
+  for (const char* name : {"--grid", "--transport", "--overlap", "--batch-bytes", "--column-gather", "--codec",
+                           "--codec-trial", "--route", "--route-dims", "--no-dedup", "--time-waits", "--dump-frontiers",
+                           "--fail-on-rank", "--device-exchange", "--gpus-per-node"}) {
     if (run.count(name) > 0) return true;
   }
   return false;
@@ -253,6 +254,12 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
       ->check(CLI::IsMember(
           {"none", "varint", "bitpack", "pfor", "streamvbyte", "roaring", "zstd", "bitmap", "rice", "auto"}))
       ->capture_default_str();
+  run.add_option("--codec-trial", text.codec_trial,
+                 "--codec auto on links the run measures: on (before the timed searches, search from the first "
+                 "keys once with the codec's paths and once without, and keep the faster) or off (the codec's "
+                 "paths throughout)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   run.add_option("--route", text.route,
                  "route sparse exchanges (1D updates as vertex-parent pairs, the 2D predecessor reduction, "
                  "validation lookups) with merging on the way: direct (alltoallv), sparse (no count exchange), grid2 "
@@ -314,6 +321,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.transport = *parse_transport(text.transport);
   if (!text.overlap.empty()) config.overlap = text.overlap == "on";
   config.codec = *parse_codec_choice(text.codec);
+  config.codec_trial = text.codec_trial == "on";
   if (!text.route.empty()) {
     RouteChoice route;
     route.kind = *parse_route_kind(text.route);

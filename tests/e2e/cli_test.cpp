@@ -979,7 +979,7 @@ TEST(CliMpi, OverlappedFoldsTraverseTheSameEdges) {
   // with a codec or one-sided rounds).
   for (const auto& [flags, pipelined] :
        {std::pair{"--overlap off", false}, std::pair{"", true}, std::pair{"--route sparse", true},
-        std::pair{"--codec auto", false}, std::pair{"--codec bitpack --overlap on", true},
+        std::pair{"--codec auto --codec-trial off", false}, std::pair{"--codec bitpack --overlap on", true},
         std::pair{"--transport rma", false}, std::pair{"--transport rma --overlap on", true}}) {
     ASSERT_EQ(run_mpi(2, std::string("run --scale 9 --roots 2 -q ") + flags + " --json " + json.string()).status, 0);
     const nlohmann::json record = nlohmann::json::parse(slurp(json));
@@ -1305,6 +1305,68 @@ TEST(CliErrors, CodecOptions) {
   expect_usage_error("run --dump-frontiers /proc/zbfs-no/such/dir", "/proc/zbfs-no/such/dir");
   expect_usage_error("run --partition shared --codec bitpack", "--codec");
   expect_usage_error("run --partition shared --dump-frontiers /tmp", "--dump-frontiers");
+}
+
+// --codec auto on measured links times its coded and plain paths from the first keys
+// before the timed searches and keeps the faster (issue 38). The record has each path's
+// times and the choice, the searches are those of a run without a codec, and the trial's
+// traffic is in no phase. --codec-trial off, a --network preset and a fixed codec run no
+// trial; SSSP alone runs its own.
+TEST(CliMpi, CodecAutoTimesBothPathsBeforeTheSearchesAndKeepsTheFaster) {
+  const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
+  const auto json = std::filesystem::temp_directory_path() / "zbfs_codec_trial.json";
+  const std::string base = "run --scale 11 --roots 6 -p 2d --grid 2x2 --json " + json.string() + " ";
+  const Outcome plain = run_mpi(4, base + "-q --codec none");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_TRUE(nlohmann::json::parse(slurp(json))["codec_trial"].is_null());
+  const Outcome o = run_mpi(4, base + "--codec auto");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("--codec auto takes the "), std::string::npos) << o.err;
+  EXPECT_EQ(nedge_lines(o.out), nedge_lines(plain.out));
+  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  const nlohmann::json& trial = j["codec_trial"];
+  ASSERT_FALSE(trial.is_null());
+  ASSERT_EQ(trial["roots"].size(), 4u);
+  ASSERT_EQ(trial["coded_time_s"].size(), 4u);
+  ASSERT_EQ(trial["plain_time_s"].size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(trial["roots"][i], j["searches"][i]["root"]);  // the first keys
+    EXPECT_GT(trial["coded_time_s"][i].get<double>(), 0.0);
+    EXPECT_GT(trial["plain_time_s"][i].get<double>(), 0.0);
+  }
+  const std::string chosen = trial["chosen"];
+  EXPECT_TRUE(chosen == "coded" || chosen == "plain") << chosen;
+  EXPECT_GT(trial["time_s"].get<double>(), 0.0);
+  EXPECT_EQ(j["config"]["codec_trial"], true);
+  // The folds are pipelined on the plain path only.
+  EXPECT_EQ(j["config"]["overlap"], chosen == "plain");
+  // The run's search phases are the searches' own: nothing of the trial's 10 searches.
+  for (const char* phase : {"column_exchange", "row_exchange", "predecessor_reduction", "termination_check"}) {
+    double messages = 0;
+    double ids = 0;
+    for (const auto& search : j["searches"]) {
+      messages += search["phases"][phase]["messages"]["sum"].get<double>();
+      ids += search["phases"][phase]["id_bytes"]["sum"].get<double>();
+    }
+    EXPECT_EQ(j["phases"][phase]["messages"]["sum"].get<double>(), messages) << phase;
+    EXPECT_EQ(j["phases"][phase]["id_bytes"]["sum"].get<double>(), ids) << phase;
+  }
+  for (const char* rest : {"--codec auto --codec-trial off", "--codec auto --network 1gbe", "--codec bitpack"}) {
+    const Outcome none = run_mpi(4, base + "-q " + rest);
+    ASSERT_EQ(none.status, 0) << rest << "\n" << none.err;
+    EXPECT_EQ(nedge_lines(none.out), nedge_lines(plain.out)) << rest;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_TRUE(record["codec_trial"].is_null()) << rest;
+    EXPECT_EQ(record["config"]["overlap"], false) << rest;
+  }
+  // SSSP alone: the trial times SSSP searches.
+  const Outcome sssp = run_mpi(4, base + "-q --codec auto --kernels sssp");
+  ASSERT_EQ(sssp.status, 0) << sssp.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(json));
+  ASSERT_FALSE(s["codec_trial"].is_null());
+  EXPECT_EQ(s["codec_trial"]["roots"][0], s["sssp_searches"][0]["root"]);
+  std::filesystem::remove(json);
+  expect_usage_error("run --scale 8 --codec auto --codec-trial maybe", "maybe");
 }
 
 // Compressed exchanges end to end: validated results, raw and wire bytes per phase with

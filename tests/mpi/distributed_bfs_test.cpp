@@ -21,6 +21,7 @@
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"
+#include "zbfs/transport/switching_exchanger.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/validator.hpp"
@@ -233,6 +234,54 @@ TEST(DistributedBfs, TopDownTreesKeepTheSmallestParent) {
     }
   }
   omp_set_num_threads(threads);
+}
+
+// --codec auto's trial switches the exchanger between searches (a SwitchingExchanger):
+// each search takes the path in use when it starts, the coded one (frames, bulk folds) or
+// the plain one (no frames, pipelined folds), and finds the sequential levels either way.
+TEST(DistributedBfs, EachSearchTakesThePathTheSwitchingExchangerIsOn) {
+  static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
+  const Communicator world = Communicator::world();
+  const GraphCase g{9, 16, 1};
+  const std::vector<Edge> edges = testing::kronecker_edges(g.scale, g.edgefactor, g.seed);
+  const std::vector<std::uint64_t> roots = some_roots(edges, 3);
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    SCOPED_TRACE(describe(layout, g, Direction::kAuto));
+    PhaseMetrics metrics;
+    const KroneckerGenerator generator(KroneckerParams{g.scale, g.edgefactor, g.seed});
+    const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
+    const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid));
+    SwitchingExchanger exchanger(
+        make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{CodecId::kBitpack}, costs), std::nullopt}),
+        make_exchanger({ColumnGather::kAllgatherv, MessageCodec(), std::nullopt, std::uint64_t{1} << 48, nullptr,
+                        Transport::kTwoSided, true}));
+    DistributedBfs<std::uint32_t> bfs(grid, graph, exchanger, metrics);
+    std::vector<std::int64_t> owned(grid.blocks().block());
+    for (std::size_t i = 0; i < 2 * roots.size(); ++i) {
+      const ExchangePath path = i % 2 == 0 ? ExchangePath::kCoded : ExchangePath::kPlain;
+      exchanger.use(path);
+      const std::uint64_t root = roots[i / 2];
+      const PhaseMetrics before = metrics;
+      bfs.run(root, owned, BfsOptions{});
+      const PhaseMetrics during = metrics.since(before);
+      EXPECT_EQ(levels_from_parents(testing::gather_parents(grid, owned), root),
+                reference_bfs_levels(generator.num_vertices(), edges, root))
+          << "root " << root << " on the " << to_string(path) << " path";
+      std::uint64_t frames = 0;
+      double held = 0;
+      for (const PhaseCounters& c : during.all()) {
+        for (const std::uint64_t f : c.frames) frames += f;
+        held += c.stream_held_s;
+      }
+      frames = world.allreduce(frames, ReduceOp::kSum);
+      held = world.allreduce(held, ReduceOp::kSum);
+      if (world.size() == 1) continue;
+      EXPECT_EQ(frames > 0, path == ExchangePath::kCoded) << "root " << root;
+      if (path == ExchangePath::kCoded) {
+        EXPECT_EQ(held, 0.0) << "root " << root;
+      }
+    }
+  }
 }
 
 TEST(DistributedBfs, SparseGraphWithManyComponentsAndLevels) {

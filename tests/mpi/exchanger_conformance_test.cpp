@@ -17,6 +17,7 @@
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"
+#include "zbfs/transport/switching_exchanger.hpp"
 
 namespace zbfs {
 namespace {
@@ -26,6 +27,9 @@ struct Flavour {
   std::optional<RouteChoice> route;
   CodecId codec = CodecId::kNone;
   Transport transport = Transport::kTwoSided;
+  // A SwitchingExchanger (--codec auto's trial): this flavour coded, beside a plain
+  // pipelined one, on this path.
+  std::optional<ExchangePath> switching = std::nullopt;
 };
 
 std::vector<Flavour> flavours() {
@@ -40,13 +44,31 @@ std::vector<Flavour> flavours() {
   RouteChoice coded;
   coded.kind = RouteKind::kGrid2;
   all.push_back({"grid2 bitpack", coded, CodecId::kBitpack});
+  for (const ExchangePath path : {ExchangePath::kCoded, ExchangePath::kPlain}) {
+    all.push_back({"switching bitpack, " + std::string(to_string(path)) + " path", std::nullopt, CodecId::kBitpack,
+                   Transport::kTwoSided, path});
+    all.push_back({"switching grid2 bitpack, " + std::string(to_string(path)) + " path", coded, CodecId::kBitpack,
+                   Transport::kTwoSided, path});
+  }
   return all;
 }
 
 std::unique_ptr<Exchanger> build(const Flavour& flavour) {
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
-  return make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{flavour.codec}, costs), flavour.route,
-                         std::uint64_t{1} << 48, nullptr, flavour.transport});
+  std::unique_ptr<Exchanger> exchanger =
+      make_exchanger({ColumnGather::kAllgatherv, MessageCodec(CodecChoice{flavour.codec}, costs), flavour.route,
+                      std::uint64_t{1} << 48, nullptr, flavour.transport});
+  if (!flavour.switching) return exchanger;
+  auto switching = std::make_unique<SwitchingExchanger>(
+      std::move(exchanger), make_exchanger({ColumnGather::kAllgatherv, MessageCodec(), flavour.route,
+                                            std::uint64_t{1} << 48, nullptr, flavour.transport, true}));
+  EXPECT_EQ(switching->path(), ExchangePath::kCoded);
+  EXPECT_FALSE(switching->traits().pipelines_updates);
+  switching->use(*flavour.switching);
+  EXPECT_EQ(switching->path(), *flavour.switching);
+  // The traits are the path's: the plain one pipelines its folds.
+  EXPECT_EQ(switching->traits().pipelines_updates, *flavour.switching == ExchangePath::kPlain);
+  return switching;
 }
 
 // Keys owned round-robin (key % ranks); each rank sends a few items to every rank, some

@@ -98,12 +98,6 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       col_original_(graph.col_group_original().data()),
       bottom_up_source_original_(grid_layout(grid.partition()) ? graph.col_group_original().data()
                                                                : graph.row_group_original().data()),
-      update_fold_(exchanger.traits().relays_updates && grid.partition() == Partition::k1D),
-      pipelined_(exchanger.traits().pipelines_updates),
-      report_once_(!(update_fold_ || pipelined_) || exchanger.traits().merges_updates),
-      // In 1D only top-down steps fold (bottom-up folds along one rank): with parents
-      // carried by every fold, nothing is left to reduce.
-      reduce_after_(grid.row().size() > 1 && !update_fold_ && !(pipelined_ && grid.partition() == Partition::k1D)),
       claims_(grid.row().size(), omp_get_max_threads()),
       visited_(block_),
       frontier_(block_),
@@ -113,6 +107,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       source_frontier_(grid.bottom_up().source.local_size()),
       parent_(block_) {
   std::fill_n(parent_.data(), block_, std::int64_t{-1});
+  adopt_traits();
   const TraversalLayout bottom_up = grid.bottom_up();
   if (bottom_up.expand->size() > 1) {
     source_has_edges_ = Bitmap(bottom_up.source.local_size());
@@ -203,7 +198,20 @@ void DistributedBfs<V>::check_root(std::uint64_t root) const {
 }
 
 template <class V>
+void DistributedBfs<V>::adopt_traits() {
+  const ExchangeTraits traits = exchanger_.traits();
+  update_fold_ = traits.relays_updates && grid_.partition() == Partition::k1D;
+  pipelined_ = traits.pipelines_updates;
+  report_once_ = !(update_fold_ || pipelined_) || traits.merges_updates;
+  // In 1D only top-down steps fold (bottom-up folds along one rank): with parents
+  // carried by every fold, nothing is left to reduce.
+  reduce_after_ = grid_.row().size() > 1 && !update_fold_ && !(pipelined_ && grid_.partition() == Partition::k1D);
+}
+
+template <class V>
 BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
+  // The exchanger may have changed paths since the last search (a codec trial).
+  adopt_traits();
   BfsStats stats;
   Stopwatch clock;
   const SearchStart start = find_start(root);

@@ -162,17 +162,19 @@ class DistributedBfs {
   const V* owned_original_;             // owned: sorted offset -> original offset
   const V* col_original_;               // column group: sorted local -> original local
   const V* bottom_up_source_original_;  // bottom-up source group (1D: all; 2D: the column group)
+  // Reads the next four from the exchanger's traits (at construction and at each search).
+  void adopt_traits();
   // 1D top-down folds send (vertex, parent) updates (the exchanger relays them).
-  bool update_fold_;
+  bool update_fold_ = false;
   // Top-down folds are pipelined (--overlap on: the exchanger's update stream), and
   // carry (vertex, parent) updates in 1D and 2D alike.
-  bool pipelined_;
+  bool pipelined_ = false;
   // Whether a source reports each vertex once per search (false when the exchanger does
   // not merge: once per frontier edge that reaches it, as the Graph500 reference does).
-  bool report_once_;
+  bool report_once_ = true;
   // Whether a predecessor reduction follows each search, and the vertices it asks for:
   // those claimed from another row member's report, by member.
-  bool reduce_after_;
+  bool reduce_after_ = false;
   OutgoingBuilder claims_;
 
   Bitmap visited_;             // owned vertices reached so far

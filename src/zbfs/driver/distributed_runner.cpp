@@ -1,10 +1,12 @@
 #include "zbfs/driver/distributed_runner.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +23,7 @@
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/core/wording.hpp"
+#include "zbfs/driver/codec_trial.hpp"
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/driver/search_harness.hpp"
 #include "zbfs/exchange/exchanger.hpp"
@@ -36,6 +39,7 @@
 #include "zbfs/sssp/distributed_sssp.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"
+#include "zbfs/transport/switching_exchanger.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/sssp_validator.hpp"
@@ -260,11 +264,59 @@ LargeArray<float> slice_weights(const RunConfig& config, const Communicator& wor
   return weights;
 }
 
+// --codec auto's trial (driver/codec_trial.hpp), with the run's first kernel: `search`
+// runs one search from a key and leaves nothing the next search would see. Leaves the
+// exchanger on the path chosen, and the counters as they were before it.
+CodecTrialRecord run_codec_trial(SwitchingExchanger& exchanger, const std::vector<std::uint64_t>& roots,
+                                 const std::function<void(std::uint64_t root)>& search, const Communicator& world,
+                                 PhaseMetrics& metrics, const Progress& progress) {
+  progress.phase("timing --codec auto's paths, coded and plain, from " +
+                 counted(static_cast<long long>(std::min(roots.size(), kCodecTrialKeys)), "search key"));
+  const PhaseMetrics kept = metrics;
+  world.barrier();
+  const Stopwatch whole;
+  const auto timed = [&](ExchangePath path, std::uint64_t root) {
+    exchanger.use(path);
+    world.barrier();
+    const Stopwatch clock;
+    search(root);
+    return slowest(world, clock.elapsed_s());
+  };
+  CodecTrialRecord record;
+  timed(ExchangePath::kCoded, roots.front());
+  timed(ExchangePath::kPlain, roots.front());
+  for (std::size_t i = 0; i < kCodecTrialKeys; ++i) {
+    const std::uint64_t root = roots[i % roots.size()];
+    record.roots.push_back(root);
+    // The order alternates, so that neither path always runs on the other's warm caches.
+    if (i % 2 == 0) {
+      record.plain_s.push_back(timed(ExchangePath::kPlain, root));
+      record.coded_s.push_back(timed(ExchangePath::kCoded, root));
+    } else {
+      record.coded_s.push_back(timed(ExchangePath::kCoded, root));
+      record.plain_s.push_back(timed(ExchangePath::kPlain, root));
+    }
+  }
+  // Every rank has the same (slowest-rank) times; rank 0's verdict is everyone's anyway.
+  int coded = coded_path_wins(record.coded_s, record.plain_s) ? 1 : 0;
+  world.broadcast(std::span<int>(&coded, 1), 0);
+  record.chose_coded = coded == 1;
+  exchanger.use(record.chose_coded ? ExchangePath::kCoded : ExchangePath::kPlain);
+  metrics = kept;
+  record.time_s = slowest(world, whole.elapsed_s());
+  double sums[2] = {0, 0};
+  for (std::size_t i = 0; i < record.roots.size(); ++i) sums[0] += record.coded_s[i], sums[1] += record.plain_s[i];
+  progress.phase(fmt::format("--codec auto takes the {} path: {:.3f} ms coded, {:.3f} ms plain over {}",
+                             record.chose_coded ? "coded" : "plain", 1e3 * sums[0], 1e3 * sums[1],
+                             counted(static_cast<long long>(record.roots.size()), "search", "searches")));
+  return record;
+}
+
 // Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
 void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, DistributedGraph<std::uint32_t>& graph,
                        Exchanger& exchanger, const InputEdges& validation_edges, const LoadedGraph& input,
                        const std::vector<std::uint64_t>& roots, PhaseMetrics& metrics, const Progress& progress,
-                       RunResult& result) {
+                       SwitchingExchanger* trial, RunResult& result) {
   const Communicator& world = grid.world();
   world.barrier();
   Stopwatch clock;
@@ -277,6 +329,12 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
   const std::uint64_t block = grid.blocks().block();
   LargeArray<std::int64_t> parent(block);
   LargeArray<float> distance(block);
+  // Without BFS searches before, the trial times SSSP's (a search sets every entry).
+  if (trial != nullptr && !result.codec_trial && !roots.empty()) {
+    result.codec_trial = run_codec_trial(
+        *trial, roots, [&](std::uint64_t root) { sssp->run(root, parent.span(), distance.span()); }, world, metrics,
+        progress);
+  }
   const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
   PhaseMetrics before;
   SearchBackend backend;
@@ -374,9 +432,19 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
       std::max(2 * graph.global_directed_edges() + input.num_vertices, 4 * input.num_input_edges) + 1;
   std::optional<MessageRecorder> recorder;
   if (!config.dump_frontiers.empty()) recorder.emplace(config.dump_frontiers, grid.rank());
-  const std::unique_ptr<Exchanger> exchanger_owned =
+  std::unique_ptr<Exchanger> exchanger_owned =
       make_exchanger({config.column_gather, std::move(message_codec), config.route, max_ids,
                       recorder ? &*recorder : nullptr, config.transport, pipelines_folds(config), config.batch_bytes});
+  // --codec auto on measured links: a plain exchanger beside the coded one, for the trial.
+  SwitchingExchanger* trial = nullptr;
+  if (runs_codec_trial(config, world.size())) {
+    std::unique_ptr<Exchanger> plain =
+        make_exchanger({config.column_gather, MessageCodec(), config.route, max_ids, nullptr, config.transport,
+                        pipelines_folds(plain_path_config(config)), config.batch_bytes});
+    auto switching = std::make_unique<SwitchingExchanger>(std::move(exchanger_owned), std::move(plain));
+    trial = switching.get();
+    exchanger_owned = std::move(switching);
+  }
   Exchanger& exchanger = *exchanger_owned;
   // Forest pruning's peeled trees are part of kernel 1 (the hubs, built with the search,
   // are not timed: they were not before either).
@@ -489,10 +557,20 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     }
     search.phases = summarize_over_ranks(world, metrics.since(before));
   };
+  if (trial != nullptr && bfs && config.kernels.bfs && !roots.empty()) {
+    result.codec_trial = run_codec_trial(
+        *trial, roots,
+        [&](std::uint64_t root) {
+          bfs->run(root, config.bfs);
+          bfs->clear_parent();
+        },
+        world, metrics, progress);
+  }
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   if constexpr (std::is_same_v<V, std::uint32_t>) {
     if (config.kernels.sssp) {
-      run_sssp_searches(config, grid, *built, exchanger, validation_edges, input, roots, metrics, progress, result);
+      run_sssp_searches(config, grid, *built, exchanger, validation_edges, input, roots, metrics, progress, trial,
+                        result);
     }
   }
   const TransportStats transport = exchanger.transport_stats();

@@ -200,6 +200,14 @@ nlohmann::json copies_json(const HostDeviceTraffic& t) {
   return {{"host_to_device_bytes", t.to_device}, {"device_to_host_bytes", t.to_host}};
 }
 
+nlohmann::json codec_trial_json(const CodecTrialRecord& t) {
+  return {{"roots", t.roots},
+          {"coded_time_s", t.coded_s},
+          {"plain_time_s", t.plain_s},
+          {"chosen", t.chose_coded ? "coded" : "plain"},
+          {"time_s", t.time_s}};
+}
+
 nlohmann::json device_json(const DeviceRecord& d) {
   return {{"name", d.name},
           {"host_to_device_bytes", d.construction.to_device + d.searches.to_device},
@@ -253,9 +261,10 @@ nlohmann::json to_json(const RunResult& r) {
         {"grid", r.grid.to_string()},
         {"column_gather", std::string(to_string(c.column_gather))},
         {"transport", std::string(to_string(c.transport))},
-        {"overlap", pipelines_folds(c)},
+        {"overlap", folds_pipelined(c, r.codec_trial ? &*r.codec_trial : nullptr)},
         {"batch_bytes", c.batch_bytes},
         {"codec", std::string(c.codec.name())},
+        {"codec_trial", c.codec_trial},
         {"route", c.route ? nlohmann::json(std::string(to_string(c.route->kind))) : nlohmann::json(nullptr)},
         {"route_dims", c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()
                            ? nlohmann::json(RoutePlan::describe_dims(c.route->dims))
@@ -282,6 +291,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"traffic", traffic_json(r.phases)},
       {"network", network_json(r)},
       {"device", r.device ? device_json(*r.device) : nlohmann::json(nullptr)},
+      {"codec_trial", r.codec_trial ? codec_trial_json(*r.codec_trial) : nlohmann::json(nullptr)},
       {"rma_windows", c.transport != Transport::kRma
                           ? nlohmann::json(nullptr)
                           : nlohmann::json{{"bytes_max", r.rma_window_bytes}, {"growths_max", r.rma_window_growths}}},

@@ -128,6 +128,9 @@ struct RunConfig {
   std::uint64_t batch_bytes = kDefaultBatchBytes;
   // How every frontier, predecessor and validation exchange is encoded.
   CodecChoice codec{CodecId::kNone};
+  // --codec-trial: under --codec auto on measured links, time the first keys' searches
+  // with the codec's paths and without, and keep the faster (driver/codec_trial.hpp).
+  bool codec_trial = true;
   // --route: sparse exchanges travel along a route, as (key, value) items merged on the
   // way. The 1D update exchange then carries (vertex, parent) pairs and needs no
   // predecessor reduction; in 2D the predecessor reduction reads parents over the route

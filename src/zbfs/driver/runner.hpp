@@ -14,6 +14,7 @@
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
+#include "zbfs/driver/codec_trial.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/run_config.hpp"
 #include "zbfs/metrics/phase_breakdown.hpp"
@@ -81,7 +82,8 @@ struct RunResult {
   // --transport rma: the largest window memory a rank held, and the most growths.
   std::uint64_t rma_window_bytes = 0;
   std::uint64_t rma_window_growths = 0;
-  std::optional<DeviceRecord> device;  // the device backend's device
+  std::optional<DeviceRecord> device;           // the device backend's device
+  std::optional<CodecTrialRecord> codec_trial;  // --codec auto's trial, where it ran
 };
 
 // Throws Error (exit 2 for bad configuration or too little memory, 3 when a search
