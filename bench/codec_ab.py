@@ -83,6 +83,8 @@ def summarise(record: dict) -> dict:
         "phases": {p: record["phases"].get(p, {}).get("time_s", {}).get("max", 0.0) for p in SEARCH_PHASES},
         "stream": [phase_sum(record, ["row_exchange"], key) for key in
                    ("stream_modelled_time_s", "stream_held_time_s", "overlap_time_s")],
+        # --codec auto's trial (records before schema 9 have none): the path it kept.
+        "trial": (record.get("codec_trial") or {}).get("chosen"),
     }
 
 
@@ -127,8 +129,9 @@ def rounds(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
             for codec in args.codecs:
                 row = summarise(run_once(args, codec, os.path.join(tmp, f"{codec}-{r}.json")))
                 results[codec].append(row)
+                trial = f"  trial kept the {row['trial']} path" if row["trial"] else ""
                 print(f"round {r + 1}/{args.rounds} {codec:12s} bfs {row['bfs_s']:.3f} s  "
-                      f"TEPS {row['teps']:.4g}", file=sys.stderr, flush=True)
+                      f"TEPS {row['teps']:.4g}{trial}", file=sys.stderr, flush=True)
 
 
 def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
@@ -150,6 +153,10 @@ def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
               f"{100 * statistics.median(r['pred_wire'] for r in rows):9.1f}% "
               f"{100 * (median / base - 1):+8.1f}% "
               f"{100 * (statistics.median(r['bfs_s'] / f['bfs_s'] for r, f in zip(rows, results[args.codecs[0]])) - 1):+7.1f}%")
+    for codec in args.codecs:
+        kept = [r["trial"] for r in results[codec] if r["trial"]]
+        if kept:
+            print(f"{codec}: the codec trial kept the coded path in {kept.count('coded')} of {len(kept)} rounds")
     print("\nslowest rank's time per phase, median over rounds (s):")
     print(f"{args.vary:12s} " + " ".join(f"{p[:18]:>18s}" for p in SEARCH_PHASES))
     for codec in args.codecs:

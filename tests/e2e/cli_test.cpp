@@ -165,7 +165,7 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
 
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
   EXPECT_EQ(j["schema"], "zbfs.run");
-  EXPECT_EQ(j["schema_version"], 8);
+  EXPECT_EQ(j["schema_version"], 9);
   EXPECT_EQ(j["config"]["scale"], 10);
   EXPECT_EQ(j["threads"], 2);
   ASSERT_EQ(j["searches"].size(), 8U);
