@@ -66,6 +66,11 @@ std::unique_ptr<Exchanger> build(const Flavour& flavour) {
   EXPECT_FALSE(switching->traits().pipelines_updates);
   switching->use(*flavour.switching);
   EXPECT_EQ(switching->path(), *flavour.switching);
+  // Settled, the other path is gone for good.
+  switching->settle(*flavour.switching);
+  const ExchangePath other = *flavour.switching == ExchangePath::kCoded ? ExchangePath::kPlain : ExchangePath::kCoded;
+  EXPECT_THROW(switching->use(other), Error);
+  EXPECT_EQ(switching->path(), *flavour.switching);
   // The traits are the path's: the plain one pipelines its folds.
   EXPECT_EQ(switching->traits().pipelines_updates, *flavour.switching == ExchangePath::kPlain);
   return switching;

@@ -301,7 +301,7 @@ CodecTrialRecord run_codec_trial(SwitchingExchanger& exchanger, const std::vecto
   int coded = coded_path_wins(record.coded_s, record.plain_s) ? 1 : 0;
   world.broadcast(std::span<int>(&coded, 1), 0);
   record.chose_coded = coded == 1;
-  exchanger.use(record.chose_coded ? ExchangePath::kCoded : ExchangePath::kPlain);
+  exchanger.settle(record.chose_coded ? ExchangePath::kCoded : ExchangePath::kPlain);
   metrics = kept;
   record.time_s = slowest(world, whole.elapsed_s());
   double sums[2] = {0, 0};

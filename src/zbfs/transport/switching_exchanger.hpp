@@ -5,7 +5,7 @@
 // and then settles on one; per-message choices cannot make that choice, because what a
 // codec costs when ranks share cores is mostly in the paths it takes, not in the frames
 // (docs/performance.md, issue 38). Switch only between searches, on every rank alike: a
-// kernel reads traits() when a search starts.
+// kernel reads traits() when a search starts. Once the trial is over, settle() keeps one.
 #pragma once
 
 #include <memory>
@@ -26,7 +26,11 @@ class SwitchingExchanger final : public Exchanger {
   // Starts on the coded path.
   SwitchingExchanger(std::unique_ptr<Exchanger> coded, std::unique_ptr<Exchanger> plain);
 
-  void use(ExchangePath path) { current_ = path == ExchangePath::kCoded ? coded_.get() : plain_.get(); }
+  // Every rank alike, between searches. Throws once the other path was let go.
+  void use(ExchangePath path);
+  // Uses `path` for the rest of the run and lets the other go (its buffers, windows and
+  // stream communicators). Collective: every rank settles at the same point.
+  void settle(ExchangePath path);
   [[nodiscard]] ExchangePath path() const {
     return current_ == coded_.get() ? ExchangePath::kCoded : ExchangePath::kPlain;
   }
