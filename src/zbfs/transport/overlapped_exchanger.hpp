@@ -24,10 +24,11 @@
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/mpi/message_stream.hpp"
+#include "zbfs/transport/forwarding_exchanger.hpp"
 
 namespace zbfs {
 
-class OverlappedExchanger final : public Exchanger {
+class OverlappedExchanger final : public ForwardingExchanger {
  public:
   // `batch_bytes`: the raw size a destination's batch gathers before it leaves.
   OverlappedExchanger(std::unique_ptr<Exchanger> inner, MessageCodec codec, std::uint64_t batch_bytes,
@@ -35,32 +36,11 @@ class OverlappedExchanger final : public Exchanger {
   ~OverlappedExchanger() override;
 
   [[nodiscard]] ExchangeTraits traits() const override;
-  [[nodiscard]] TransportStats transport_stats() const override { return inner_->transport_stats(); }
-  IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override {
-    return inner_->all_to_all(comm, outgoing, kind);
-  }
-  std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override {
-    return inner_->gather_ids(comm, mine);
-  }
-  void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
-                     std::span<const std::uint64_t> mask = {}) override {
-    inner_->gather_bitmap(comm, mine, all, mask);
-  }
-  void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
-                    std::span<std::uint64_t> received) override {
-    inner_->shift_bitmap(comm, mine, received);
-  }
-  std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
-                                std::span<const std::uint64_t> counts) override {
-    return inner_->update(comm, items, counts);
-  }
-  std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                        std::span<const std::uint64_t> counts, std::size_t width,
-                                        const ReadBatchAnswer& answer) override {
-    return inner_->read_batch(comm, keys, counts, width, answer);
-  }
   std::unique_ptr<UpdateStream> open_updates(const Communicator& comm, std::uint64_t key_bound,
                                              std::uint64_t value_bound) override;
+
+ protected:
+  [[nodiscard]] Exchanger& target() const override { return *inner_; }
 
  private:
   std::unique_ptr<Exchanger> inner_;

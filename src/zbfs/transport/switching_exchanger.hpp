@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "zbfs/exchange/exchanger.hpp"
+#include "zbfs/transport/forwarding_exchanger.hpp"
 
 namespace zbfs {
 
@@ -21,7 +22,7 @@ enum class ExchangePath { kCoded, kPlain };
 
 std::string_view to_string(ExchangePath path);
 
-class SwitchingExchanger final : public Exchanger {
+class SwitchingExchanger final : public ForwardingExchanger {
  public:
   // Starts on the coded path.
   SwitchingExchanger(std::unique_ptr<Exchanger> coded, std::unique_ptr<Exchanger> plain);
@@ -35,35 +36,10 @@ class SwitchingExchanger final : public Exchanger {
     return current_ == coded_.get() ? ExchangePath::kCoded : ExchangePath::kPlain;
   }
 
-  [[nodiscard]] ExchangeTraits traits() const override { return current_->traits(); }
   [[nodiscard]] TransportStats transport_stats() const override;
-  IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override {
-    return current_->all_to_all(comm, outgoing, kind);
-  }
-  std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override {
-    return current_->gather_ids(comm, mine);
-  }
-  void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
-                     std::span<const std::uint64_t> mask = {}) override {
-    current_->gather_bitmap(comm, mine, all, mask);
-  }
-  void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
-                    std::span<std::uint64_t> received) override {
-    current_->shift_bitmap(comm, mine, received);
-  }
-  std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
-                                std::span<const std::uint64_t> counts) override {
-    return current_->update(comm, items, counts);
-  }
-  std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
-                                        std::span<const std::uint64_t> counts, std::size_t width,
-                                        const ReadBatchAnswer& answer) override {
-    return current_->read_batch(comm, keys, counts, width, answer);
-  }
-  std::unique_ptr<UpdateStream> open_updates(const Communicator& comm, std::uint64_t key_bound,
-                                             std::uint64_t value_bound) override {
-    return current_->open_updates(comm, key_bound, value_bound);
-  }
+
+ protected:
+  [[nodiscard]] Exchanger& target() const override { return *current_; }
 
  private:
   std::unique_ptr<Exchanger> coded_;
