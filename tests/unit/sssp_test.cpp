@@ -154,6 +154,59 @@ TEST(ListWeights, TakeTheLightestOfDuplicateTuples) {
   }
 }
 
+// Kernel 1 places the weights with the entries (build_csr with weights): the same lists
+// as without them, and beside each entry the weight build_list_weights finds by search,
+// the lightest duplicate's (-0 as +0), in both orders, by the direct placement and by the
+// blocked one (2^21 rows and more), from a stored list and from a produced one.
+TEST(ListWeights, PlacedWithTheEntriesEqualTheSearchedOnes) {
+  const auto check = [](const InputEdges& in, CsrOrder order) {
+    LargeArray<float> placed;
+    const Csr<std::uint32_t> weighted = build_csr<std::uint32_t>(in, order, &placed);
+    const Csr<std::uint32_t> plain = build_csr<std::uint32_t>(in, order);
+    ASSERT_EQ(weighted.num_directed_edges(), plain.num_directed_edges());
+    ASSERT_EQ(placed.size(), plain.num_directed_edges());
+    EXPECT_TRUE(std::equal(plain.offsets(), plain.offsets() + plain.num_vertices() + 1, weighted.offsets()));
+    EXPECT_TRUE(std::equal(plain.neighbor_data(), plain.neighbor_data() + plain.num_directed_edges(),
+                           weighted.neighbor_data()));
+    const LargeArray<float> searched = build_list_weights(plain, in);
+    std::uint64_t differ = 0;
+    std::uint64_t negative_zeros = 0;
+    for (std::uint64_t k = 0; k < placed.size(); ++k) {
+      differ += placed[k] == searched[k] ? 0 : 1;
+      negative_zeros += std::signbit(placed[k]) ? 1 : 0;
+    }
+    EXPECT_EQ(differ, 0U);
+    EXPECT_EQ(negative_zeros, 0U);
+  };
+  // Duplicates with different weights, both ways round, a -0 and a +0 on one edge.
+  const std::vector<Edge> edges{{0, 1}, {1, 2}, {1, 0}, {2, 2}, {0, 1}, {2, 3}, {3, 2}, {3, 0}};
+  const std::vector<float> w{0.5F, 0.25F, 0.125F, 0.0F, 0.75F, -0.0F, 0.0F, 0.375F};
+  const PackedEdgeList list = testing::pack(2, edges);
+  InputEdges in(list, 4);
+  in.attach_weights(w.data());
+  for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) check(in, order);
+  for (const int scale : {11, 21}) {
+    SCOPED_TRACE("scale " + std::to_string(scale));
+    GraphSpec spec;
+    spec.scale = scale;
+    spec.edgefactor = scale == 21 ? 1 : 16;
+    spec.seed = 3;
+    const PackedEdgeList slice = generate_graph_slice(spec, 0, 1);
+    const LargeArray<float> weights = generate_weight_slice(spec, 0, 1, slice);
+    InputEdges stored(slice, std::uint64_t{1} << scale);
+    stored.attach_weights(weights.data());
+    check(stored, CsrOrder::kDegree);
+    // Produced chunk by chunk, as kernel 1 reads a list it does not keep.
+    InputEdges produced(std::uint64_t{1} << scale, slice.size(), [&slice](std::uint64_t first, std::span<Edge> out) {
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = slice.get(first + i);
+    });
+    produced.attach_weights([&weights](std::uint64_t first, std::span<float> out) {
+      std::copy_n(weights.data() + first, out.size(), out.begin());
+    });
+    check(produced, CsrOrder::kDegree);
+  }
+}
+
 // Delta-stepping's distances equal Dijkstra's exactly, and the validator accepts its
 // trees, for narrow, default and wide buckets and 1 to 4 threads.
 TEST(DeltaStepping, MatchesDijkstraAndPassesTheValidator) {

@@ -25,7 +25,6 @@
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/graph/csr_builder.hpp"
-#include "zbfs/graph/list_weights.hpp"
 #include "zbfs/sssp/delta_stepping.hpp"
 #include "zbfs/validate/sssp_validator.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
@@ -72,11 +71,12 @@ class ProductionTimer {
 };
 
 // Kernel 1 in degree order, into plain or compressed lists.
+// With `weights`, plain 32-bit lists get their SSSP weights placed with the entries.
 template <class Graph>
-Graph build_graph(const InputEdges& input) {
+Graph build_graph(const InputEdges& input, LargeArray<float>* weights = nullptr) {
   using V = typename Graph::Vertex;
   if constexpr (std::is_same_v<Graph, Csr<V>>) {
-    return build_csr<V>(input, CsrOrder::kDegree);
+    return build_csr<V>(input, CsrOrder::kDegree, weights);
   } else {
     return build_compressed_csr<V>(input, CsrOrder::kDegree);
   }
@@ -122,16 +122,14 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
     });
   }
   Stopwatch clock;
-  const Graph graph = build_graph<Graph>(kernel1_input);
-  // SSSP's weights beside the lists, and its workspace: kernel 1 too.
+  // SSSP's weights beside the lists (placed with the entries), and its workspace: kernel 1
+  // too.
   constexpr bool kWeighted = kPlain && std::is_same_v<V, std::uint32_t>;
   LargeArray<float> list_weights;
+  const Graph graph = build_graph<Graph>(kernel1_input, kWeighted && config.kernels.sssp ? &list_weights : nullptr);
   std::optional<DeltaStepping> sssp;
   if constexpr (kWeighted) {
-    if (config.kernels.sssp) {
-      list_weights = build_list_weights(graph, kernel1_input);
-      sssp.emplace(graph, list_weights.span(), config.delta);
-    }
+    if (config.kernels.sssp) sssp.emplace(graph, list_weights.span(), config.delta);
   } else if (config.kernels.sssp) {
     throw_usage_error("--kernels sssp takes graphs of fewer than 2^32 vertices on plain lists");
   }

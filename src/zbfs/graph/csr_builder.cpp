@@ -27,10 +27,13 @@ std::uint64_t csr_build_peak_bytes(std::uint64_t num_vertices, std::uint64_t num
 }
 
 template <class V>
-Csr<V> build_csr(const InputEdges& edges, CsrOrder order) {
+Csr<V> build_csr(const InputEdges& edges, CsrOrder order, LargeArray<float>* weights) {
   const std::uint64_t n = edges.num_vertices();
   if (n - 1 > std::numeric_limits<V>::max()) {
     throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
+  }
+  if (weights != nullptr && (sizeof(V) != 4 || !edges.has_weights())) {
+    throw Error(ExitCode::kFailure, "build_csr: weights need 32-bit ids and a weighted edge list");
   }
 
   // 1. Degrees (both directions of every tuple that is not a self-loop).
@@ -61,16 +64,27 @@ Csr<V> build_csr(const InputEdges& edges, CsrOrder order) {
   // start of v + 1; shifting by one slot afterwards restores the starts.
   LargeArray<V> adjacency(total);
   V* adj = adjacency.data();
-  place_entries<V>(edges, n, internal, internal, off, adj);
+  LargeArray<float> entry_weights(weights != nullptr ? total : 0);
+  float* wt = weights != nullptr ? entry_weights.data() : nullptr;
+  place_entries<V>(edges, n, internal, internal, off, adj, wt);
   std::memmove(off + 1, off, n * sizeof(std::uint64_t));
   off[0] = 0;
 
-  // 3. Sort and deduplicate each list; the deduplicated length goes to tuple_degree for
-  // now and is swapped for the tuple count during compaction.
+  // 3. Sort and deduplicate each list (a weighted one keeps the lightest duplicate); the
+  // deduplicated length goes to tuple_degree for now and is swapped for the tuple count
+  // during compaction.
   LargeArray<V> tuple_degree(n);
   V* tdeg = tuple_degree.data();
-  sort_and_deduplicate_lists(adj, off, n,
-                             [tdeg](std::uint64_t v, std::uint64_t length) { tdeg[v] = static_cast<V>(length); });
+  const auto record = [tdeg](std::uint64_t v, std::uint64_t length) { tdeg[v] = static_cast<V>(length); };
+  if constexpr (sizeof(V) == 4) {
+    if (wt != nullptr) {
+      sort_and_deduplicate_weighted_lists(adj, wt, off, n, record);
+    } else {
+      sort_and_deduplicate_lists(adj, off, n, record);
+    }
+  } else {
+    sort_and_deduplicate_lists(adj, off, n, record);
+  }
 
   // 4. Compaction, in vertex order because lists only move towards the front.
   std::uint64_t write = 0;
@@ -78,7 +92,10 @@ Csr<V> build_csr(const InputEdges& edges, CsrOrder order) {
   for (std::uint64_t v = 0; v < n; ++v) {
     const std::uint64_t old_end = off[v + 1];
     const std::uint64_t unique_count = tdeg[v];
-    if (write != old_start && unique_count != 0) std::memmove(adj + write, adj + old_start, unique_count * sizeof(V));
+    if (write != old_start && unique_count != 0) {
+      std::memmove(adj + write, adj + old_start, unique_count * sizeof(V));
+      if (wt != nullptr) std::memmove(wt + write, wt + old_start, unique_count * sizeof(float));
+    }
     off[v] = write;
     tdeg[v] = checked_cast<V>(old_end - old_start);
     write += unique_count;
@@ -86,10 +103,14 @@ Csr<V> build_csr(const InputEdges& edges, CsrOrder order) {
   }
   off[n] = write;
   adjacency.shrink(write);
+  if (weights != nullptr) {
+    entry_weights.shrink(write);
+    *weights = std::move(entry_weights);
+  }
   return Csr<V>(n, std::move(offsets), std::move(adjacency), std::move(tuple_degree), std::move(degree_order));
 }
 
-template Csr<std::uint32_t> build_csr<std::uint32_t>(const InputEdges&, CsrOrder);
-template Csr<std::uint64_t> build_csr<std::uint64_t>(const InputEdges&, CsrOrder);
+template Csr<std::uint32_t> build_csr<std::uint32_t>(const InputEdges&, CsrOrder, LargeArray<float>*);
+template Csr<std::uint64_t> build_csr<std::uint64_t>(const InputEdges&, CsrOrder, LargeArray<float>*);
 
 }  // namespace zbfs

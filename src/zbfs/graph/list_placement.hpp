@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "zbfs/core/error.hpp"
@@ -105,28 +106,36 @@ inline constexpr int kBlockBits = 16;
 // a group of edges before any is written: a locked fetch_add is a full barrier on x86,
 // and interleaving it with the scattered stores would make every store's cache miss wait
 // for the previous one instead of overlapping.
-template <class V, class Row, class Column>
-void place_direct(const InputEdges& edges, const Row& row, const Column& column, std::uint64_t* off, V* adj) {
+// With `weights` (kWeighted), each entry's tuple weight goes to the same slot there.
+template <bool kWeighted, class V, class Row, class Column>
+void place_direct(const InputEdges& edges, const Row& row, const Column& column, std::uint64_t* off, V* adj,
+                  float* weights) {
   constexpr std::size_t kGroup = 64;
-  for_each_chunk(edges, [&](std::uint64_t, std::span<const Edge> part) {
+  visit_chunks<kWeighted>(edges, [&](std::uint64_t, std::span<const Edge> part, auto... tuple_weights) {
     for (std::size_t first = 0; first < part.size(); first += kGroup) {
       const std::size_t last = std::min(part.size(), first + kGroup);
       std::array<std::uint64_t, 2 * kGroup> slot{};
       std::array<V, 2 * kGroup> value{};
+      std::array<float, kWeighted ? 2 * kGroup : 0> weight{};
       std::size_t count = 0;
       for (std::size_t i = first; i < last; ++i) {
         const Edge e = part[i];
         if (e.u == e.v) continue;
         if (const std::uint64_t r = row(e.u); r != kNotPlaced) {
           slot[count] = std::atomic_ref<std::uint64_t>(off[r]).fetch_add(1, std::memory_order_relaxed);
+          if constexpr (kWeighted) weight[count] = (tuple_weights[i], ...);
           value[count++] = static_cast<V>(column(e.v));
         }
         if (const std::uint64_t r = row(e.v); r != kNotPlaced) {
           slot[count] = std::atomic_ref<std::uint64_t>(off[r]).fetch_add(1, std::memory_order_relaxed);
+          if constexpr (kWeighted) weight[count] = (tuple_weights[i], ...);
           value[count++] = static_cast<V>(column(e.u));
         }
       }
       for (std::size_t k = 0; k < count; ++k) adj[slot[k]] = value[k];
+      if constexpr (kWeighted) {
+        for (std::size_t k = 0; k < count; ++k) weights[slot[k]] = weight[k];
+      }
     }
     return std::uint64_t{0};
   });
@@ -139,13 +148,22 @@ void place_direct(const InputEdges& edges, const Row& row, const Column& column,
 // (one write stream per block), and then each block's entries are placed by one thread,
 // its cursors in cache and its slots within the block's lists, and without atomics, since
 // no two threads share a block.
-template <class V, class Row, class Column>
+template <class V>
+struct PlainEntry {
+  V row;
+  V column;
+};
+template <class V>
+struct WeightedEntry {
+  V row;
+  V column;
+  float weight;
+};
+
+template <bool kWeighted, class V, class Row, class Column>
 void place_blocked(const InputEdges& edges, std::uint64_t rows, const Row& row, const Column& column,
-                   std::uint64_t* off, V* adj) {
-  struct Entry {
-    V row;
-    V column;
-  };
+                   std::uint64_t* off, V* adj, float* weights) {
+  using Entry = std::conditional_t<kWeighted, WeightedEntry<V>, PlainEntry<V>>;
   const std::uint64_t m = edges.size();
   const std::uint64_t blocks = ((rows - 1) >> kBlockBits) + 1;
   const int threads = omp_get_max_threads();
@@ -159,6 +177,8 @@ void place_blocked(const InputEdges& edges, std::uint64_t rows, const Row& row, 
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(threads) * (blocks + 1));
   std::vector<std::uint64_t> block_start(blocks + 1);
   std::vector<std::vector<Edge>> chunks(static_cast<std::size_t>(threads), std::vector<Edge>(InputEdges::kChunk));
+  std::vector<std::vector<float>> chunk_weights(static_cast<std::size_t>(threads),
+                                                std::vector<float>(kWeighted ? InputEdges::kChunk : 0));
   for (std::uint64_t first = 0; first < m; first += round_tuples) {
     const std::uint64_t last = std::min(m, first + round_tuples);
     std::fill(counts.begin(), counts.end(), 0);
@@ -177,14 +197,25 @@ void place_blocked(const InputEdges& edges, std::uint64_t rows, const Row& row, 
       for (std::uint64_t at = begin; at < end; at += InputEdges::kChunk) {
         const std::span<Edge> part(chunk.data(), std::min(InputEdges::kChunk, end - at));
         edges.read(at, part);
-        for (const Edge& e : part) {
+        const std::span<float> part_weights(chunk_weights[t].data(), kWeighted ? part.size() : 0);
+        if constexpr (kWeighted) edges.read_weights(at, part_weights);
+        for (std::size_t i = 0; i < part.size(); ++i) {
+          const Edge e = part[i];
           if (e.u == e.v) continue;
           if (const std::uint64_t r = row(e.u); r != kNotPlaced) {
-            translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.v))};
+            if constexpr (kWeighted) {
+              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.v)), part_weights[i]};
+            } else {
+              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.v))};
+            }
             ++mine[r >> kBlockBits];
           }
           if (const std::uint64_t r = row(e.v); r != kNotPlaced) {
-            translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.u))};
+            if constexpr (kWeighted) {
+              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.u)), part_weights[i]};
+            } else {
+              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.u))};
+            }
             ++mine[r >> kBlockBits];
           }
         }
@@ -213,7 +244,9 @@ void place_blocked(const InputEdges& edges, std::uint64_t rows, const Row& row, 
       for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
         const auto block = static_cast<std::size_t>(b);
         for (std::uint64_t k = block_start[block]; k < block_start[block + 1]; ++k) {
-          adj[off[out[k].row]++] = out[k].column;
+          const std::uint64_t slot = off[out[k].row]++;
+          adj[slot] = out[k].column;
+          if constexpr (kWeighted) weights[slot] = out[k].weight;
         }
       }
     }
@@ -225,15 +258,22 @@ void place_blocked(const InputEdges& edges, std::uint64_t rows, const Row& row, 
 // Places both directions of every tuple that is not a self-loop: the entry for vertex u
 // (its neighbour w) goes to row row(u), written as column(w), at the row's cursor off[row]
 // (which it advances); a row of kNotPlaced drops the entry. `rows`: how many rows there
-// are (row() returns less, or kNotPlaced). Rows must fit V.
+// are (row() returns less, or kNotPlaced). Rows must fit V. With `weights` (the edges must
+// have them), each entry's tuple weight goes to the entry's slot there.
 template <class V, class Row, class Column>
 void place_entries(const InputEdges& edges, std::uint64_t rows, const Row& row, const Column& column,
-                   std::uint64_t* off, V* adj) {
+                   std::uint64_t* off, V* adj, float* weights = nullptr) {
   if (rows == 0) return;
-  if (rows >= kBlockedFromRows) {
-    placement_detail::place_blocked<V>(edges, rows, row, column, off, adj);
+  if (weights != nullptr) {
+    if (rows >= kBlockedFromRows) {
+      placement_detail::place_blocked<true, V>(edges, rows, row, column, off, adj, weights);
+    } else {
+      placement_detail::place_direct<true, V>(edges, row, column, off, adj, weights);
+    }
+  } else if (rows >= kBlockedFromRows) {
+    placement_detail::place_blocked<false, V>(edges, rows, row, column, off, adj, nullptr);
   } else {
-    placement_detail::place_direct<V>(edges, row, column, off, adj);
+    placement_detail::place_direct<false, V>(edges, row, column, off, adj, nullptr);
   }
 }
 

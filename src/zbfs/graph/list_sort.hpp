@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -62,6 +63,42 @@ void sort_and_deduplicate_lists(V* adj, const std::uint64_t* off, std::uint64_t 
       V* last = adj + off[r + 1];
       sort_adjacency_list(first, last, scratch);
       record(static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(std::unique(first, last) - first));
+    }
+  }
+}
+
+// The same for lists with a weight beside each entry (32-bit ids): each list sorted by
+// neighbour, and of entries with the same neighbour (duplicate tuples) the lightest kept,
+// its weight beside it; record(row, kept length) as above. Weights must not be negative:
+// an entry travels as (neighbour << 32 | weight bits), whose order is then the weights'
+// (a -0 weight is stored as +0, which it equals).
+template <class Record>
+void sort_and_deduplicate_weighted_lists(std::uint32_t* adj, float* weights, const std::uint64_t* off,
+                                         std::uint64_t rows, const Record& record) {
+  const auto count = static_cast<std::int64_t>(rows);
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> packed;
+    std::vector<std::uint64_t> scratch;
+#pragma omp for schedule(dynamic, 1024)
+    for (std::int64_t r = 0; r < count; ++r) {
+      const std::uint64_t first = off[r];
+      const std::uint64_t length = off[r + 1] - first;
+      packed.resize(length);
+      for (std::uint64_t k = 0; k < length; ++k) {
+        const float w = weights[first + k] + 0.0f;  // -0 becomes +0
+        packed[k] = std::uint64_t{adj[first + k]} << 32 | std::bit_cast<std::uint32_t>(w);
+      }
+      sort_adjacency_list(packed.data(), packed.data() + length, scratch);
+      std::uint64_t kept = 0;
+      for (std::uint64_t k = 0; k < length; ++k) {
+        const auto neighbour = static_cast<std::uint32_t>(packed[k] >> 32);
+        if (kept > 0 && adj[first + kept - 1] == neighbour) continue;  // a heavier duplicate
+        adj[first + kept] = neighbour;
+        weights[first + kept] = std::bit_cast<float>(static_cast<std::uint32_t>(packed[k]));
+        ++kept;
+      }
+      record(static_cast<std::uint64_t>(r), kept);
     }
   }
 }

@@ -2,7 +2,9 @@
 // directed entry of a Csr, beside its neighbor_data(). Duplicate tuples are one edge of
 // the graph, and a shortest path takes the lightest of them, so an entry's weight is the
 // least weight of the input tuples between its two ends. Built after the lists, from the
-// weighted input (stored or produced again), so that BFS and SSSP search the same lists.
+// weighted input (stored or produced again), by searching each tuple's entry. Kernel 1
+// places the weights with the entries instead (build_csr with weights, much faster); this
+// search-based build stays as the tests' independent check of that placement.
 #pragma once
 
 #include <cstdint>
