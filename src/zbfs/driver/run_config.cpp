@@ -14,6 +14,7 @@
 #include "zbfs/core/wording.hpp"
 #include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/list_placement.hpp"
 #include "zbfs/graph/list_weights.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
 #include "zbfs/sssp/delta_stepping.hpp"
@@ -298,11 +299,13 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
   constexpr std::uint64_t kBaseline = 64ULL << 20;  // program, libraries, small buffers
-  // SSSP: the kept list's weights, the lists' weights (at most two entries a tuple), the
+  // SSSP: the kept list's weights, the lists' weights (at most two entries a tuple; kernel
+  // 1 places them with the entries, its round buffers a float beside each entry), the
   // kernel's workspace, its tree and distances, and the validator's second bitmap.
   const std::uint64_t sssp = !c.kernels.sssp
                                  ? 0
                                  : (edge_list_kept ? 4 * m : 0) + list_weight_bytes(2 * m) +
+                                       weighted_placement_buffer_bytes(n, m) +
                                        DeltaStepping::workspace_bytes(n, 2 * m) + 12 * n + (c.validate ? n / 8 : 0);
   if (compressed) {
     // The build's peak (its last pass) is over before the search's workspace is made.

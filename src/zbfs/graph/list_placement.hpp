@@ -95,6 +95,10 @@ inline constexpr std::uint64_t kRoundTuples = std::uint64_t{1} << 21;
 inline std::uint64_t placement_buffer_bytes(std::uint64_t rows, std::uint64_t tuples, unsigned vertex_bytes) {
   return rows >= kBlockedFromRows ? 2 * 2 * std::min(tuples, kRoundTuples) * 2 * vertex_bytes : 0;
 }
+// What placing weights too adds to them: a float beside every buffered entry.
+inline std::uint64_t weighted_placement_buffer_bytes(std::uint64_t rows, std::uint64_t tuples) {
+  return rows >= kBlockedFromRows ? 2 * 2 * std::min(tuples, kRoundTuples) * sizeof(float) : 0;
+}
 
 namespace placement_detail {
 
