@@ -203,23 +203,23 @@ void place_blocked(const InputEdges& edges, std::uint64_t rows, const Row& row, 
         edges.read(at, part);
         const std::span<float> part_weights(chunk_weights[t].data(), kWeighted ? part.size() : 0);
         if constexpr (kWeighted) edges.read_weights(at, part_weights);
+        // Tuple i's entry in row r, for neighbour w.
+        const auto entry = [&](std::uint64_t r, std::uint64_t w, std::size_t i) {
+          if constexpr (kWeighted) {
+            return Entry{static_cast<V>(r), static_cast<V>(column(w)), part_weights[i]};
+          } else {
+            return Entry{static_cast<V>(r), static_cast<V>(column(w))};
+          }
+        };
         for (std::size_t i = 0; i < part.size(); ++i) {
           const Edge e = part[i];
           if (e.u == e.v) continue;
           if (const std::uint64_t r = row(e.u); r != kNotPlaced) {
-            if constexpr (kWeighted) {
-              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.v)), part_weights[i]};
-            } else {
-              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.v))};
-            }
+            translated_here[count++] = entry(r, e.v, i);
             ++mine[r >> kBlockBits];
           }
           if (const std::uint64_t r = row(e.v); r != kNotPlaced) {
-            if constexpr (kWeighted) {
-              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.u)), part_weights[i]};
-            } else {
-              translated_here[count++] = {static_cast<V>(r), static_cast<V>(column(e.u))};
-            }
+            translated_here[count++] = entry(r, e.u, i);
             ++mine[r >> kBlockBits];
           }
         }

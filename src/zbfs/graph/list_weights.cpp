@@ -1,7 +1,5 @@
 #include "zbfs/graph/list_weights.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -75,41 +73,22 @@ LargeArray<float> build_list_weights(const Csr<V>& graph, const InputEdges& edge
   if (missing != 0) {
     throw Error(ExitCode::kFailure, std::to_string(missing) + " weighted tuples have no entry in the graph's lists");
   }
-  // The other direction of each edge copies it: x's entry of a larger id y reads y's entry
-  // of x. Rows y taken in increasing order meet each x's larger neighbours in increasing
-  // order, the order of x's list, so a cursor per x walks that list, with no search (a
-  // binary search per entry took half of this function). Each thread writes the entries
-  // of one range of x and reads the prefixes of every list (the neighbours below the
-  // row); the cursors (4 bytes a vertex) go before the search's workspace is made.
+  // The other direction of each edge copies it: x's entry of a larger id y reads y's
+  // entry of x (in y's shorter list).
   const auto n = static_cast<std::int64_t>(graph.num_vertices());
   const V* neighbors = graph.neighbor_data();
-  const std::uint64_t* offsets = graph.offsets();
-  LargeArray<std::uint32_t> cursor(graph.num_vertices());
-#pragma omp parallel for schedule(dynamic, 1024)
+  std::uint64_t unmatched = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : unmatched)
   for (std::int64_t xi = 0; xi < n; ++xi) {
     const auto x = static_cast<std::uint64_t>(xi);
-    const std::span<const V> list = graph.neighbors(x);
-    cursor[x] =
-        static_cast<std::uint32_t>(std::upper_bound(list.begin(), list.end(), static_cast<V>(x)) - list.begin());
-  }
-  std::uint64_t unmatched = 0;
-#pragma omp parallel reduction(+ : unmatched)
-  {
-    const auto team = static_cast<std::uint64_t>(omp_get_num_threads());
-    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
-    const std::uint64_t low = graph.num_vertices() * t / team;
-    const std::uint64_t high = graph.num_vertices() * (t + 1) / team;
-    for (std::uint64_t y = low; y < graph.num_vertices(); ++y) {
-      for (std::uint64_t k = offsets[y]; k < offsets[y + 1]; ++k) {
-        const std::uint64_t x = neighbors[k];
-        if (x >= y) break;  // the rest of y's list holds no smaller id
-        if (x < low || x >= high) continue;
-        const std::uint64_t at = offsets[x] + cursor[x]++;
-        if (at >= offsets[x + 1] || neighbors[at] != static_cast<V>(y)) {
-          ++unmatched;
-        } else {
-          weights[at] = weights[k];
-        }
+    for (std::uint64_t k = graph.offsets()[x]; k < graph.offsets()[x + 1]; ++k) {
+      const std::uint64_t y = neighbors[k];
+      if (y < x) continue;  // this list holds the edge's weight
+      const std::uint64_t at = entry_of(graph, y, x);
+      if (at == graph.offsets()[y + 1]) {
+        ++unmatched;
+      } else {
+        weights[k] = weights[at];
       }
     }
   }
