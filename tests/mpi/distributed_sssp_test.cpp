@@ -192,6 +192,44 @@ TEST(DistributedSssp, AnyDeltaGivesTheSameDistances) {
   }
 }
 
+// Light rounds that take a bucket an eighth at a time (on buckets of any size here) find
+// the same distances and valid trees, on every layout, with and without a merging codec.
+TEST(DistributedSssp, BucketsTakenAnEighthAtATimeGiveTheSameDistances) {
+  const GraphSpec spec = weighted_spec();
+  const WholeGraph whole(spec);
+  const InputEdges whole_input = whole.input();
+  const std::vector<std::uint64_t> roots = some_roots(whole);
+  for (const testing::Layout& layout : testing::all_layouts(world_size())) {
+    PhaseMetrics metrics;
+    const ProcessGrid grid(layout.partition, layout.shape, whole.n, &metrics);
+    RankGraph mine(grid, spec);
+    const InputEdges slice = mine.input(whole.n);
+    ExchangeSetup bitpack;
+    bitpack.codec = MessageCodec(CodecChoice{CodecId::kBitpack}, {});
+    for (const std::unique_ptr<Exchanger>& exchanger : {make_exchanger({}), make_exchanger(std::move(bitpack))}) {
+      SCOPED_TRACE(std::string(to_string(layout.partition)) + " " + layout.shape.to_string());
+      DistributedSssp whole_buckets(grid, *mine.graph, *exchanger, metrics, {}, ~std::uint64_t{0});
+      DistributedSssp eighths(grid, *mine.graph, *exchanger, metrics, {}, 0);
+      std::vector<std::int64_t> parent(grid.blocks().block());
+      std::vector<float> distance(grid.blocks().block());
+      for (const std::uint64_t root : roots) {
+        const std::vector<float> truth =
+            reference_sssp_distances(whole.n, whole.edge_vector, whole.weights.span(), root);
+        const SsspStats at_once = whole_buckets.run(root, parent, distance);
+        EXPECT_EQ(gather_distances(grid, distance), truth) << "root " << root;
+        const SsspStats by_eighths = eighths.run(root, parent, distance);
+        EXPECT_EQ(gather_distances(grid, distance), truth) << "root " << root;
+        const ValidationReport report =
+            validate_distributed_sssp_tree(grid, slice, *exchanger, root, parent, distance, metrics, 900);
+        EXPECT_TRUE(report.ok()) << (report.messages.empty() ? "" : report.messages.front());
+        // The same buckets, each in at least as many rounds.
+        EXPECT_EQ(by_eighths.buckets, at_once.buckets);
+        EXPECT_GE(by_eighths.light_rounds, at_once.light_rounds);
+      }
+    }
+  }
+}
+
 TEST(DistributedSssp, RefusesAnUnweightedGraph) {
   PhaseMetrics metrics;
   const GraphSpec spec = weighted_spec();

@@ -28,7 +28,8 @@ std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32
 }  // namespace
 
 DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Vertex>& graph, Exchanger& exchanger,
-                                 PhaseMetrics& metrics, std::optional<double> delta)
+                                 PhaseMetrics& metrics, std::optional<double> delta,
+                                 std::uint64_t sub_bucket_min_per_rank)
     : grid_(grid),
       graph_(graph),
       exchanger_(exchanger),
@@ -45,6 +46,7 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
       mark_(block_),
       sent_(layout_.target.local_size()),
       settled_here_(layout_.target.local_size()),
+      settled_mark_(block_),
       window_(kWindow),
       threads_(static_cast<std::size_t>(omp_get_max_threads())) {
   const LocalCsr<Vertex>& csr = graph_.forward();
@@ -75,6 +77,8 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   }
   if (delta) delta_ = *delta;
   inverse_delta_ = 1.0 / delta_;
+  sub_bucket_min_ = sub_bucket_min_per_rank * static_cast<std::uint64_t>(grid.world().size());
+  inverse_sub_delta_ = inverse_delta_ * static_cast<double>(kSubBuckets);
 
   // Pulling heavy edges needs a rank's rows to be its own vertices with all their edges,
   // and the settled distances of every neighbour: 1D, with merged updates.
@@ -171,6 +175,7 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
     const std::span<const Vertex> col_original = graph_.col_group_original();
     const auto parent_of = [&](Vertex u) { return static_cast<std::uint32_t>(col_first_global_ + col_original[u]); };
     if (light) {
+      const bool own_sources = layout_.expand->size() == 1;
       const auto count = static_cast<std::int64_t>(sources.size());
 #pragma omp parallel
       {
@@ -178,7 +183,15 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
 #pragma omp for schedule(dynamic, 64)
         for (std::int64_t i = 0; i < count; ++i) {
           const Source s = sources[static_cast<std::size_t>(i)];
-          const float du = std::bit_cast<float>(s.bits);
+          std::uint32_t bits = s.bits;
+          if (own_sources) {
+            // The distance may have dropped since the round began (an earlier source's
+            // edge on this rank): relax from the lowest, so as not to come back for it.
+            const Vertex v = s.col_local - static_cast<Vertex>(col_base_);
+            bits = distance_bits(std::atomic_ref<std::uint64_t>(state_[v]).load(std::memory_order_relaxed));
+            relaxed_[v] = bits;
+          }
+          const float du = std::bit_cast<float>(bits);
           const std::uint32_t parent = parent_of(s.col_local);
           const std::uint64_t end = heavy_start_[s.col_local];
           for (std::uint64_t e = offsets[s.col_local]; e < end; ++e) offer(work, neighbors[e], du + weights[e], parent);
@@ -259,13 +272,27 @@ void DistributedSssp::share_settled(bool with_distances) {
   const ScopedPhase phase(metrics_, Phase::kRowExchange);
   // One sorted set: the row-group local ids, or for a pull each id above its distance's
   // bits.
+  // In increasing order: sorted when few, else read off a bitmap of the piece (a
+  // bucket's settled set can be a tenth of the piece, where the sort took a third of
+  // the share's time).
+  if (settled_.size() * 16 < settled_mark_.num_words()) {
+    std::sort(settled_.begin(), settled_.end());
+  } else {
+    for (const Vertex v : settled_) settled_mark_.set(v);
+    std::size_t at = 0;
+    for (std::size_t w = 0; w < settled_mark_.num_words(); ++w) {
+      for (std::uint64_t bits = settled_mark_.word(w); bits != 0; bits &= bits - 1) {
+        settled_[at++] = static_cast<Vertex>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      }
+      settled_mark_.word(w) = 0;
+    }
+  }
   std::vector<std::uint64_t> mine(settled_.size());
   const std::uint64_t row_base = fold_rank_ * block_;
   for (std::size_t i = 0; i < settled_.size(); ++i) {
     const std::uint64_t id = row_base + settled_[i];
     mine[i] = with_distances ? id << 32 | distance_bits(state_[settled_[i]]) : id;
   }
-  std::sort(mine.begin(), mine.end());
   const std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
   const auto count = static_cast<std::int64_t>(all.size());
   const std::uint64_t stamp = std::uint64_t{pass_} << 32;
@@ -287,21 +314,19 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
   const std::span<const Vertex> row_original = graph_.row_group_original();
   const std::uint64_t row_first_global = layout_.target.to_global(0);
   const double low = static_cast<double>(current_) * delta_;
-  // The open vertices with heavy edges (those below the bucket's top are final now).
-  std::size_t kept = 0;
-  for (const Vertex v : unsettled_) {
-    const std::uint32_t bits = distance_bits(state_[v]);
-    if (bits == kInfinityBits || bucket_of(bits) > current_) unsettled_[kept++] = v;
-  }
-  unsettled_.resize(kept);
+  // The open vertices with heavy edges (those below the bucket's top are final now: each
+  // thread keeps the others for the next pull in the same pass).
   const auto count = static_cast<std::int64_t>(unsettled_.size());
 #pragma omp parallel
   {
     ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
+    work.still_open.clear();
 #pragma omp for schedule(dynamic, 256)
     for (std::int64_t i = 0; i < count; ++i) {
       const Vertex v = unsettled_[static_cast<std::size_t>(i)];
       const std::uint32_t bits = distance_bits(state_[v]);
+      if (bits != kInfinityBits && bucket_of(bits) <= current_) continue;
+      work.still_open.push_back(v);
       // A neighbour settled in this bucket is at low or above: only edges lighter than
       // the gap between the best distance so far and low can help (a little slack for
       // the float sum's rounding), and the gap narrows as better ones are found.
@@ -334,7 +359,9 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       improve(work, v, std::uint64_t{best} << 32 | parent);
     }
   }
+  unsettled_.clear();
   for (ThreadWork& work : threads_) {
+    unsettled_.insert(unsettled_.end(), work.still_open.begin(), work.still_open.end());
     stats.heavy_edges += work.edges;
     stats.improvements += work.improvements;
     work.edges = 0;
@@ -465,34 +492,62 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     bool pull = false;
     clock.restart();
     for (;;) {
-      // The bucket's vertices whose distance dropped since they last relaxed.
-      frontier_.clear();
+      // The bucket's vertices whose distance dropped since they last relaxed, filed by
+      // sub-bucket (stale and relaxed entries dropped on the way).
       std::vector<Vertex>& bin = window_[current_ % kWindow];
+      const auto valid = [&](Vertex v, std::uint64_t sub) {
+        const std::uint32_t bits = distance_bits(state_[v]);
+        return bucket_of(bits) == current_ && relaxed_[v] != bits && sub_bucket_of(bits) == sub;
+      };
       for (const Vertex v : bin) {
         const std::uint32_t bits = distance_bits(state_[v]);
         if (bucket_of(bits) != current_ || relaxed_[v] == bits) continue;
-        relaxed_[v] = bits;
-        frontier_.push_back(v);
-        if (mark_[v] != pass_) {
-          if (mark_[v] < search_first_pass_) ++settled_count_;
-          mark_[v] = pass_;
-          settled_.push_back(v);
-          push_volume += offsets[col_base_ + v + 1] - heavy_start_[col_base_ + v];
-        }
+        sub_bins_[sub_bucket_of(bits)].push_back(v);
       }
       bin.clear();
+      // The lowest sub-bucket here keeps an entry still to relax at its front.
+      std::uint64_t sums[3 + kSubBuckets] = {};
+      for (std::uint64_t j = 0; j < kSubBuckets; ++j) {
+        std::vector<Vertex>& sub = sub_bins_[j];
+        while (!sub.empty() && !valid(sub.back(), j)) sub.pop_back();
+        if (!sub.empty()) break;
+      }
+      for (std::uint64_t j = 0; j < kSubBuckets; ++j) sums[3 + j] = sub_bins_[j].size();
       // Whether any rank has a vertex left to relax, and for the heavy pass that follows
       // the last round: the entries a push would scan, and those a pull would (an open
       // vertex's heavy edges when unreached, else a few: count one).
-      std::uint64_t sums[3] = {frontier_.size(), push_volume,
-                               pull_possible_ ? unreached_heavy_ + (reached_ - settled_count_) : 0};
+      sums[1] = push_volume;
+      sums[2] = pull_possible_ ? unreached_heavy_ + (reached_ - settled_count_) : 0;
       {
         const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
-        world.allreduce(std::span<std::uint64_t>(sums), ReduceOp::kSum);
+        world.allreduce(std::span<std::uint64_t>(sums, 3 + kSubBuckets), ReduceOp::kSum);
       }
-      if (sums[0] == 0) {
+      std::uint64_t pending = 0;
+      std::uint64_t limit = kSubBuckets;
+      for (std::uint64_t j = 0; j < kSubBuckets; ++j) {
+        pending += sums[3 + j];
+        if (limit == kSubBuckets && sums[3 + j] != 0) limit = j;
+      }
+      if (pending == 0) {
         pull = pull_possible_ && sums[2] < sums[1];
         break;
+      }
+      if (pending < sub_bucket_min_) limit = kSubBuckets - 1;
+      frontier_.clear();
+      for (std::uint64_t j = 0; j <= limit; ++j) {
+        for (const Vertex v : sub_bins_[j]) {
+          const std::uint32_t bits = distance_bits(state_[v]);
+          if (!valid(v, j)) continue;  // stale, or a second entry
+          relaxed_[v] = bits;
+          frontier_.push_back(v);
+          if (mark_[v] != pass_) {
+            if (mark_[v] < search_first_pass_) ++settled_count_;
+            mark_[v] = pass_;
+            settled_.push_back(v);
+            push_volume += offsets[col_base_ + v + 1] - heavy_start_[col_base_ + v];
+          }
+        }
+        sub_bins_[j].clear();
       }
       ++stats.light_rounds;
       const std::vector<Source> sources = expand(frontier_);
