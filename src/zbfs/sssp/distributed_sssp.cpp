@@ -6,6 +6,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -24,6 +25,25 @@ constexpr std::uint64_t kHeavyPiece = 1024;
 constexpr std::uint64_t kPrefetchAhead = 16;
 
 std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
+
+// Lowers `slot` to `value` when key(value) < key(slot), leaving the slot's earlier value in
+// `old`. With `shared` false (one thread) a plain load and store: a locked compare-and-swap
+// waits for every earlier store to drain, which kept a rank's cache misses from overlapping.
+template <class T, class Key>
+bool lower(T& slot, T value, bool shared, Key key, T& old) {
+  if (!shared) {
+    old = slot;
+    if (key(value) >= key(old)) return false;
+    slot = value;
+    return true;
+  }
+  std::atomic_ref<T> ref(slot);
+  old = ref.load(std::memory_order_relaxed);
+  do {
+    if (key(value) >= key(old)) return false;
+  } while (!ref.compare_exchange_weak(old, value, std::memory_order_relaxed));
+  return true;
+}
 
 }  // namespace
 
@@ -48,7 +68,8 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
       settled_here_(layout_.target.local_size()),
       settled_mark_(block_),
       window_(kWindow),
-      threads_(static_cast<std::size_t>(omp_get_max_threads())) {
+      threads_(static_cast<std::size_t>(omp_get_max_threads())),
+      shared_(threads_.size() > 1) {
   const LocalCsr<Vertex>& csr = graph_.forward();
   if (!csr.weighted()) throw Error(ExitCode::kFailure, "distributed SSSP: the graph has no weights");
   if (grid.blocks().num_vertices() > std::numeric_limits<Vertex>::max()) {
@@ -85,7 +106,7 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   pull_possible_ = layout_.expand->size() == 1 && !graph_.row_group_original().empty() && filter_sent_;
   if (pull_possible_) {
     settled_word_ = LargeArray<std::uint64_t>(layout_.target.local_size());
-    std::fill(settled_word_.data(), settled_word_.data() + settled_word_.size(), 0);
+    pulled_ = Bitmap(layout_.target.local_size());
   }
   // Light edges first; heavy ones by weight for pulls (a prefix is all a pull reads), by
   // neighbour where they are only pushed (the sent distances are then swept, not hit at
@@ -103,15 +124,21 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
     heavy_start_[static_cast<std::uint64_t>(r)] = e;
   }
   std::fill(mark_.data(), mark_.data() + block_, 0U);
+  if (pull_possible_) {
+    for (std::uint64_t v = 0; v < block_; ++v) {
+      const std::uint64_t row = col_base_ + v;
+      const std::uint64_t heavy = offsets[row + 1] - heavy_start_[row];
+      if (heavy == 0) continue;
+      with_heavy_edges_.push_back({static_cast<Vertex>(v), weights[heavy_start_[row]]});
+      heavy_entries_ += heavy;
+    }
+  }
   for (ThreadWork& work : threads_) work.outgoing.resize(static_cast<std::size_t>(layout_.fold->size()));
 }
 
 inline void DistributedSssp::improve(ThreadWork& work, std::uint64_t offset, std::uint64_t word) {
-  std::atomic_ref<std::uint64_t> slot(state_[offset]);
-  std::uint64_t old = slot.load(std::memory_order_relaxed);
-  do {
-    if (distance_bits(word) >= distance_bits(old)) return;
-  } while (!slot.compare_exchange_weak(old, word, std::memory_order_relaxed));
+  std::uint64_t old = 0;
+  if (!lower(state_[offset], word, shared_, distance_bits, old)) return;
   work.improved.emplace_back(bucket_of(distance_bits(word)), static_cast<Vertex>(offset));
   ++work.improvements;
   if (old == kUnreached && pull_possible_) {
@@ -129,11 +156,8 @@ void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::ui
     // vertex in this search can lower it (its own rank's included: the array is read
     // ahead, the owned words are not).
     if (settled_here_.test(to)) return;
-    std::atomic_ref<std::uint32_t> sent(sent_[to]);
-    std::uint32_t old = sent.load(std::memory_order_relaxed);
-    do {
-      if (bits >= old) return;
-    } while (!sent.compare_exchange_weak(old, bits, std::memory_order_relaxed));
+    std::uint32_t old = 0;
+    if (!lower(sent_[to], bits, shared_, std::identity{}, old)) return;
   }
   const std::uint64_t word = std::uint64_t{bits} << 32 | parent;
   const auto member = static_cast<std::uint64_t>(layout_.target.member_of_local(to));
@@ -293,16 +317,32 @@ void DistributedSssp::share_settled(bool with_distances) {
     const std::uint64_t id = row_base + settled_[i];
     mine[i] = with_distances ? id << 32 | distance_bits(state_[settled_[i]]) : id;
   }
-  const std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
+  std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
   const auto count = static_cast<std::int64_t>(all.size());
-  const std::uint64_t stamp = std::uint64_t{pass_} << 32;
+  const auto set_bit = [this](Bitmap& bits, std::uint64_t id) {
+    if (shared_) {
+      bits.set_atomic(id);
+    } else {
+      bits.set(id);
+    }
+  };
+  const std::span<const Vertex> row_original = graph_.row_group_original();
+  const std::uint64_t row_first_global = layout_.target.to_global(0);
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
-    const std::uint64_t word = all[static_cast<std::size_t>(i)];
+    std::uint64_t& word = all[static_cast<std::size_t>(i)];
     const std::uint64_t id = with_distances ? word >> 32 : word;
-    settled_here_.set_atomic(id);
-    if (with_distances) settled_word_[id] = stamp | (word & 0xffffffffU);
+    set_bit(settled_here_, id);
+    if (with_distances) {
+      // For the pull: the distance beside the input id a pulling vertex takes as parent
+      // (the ids come sorted, so the original offsets are read in order here rather
+      // than at random in the pull).
+      set_bit(pulled_, id);
+      settled_word_[id] = (word & 0xffffffffU) << 32 | (row_first_global + row_original[id]);
+      word = id;
+    }
   }
+  if (with_distances) pulled_ids_ = std::move(all);
 }
 
 void DistributedSssp::pull_heavy(SsspStats& stats) {
@@ -311,8 +351,6 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
   const std::uint64_t* offsets = csr.offsets();
   const Vertex* neighbors = csr.neighbor_data();
   const float* weights = csr.weight_data();
-  const std::span<const Vertex> row_original = graph_.row_group_original();
-  const std::uint64_t row_first_global = layout_.target.to_global(0);
   const double low = static_cast<double>(current_) * delta_;
   // The open vertices with heavy edges (those below the bucket's top are final now: each
   // thread keeps the others for the next pull in the same pass).
@@ -323,10 +361,11 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
     work.still_open.clear();
 #pragma omp for schedule(dynamic, 256)
     for (std::int64_t i = 0; i < count; ++i) {
-      const Vertex v = unsettled_[static_cast<std::size_t>(i)];
+      const OpenVertex open = unsettled_[static_cast<std::size_t>(i)];
+      const Vertex v = open.offset;
       const std::uint32_t bits = distance_bits(state_[v]);
       if (bits != kInfinityBits && bucket_of(bits) <= current_) continue;
-      work.still_open.push_back(v);
+      work.still_open.push_back(open);
       // A neighbour settled in this bucket is at low or above: only edges lighter than
       // the gap between the best distance so far and low can help (a little slack for
       // the float sum's rounding), and the gap narrows as better ones are found.
@@ -337,28 +376,30 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       };
       std::uint32_t best = bits;
       double limit = gap(best);
-      Vertex by = 0;
+      // Most reached vertices' gaps are below their lightest heavy edge by now: kept
+      // beside the vertex, it spares them reading their lists at all.
+      if (!(open.lightest < limit)) continue;
+      std::uint32_t parent = 0;
       const std::uint64_t row = col_base_ + v;
       std::uint64_t e = heavy_start_[row];
       for (; e < offsets[row + 1] && weights[e] < limit; ++e) {
         const Vertex u = neighbors[e];
-        if (!settled_here_.test(u)) continue;
+        if (!pulled_.test(u)) continue;  // not settled in this bucket
         const std::uint64_t settled = settled_word_[u];
-        if (settled >> 32 != pass_) continue;  // settled in an earlier bucket
-        const auto ub = static_cast<std::uint32_t>(settled);
-        const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(ub) + weights[e]);
+        const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(distance_bits(settled)) + weights[e]);
         if (candidate < best) {
           best = candidate;
-          by = u;
+          parent = static_cast<std::uint32_t>(settled);
           limit = gap(best);
         }
       }
       work.edges += e - heavy_start_[row];
       if (best == bits) continue;
-      const auto parent = static_cast<std::uint32_t>(row_first_global + row_original[by]);
       improve(work, v, std::uint64_t{best} << 32 | parent);
     }
   }
+  for (const std::uint64_t id : pulled_ids_) pulled_.word(Bitmap::word_of(id)) = 0;
+  pulled_ids_.clear();
   unsettled_.clear();
   for (ThreadWork& work : threads_) {
     unsettled_.insert(unsettled_.end(), work.still_open.begin(), work.still_open.end());
@@ -447,13 +488,8 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
   settled_count_ = 0;
   search_first_pass_ = pass_ + 1;
   if (pull_possible_) {
-    const std::uint64_t* offsets = graph_.forward().offsets();
-    for (std::uint64_t v = 0; v < block_; ++v) {
-      const std::uint64_t heavy = offsets[col_base_ + v + 1] - heavy_start_[col_base_ + v];
-      if (heavy == 0) continue;
-      unsettled_.push_back(static_cast<Vertex>(v));
-      unreached_heavy_ += heavy;
-    }
+    unsettled_ = with_heavy_edges_;
+    unreached_heavy_ = heavy_entries_;
   }
   if (grid_.owns(root)) {
     const std::uint64_t offset = graph_.order().sorted_offset(root - first_vertex_);
@@ -483,7 +519,6 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     ++stats.buckets;
     if (++pass_ == 0) {  // the marks wrapped: start them again
       std::fill(mark_.data(), mark_.data() + block_, 0U);
-      std::fill(settled_word_.data(), settled_word_.data() + settled_word_.size(), 0);
       pass_ = 1;
       search_first_pass_ = 1;
     }
@@ -515,9 +550,11 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       for (std::uint64_t j = 0; j < kSubBuckets; ++j) sums[3 + j] = sub_bins_[j].size();
       // Whether any rank has a vertex left to relax, and for the heavy pass that follows
       // the last round: the entries a push would scan, and those a pull would (an open
-      // vertex's heavy edges when unreached, else a few: count one).
+      // vertex's heavy edges when unreached, else a few: count one) plus the open
+      // vertices it visits (as of the last pull: counting them moved the last two of
+      // five pull buckets back to pushes, 3% faster at scale 20).
       sums[1] = push_volume;
-      sums[2] = pull_possible_ ? unreached_heavy_ + (reached_ - settled_count_) : 0;
+      sums[2] = pull_possible_ ? unreached_heavy_ + (reached_ - settled_count_) + unsettled_.size() : 0;
       {
         const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
         world.allreduce(std::span<std::uint64_t>(sums, 3 + kSubBuckets), ReduceOp::kSum);

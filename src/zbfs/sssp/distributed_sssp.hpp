@@ -93,10 +93,15 @@ class DistributedSssp {
     std::uint64_t first;
     std::uint64_t end;
   };
+  // An owned vertex with heavy edges, and the lightest of them.
+  struct OpenVertex {
+    Vertex offset;
+    float lightest;
+  };
   struct alignas(64) ThreadWork {
     std::vector<std::vector<KeyedItem>> outgoing;            // by fold member
     std::vector<std::pair<std::uint64_t, Vertex>> improved;  // (bucket, owned offset)
-    std::vector<Vertex> still_open;                          // a pull's vertices left open
+    std::vector<OpenVertex> still_open;                      // a pull's vertices left open
     std::uint64_t edges = 0;
     std::uint64_t improvements = 0;
     std::uint64_t first_reached = 0;  // owned vertices it reached first
@@ -160,9 +165,15 @@ class DistributedSssp {
   // Each forward row's first heavy entry (rows are ordered by weight: light ones first).
   LargeArray<std::uint64_t> heavy_start_;
   bool pull_possible_ = false;
-  // Row group, 1D: the pass that shared a vertex's distance with a pull above its bits.
+  // Row group, 1D: the vertices the current bucket settled (set by its share when it
+  // pulls), and a settled vertex's distance bits above its input id (the parent a pulling
+  // vertex takes), valid where pulled_ is set.
+  Bitmap pulled_;
+  std::vector<std::uint64_t> pulled_ids_;
   LargeArray<std::uint64_t> settled_word_;
-  std::vector<Vertex> unsettled_;  // owned vertices with heavy edges not yet settled
+  std::vector<OpenVertex> with_heavy_edges_;  // owned vertices with heavy edges, in order
+  std::uint64_t heavy_entries_ = 0;           // and their heavy entries
+  std::vector<OpenVertex> unsettled_;         // those not yet settled in this search
   // For the choice between pushing and pulling a bucket's heavy edges (1D): the heavy
   // edges of owned vertices not reached yet, the owned vertices reached, and those of
   // them settled, in this search (settled ones have marks from its first pass on).
@@ -185,6 +196,7 @@ class DistributedSssp {
   std::vector<std::vector<Vertex>> window_;
   std::vector<std::pair<std::uint64_t, Vertex>> far_;
   std::vector<ThreadWork> threads_;
+  bool shared_;  // threads share the arrays (more than one): atomic updates
   std::vector<KeyedItem> items_;
   std::vector<std::uint64_t> counts_;
 };
