@@ -104,8 +104,7 @@ class DistributedSssp {
     std::vector<OpenVertex> still_open;                      // a pull's vertices left open
     std::uint64_t edges = 0;
     std::uint64_t improvements = 0;
-    std::uint64_t first_reached = 0;  // owned vertices it reached first
-    std::uint64_t heavy_reached = 0;  // and their heavy edges
+    std::uint64_t heavy_reached = 0;  // heavy edges of owned vertices it reached first
   };
 
   // The bucket of a distance.
@@ -173,14 +172,12 @@ class DistributedSssp {
   LargeArray<std::uint64_t> settled_word_;
   std::vector<OpenVertex> with_heavy_edges_;  // owned vertices with heavy edges, in order
   std::uint64_t heavy_entries_ = 0;           // and their heavy entries
-  std::vector<OpenVertex> unsettled_;         // those not yet settled in this search
+  // Those a pull still visits in this search: not settled, and unreached or with a gap
+  // to the current bucket above their lightest heavy edge.
+  std::vector<OpenVertex> unsettled_;
   // For the choice between pushing and pulling a bucket's heavy edges (1D): the heavy
-  // edges of owned vertices not reached yet, the owned vertices reached, and those of
-  // them settled, in this search (settled ones have marks from its first pass on).
+  // edges of owned vertices not reached yet in this search.
   std::uint64_t unreached_heavy_ = 0;
-  std::uint64_t reached_ = 0;
-  std::uint64_t settled_count_ = 0;
-  std::uint32_t search_first_pass_ = 1;
   LargeArray<std::uint64_t> state_;    // owned, sorted offsets: distance bits << 32 | parent
   LargeArray<std::uint32_t> relaxed_;  // the distance bits a light round last relaxed from
   LargeArray<std::uint32_t> mark_;     // the pass in which a vertex last joined settled_
