@@ -165,11 +165,10 @@ class DistributedSssp {
   LargeArray<std::uint64_t> heavy_start_;
   bool pull_possible_ = false;
   // Row group, 1D: the vertices the current bucket settled (set by its share when it
-  // pulls), and a settled vertex's distance bits above its input id (the parent a pulling
-  // vertex takes), valid where pulled_ is set.
+  // pulls), and their distance bits, valid where pulled_ is set.
   Bitmap pulled_;
   std::vector<std::uint64_t> pulled_ids_;
-  LargeArray<std::uint64_t> settled_word_;
+  LargeArray<std::uint32_t> settled_bits_;
   std::vector<OpenVertex> with_heavy_edges_;  // owned vertices with heavy edges, in order
   std::uint64_t heavy_entries_ = 0;           // and their heavy entries
   // Those a pull still visits in this search: not settled, and unreached or with a gap
