@@ -23,6 +23,9 @@ constexpr std::uint64_t kNoBucket = std::numeric_limits<std::uint64_t>::max();
 // Entries of a heavy list a thread takes at once, so that hubs' lists are shared.
 constexpr std::uint64_t kHeavyPiece = 1024;
 constexpr std::uint64_t kPrefetchAhead = 16;
+constexpr std::int64_t kPullAhead = 8;
+constexpr std::int64_t kSourcesAhead = 4;
+constexpr std::size_t kStatesAhead = 8;
 
 std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
 
@@ -61,9 +64,7 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
       fold_rank_(static_cast<std::uint64_t>(layout_.fold->rank())),
       col_first_global_(layout_.source.to_global(0)),
       filter_sent_(exchanger.traits().merges_updates),
-      state_(block_),
-      relaxed_(block_),
-      mark_(block_),
+      owned_(block_),
       sent_(layout_.target.local_size()),
       settled_here_(layout_.target.local_size()),
       settled_mark_(block_),
@@ -123,7 +124,10 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
     while (e < offsets[r + 1] && weights[e] < light) ++e;
     heavy_start_[static_cast<std::uint64_t>(r)] = e;
   }
-  std::fill(mark_.data(), mark_.data() + block_, 0U);
+  for (std::uint64_t v = 0; v < block_; ++v) {
+    const std::uint64_t row = col_base_ + v;
+    owned_[v].heavy = static_cast<std::uint32_t>(offsets[row + 1] - heavy_start_[row]);
+  }
   if (pull_possible_) {
     for (std::uint64_t v = 0; v < block_; ++v) {
       const std::uint64_t row = col_base_ + v;
@@ -138,7 +142,7 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
 
 inline void DistributedSssp::improve(ThreadWork& work, std::uint64_t offset, std::uint64_t word) {
   std::uint64_t old = 0;
-  if (!lower(state_[offset], word, shared_, distance_bits, old)) return;
+  if (!lower(owned_[offset].word, word, shared_, distance_bits, old)) return;
   work.improved.emplace_back(bucket_of(distance_bits(word)), static_cast<Vertex>(offset));
   ++work.improvements;
   if (old == kUnreached && pull_possible_) {
@@ -170,7 +174,7 @@ void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::ui
 std::vector<DistributedSssp::Source> DistributedSssp::expand(std::span<const Vertex> owned) {
   std::vector<Source> sources(owned.size());
   for (std::size_t i = 0; i < owned.size(); ++i) {
-    sources[i] = {static_cast<Vertex>(col_base_ + owned[i]), distance_bits(state_[owned[i]])};
+    sources[i] = {static_cast<Vertex>(col_base_ + owned[i]), distance_bits(owned_[owned[i]].word)};
   }
   if (layout_.expand->size() == 1) return sources;
   // Along the column as one sorted set of words, the vertex above its distance bits.
@@ -205,14 +209,27 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
         ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 64)
         for (std::int64_t i = 0; i < count; ++i) {
+          // A source's row bounds, then its entries, are a random access each: ask for
+          // them ahead (two steps, the entries once the bounds have come).
+          if (i + 2 * kSourcesAhead < count) {
+            const Vertex far = sources[static_cast<std::size_t>(i + 2 * kSourcesAhead)].col_local;
+            __builtin_prefetch(offsets + far, 0, 1);
+            __builtin_prefetch(heavy_start_.data() + far, 0, 1);
+            __builtin_prefetch(col_original.data() + far, 0, 1);
+          }
+          if (i + kSourcesAhead < count) {
+            const std::uint64_t first = offsets[sources[static_cast<std::size_t>(i + kSourcesAhead)].col_local];
+            __builtin_prefetch(neighbors + first, 0, 1);
+            __builtin_prefetch(weights + first, 0, 1);
+          }
           const Source s = sources[static_cast<std::size_t>(i)];
           std::uint32_t bits = s.bits;
           if (own_sources) {
             // The distance may have dropped since the round began (an earlier source's
             // edge on this rank): relax from the lowest, so as not to come back for it.
             const Vertex v = s.col_local - static_cast<Vertex>(col_base_);
-            bits = distance_bits(std::atomic_ref<std::uint64_t>(state_[v]).load(std::memory_order_relaxed));
-            relaxed_[v] = bits;
+            bits = distance_bits(std::atomic_ref<std::uint64_t>(owned_[v].word).load(std::memory_order_relaxed));
+            owned_[v].relaxed = bits;
           }
           const float du = std::bit_cast<float>(bits);
           const std::uint32_t parent = parent_of(s.col_local);
@@ -314,7 +331,7 @@ void DistributedSssp::share_settled(bool with_distances) {
   const std::uint64_t row_base = fold_rank_ * block_;
   for (std::size_t i = 0; i < settled_.size(); ++i) {
     const std::uint64_t id = row_base + settled_[i];
-    mine[i] = with_distances ? id << 32 | distance_bits(state_[settled_[i]]) : id;
+    mine[i] = with_distances ? id << 32 | distance_bits(owned_[settled_[i]].word) : id;
   }
   std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
   const auto count = static_cast<std::int64_t>(all.size());
@@ -361,7 +378,14 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
     for (std::int64_t i = 0; i < count; ++i) {
       const OpenVertex open = unsettled_[static_cast<std::size_t>(i)];
       const Vertex v = open.offset;
-      const std::uint32_t bits = distance_bits(state_[v]);
+      // The lists a few vertices ahead are a random access each: ask for them early.
+      if (i + kPullAhead < count) {
+        const std::uint64_t ahead =
+            heavy_start_[col_base_ + unsettled_[static_cast<std::size_t>(i + kPullAhead)].offset];
+        __builtin_prefetch(weights + ahead, 0, 1);
+        __builtin_prefetch(neighbors + ahead, 0, 1);
+      }
+      const std::uint32_t bits = distance_bits(owned_[v].word);
       if (bits != kInfinityBits && bucket_of(bits) <= current_) continue;
       // A neighbour settled in this bucket is at low or above: only edges lighter than
       // the gap between the best distance so far and low can help (a little slack for
@@ -434,7 +458,7 @@ std::uint64_t DistributedSssp::lowest_bucket(std::uint64_t from) {
     // Entries are stale once their vertex moved to a lower bucket; drop those.
     std::size_t kept = 0;
     for (const Vertex v : bin) {
-      if (bucket_of(distance_bits(state_[v])) == b) bin[kept++] = v;
+      if (bucket_of(distance_bits(owned_[v].word)) == b) bin[kept++] = v;
     }
     bin.resize(kept);
     if (kept != 0) return b;
@@ -442,7 +466,7 @@ std::uint64_t DistributedSssp::lowest_bucket(std::uint64_t from) {
   std::uint64_t lowest = kNoBucket;
   std::size_t kept = 0;
   for (const auto& [bucket, offset] : far_) {
-    if (bucket_of(distance_bits(state_[offset])) != bucket) continue;
+    if (bucket_of(distance_bits(owned_[offset].word)) != bucket) continue;
     far_[kept++] = {bucket, offset};
     lowest = std::min(lowest, bucket);
   }
@@ -473,8 +497,10 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
   SsspStats stats;
   stats.delta = delta_;
   Stopwatch clock;
-  std::fill(state_.data(), state_.data() + block_, kUnreached);
-  std::fill(relaxed_.data(), relaxed_.data() + block_, kInfinityBits);
+  for (std::uint64_t v = 0; v < block_; ++v) {
+    owned_[v].word = kUnreached;
+    owned_[v].relaxed = kInfinityBits;
+  }
   std::fill(sent_.data(), sent_.data() + sent_.size(), 0xffffffffU);
   settled_here_.clear();
   for (std::vector<Vertex>& bin : window_) bin.clear();
@@ -488,14 +514,13 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
   }
   if (grid_.owns(root)) {
     const std::uint64_t offset = graph_.order().sorted_offset(root - first_vertex_);
-    state_[offset] = static_cast<std::uint32_t>(root);  // distance 0
+    owned_[offset].word = static_cast<std::uint32_t>(root);  // distance 0
     file(0, static_cast<Vertex>(offset));
     const std::uint64_t row = col_base_ + offset;
     unreached_heavy_ -= pull_possible_ ? graph_.forward().offsets()[row + 1] - heavy_start_[row] : 0;
   }
   double light_s = 0;
   double heavy_s = 0;
-  const std::uint64_t* offsets = graph_.forward().offsets();
   for (;;) {
     // The next bucket with a vertex in it on any rank (the current one again when a
     // heavy relaxation rounded into it).
@@ -511,10 +536,6 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       refill_window();
     }
     ++stats.buckets;
-    if (++pass_ == 0) {  // the marks wrapped: start them again
-      std::fill(mark_.data(), mark_.data() + block_, 0U);
-      pass_ = 1;
-    }
     settled_.clear();
     std::uint64_t push_volume = 0;
     bool pull = false;
@@ -524,12 +545,14 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       // sub-bucket (stale and relaxed entries dropped on the way).
       std::vector<Vertex>& bin = window_[current_ % kWindow];
       const auto valid = [&](Vertex v, std::uint64_t sub) {
-        const std::uint32_t bits = distance_bits(state_[v]);
-        return bucket_of(bits) == current_ && relaxed_[v] != bits && sub_bucket_of(bits) == sub;
+        const std::uint32_t bits = distance_bits(owned_[v].word);
+        return bucket_of(bits) == current_ && owned_[v].relaxed != bits && sub_bucket_of(bits) == sub;
       };
-      for (const Vertex v : bin) {
-        const std::uint32_t bits = distance_bits(state_[v]);
-        if (bucket_of(bits) != current_ || relaxed_[v] == bits) continue;
+      for (std::size_t i = 0; i < bin.size(); ++i) {
+        if (i + kStatesAhead < bin.size()) __builtin_prefetch(&owned_[bin[i + kStatesAhead]], 0, 1);
+        const Vertex v = bin[i];
+        const std::uint32_t bits = distance_bits(owned_[v].word);
+        if (bucket_of(bits) != current_ || owned_[v].relaxed == bits) continue;
         sub_bins_[sub_bucket_of(bits)].push_back(v);
       }
       bin.clear();
@@ -568,15 +591,16 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       frontier_.clear();
       for (std::uint64_t j = 0; j <= limit; ++j) {
         for (const Vertex v : sub_bins_[j]) {
-          const std::uint32_t bits = distance_bits(state_[v]);
+          const std::uint32_t bits = distance_bits(owned_[v].word);
           if (!valid(v, j)) continue;  // stale, or a second entry
-          relaxed_[v] = bits;
-          frontier_.push_back(v);
-          if (mark_[v] != pass_) {
-            mark_[v] = pass_;
+          // A vertex's first time in this search's rounds puts it in the bucket's
+          // settled set (it can be relaxed only in its own bucket, where it settles).
+          if (owned_[v].relaxed == kInfinityBits) {
             settled_.push_back(v);
-            push_volume += offsets[col_base_ + v + 1] - heavy_start_[col_base_ + v];
+            push_volume += owned_[v].heavy;
           }
+          owned_[v].relaxed = bits;
+          frontier_.push_back(v);
         }
         sub_bins_[j].clear();
       }
@@ -605,7 +629,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
   const auto count = static_cast<std::int64_t>(block_);
 #pragma omp parallel for schedule(static) reduction(+ : reached)
   for (std::int64_t s = 0; s < count; ++s) {
-    const std::uint64_t word = state_[static_cast<std::uint64_t>(s)];
+    const std::uint64_t word = owned_[static_cast<std::uint64_t>(s)].word;
     const std::uint64_t at = original[static_cast<std::size_t>(s)];
     if (word == kUnreached) {
       parent[at] = -1;
