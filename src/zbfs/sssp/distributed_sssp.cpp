@@ -234,7 +234,10 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
           const float du = std::bit_cast<float>(bits);
           const std::uint32_t parent = parent_of(s.col_local);
           const std::uint64_t end = heavy_start_[s.col_local];
-          for (std::uint64_t e = offsets[s.col_local]; e < end; ++e) offer(work, neighbors[e], du + weights[e], parent);
+          for (std::uint64_t e = offsets[s.col_local]; e < end; ++e) {
+            if (e + kPrefetchAhead < end) __builtin_prefetch(sent_.data() + neighbors[e + kPrefetchAhead], 1, 1);
+            offer(work, neighbors[e], du + weights[e], parent);
+          }
           work.edges += end - offsets[s.col_local];
         }
       }
@@ -254,6 +257,11 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
         ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 16)
         for (std::int64_t i = 0; i < count; ++i) {
+          if (i + kSourcesAhead < count) {
+            const std::uint64_t first = pieces[static_cast<std::size_t>(i + kSourcesAhead)].first;
+            __builtin_prefetch(neighbors + first, 0, 1);
+            __builtin_prefetch(weights + first, 0, 1);
+          }
           const HeavyPiece piece = pieces[static_cast<std::size_t>(i)];
           const Source s = sources[piece.source];
           const float du = std::bit_cast<float>(s.bits);
@@ -457,7 +465,9 @@ std::uint64_t DistributedSssp::lowest_bucket(std::uint64_t from) {
     std::vector<Vertex>& bin = window_[b % kWindow];
     // Entries are stale once their vertex moved to a lower bucket; drop those.
     std::size_t kept = 0;
-    for (const Vertex v : bin) {
+    for (std::size_t i = 0; i < bin.size(); ++i) {
+      if (i + kStatesAhead < bin.size()) __builtin_prefetch(&owned_[bin[i + kStatesAhead]], 0, 1);
+      const Vertex v = bin[i];
       if (bucket_of(distance_bits(owned_[v].word)) == b) bin[kept++] = v;
     }
     bin.resize(kept);
