@@ -126,16 +126,11 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   }
   for (std::uint64_t v = 0; v < block_; ++v) {
     const std::uint64_t row = col_base_ + v;
-    owned_[v].heavy = static_cast<std::uint32_t>(offsets[row + 1] - heavy_start_[row]);
-  }
-  if (pull_possible_) {
-    for (std::uint64_t v = 0; v < block_; ++v) {
-      const std::uint64_t row = col_base_ + v;
-      const std::uint64_t heavy = offsets[row + 1] - heavy_start_[row];
-      if (heavy == 0) continue;
-      with_heavy_edges_.push_back({static_cast<Vertex>(v), weights[heavy_start_[row]]});
-      heavy_entries_ += heavy;
-    }
+    const std::uint64_t heavy = offsets[row + 1] - heavy_start_[row];
+    owned_[v].heavy = static_cast<std::uint32_t>(heavy);
+    if (!pull_possible_ || heavy == 0) continue;
+    with_heavy_edges_.push_back({static_cast<Vertex>(v), weights[heavy_start_[row]]});
+    heavy_entries_ += heavy;
   }
   for (ThreadWork& work : threads_) work.outgoing.resize(static_cast<std::size_t>(layout_.fold->size()));
 }
@@ -145,10 +140,7 @@ inline void DistributedSssp::improve(ThreadWork& work, std::uint64_t offset, std
   if (!lower(owned_[offset].word, word, shared_, distance_bits, old)) return;
   work.improved.emplace_back(bucket_of(distance_bits(word)), static_cast<Vertex>(offset));
   ++work.improvements;
-  if (old == kUnreached && pull_possible_) {
-    const std::uint64_t row = col_base_ + offset;
-    work.heavy_reached += graph_.forward().offsets()[row + 1] - heavy_start_[row];
-  }
+  if (old == kUnreached && pull_possible_) work.heavy_reached += owned_[offset].heavy;
 }
 
 void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::uint32_t parent) {
@@ -319,10 +311,9 @@ void DistributedSssp::share_settled(bool with_distances) {
   if (!filter_sent_) return;
   const ScopedPhase phase(metrics_, Phase::kRowExchange);
   // One sorted set: the row-group local ids, or for a pull each id above its distance's
-  // bits.
-  // In increasing order: sorted when few, else read off a bitmap of the piece (a
-  // bucket's settled set can be a tenth of the piece, where the sort took a third of
-  // the share's time).
+  // bits. The settled vertices are put in order by a sort when few, else read off a
+  // bitmap of the piece (a bucket's settled set can be a tenth of the piece, where the
+  // sort took a third of the share's time).
   if (settled_.size() * 16 < settled_mark_.num_words()) {
     std::sort(settled_.begin(), settled_.end());
   } else {
@@ -526,8 +517,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     const std::uint64_t offset = graph_.order().sorted_offset(root - first_vertex_);
     owned_[offset].word = static_cast<std::uint32_t>(root);  // distance 0
     file(0, static_cast<Vertex>(offset));
-    const std::uint64_t row = col_base_ + offset;
-    unreached_heavy_ -= pull_possible_ ? graph_.forward().offsets()[row + 1] - heavy_start_[row] : 0;
+    unreached_heavy_ -= pull_possible_ ? owned_[offset].heavy : 0;
   }
   double light_s = 0;
   double heavy_s = 0;
@@ -567,13 +557,15 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       }
       bin.clear();
       // The lowest sub-bucket here keeps an entry still to relax at its front.
-      std::uint64_t sums[3 + kSubBuckets] = {};
+      // Summed over the ranks: the entries a push would scan, a pull's cost, and the
+      // vertices left to relax by sub-bucket.
+      std::uint64_t sums[2 + kSubBuckets] = {};
       for (std::uint64_t j = 0; j < kSubBuckets; ++j) {
         std::vector<Vertex>& sub = sub_bins_[j];
         while (!sub.empty() && !valid(sub.back(), j)) sub.pop_back();
         if (!sub.empty()) break;
       }
-      for (std::uint64_t j = 0; j < kSubBuckets; ++j) sums[3 + j] = sub_bins_[j].size();
+      for (std::uint64_t j = 0; j < kSubBuckets; ++j) sums[2 + j] = sub_bins_[j].size();
       // Whether any rank has a vertex left to relax, and for the heavy pass that follows
       // the last round: the entries a push would scan, and what a pull would cost, the
       // open vertices it visits (as of the last pull, which drops those that can take
@@ -581,20 +573,20 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       // unreached vertex mostly stops at its first settled neighbour). With this measure
       // the pull went from 3 buckets to 51 of 99 and heavy entries scanned from 3.3M to
       // 1.0M a search (scale 20, 1D, 4 ranks: the heavy passes 0.057 s to 0.037 s).
-      sums[1] = push_volume;
-      sums[2] = pull_possible_ ? unsettled_.size() + unreached_heavy_ / 4 : 0;
+      sums[0] = push_volume;
+      sums[1] = pull_possible_ ? unsettled_.size() + unreached_heavy_ / 4 : 0;
       {
         const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
-        world.allreduce(std::span<std::uint64_t>(sums, 3 + kSubBuckets), ReduceOp::kSum);
+        world.allreduce(std::span<std::uint64_t>(sums), ReduceOp::kSum);
       }
       std::uint64_t pending = 0;
       std::uint64_t limit = kSubBuckets;
       for (std::uint64_t j = 0; j < kSubBuckets; ++j) {
-        pending += sums[3 + j];
-        if (limit == kSubBuckets && sums[3 + j] != 0) limit = j;
+        pending += sums[2 + j];
+        if (limit == kSubBuckets && sums[2 + j] != 0) limit = j;
       }
       if (pending == 0) {
-        pull = pull_possible_ && sums[2] < sums[1];
+        pull = pull_possible_ && sums[1] < sums[0];
         break;
       }
       if (pending < sub_bucket_min_) limit = kSubBuckets - 1;

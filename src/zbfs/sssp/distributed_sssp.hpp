@@ -13,23 +13,25 @@
 // apply as they do to BFS. The rounds end when no rank has a vertex left to relax in the
 // bucket (one allreduce a round, which also sums what the heavy pass would cost each
 // way, and counts the vertices left by eighth of the bucket: while there are many, a
-// round relaxes only the lowest eighth that has any, so that few are relaxed again when
-// a later round finds them a shorter path; in 1D a vertex relaxes from its distance as
-// it stands when its turn comes in the round). Then the ranks along the row learn which vertices the bucket settled
-// (nothing is sent to those again), and the bucket's heavy edges are relaxed once: pushed from the settled vertices
-// like the light ones, or in 1D, where that scans fewer entries, pulled by the open vertices, each reading its
-// weight-ordered list only while a weight is below the gap between its best distance so far and the bucket (no
-// messages: the settled vertices' distances came with the share). Last, the ranks agree on the next bucket with a
-// vertex in it (an allreduce of the minimum). A sender remembers the smallest distance it has sent each vertex in the
-// search and sends only smaller ones (unless the exchanger does not merge: --no-dedup sends every relaxation, as the
-// reference does).
+// round relaxes only the lowest eighth that has any, so that few are relaxed again when a
+// later round finds them a shorter path; in 1D a vertex relaxes from its distance as it
+// stands when its turn comes in the round). Then the ranks along the row learn which
+// vertices the bucket settled (nothing is sent to those again), and the bucket's heavy
+// edges are relaxed once: pushed from the settled vertices like the light ones, or in 1D,
+// where a pull visits fewer open vertices than a push scans entries, pulled by the open
+// vertices, each reading its weight-ordered list only while a weight is below the gap
+// between its best distance so far and the bucket (no messages: the settled vertices'
+// distances came with the share). Last, the ranks agree on the next bucket with a vertex
+// in it (an allreduce of the minimum). A sender remembers the smallest distance it has
+// sent each vertex in the search and sends only smaller ones (unless the exchanger does
+// not merge: --no-dedup sends every relaxation, as the reference does).
 //
-// A vertex's distance and parent are one 64-bit word, lowered by compare-and-swap only
-// when the distance strictly drops, as the one-process kernel does (sssp/delta_stepping.hpp):
-// the tree has no cycle, zero weights included, and the distances are float sums along
-// the path, equal to a Dijkstra's bit for bit on every rank count, partition, codec and
-// route (the parents may differ where paths tie). Parents travel as input ids in 32 bits:
-// graphs of fewer than 2^32 vertices.
+// A vertex's distance and parent are one 64-bit word, lowered (by compare-and-swap when
+// a rank runs several threads) only when the distance strictly drops, as the one-process
+// kernel does (sssp/delta_stepping.hpp): the tree has no cycle, zero weights included,
+// and the distances are float sums along the path, equal to a Dijkstra's bit for bit on
+// every rank count, partition, codec and route (the parents may differ where paths tie).
+// Parents travel as input ids in 32 bits: graphs of fewer than 2^32 vertices.
 #pragma once
 
 #include <bit>
