@@ -57,8 +57,7 @@ bool lower(T& slot, T value, bool shared, Key key, T& old) {
 }  // namespace
 
 DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Vertex>& graph, Exchanger& exchanger,
-                                 PhaseMetrics& metrics, std::optional<double> delta,
-                                 std::uint64_t sub_bucket_min_per_rank)
+                                 PhaseMetrics& metrics, std::optional<double> delta, SubBucketPolicy sub_buckets)
     : grid_(grid),
       graph_(graph),
       exchanger_(exchanger),
@@ -105,7 +104,8 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   }
   if (delta) delta_ = *delta;
   inverse_delta_ = 1.0 / delta_;
-  sub_bucket_min_ = sub_bucket_min_per_rank * static_cast<std::uint64_t>(grid.world().size());
+  sub_bucket_min_ = sub_buckets.min_per_rank * static_cast<std::uint64_t>(grid.world().size());
+  sub_bucket_stop_below_ = sub_buckets.stop_below;
   inverse_sub_delta_ = inverse_delta_ * static_cast<double>(kSubBuckets);
 
   // Pulling heavy edges needs a rank's rows to be its own vertices with all their edges,
@@ -524,6 +524,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
   }
   double light_s = 0;
   double heavy_s = 0;
+  bool eighths = true;  // until a bucket taken by eighths gained little from them
   for (;;) {
     // The next bucket with a vertex in it on any rank (the current one again when a
     // heavy relaxation rounded into it).
@@ -542,6 +543,13 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     settled_.clear();
     std::uint64_t push_volume = 0;
     bool pull = false;
+    // This round's relaxed and newly settled vertices (summed over the ranks with the next
+    // round's count), and the bucket's, over all ranks; whether it took eighths.
+    std::uint64_t round_relaxed = 0;
+    std::uint64_t round_settled = 0;
+    std::uint64_t bucket_relaxed = 0;
+    std::uint64_t bucket_settled = 0;
+    bool took_eighths = false;
     clock.restart();
     for (;;) {
       // The bucket's vertices whose distance dropped since they last relaxed, filed by
@@ -560,15 +568,17 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       }
       bin.clear();
       // The lowest sub-bucket here keeps an entry still to relax at its front.
-      // Summed over the ranks: the entries a push would scan, a pull's cost, and the
-      // vertices left to relax by sub-bucket.
-      std::uint64_t sums[2 + kSubBuckets] = {};
+      // Summed over the ranks: the entries a push would scan, a pull's cost, the last
+      // round's relaxed and newly settled vertices, and the vertices left to relax by
+      // sub-bucket.
+      constexpr std::size_t kLeft = 4;
+      std::uint64_t sums[kLeft + kSubBuckets] = {};
       for (std::uint64_t j = 0; j < kSubBuckets; ++j) {
         std::vector<Vertex>& sub = sub_bins_[j];
         while (!sub.empty() && !valid(sub.back(), j)) sub.pop_back();
         if (!sub.empty()) break;
       }
-      for (std::uint64_t j = 0; j < kSubBuckets; ++j) sums[2 + j] = sub_bins_[j].size();
+      for (std::uint64_t j = 0; j < kSubBuckets; ++j) sums[kLeft + j] = sub_bins_[j].size();
       // Whether any rank has a vertex left to relax, and for the heavy pass that follows
       // the last round: the entries a push would scan, and what a pull would cost, the
       // open vertices it visits (as of the last pull, which drops those that can take
@@ -578,6 +588,8 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       // 1.0M a search (scale 20, 1D, 4 ranks: the heavy passes 0.057 s to 0.037 s).
       sums[0] = push_volume;
       sums[1] = pull_possible_ ? unsettled_.size() + unreached_heavy_ / 4 : 0;
+      sums[2] = round_relaxed;
+      sums[3] = round_settled;
       {
         const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
         world.allreduce(std::span<std::uint64_t>(sums), ReduceOp::kSum);
@@ -585,15 +597,26 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       std::uint64_t pending = 0;
       std::uint64_t limit = kSubBuckets;
       for (std::uint64_t j = 0; j < kSubBuckets; ++j) {
-        pending += sums[2 + j];
-        if (limit == kSubBuckets && sums[2 + j] != 0) limit = j;
+        pending += sums[kLeft + j];
+        if (limit == kSubBuckets && sums[kLeft + j] != 0) limit = j;
       }
+      bucket_relaxed += sums[2];
+      bucket_settled += sums[3];
       if (pending == 0) {
+        if (took_eighths &&
+            static_cast<double>(bucket_relaxed) < (1 + sub_bucket_stop_below_) * static_cast<double>(bucket_settled)) {
+          eighths = false;
+        }
         pull = pull_possible_ && sums[1] < sums[0];
         break;
       }
-      if (pending < sub_bucket_min_) limit = kSubBuckets - 1;
+      if (pending < sub_bucket_min_ || !eighths) {
+        limit = kSubBuckets - 1;
+      } else {
+        took_eighths = true;
+      }
       frontier_.clear();
+      round_settled = 0;
       for (std::uint64_t j = 0; j <= limit; ++j) {
         for (const Vertex v : sub_bins_[j]) {
           const std::uint32_t bits = distance_bits(owned_[v].word);
@@ -603,6 +626,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
           if (owned_[v].relaxed == kInfinityBits) {
             settled_.push_back(v);
             push_volume += owned_[v].heavy;
+            ++round_settled;
           }
           owned_[v].relaxed = bits;
           frontier_.push_back(v);
@@ -610,6 +634,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
         sub_bins_[j].clear();
       }
       ++stats.light_rounds;
+      round_relaxed = frontier_.size();
       const std::vector<Source> sources = expand(frontier_);
       relax(sources, true, stats);
     }
