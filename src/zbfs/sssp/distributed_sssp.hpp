@@ -16,15 +16,17 @@
 // round relaxes only the lowest eighth that has any, so that few are relaxed again when a
 // later round finds them a shorter path; in 1D a vertex relaxes from its distance as it
 // stands when its turn comes in the round). Then the ranks along the row learn which
-// vertices the bucket settled (nothing is sent to those again), and the bucket's heavy
-// edges are relaxed once: pushed from the settled vertices like the light ones, or in 1D,
-// where a pull visits fewer open vertices than a push scans entries, pulled by the open
-// vertices, each reading its weight-ordered list only while a weight is below the gap
-// between its best distance so far and the bucket (no messages: the settled vertices'
-// distances came with the share). Last, the ranks agree on the next bucket with a vertex
-// in it (an allreduce of the minimum). A sender remembers the smallest distance it has
-// sent each vertex in the search and sends only smaller ones (unless the exchanger does
-// not merge: --no-dedup sends every relaxation, as the reference does).
+// vertices the bucket settled (nothing is sent to those again; in 1D only those with a
+// neighbour not known to be settled, as no other is offered anything or pulled from), and
+// the bucket's heavy edges are relaxed once: pushed from the settled vertices like the
+// light ones, or in 1D, where a pull visits fewer open vertices than a push scans
+// entries, pulled by the open vertices, each reading its weight-ordered list only while a
+// weight is below the gap between its best distance so far and the bucket (no messages:
+// the settled vertices' distances came with the share). Last, the ranks agree on the next
+// bucket with a vertex in it (an allreduce of the minimum). A sender remembers the
+// smallest distance it has sent each vertex in the search and sends only smaller ones
+// (unless the exchanger does not merge: --no-dedup sends every relaxation, as the
+// reference does).
 //
 // A vertex's distance and parent are one 64-bit word, lowered (by compare-and-swap when
 // a rank runs several threads) only when the distance strictly drops, as the one-process
@@ -176,6 +178,7 @@ class DistributedSssp {
   std::vector<Vertex> sub_bins_[kSubBuckets];  // the current bucket's vertices to relax, by sub-bucket
   // Each forward row's first heavy entry (rows are ordered by weight: light ones first).
   LargeArray<std::uint64_t> heavy_start_;
+  bool own_rows_ = false;  // 1D: a rank's rows are its own vertices with all their neighbours
   bool pull_possible_ = false;
   // Row group, 1D: the vertices the current bucket settled (set by its share when it
   // pulls), and their distance bits, valid where pulled_ is set.
