@@ -192,9 +192,9 @@ TEST(DistributedSssp, AnyDeltaGivesTheSameDistances) {
   }
 }
 
-// Light rounds that take a bucket an eighth at a time (on buckets of any size here) find
+// Light rounds that take a bucket a sub-bucket at a time (on buckets of any size here) find
 // the same distances and valid trees, on every layout, with and without a merging codec.
-TEST(DistributedSssp, BucketsTakenAnEighthAtATimeGiveTheSameDistances) {
+TEST(DistributedSssp, BucketsTakenASubBucketAtATimeGiveTheSameDistances) {
   const GraphSpec spec = weighted_spec();
   const WholeGraph whole(spec);
   const InputEdges whole_input = whole.input();
@@ -209,37 +209,37 @@ TEST(DistributedSssp, BucketsTakenAnEighthAtATimeGiveTheSameDistances) {
     for (const std::unique_ptr<Exchanger>& exchanger : {make_exchanger({}), make_exchanger(std::move(bitpack))}) {
       SCOPED_TRACE(std::string(to_string(layout.partition)) + " " + layout.shape.to_string());
       DistributedSssp whole_buckets(grid, *mine.graph, *exchanger, metrics, {}, {~std::uint64_t{0}, 0});
-      DistributedSssp eighths(grid, *mine.graph, *exchanger, metrics, {}, {0, 0});
-      // Eighths in the first bucket that holds a vertex, none after it (every bucket
+      DistributedSssp sub_buckets(grid, *mine.graph, *exchanger, metrics, {}, {0, 0});
+      // Sub-buckets in the first bucket that holds a vertex, none after it (every bucket
       // relaxes its vertices fewer than 1 + 1e9 times each).
-      DistributedSssp first_eighths(grid, *mine.graph, *exchanger, metrics, {}, {0, 1e9});
+      DistributedSssp first_sub_buckets(grid, *mine.graph, *exchanger, metrics, {}, {0, 1e9});
       std::vector<std::int64_t> parent(grid.blocks().block());
       std::vector<float> distance(grid.blocks().block());
-      std::uint64_t rounds_by_eighths = 0;
-      std::uint64_t rounds_first_eighths = 0;
+      std::uint64_t rounds_by_sub_buckets = 0;
+      std::uint64_t rounds_first_sub_buckets = 0;
       for (const std::uint64_t root : roots) {
         const std::vector<float> truth =
             reference_sssp_distances(whole.n, whole.edge_vector, whole.weights.span(), root);
         const SsspStats at_once = whole_buckets.run(root, parent, distance);
         EXPECT_EQ(gather_distances(grid, distance), truth) << "root " << root;
-        const SsspStats by_eighths = eighths.run(root, parent, distance);
+        const SsspStats by_sub_buckets = sub_buckets.run(root, parent, distance);
         EXPECT_EQ(gather_distances(grid, distance), truth) << "root " << root;
         const ValidationReport report =
             validate_distributed_sssp_tree(grid, slice, *exchanger, root, parent, distance, metrics, 900);
         EXPECT_TRUE(report.ok()) << (report.messages.empty() ? "" : report.messages.front());
         // The same buckets, each in at least as many rounds.
-        EXPECT_EQ(by_eighths.buckets, at_once.buckets);
-        EXPECT_GE(by_eighths.light_rounds, at_once.light_rounds);
-        const SsspStats stopped = first_eighths.run(root, parent, distance);
+        EXPECT_EQ(by_sub_buckets.buckets, at_once.buckets);
+        EXPECT_GE(by_sub_buckets.light_rounds, at_once.light_rounds);
+        const SsspStats stopped = first_sub_buckets.run(root, parent, distance);
         EXPECT_EQ(gather_distances(grid, distance), truth) << "root " << root;
         EXPECT_EQ(stopped.buckets, at_once.buckets);
         EXPECT_GE(stopped.light_rounds, at_once.light_rounds);
-        EXPECT_LE(stopped.light_rounds, by_eighths.light_rounds);
-        rounds_by_eighths += by_eighths.light_rounds;
-        rounds_first_eighths += stopped.light_rounds;
+        EXPECT_LE(stopped.light_rounds, by_sub_buckets.light_rounds);
+        rounds_by_sub_buckets += by_sub_buckets.light_rounds;
+        rounds_first_sub_buckets += stopped.light_rounds;
       }
       // The buckets after the first are taken whole.
-      EXPECT_LT(rounds_first_eighths, rounds_by_eighths);
+      EXPECT_LT(rounds_first_sub_buckets, rounds_by_sub_buckets);
     }
   }
 }

@@ -544,7 +544,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
   }
   double light_s = 0;
   double heavy_s = 0;
-  bool eighths = true;  // until a bucket taken by eighths gained little from them
+  bool by_sub_buckets = true;  // until a bucket taken by sub-buckets gained little from them
   for (;;) {
     // The next bucket with a vertex in it on any rank (the current one again when a
     // heavy relaxation rounded into it).
@@ -564,12 +564,12 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
     std::uint64_t push_volume = 0;
     bool pull = false;
     // This round's relaxed and newly settled vertices (summed over the ranks with the next
-    // round's count), and the bucket's, over all ranks; whether it took eighths.
+    // round's count), and the bucket's, over all ranks; whether it took sub-buckets.
     std::uint64_t round_relaxed = 0;
     std::uint64_t round_settled = 0;
     std::uint64_t bucket_relaxed = 0;
     std::uint64_t bucket_settled = 0;
-    bool took_eighths = false;
+    bool took_sub_buckets = false;
     clock.restart();
     for (;;) {
       // The bucket's vertices whose distance dropped since they last relaxed, filed by
@@ -623,17 +623,17 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       bucket_relaxed += sums[2];
       bucket_settled += sums[3];
       if (pending == 0) {
-        if (took_eighths &&
+        if (took_sub_buckets &&
             static_cast<double>(bucket_relaxed) < (1 + sub_bucket_stop_below_) * static_cast<double>(bucket_settled)) {
-          eighths = false;
+          by_sub_buckets = false;
         }
         pull = pull_possible_ && sums[1] < sums[0];
         break;
       }
-      if (pending < sub_bucket_min_ || !eighths) {
+      if (pending < sub_bucket_min_ || !by_sub_buckets) {
         limit = kSubBuckets - 1;
       } else {
-        took_eighths = true;
+        took_sub_buckets = true;
       }
       frontier_.clear();
       round_settled = 0;

@@ -12,9 +12,9 @@
 // the smallest, merged at the owner and by a route at every hop, so --codec and --route
 // apply as they do to BFS. The rounds end when no rank has a vertex left to relax in the
 // bucket (one allreduce a round, which also sums what the heavy pass would cost each
-// way, and counts the vertices left by eighth of the bucket: while there are many, a
-// round relaxes only the lowest eighth that has any, so that few are relaxed again when a
-// later round finds them a shorter path; in 1D a vertex relaxes from its distance as it
+// way, and counts the vertices left by sixteenth of the bucket: while there are many, a
+// round relaxes only the lowest sixteenth that has any, so that few are relaxed again
+// when a later round finds them a shorter path; in 1D a vertex relaxes from its distance as it
 // stands when its turn comes in the round). Then the ranks along the row learn which
 // vertices the bucket settled (nothing is sent to those again; in 1D only those with a
 // neighbour not known to be settled, as no other is offered anything or pulled from), and
@@ -53,17 +53,18 @@
 
 namespace zbfs {
 
-// When DistributedSssp's light rounds relax a bucket an eighth at a time (its lowest
-// eighth that holds a vertex to relax, a round each).
+// When DistributedSssp's light rounds relax a bucket a sub-bucket at a time (its lowest
+// sub-bucket that holds a vertex to relax, a round each).
 struct SubBucketPolicy {
   // While the bucket has this many vertices to relax per rank, over all ranks; smaller
   // buckets take all of them in each round.
   std::uint64_t min_per_rank = 1024;
-  // Once a bucket taken by eighths relaxed its vertices fewer than 1 + this times each on
-  // average, the later buckets of the search are taken whole (0: never): the eighths pay
-  // only where later rounds find shorter paths (the bucket with the hubs: 1.14 times
-  // each), past it they only add rounds (1.00 times each, and 10 rounds a bucket where 2
-  // did; scale 20, 1D, 4 ranks: light rounds 351 to 181, the search 0.087 s to 0.083 s).
+  // Once a bucket taken by sub-buckets relaxed its vertices fewer than 1 + this times each
+  // on average, the later buckets of the search are taken whole (0: never): sub-buckets
+  // pay only where later rounds find shorter paths (the bucket with the hubs: 1.14 times
+  // each by eighths), past it they only add rounds (1.00 times each, and 10 rounds a
+  // bucket where 2 did; scale 20, 1D, 4 ranks, by eighths: light rounds 351 to 181, the
+  // search 0.087 s to 0.083 s).
   double stop_below = 0.05;
 };
 
@@ -71,20 +72,23 @@ class DistributedSssp {
  public:
   using Vertex = std::uint32_t;
 
-  // A bucket's light rounds relax the lowest eighth of it that holds a vertex, while the
-  // bucket holds many (the bucket with the hubs, reached through light edges a hop a
+  // A bucket's light rounds relax the lowest sixteenth of it that holds a vertex, while
+  // the bucket holds many (the bucket with the hubs, reached through light edges a hop a
   // round): taken all at once, its vertices were relaxed 2.8 times each on average, as
-  // later rounds found them shorter paths (scale 20, 1D, 4 ranks: light entries 2.0M
-  // to 0.87M a search, light rounds 156 to 351, the search 0.152 s to 0.127 s).
-  static constexpr std::uint64_t kSubBuckets = 8;
+  // later rounds found them shorter paths (scale 20, 1D, 4 ranks: by eighths, light
+  // entries 2.0M to 0.87M a search, light rounds 156 to 351, the search 0.152 s to 0.127
+  // s; by sixteenths, 0.79M entries and 192 rounds where eighths took 0.87M and 181 once
+  // they stop, the search 0.078 s to 0.075 s; by 32nds and 64ths, slower).
+  static constexpr std::uint64_t kSubBuckets = 16;
+
   // `graph` must be weighted (DistributedGraph built with weights); it, `grid`,
   // `exchanger` and `metrics` must outlive this. `delta`: the bucket width (> 0), or unset
   // for the one-process kernel's default over the whole graph. The graph's forward rows
   // are put in the order this search reads (DistributedGraph::order_forward_rows: light
   // edges first; heavy ones by weight where it pulls, by neighbour where it only pushes),
   // which a BFS does not mind. Collective.
-  // `sub_buckets`: see SubBucketPolicy (tests pass {0, 0} to take every bucket an eighth
-  // at a time whatever its size).
+  // `sub_buckets`: see SubBucketPolicy (tests pass {0, 0} to take every bucket a
+  // sub-bucket at a time whatever its size).
   DistributedSssp(const ProcessGrid& grid, DistributedGraph<Vertex>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
                   std::optional<double> delta = {}, SubBucketPolicy sub_buckets = {});
 
