@@ -409,7 +409,7 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
         __builtin_prefetch(neighbors + ahead, 0, 1);
       }
       const std::uint32_t bits = distance_bits(owned_[v].word);
-      if (bits != kInfinityBits && bucket_of(bits) <= current_) continue;
+      if (bits < sub_first_bits_[kSubBuckets]) continue;  // reached, and in this bucket or below
       // A neighbour settled in this bucket is at low or above: only edges lighter than
       // the gap between the best distance so far and low can help (a little slack for
       // the float sum's rounding), and the gap narrows as better ones are found.
@@ -477,12 +477,16 @@ void DistributedSssp::file_improved() {
 std::uint64_t DistributedSssp::lowest_bucket(std::uint64_t from) {
   for (std::uint64_t b = from; b < current_ + kWindow; ++b) {
     std::vector<Vertex>& bin = window_[b % kWindow];
+    if (bin.empty()) continue;
     // Entries are stale once their vertex moved to a lower bucket; drop those.
+    const std::uint32_t first = first_bits_of(b * kSubBuckets);
+    const std::uint32_t end = first_bits_of((b + 1) * kSubBuckets);
     std::size_t kept = 0;
     for (std::size_t i = 0; i < bin.size(); ++i) {
       if (i + kStatesAhead < bin.size()) __builtin_prefetch(&owned_[bin[i + kStatesAhead]], 0, 1);
       const Vertex v = bin[i];
-      if (bucket_of(distance_bits(owned_[v].word)) == b) bin[kept++] = v;
+      const std::uint32_t bits = distance_bits(owned_[v].word);
+      if (bits >= first && bits < end) bin[kept++] = v;
     }
     bin.resize(kept);
     if (kept != 0) return b;
@@ -508,6 +512,26 @@ void DistributedSssp::refill_window() {
     }
   }
   far_.resize(kept);
+}
+
+std::uint32_t DistributedSssp::first_bits_of(std::uint64_t sub) const {
+  // Distances' bits order them (non-negative floats), and sub_bucket_of's scaling is
+  // monotone: the first bits at or past the boundary, by bisection.
+  const auto reaches = [&](std::uint32_t bits) {
+    const double scaled = static_cast<double>(std::bit_cast<float>(bits)) * inverse_sub_delta_;
+    return !(scaled < 1.8e19) || static_cast<std::uint64_t>(scaled) >= sub;
+  };
+  std::uint32_t low = 0;
+  std::uint32_t high = kInfinityBits;  // reaches every boundary
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    if (reaches(middle)) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return low;
 }
 
 SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance) {
@@ -560,6 +584,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       refill_window();
     }
     ++stats.buckets;
+    for (std::uint64_t j = 0; j <= kSubBuckets; ++j) sub_first_bits_[j] = first_bits_of(current_ * kSubBuckets + j);
     settled_.clear();
     std::uint64_t push_volume = 0;
     bool pull = false;
@@ -577,13 +602,13 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       std::vector<Vertex>& bin = window_[current_ % kWindow];
       const auto valid = [&](Vertex v, std::uint64_t sub) {
         const std::uint32_t bits = distance_bits(owned_[v].word);
-        return bucket_of(bits) == current_ && owned_[v].relaxed != bits && sub_bucket_of(bits) == sub;
+        return bits >= sub_first_bits_[sub] && bits < sub_first_bits_[sub + 1] && owned_[v].relaxed != bits;
       };
       for (std::size_t i = 0; i < bin.size(); ++i) {
         if (i + kStatesAhead < bin.size()) __builtin_prefetch(&owned_[bin[i + kStatesAhead]], 0, 1);
         const Vertex v = bin[i];
         const std::uint32_t bits = distance_bits(owned_[v].word);
-        if (bucket_of(bits) != current_ || owned_[v].relaxed == bits) continue;
+        if (bits < sub_first_bits_[0] || bits >= sub_first_bits_[kSubBuckets] || owned_[v].relaxed == bits) continue;
         sub_bins_[sub_bucket_of(bits)].push_back(v);
       }
       bin.clear();

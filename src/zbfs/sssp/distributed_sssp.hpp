@@ -160,6 +160,10 @@ class DistributedSssp {
   // This rank's lowest bucket from `from` on that holds a vertex whose distance lies in
   // it (stale entries are dropped on the way); UINT64_MAX when none.
   std::uint64_t lowest_bucket(std::uint64_t from);
+  // The first distance bits whose sub-bucket count from zero (distance * kSubBuckets /
+  // delta, rounded down) is `sub` or more: bucket b's distances are the bits in
+  // [first_bits_of(b * kSubBuckets), first_bits_of((b + 1) * kSubBuckets)).
+  [[nodiscard]] std::uint32_t first_bits_of(std::uint64_t sub) const;
   // Moves the far entries now inside the window into it (after the current bucket moved).
   void refill_window();
 
@@ -180,6 +184,9 @@ class DistributedSssp {
   double sub_bucket_stop_below_ = 0;
   double inverse_sub_delta_ = 1;
   std::vector<Vertex> sub_bins_[kSubBuckets];  // the current bucket's vertices to relax, by sub-bucket
+  // Where the current bucket's sub-buckets begin, in distance bits (a compare where each
+  // test of a vertex's bucket took a conversion and a multiply), and where it ends.
+  std::uint32_t sub_first_bits_[kSubBuckets + 1] = {};
   // Each forward row's first heavy entry (rows are ordered by weight: light ones first).
   LargeArray<std::uint64_t> heavy_start_;
   bool own_rows_ = false;  // 1D: a rank's rows are its own vertices with all their neighbours
