@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
@@ -113,8 +114,8 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   own_rows_ = layout_.expand->size() == 1;
   pull_possible_ = own_rows_ && !graph_.row_group_original().empty() && filter_sent_;
   if (pull_possible_) {
-    settled_bits_ = LargeArray<std::uint32_t>(layout_.target.local_size());
     pulled_ = Bitmap(layout_.target.local_size());
+    pulled_before_.resize(pulled_.num_words());
   }
   // Light edges first; heavy ones by weight for pulls (a prefix is all a pull reads), by
   // neighbour where they are only pushed (the sent distances are then swept, not hit at
@@ -369,18 +370,20 @@ void DistributedSssp::share_settled(bool with_distances) {
   };
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
-    std::uint64_t& word = all[static_cast<std::size_t>(i)];
+    const std::uint64_t word = all[static_cast<std::size_t>(i)];
     const std::uint64_t id = with_distances ? word >> 32 : word;
     set_bit(settled_here_, id);
-    if (with_distances) {
-      // For the pull (its parent's input id is looked up only where it improves: here,
-      // for every vertex shared, that lookup was 60% of the share's time).
-      set_bit(pulled_, id);
-      settled_bits_[id] = static_cast<std::uint32_t>(word);
-      word = id;
-    }
+    // For the pull (its parent's input id is looked up only where it improves: here,
+    // for every vertex shared, that lookup was 60% of the share's time).
+    if (with_distances) set_bit(pulled_, id);
   }
-  if (with_distances) pulled_ids_ = std::move(all);
+  if (!with_distances) return;
+  // The words come sorted, each id once (gather_ids makes them so).
+  pulled_entries_ = std::move(all);
+  std::fill(pulled_before_.begin(), pulled_before_.end(), 0);
+  for (const std::uint64_t word : pulled_entries_) ++pulled_before_[Bitmap::word_of(word >> 32)];
+  std::uint32_t before = 0;
+  for (std::uint32_t& in_word : pulled_before_) before += std::exchange(in_word, before);
 }
 
 void DistributedSssp::pull_heavy(SsspStats& stats) {
@@ -431,8 +434,12 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       std::uint64_t e = heavy_start_[row];
       for (; e < offsets[row + 1] && weights[e] < limit; ++e) {
         const Vertex u = neighbors[e];
+        const std::size_t w = Bitmap::word_of(u);
+        const std::uint64_t bits_before = pulled_.word(w) & ((std::uint64_t{1} << (u & 63U)) - 1);
         if (!pulled_.test(u)) continue;  // not settled in this bucket
-        const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(settled_bits_[u]) + weights[e]);
+        const auto settled = static_cast<std::uint32_t>(
+            pulled_entries_[pulled_before_[w] + static_cast<std::uint32_t>(std::popcount(bits_before))]);
+        const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(settled) + weights[e]);
         if (candidate < best) {
           best = candidate;
           by = u;
@@ -444,8 +451,8 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       improve(work, v, kPulledParent | std::uint64_t{best} << 32 | by);
     }
   }
-  for (const std::uint64_t id : pulled_ids_) pulled_.word(Bitmap::word_of(id)) = 0;
-  pulled_ids_.clear();
+  for (const std::uint64_t word : pulled_entries_) pulled_.word(Bitmap::word_of(word >> 32)) = 0;
+  pulled_entries_.clear();
   unsettled_.clear();
   for (ThreadWork& work : threads_) {
     unsettled_.insert(unsettled_.end(), work.still_open.begin(), work.still_open.end());
