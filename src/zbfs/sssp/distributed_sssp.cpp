@@ -146,7 +146,12 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
 inline void DistributedSssp::improve(ThreadWork& work, std::uint64_t offset, std::uint64_t word) {
   std::uint64_t old = 0;
   if (!lower(owned_[offset].word, word, shared_, distance_bits, old)) return;
-  work.improved.emplace_back(bucket_of(distance_bits(word)), static_cast<Vertex>(offset));
+  // One thread files the vertex at once; several leave it to file_improved.
+  if (shared_) {
+    work.improved.emplace_back(bucket_of(distance_bits(word)), static_cast<Vertex>(offset));
+  } else {
+    file(bucket_of(distance_bits(word)), static_cast<Vertex>(offset));
+  }
   ++work.improvements;
   if (old == kUnreached && pull_possible_) work.heavy_reached += owned_[offset].heavy;
 }
