@@ -28,10 +28,10 @@ constexpr std::int64_t kPullAhead = 8;
 constexpr std::int64_t kSourcesAhead = 4;
 constexpr std::size_t kStatesAhead = 8;
 
-// A word's top bit (a distance's sign, never set) marks a parent found by a pull, held as
-// its row-group local index: its input id is looked up once, when the search is over (at
-// every improvement, that random read was a fifth of a pull's time; a pull improves most
-// vertices it reaches again and again, bucket after bucket).
+// A word's top bit (a distance's sign, never set) marks a parent held as its row-group
+// local index (1D, and every pull): its input id is looked up once, when the search is
+// over (at every improvement, that random read was a fifth of a pull's time; a pull
+// improves most vertices it reaches again and again, bucket after bucket).
 constexpr std::uint64_t kPulledParent = std::uint64_t{1} << 63;
 
 std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32) & 0x7fffffffU; }
@@ -112,7 +112,8 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   // Pulling heavy edges needs a rank's rows to be its own vertices with all their edges,
   // and the settled distances of every neighbour: 1D, with merged updates.
   own_rows_ = layout_.expand->size() == 1;
-  pull_possible_ = own_rows_ && !graph_.row_group_original().empty() && filter_sent_;
+  row_parents_ = own_rows_ && !graph_.row_group_original().empty();
+  pull_possible_ = row_parents_ && filter_sent_;
   if (pull_possible_) {
     pulled_ = Bitmap(layout_.target.local_size());
     pulled_before_.resize(pulled_.num_words());
@@ -170,7 +171,7 @@ void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::ui
   const std::uint64_t word = std::uint64_t{bits} << 32 | parent;
   const auto member = static_cast<std::uint64_t>(layout_.target.member_of_local(to));
   if (member == fold_rank_) {
-    improve(work, to - member * block_, word);
+    improve(work, to - member * block_, word | (row_parents_ ? kPulledParent : 0));
     return;
   }
   work.outgoing[member].push_back({layout_.target.to_global(to), word});
@@ -205,7 +206,15 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
     const Vertex* neighbors = csr.neighbor_data();
     const float* weights = csr.weight_data();
     const std::span<const Vertex> col_original = graph_.col_group_original();
-    const auto parent_of = [&](Vertex u) { return static_cast<std::uint32_t>(col_first_global_ + col_original[u]); };
+    // In 1D a request's parent is its source's row-group index, as a pull's is (looked up
+    // once the search is over): indices follow the degree order, so the hubs, which send
+    // most requests, have small ones, and the parents' column compresses better (the
+    // requests under --codec auto on 1gbe: 42.7% to 40.7% of their plain bytes).
+    const std::uint64_t row_base = fold_rank_ * block_;
+    const auto parent_of = [&](Vertex u) {
+      return row_parents_ ? static_cast<std::uint32_t>(row_base + u - col_base_)
+                          : static_cast<std::uint32_t>(col_first_global_ + col_original[u]);
+    };
     if (light) {
       const bool own_sources = layout_.expand->size() == 1;
       const auto count = static_cast<std::int64_t>(sources.size());
@@ -307,7 +316,7 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
         const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
         const std::uint64_t offset = item.key - first_vertex_;
         if (offset >= block_) continue;  // not this rank's: a malformed request
-        improve(work, offset, item.value);
+        improve(work, offset, item.value | (row_parents_ ? kPulledParent : 0));
       }
     }
     for (ThreadWork& work : threads_) {

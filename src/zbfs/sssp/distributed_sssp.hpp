@@ -189,7 +189,8 @@ class DistributedSssp {
   std::uint32_t sub_first_bits_[kSubBuckets + 1] = {};
   // Each forward row's first heavy entry (rows are ordered by weight: light ones first).
   LargeArray<std::uint64_t> heavy_start_;
-  bool own_rows_ = false;  // 1D: a rank's rows are its own vertices with all their neighbours
+  bool own_rows_ = false;     // 1D: a rank's rows are its own vertices with all their neighbours
+  bool row_parents_ = false;  // and the row group's input ids are at hand: parents travel as row-group indices
   bool pull_possible_ = false;
   // Row group, 1D: the vertices the current bucket settled (set by its share when it
   // pulls), the share's words (id << 32 | distance bits) in id order, and the set bits in
