@@ -33,7 +33,8 @@
 // kernel does (sssp/delta_stepping.hpp): the tree has no cycle, zero weights included,
 // and the distances are float sums along the path, equal to a Dijkstra's bit for bit on
 // every rank count, partition, codec and route (the parents may differ where paths tie).
-// Parents travel as input ids in 32 bits: graphs of fewer than 2^32 vertices.
+// Parents travel in 32 bits (input ids; in 1D row-group indices, turned into input ids
+// when the search is over): graphs of fewer than 2^32 vertices.
 #pragma once
 
 #include <bit>
