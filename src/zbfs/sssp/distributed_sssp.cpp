@@ -32,7 +32,7 @@ constexpr std::size_t kStatesAhead = 8;
 // local index (1D, and every pull): its input id is looked up once, when the search is
 // over (at every improvement, that random read was a fifth of a pull's time; a pull
 // improves most vertices it reaches again and again, bucket after bucket).
-constexpr std::uint64_t kPulledParent = std::uint64_t{1} << 63;
+constexpr std::uint64_t kRowParent = std::uint64_t{1} << 63;
 
 std::uint32_t distance_bits(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32) & 0x7fffffffU; }
 
@@ -171,7 +171,7 @@ void DistributedSssp::offer(ThreadWork& work, Vertex to, float distance, std::ui
   const std::uint64_t word = std::uint64_t{bits} << 32 | parent;
   const auto member = static_cast<std::uint64_t>(layout_.target.member_of_local(to));
   if (member == fold_rank_) {
-    improve(work, to - member * block_, word | (row_parents_ ? kPulledParent : 0));
+    improve(work, to - member * block_, word | (row_parents_ ? kRowParent : 0));
     return;
   }
   work.outgoing[member].push_back({layout_.target.to_global(to), word});
@@ -316,7 +316,7 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
         const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
         const std::uint64_t offset = item.key - first_vertex_;
         if (offset >= block_) continue;  // not this rank's: a malformed request
-        improve(work, offset, item.value | (row_parents_ ? kPulledParent : 0));
+        improve(work, offset, item.value | (row_parents_ ? kRowParent : 0));
       }
     }
     for (ThreadWork& work : threads_) {
@@ -387,9 +387,7 @@ void DistributedSssp::share_settled(bool with_distances) {
     const std::uint64_t word = all[static_cast<std::size_t>(i)];
     const std::uint64_t id = with_distances ? word >> 32 : word;
     set_bit(settled_here_, id);
-    // For the pull (its parent's input id is looked up only where it improves: here,
-    // for every vertex shared, that lookup was 60% of the share's time).
-    if (with_distances) set_bit(pulled_, id);
+    if (with_distances) set_bit(pulled_, id);  // for the pull
   }
   if (!with_distances) return;
   // The words come sorted, each id once (gather_ids makes them so).
@@ -449,10 +447,11 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       for (; e < offsets[row + 1] && weights[e] < limit; ++e) {
         const Vertex u = neighbors[e];
         const std::size_t w = Bitmap::word_of(u);
-        const std::uint64_t bits_before = pulled_.word(w) & ((std::uint64_t{1} << (u & 63U)) - 1);
-        if (!pulled_.test(u)) continue;  // not settled in this bucket
+        const std::uint64_t in_word = pulled_.word(w);
+        const std::uint64_t mask = std::uint64_t{1} << (u & 63U);
+        if ((in_word & mask) == 0) continue;  // not settled in this bucket
         const auto settled = static_cast<std::uint32_t>(
-            pulled_entries_[pulled_before_[w] + static_cast<std::uint32_t>(std::popcount(bits_before))]);
+            pulled_entries_[pulled_before_[w] + static_cast<std::uint32_t>(std::popcount(in_word & (mask - 1)))]);
         const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(settled) + weights[e]);
         if (candidate < best) {
           best = candidate;
@@ -466,7 +465,7 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       // visited 130k vertices a rank to keep 25k, scale 20).
       if (open.lightest < gap_to(best, next_low)) work.still_open.push_back(open);
       if (best == bits) continue;
-      improve(work, v, kPulledParent | std::uint64_t{best} << 32 | by);
+      improve(work, v, kRowParent | std::uint64_t{best} << 32 | by);
     }
   }
   for (const std::uint64_t word : pulled_entries_) pulled_.word(Bitmap::word_of(word >> 32)) = 0;
@@ -738,7 +737,7 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       distance[at] = std::numeric_limits<float>::infinity();
     } else {
       const std::uint64_t low = word & 0xffffffffU;
-      parent[at] = static_cast<std::int64_t>((word & kPulledParent) != 0 ? row_first_global + row_original[low] : low);
+      parent[at] = static_cast<std::int64_t>((word & kRowParent) != 0 ? row_first_global + row_original[low] : low);
       distance[at] = std::bit_cast<float>(distance_bits(word));
       ++reached;
     }
