@@ -393,6 +393,18 @@ TEST(CliMpi, SsspDistancesAreTheSameOnEveryPartitionCodecAndRoute) {
   EXPECT_EQ(slurp(path("zbfs_mp1.d")), slurp(path("zbfs_mp4.d")));
   for (const char* name : {"zbfs_mw.el", "zbfs_mw.d", "zbfs_mp.el", "zbfs_mp1.d", "zbfs_mp4.d"})
     std::filesystem::remove(dir / name);
+
+  // With no BFS before it, the frontier dump holds SSSP's first search: its requests
+  // (sequences, in their columns under a codec) and its settled shares.
+  const auto dump = dir / "zbfs_sssp_dump";
+  std::filesystem::remove_all(dump);
+  const Outcome dumped =
+      run_mpi(2, "run --scale 10 --roots 2 -q --kernels sssp -p 1d --codec bitpack --dump-frontiers " + dump.string());
+  ASSERT_EQ(dumped.status, 0) << dumped.err;
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_GT(std::filesystem::file_size(dump / ("rank-" + std::to_string(rank) + ".zbfsdump")), 1000U);
+  }
+  std::filesystem::remove_all(dump);
 }
 
 // --prune: the same trees' edges and depths as the whole-graph search, an attach step last.

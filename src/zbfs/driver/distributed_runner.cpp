@@ -316,8 +316,11 @@ CodecTrialRecord run_codec_trial(SwitchingExchanger& exchanger, const std::vecto
 void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, DistributedGraph<std::uint32_t>& graph,
                        Exchanger& exchanger, const InputEdges& validation_edges, const LoadedGraph& input,
                        const std::vector<std::uint64_t>& roots, PhaseMetrics& metrics, const Progress& progress,
-                       SwitchingExchanger* trial, RunResult& result) {
+                       SwitchingExchanger* trial, MessageRecorder* recorder, RunResult& result) {
   const Communicator& world = grid.world();
+  // --dump-frontiers holds the job's first search: SSSP's first when no BFS ran before it.
+  const bool dumps = recorder != nullptr && !config.kernels.bfs;
+  if (recorder != nullptr) recorder->set_enabled(false);
   world.barrier();
   Stopwatch clock;
   std::optional<DistributedSssp> sssp;
@@ -365,14 +368,22 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
   };
   backend.synchronize = [&] { world.barrier(); };
   backend.slowest = [&](double seconds) { return slowest(world, seconds); };
-  backend.before_search = [&](std::size_t) { before = metrics; };
+  backend.before_search = [&](std::size_t i) {
+    before = metrics;
+    if (dumps) recorder->set_enabled(i == 0);
+  };
   backend.after_search = [&](std::size_t i, const SearchResult& search) {
     if (i != 0 || config.write_distances.empty()) return;
     progress.phase("writing the distances of search key " + std::to_string(search.root) + " to " +
                    config.write_distances);
     write_distance_output(grid, input.ids, config.write_distances, config.write_format, search.root, distance.span());
   };
-  backend.finish_search = [&](std::size_t, SearchResult& search) {
+  backend.finish_search = [&](std::size_t i, SearchResult& search) {
+    if (dumps && i == 0) {
+      recorder->set_enabled(false);
+      world.throw_first_error(recorder->seal(), ExitCode::kFailure);
+      world.throw_first_error(recorder->publish(), ExitCode::kFailure);
+    }
     search.phases = summarize_over_ranks(world, metrics.since(before));
   };
   run_search_loop(config, SearchKernel::kSssp, roots, backend, progress, result.sssp_searches);
@@ -570,7 +581,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   if constexpr (std::is_same_v<V, std::uint32_t>) {
     if (config.kernels.sssp) {
       run_sssp_searches(config, grid, *built, exchanger, validation_edges, input, roots, metrics, progress, trial,
-                        result);
+                        recorder ? &*recorder : nullptr, result);
     }
   }
   const TransportStats transport = exchanger.transport_stats();

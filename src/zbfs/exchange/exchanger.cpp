@@ -306,7 +306,8 @@ IncomingIds DirectExchanger::all_to_all(const Communicator& comm, const Outgoing
 }
 
 IncomingIds DirectExchanger::send_ids(const Communicator& comm, std::span<const std::uint64_t> outgoing_ids,
-                                      std::span<const std::uint64_t> counts, IdsAre kind, double raw_share) {
+                                      std::span<const std::uint64_t> counts, IdsAre kind,
+                                      std::span<const std::uint64_t> raw_words) {
   IncomingIds in;
   if (recorder_ != nullptr) {
     std::uint64_t first = 0;
@@ -338,7 +339,7 @@ IncomingIds DirectExchanger::send_ids(const Communicator& comm, std::span<const 
     book_frame(comm, how.codec);
     pieces[d].flagged = how.framed;
     frame_end[d] = frames.size();
-    raw_bytes += static_cast<std::uint64_t>(static_cast<double>(ids.size_bytes()) * raw_share);
+    raw_bytes += raw_words.empty() ? ids.size_bytes() : raw_words[d] * sizeof(std::uint64_t);
   }
   // The frames buffer has stopped growing: point the framed pieces into it.
   std::uint64_t wire_bytes = 0;
@@ -428,62 +429,50 @@ std::vector<KeyedItem> DirectExchanger::update(const Communicator& comm, std::sp
                                                std::span<const std::uint64_t> counts) {
   check_counts(comm, items.size(), counts);
   // Without a codec each item travels as its two words. With one, a destination's items
-  // are merged first (one per key, the smallest value: sorted by key) and travel as three
-  // columns, the keys, the values' high halves and their low halves, so that a block
-  // codec's frame of reference sees sorted keys and each half's narrow range apart (a
-  // relaxation request's distance bits and its parent: at scale 20 the columns take about
-  // a third of the interleaved words' bits, where interleaved they did not compress).
+  // are merged first (one per key, the smallest value) and travel as columns
+  // (update_columns.hpp), so that a block codec's frame of reference sees each column's
+  // narrow range apart (a relaxation request's key gaps, distance bits and parent: at
+  // scale 20 the columns take under a third of the interleaved words' bits, where
+  // interleaved they did not compress).
   const bool columns = !codec_.passthrough();
   std::vector<std::uint64_t> words;
   std::vector<std::uint64_t> word_counts(counts.size());
+  // The raw size booked for each message is the two words an item is.
+  std::vector<std::uint64_t> raw_words(counts.size());
   if (!columns) {
     words.resize(2 * items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
       words[2 * i] = items[i].key;
       words[2 * i + 1] = items[i].value;
     }
-    for (std::size_t d = 0; d < counts.size(); ++d) word_counts[d] = 2 * counts[d];
+    for (std::size_t d = 0; d < counts.size(); ++d) word_counts[d] = raw_words[d] = 2 * counts[d];
   } else {
-    words.reserve(3 * items.size());
+    words.reserve(3 * items.size() + counts.size());
     std::uint64_t first = 0;
     for (std::size_t d = 0; d < counts.size(); ++d) {
       merged_.assign(items.begin() + static_cast<std::ptrdiff_t>(first),
                      items.begin() + static_cast<std::ptrdiff_t>(first + counts[d]));
       first += counts[d];
       merge_by_key(merged_, merge_scratch_);
-      const std::size_t k = merged_.size();
-      const std::size_t base = words.size();
-      words.resize(base + 3 * k);
-      for (std::size_t i = 0; i < k; ++i) {
-        words[base + i] = merged_[i].key;
-        words[base + k + i] = merged_[i].value >> 32;
-        words[base + 2 * k + i] = merged_[i].value & 0xffffffffU;
-      }
-      word_counts[d] = 3 * k;
+      const std::size_t before = words.size();
+      append_update_columns(merged_, words, columns_scratch_);
+      word_counts[d] = words.size() - before;
+      raw_words[d] = 2 * merged_.size();
     }
   }
-  // The columns' raw size is booked as the two words an item is.
-  const IncomingIds arrived = send_ids(comm, words, word_counts, IdsAre::kSequence, columns ? 2.0 / 3.0 : 1.0);
+  const IncomingIds arrived = send_ids(comm, words, word_counts, IdsAre::kSequence, raw_words);
   std::vector<KeyedItem> mine;
   mine.reserve(arrived.ids.size() / (columns ? 3 : 2));
   for (int s = 0; s < arrived.num_sources(); ++s) {
     const std::span<const std::uint64_t> from = arrived.from(s);
-    const std::size_t width = columns ? 3 : 2;
-    if (from.size() % width != 0) {
-      throw DecodeError("an update message of " + std::to_string(from.size()) + " words, not items of " +
-                        std::to_string(width));
+    if (columns) {
+      read_update_columns(from, mine);
+      continue;
     }
-    const std::size_t k = from.size() / width;
-    for (std::size_t i = 0; i < k; ++i) {
-      if (columns) {
-        if (from[k + i] > 0xffffffffU || from[2 * k + i] > 0xffffffffU) {
-          throw DecodeError("an update message's value halves exceed 32 bits");
-        }
-        mine.push_back({from[i], from[k + i] << 32 | from[2 * k + i]});
-      } else {
-        mine.push_back({from[2 * i], from[2 * i + 1]});
-      }
+    if (from.size() % 2 != 0) {
+      throw DecodeError("an update message of " + std::to_string(from.size()) + " words, not items of 2");
     }
+    for (std::size_t i = 0; i < from.size(); i += 2) mine.push_back({from[i], from[i + 1]});
   }
   merge_by_key(mine, merge_scratch_);
   return mine;

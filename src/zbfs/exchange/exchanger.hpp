@@ -28,6 +28,7 @@
 #include "zbfs/exchange/id_messages.hpp"
 #include "zbfs/exchange/message_codec.hpp"
 #include "zbfs/exchange/message_recorder.hpp"
+#include "zbfs/exchange/update_columns.hpp"
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/mpi/rma_exchange.hpp"
 
@@ -156,7 +157,7 @@ class DirectExchanger final : public Exchanger {
   void shift_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine,
                     std::span<std::uint64_t> received) override;
   // Each destination's items travel as one sequence of (key, value) words, or with a codec
-  // merged and in three columns (keys, values' high and low halves); the receiver merges.
+  // merged and in columns (update_columns.hpp); the receiver merges.
   std::vector<KeyedItem> update(const Communicator& comm, std::span<const KeyedItem> items,
                                 std::span<const std::uint64_t> counts) override;
   std::vector<std::uint64_t> read_batch(const Communicator& comm, std::span<const std::uint64_t> keys,
@@ -166,10 +167,12 @@ class DirectExchanger final : public Exchanger {
   void set_recorder(MessageRecorder* recorder) { recorder_ = recorder; }
 
  private:
-  // all_to_all on a caller's spans; `raw_share` of the ids' bytes is booked as raw (what
-  // the same content takes without a codec).
+  // all_to_all on a caller's spans. Each message's ids are booked as its raw bytes, or
+  // raw_words[d] words for destination d's when given (what the same content takes
+  // without a codec).
   IncomingIds send_ids(const Communicator& comm, std::span<const std::uint64_t> outgoing_ids,
-                       std::span<const std::uint64_t> counts, IdsAre kind, double raw_share = 1.0);
+                       std::span<const std::uint64_t> counts, IdsAre kind,
+                       std::span<const std::uint64_t> raw_words = {});
   void record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
               std::span<const std::uint64_t> values) const;
   // Every member's bitmap words (member s: words[s] of them) concatenated in rank order.
@@ -183,6 +186,7 @@ class DirectExchanger final : public Exchanger {
   std::unique_ptr<RmaExchange> rma_;  // --transport rma
   std::vector<KeyedItem> merged_;     // update's scratch
   std::vector<KeyedItem> merge_scratch_;
+  UpdateColumnsScratch columns_scratch_;
 };
 
 // The set-union allreduce on its own (exposed for tests): recursive halving over the id

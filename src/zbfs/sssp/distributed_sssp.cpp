@@ -331,9 +331,11 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
 
 void DistributedSssp::share_settled(bool with_distances) {
   if (!filter_sent_) return;
-  const ScopedPhase phase(metrics_, Phase::kRowExchange);
+  // A gather of the bucket's settled frontier, booked as BFS books its frontier gathers:
+  // apart from the requests' fold (row_exchange), so that each shows its own bytes.
+  const ScopedPhase phase(metrics_, Phase::kColumnExchange);
   // One sorted set: the row-group local ids, or for a pull each id above its distance's
-  // bits. The settled vertices are put in order by a sort when few, else read off a
+  // offset in the bucket. The settled vertices are put in order by a sort when few, else read off a
   // bitmap of the piece (a bucket's settled set can be a tenth of the piece, where the
   // sort took a third of the share's time).
   if (settled_.size() * 16 < settled_mark_.num_words()) {
@@ -351,6 +353,12 @@ void DistributedSssp::share_settled(bool with_distances) {
   std::vector<std::uint64_t> mine;
   mine.reserve(settled_.size());
   const std::uint64_t row_base = fold_rank_ * block_;
+  // The bucket's distances lie in [first, end) of its bits (a bucket holds those, and a
+  // settled vertex's distance only drops within its bucket): a pull's word carries the
+  // offset from first in as many bits as the bucket's span needs (about 22 at scale 20,
+  // where the whole bits took 32 and the words' gaps did not compress below 36 bits).
+  const std::uint32_t first_bits = sub_first_bits_[0];
+  pulled_shift_ = static_cast<unsigned>(std::bit_width(sub_first_bits_[kSubBuckets] - first_bits));
   const LocalCsr<Vertex>& csr = graph_.forward();
   const std::uint64_t* offsets = csr.offsets();
   const Vertex* neighbors = csr.neighbor_data();
@@ -371,7 +379,7 @@ void DistributedSssp::share_settled(bool with_distances) {
       if (e == offsets[row + 1]) continue;
     }
     const std::uint64_t id = row_base + v;
-    mine.push_back(with_distances ? id << 32 | distance_bits(owned_[v].word) : id);
+    mine.push_back(with_distances ? id << pulled_shift_ | (distance_bits(owned_[v].word) - first_bits) : id);
   }
   std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
   const auto count = static_cast<std::int64_t>(all.size());
@@ -385,7 +393,7 @@ void DistributedSssp::share_settled(bool with_distances) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
     const std::uint64_t word = all[static_cast<std::size_t>(i)];
-    const std::uint64_t id = with_distances ? word >> 32 : word;
+    const std::uint64_t id = with_distances ? word >> pulled_shift_ : word;
     set_bit(settled_here_, id);
     if (with_distances) set_bit(pulled_, id);  // for the pull
   }
@@ -393,7 +401,7 @@ void DistributedSssp::share_settled(bool with_distances) {
   // The words come sorted, each id once (gather_ids makes them so).
   pulled_entries_ = std::move(all);
   std::fill(pulled_before_.begin(), pulled_before_.end(), 0);
-  for (const std::uint64_t word : pulled_entries_) ++pulled_before_[Bitmap::word_of(word >> 32)];
+  for (const std::uint64_t word : pulled_entries_) ++pulled_before_[Bitmap::word_of(word >> pulled_shift_)];
   std::uint32_t before = 0;
   for (std::uint32_t& in_word : pulled_before_) before += std::exchange(in_word, before);
 }
@@ -406,6 +414,9 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
   const float* weights = csr.weight_data();
   const double low = static_cast<double>(current_) * delta_;
   const double next_low = static_cast<double>(current_ + 1) * delta_;
+  // A settled neighbour's distance: the bucket's first bits plus its word's low bits.
+  const std::uint32_t first_bits = sub_first_bits_[0];
+  const std::uint64_t offset_mask = (std::uint64_t{1} << pulled_shift_) - 1;
   // The open vertices with heavy edges (those below the bucket's top are final now: each
   // thread keeps the others for the next pull in the same pass).
   const auto count = static_cast<std::int64_t>(unsettled_.size());
@@ -450,8 +461,11 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
         const std::uint64_t in_word = pulled_.word(w);
         const std::uint64_t mask = std::uint64_t{1} << (u & 63U);
         if ((in_word & mask) == 0) continue;  // not settled in this bucket
-        const auto settled = static_cast<std::uint32_t>(
-            pulled_entries_[pulled_before_[w] + static_cast<std::uint32_t>(std::popcount(in_word & (mask - 1)))]);
+        const std::uint32_t settled =
+            first_bits +
+            static_cast<std::uint32_t>(
+                pulled_entries_[pulled_before_[w] + static_cast<std::uint32_t>(std::popcount(in_word & (mask - 1)))] &
+                offset_mask);
         const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(settled) + weights[e]);
         if (candidate < best) {
           best = candidate;
@@ -468,7 +482,7 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       improve(work, v, kRowParent | std::uint64_t{best} << 32 | by);
     }
   }
-  for (const std::uint64_t word : pulled_entries_) pulled_.word(Bitmap::word_of(word >> 32)) = 0;
+  for (const std::uint64_t word : pulled_entries_) pulled_.word(Bitmap::word_of(word >> pulled_shift_)) = 0;
   pulled_entries_.clear();
   unsettled_.clear();
   for (ThreadWork& work : threads_) {

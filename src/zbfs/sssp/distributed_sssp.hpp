@@ -194,12 +194,15 @@ class DistributedSssp {
   bool row_parents_ = false;  // and the row group's input ids are at hand: parents travel as row-group indices
   bool pull_possible_ = false;
   // Row group, 1D: the vertices the current bucket settled (set by its share when it
-  // pulls), the share's words (id << 32 | distance bits) in id order, and the set bits in
-  // pulled_'s words before each word: a vertex's distance is the entry its rank among the
-  // set bits names (a 64 KB index and the bucket's entries at scale 20, where an array
-  // over every vertex was a random read in 4 MB, a fifth of a pull's time).
+  // pulls), the share's words in id order, and the set bits in pulled_'s words before
+  // each word: a vertex's distance is the entry its rank among the set bits names (a
+  // 64 KB index and the bucket's entries at scale 20, where an array over every vertex
+  // was a random read in 4 MB, a fifth of a pull's time). A word is the id above the
+  // distance's bits less the bucket's first, in pulled_shift_ bits: as wide as the
+  // bucket's bits need, so that a codec's gaps between words are narrow.
   Bitmap pulled_;
   std::vector<std::uint64_t> pulled_entries_;
+  unsigned pulled_shift_ = 32;
   std::vector<std::uint32_t> pulled_before_;
   std::vector<OpenVertex> with_heavy_edges_;  // owned vertices with heavy edges, in order
   std::uint64_t heavy_entries_ = 0;           // and their heavy entries
