@@ -1,8 +1,10 @@
 #include "zbfs/exchange/update_columns.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <string>
+#include <utility>
 
 #include "zbfs/core/byte_buffer.hpp"
 
@@ -27,18 +29,56 @@ bool dictionary_pays(std::size_t items, std::span<const std::uint32_t> distinct)
 
 [[noreturn]] void malformed(const std::string& what) { throw DecodeError("an update message " + what); }
 
+// The distinct low halves of `merged`, rising, into scratch.lows, and each item's index
+// among them into scratch.index. An LSD radix sort of (low half, item) pairs on the bytes
+// in which the low halves differ (three for a scale-20 parent), then one pass: a
+// comparison sort and a binary search per item took 4 ms of a 75 ms search under auto.
+void index_low_halves(std::span<const KeyedItem> merged, UpdateColumnsScratch& scratch) {
+  const std::size_t k = merged.size();
+  std::vector<std::uint64_t>& pairs = scratch.pairs;
+  std::vector<std::uint64_t>& other = scratch.sorted;
+  pairs.resize(k);
+  other.resize(k);
+  std::uint32_t any = 0;
+  std::uint32_t every = kHalf;
+  for (std::size_t i = 0; i < k; ++i) {
+    const auto low = static_cast<std::uint32_t>(merged[i].value & kHalf);
+    any |= low;
+    every &= low;
+    pairs[i] = std::uint64_t{low} << 32 | i;
+  }
+  std::uint64_t* from = pairs.data();
+  std::uint64_t* to = other.data();
+  for (unsigned shift = 32; shift < 64; shift += 8) {
+    if ((((any ^ every) >> (shift - 32)) & 0xff) == 0) continue;  // every low half has this byte
+    std::array<std::size_t, 256> count{};
+    for (std::size_t i = 0; i < k; ++i) ++count[(from[i] >> shift) & 0xff];
+    std::size_t at = 0;
+    for (std::size_t& c : count) at += std::exchange(c, at);
+    for (std::size_t i = 0; i < k; ++i) to[count[(from[i] >> shift) & 0xff]++] = from[i];
+    std::swap(from, to);
+  }
+  scratch.lows.clear();
+  scratch.index.resize(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    const auto low = static_cast<std::uint32_t>(from[j] >> 32);
+    if (scratch.lows.empty() || scratch.lows.back() != low) scratch.lows.push_back(low);
+    scratch.index[from[j] & kHalf] = static_cast<std::uint32_t>(scratch.lows.size() - 1);
+  }
+}
+
 }  // namespace
 
 void append_update_columns(std::span<const KeyedItem> merged, std::vector<std::uint64_t>& words,
                            UpdateColumnsScratch& scratch) {
   const std::size_t k = merged.size();
   if (k == 0) return;
-  std::vector<std::uint32_t>& distinct = scratch.lows;
-  distinct.resize(k);
-  for (std::size_t i = 0; i < k; ++i) distinct[i] = static_cast<std::uint32_t>(merged[i].value & kHalf);
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  const bool dictionary = dictionary_pays(k, distinct);
+  // An item's index travels beside its low half in the sort: 2^32 items and more (a
+  // message of 64 GB) go plain.
+  const bool indexed = k <= kHalf;
+  if (indexed) index_low_halves(merged, scratch);
+  const std::vector<std::uint32_t>& distinct = scratch.lows;
+  const bool dictionary = indexed && dictionary_pays(k, distinct);
   const std::size_t entries = dictionary ? distinct.size() : 0;
   const std::size_t base = words.size();
   words.resize(base + 1 + 3 * k + entries);
@@ -55,10 +95,7 @@ void append_update_columns(std::span<const KeyedItem> merged, std::vector<std::u
   }
   for (std::size_t j = 0; j < entries; ++j) out[j] = distinct[j] - (j == 0 ? 0 : distinct[j - 1]);
   out += entries;
-  for (std::size_t i = 0; i < k; ++i) {
-    const auto low = static_cast<std::uint32_t>(merged[i].value & kHalf);
-    out[i] = static_cast<std::uint64_t>(std::lower_bound(distinct.begin(), distinct.end(), low) - distinct.begin());
-  }
+  for (std::size_t i = 0; i < k; ++i) out[i] = scratch.index[i];
 }
 
 void read_update_columns(std::span<const std::uint64_t> message, std::vector<KeyedItem>& items) {

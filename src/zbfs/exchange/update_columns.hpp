@@ -24,7 +24,10 @@ namespace zbfs {
 
 // Reused between messages, so that encoding allocates only while messages grow.
 struct UpdateColumnsScratch {
-  std::vector<std::uint32_t> lows;
+  std::vector<std::uint32_t> lows;   // the distinct low halves, rising
+  std::vector<std::uint32_t> index;  // each item's among them
+  std::vector<std::uint64_t> pairs;  // the radix sort's (low half, item) pairs
+  std::vector<std::uint64_t> sorted;
 };
 
 // Appends the columns of `merged` (sorted by key, one item per key) to `words`.
