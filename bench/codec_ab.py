@@ -25,6 +25,12 @@ only): HOSTS hosts, --ranks / HOSTS ranks each, over links shaped to --rate (tbf
     sudo python3 bench/codec_ab.py --netcluster 2 --ranks 2 --scale 20 --partition 1d --rounds 7 \
         --vary overlap --codecs off on -- --threads 1 --codec none
 
+--kernel sssp times SSSP's searches instead (`--kernels sssp`; the phases are summed over
+its searches) and the wire-bytes table gives each exchange phase's bytes against the
+first value's. The wire-bytes target of issue 39 (relaxation requests: row_exchange):
+
+    python3 bench/codec_ab.py --kernel sssp --ranks 4 --scale 20 --partition 1d --rounds 3 -- --roots 8 --network 1gbe
+
 Besides the phases, the overlap table gives, where folds were pipelined, their modelled
 time, the time they held the slowest rank, and the modelled time hidden under computation.
 """
@@ -38,6 +44,8 @@ import sys
 import tempfile
 
 EXCHANGES = ("row_exchange", "column_exchange")
+# The phases whose wire bytes are set against the first value's.
+WIRE_PHASES = ("row_exchange", "column_exchange", "termination_check", "predecessor_reduction")
 SEARCH_PHASES = ("local_expansion", "column_exchange", "row_exchange", "termination_check", "predecessor_reduction")
 
 
@@ -60,7 +68,8 @@ def launcher(args: argparse.Namespace) -> list[str]:
 
 def run_once(args: argparse.Namespace, codec: str, out: str) -> dict:
     cmd = launcher(args) + [os.path.abspath(args.binary), "run", "--scale", str(args.scale), "--partition", args.partition,
-                            "--no-validate", "-q", f"--{args.vary}", codec, "--json", out] + args.extra
+                            "--kernels", args.kernel, "--no-validate", "-q", f"--{args.vary}", codec, "--json",
+                            out] + args.extra
     done = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
     if done.returncode != 0:
         sys.exit(f"codec_ab: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
@@ -68,16 +77,38 @@ def run_once(args: argparse.Namespace, codec: str, out: str) -> dict:
         return json.load(f)
 
 
-def phase_sum(record: dict, phases, key: str) -> float:
-    return sum(record["phases"].get(p, {}).get(key, {}).get("sum", 0.0) for p in phases)
+def phase_sum(record: dict, phases, key: str, stat: str = "sum") -> float:
+    return sum(record["phases"].get(p, {}).get(key, {}).get(stat, 0.0) for p in phases)
 
 
-def summarise(record: dict) -> dict:
+def sssp_phases(record: dict) -> dict:
+    """The run's phases as SSSP's searches saw them: each counter summed over the searches."""
+    phases: dict = {}
+    for search in record["sssp_searches"]:
+        for name, counters in search["phases"].items():
+            into = phases.setdefault(name, {})
+            for key, value in counters.items():
+                if isinstance(value, dict) and "sum" in value:
+                    kept = into.setdefault(key, {"sum": 0.0, "max": 0.0})
+                    kept["sum"] += value["sum"]
+                    kept["max"] += value["max"]
+    return phases
+
+
+def summarise(record: dict, kernel: str) -> dict:
+    if kernel == "sssp":
+        searches = record["sssp_searches"]
+        record = dict(record, phases=sssp_phases(record))
+        teps = record["summary"]["sssp"]["teps"]["harmonic_mean"]
+    else:
+        searches = record["searches"]
+        teps = record["summary"]["teps"]["harmonic_mean"]
     raw = phase_sum(record, EXCHANGES, "raw_bytes")
     pred_raw = phase_sum(record, ["predecessor_reduction"], "raw_bytes")
     return {
-        "bfs_s": sum(s["time_s"] for s in record["searches"]),
-        "teps": record["summary"]["teps"]["harmonic_mean"],
+        "bfs_s": sum(s["time_s"] for s in searches),
+        "teps": teps,
+        "wire": {p: phase_sum(record, [p], "wire_bytes") for p in WIRE_PHASES},
         "rowcol_wire": phase_sum(record, EXCHANGES, "wire_bytes") / raw if raw else 1.0,
         "pred_wire": phase_sum(record, ["predecessor_reduction"], "wire_bytes") / pred_raw if pred_raw else 1.0,
         "phases": {p: record["phases"].get(p, {}).get("time_s", {}).get("max", 0.0) for p in SEARCH_PHASES},
@@ -95,6 +126,7 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--partition", default="2d")
+    parser.add_argument("--kernel", choices=["bfs", "sssp"], default="bfs", help="the searches timed")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--codecs", nargs="+", default=["none", "auto"], help="the values compared")
     parser.add_argument("--vary", default="codec", help="the `zbfs run` flag the values are given to (no dashes)")
@@ -127,10 +159,10 @@ def rounds(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             for codec in args.codecs:
-                row = summarise(run_once(args, codec, os.path.join(tmp, f"{codec}-{r}.json")))
+                row = summarise(run_once(args, codec, os.path.join(tmp, f"{codec}-{r}.json")), args.kernel)
                 results[codec].append(row)
                 trial = f"  trial kept the {row['trial']} path" if row["trial"] else ""
-                print(f"round {r + 1}/{args.rounds} {codec:12s} bfs {row['bfs_s']:.3f} s  "
+                print(f"round {r + 1}/{args.rounds} {codec:12s} {args.kernel} {row['bfs_s']:.3f} s  "
                       f"TEPS {row['teps']:.4g}{trial}", file=sys.stderr, flush=True)
 
 
@@ -139,7 +171,7 @@ def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
 
     print(f"{args.ranks} ranks ({where}), scale {args.scale}, {args.partition}, {args.rounds} rounds "
           f"{' '.join(args.extra)}".rstrip())
-    print(f"{args.vary:12s} {'bfs_s(med)':>10s} {'min':>8s} {'max':>8s} {'TEPS(med)':>10s} "
+    print(f"{args.vary:12s} {args.kernel + '_s(med)':>10s} {'min':>8s} {'max':>8s} {'TEPS(med)':>10s} "
           f"{'row+col wire%':>13s} {'pred wire%':>10s} {'vs first':>9s} {'paired':>8s}")
     base = None
     for codec in args.codecs:
@@ -157,6 +189,18 @@ def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> None:
         kept = [r["trial"] for r in results[codec] if r["trial"]]
         if kept:
             print(f"{codec}: the codec trial kept the coded path in {kept.count('coded')} of {len(kept)} rounds")
+    print(f"\nwire bytes per phase (MB, summed over ranks), median over rounds, and against {args.codecs[0]}'s:")
+    print(f"{args.vary:12s} " + " ".join(f"{p[:18]:>18s}" for p in WIRE_PHASES))
+    first = results[args.codecs[0]]
+    for codec in args.codecs:
+        rows = results[codec]
+        cells = []
+        for p in WIRE_PHASES:
+            mb = statistics.median(r["wire"][p] for r in rows) / 1e6
+            against = statistics.median(r["wire"][p] / f["wire"][p] for r, f in zip(rows, first) if f["wire"][p])\
+                if any(f["wire"][p] for f in first) else 0.0
+            cells.append(f"{mb:9.2f} {100 * against:6.1f}%" if against else f"{mb:9.2f} {'-':>7s}")
+        print(f"{codec:12s} " + " ".join(f"{c:>18s}" for c in cells))
     print("\nslowest rank's time per phase, median over rounds (s):")
     print(f"{args.vary:12s} " + " ".join(f"{p[:18]:>18s}" for p in SEARCH_PHASES))
     for codec in args.codecs:
