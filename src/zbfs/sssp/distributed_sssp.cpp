@@ -183,26 +183,18 @@ std::vector<DistributedSssp::Source> DistributedSssp::expand(std::span<const Ver
     sources[i] = {static_cast<Vertex>(col_base_ + owned[i]), distance_bits(owned_[owned[i]].word)};
   }
   if (layout_.expand->size() == 1) return sources;
-  // Along the column as one sorted set of words, the vertex above its distance's offset
-  // in the current bucket (a round's and a push's sources are all in it: 2D's column
-  // bytes under auto went from 43.7% to 32.1% of their plain bytes, scale 20, 2x2).
+  // Along the column as one sorted set of bucket words (a round's and a push's sources
+  // are all in the current bucket: 2D's column bytes under auto went from 43.7% to 32.1%
+  // of their plain bytes, scale 20, 2x2).
   const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-  const std::uint32_t first_bits = sub_first_bits_[0];
-  const unsigned shift = bucket_offset_bits();
+  const BucketWords words = bucket_words();
   std::vector<std::uint64_t> mine(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const std::uint32_t offset = sources[i].bits - first_bits;
-    if (sources[i].bits < first_bits || (std::uint64_t{offset} >> shift) != 0) {
-      throw Error(ExitCode::kFailure, "sssp: a source's distance lies outside the bucket being expanded");
-    }
-    mine[i] = std::uint64_t{sources[i].col_local} << shift | offset;
-  }
+  for (std::size_t i = 0; i < sources.size(); ++i) mine[i] = words.word(sources[i].col_local, sources[i].bits);
   std::sort(mine.begin(), mine.end());
   const std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.expand, mine);
-  const std::uint64_t mask = (std::uint64_t{1} << shift) - 1;
   sources.resize(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
-    sources[i] = {static_cast<Vertex>(all[i] >> shift), first_bits + static_cast<std::uint32_t>(all[i] & mask)};
+    sources[i] = {static_cast<Vertex>(words.id(all[i])), words.bits(all[i])};
   }
   return sources;
 }
@@ -343,10 +335,11 @@ void DistributedSssp::share_settled(bool with_distances) {
   // A gather of the bucket's settled frontier, booked as BFS books its frontier gathers:
   // apart from the requests' fold (row_exchange), so that each shows its own bytes.
   const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-  // One sorted set: the row-group local ids, or for a pull each id above its distance's
-  // offset in the bucket. The settled vertices are put in order by a sort when few, else read off a
-  // bitmap of the piece (a bucket's settled set can be a tenth of the piece, where the
-  // sort took a third of the share's time).
+  // One sorted set: the row-group local ids, or for a pull their bucket words (a bucket's
+  // settled vertices have their distances in it: a settled vertex's distance only drops
+  // within its bucket). The settled vertices are put in order by a sort when few, else
+  // read off a bitmap of the piece (a bucket's settled set can be a tenth of the piece,
+  // where the sort took a third of the share's time).
   if (settled_.size() * 16 < settled_mark_.num_words()) {
     std::sort(settled_.begin(), settled_.end());
   } else {
@@ -362,12 +355,7 @@ void DistributedSssp::share_settled(bool with_distances) {
   std::vector<std::uint64_t> mine;
   mine.reserve(settled_.size());
   const std::uint64_t row_base = fold_rank_ * block_;
-  // The bucket's distances lie in [first, end) of its bits (a bucket holds those, and a
-  // settled vertex's distance only drops within its bucket): a pull's word carries the
-  // offset from first in as many bits as the bucket's span needs (the share's words
-  // compressed to 57% of their plain bytes with the whole bits, 40% so).
-  const std::uint32_t first_bits = sub_first_bits_[0];
-  pulled_shift_ = bucket_offset_bits();
+  pulled_words_ = bucket_words();
   const LocalCsr<Vertex>& csr = graph_.forward();
   const std::uint64_t* offsets = csr.offsets();
   const Vertex* neighbors = csr.neighbor_data();
@@ -388,7 +376,7 @@ void DistributedSssp::share_settled(bool with_distances) {
       if (e == offsets[row + 1]) continue;
     }
     const std::uint64_t id = row_base + v;
-    mine.push_back(with_distances ? id << pulled_shift_ | (distance_bits(owned_[v].word) - first_bits) : id);
+    mine.push_back(with_distances ? pulled_words_.word(id, distance_bits(owned_[v].word)) : id);
   }
   std::vector<std::uint64_t> all = exchanger_.gather_ids(*layout_.fold, mine);
   const auto count = static_cast<std::int64_t>(all.size());
@@ -402,7 +390,7 @@ void DistributedSssp::share_settled(bool with_distances) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
     const std::uint64_t word = all[static_cast<std::size_t>(i)];
-    const std::uint64_t id = with_distances ? word >> pulled_shift_ : word;
+    const std::uint64_t id = with_distances ? pulled_words_.id(word) : word;
     set_bit(settled_here_, id);
     if (with_distances) set_bit(pulled_, id);  // for the pull
   }
@@ -410,7 +398,7 @@ void DistributedSssp::share_settled(bool with_distances) {
   // The words come sorted, each id once (gather_ids makes them so).
   pulled_entries_ = std::move(all);
   std::fill(pulled_before_.begin(), pulled_before_.end(), 0);
-  for (const std::uint64_t word : pulled_entries_) ++pulled_before_[Bitmap::word_of(word >> pulled_shift_)];
+  for (const std::uint64_t word : pulled_entries_) ++pulled_before_[Bitmap::word_of(pulled_words_.id(word))];
   std::uint32_t before = 0;
   for (std::uint32_t& in_word : pulled_before_) before += std::exchange(in_word, before);
 }
@@ -423,9 +411,6 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
   const float* weights = csr.weight_data();
   const double low = static_cast<double>(current_) * delta_;
   const double next_low = static_cast<double>(current_ + 1) * delta_;
-  // A settled neighbour's distance: the bucket's first bits plus its word's low bits.
-  const std::uint32_t first_bits = sub_first_bits_[0];
-  const std::uint64_t offset_mask = (std::uint64_t{1} << pulled_shift_) - 1;
   // The open vertices with heavy edges (those below the bucket's top are final now: each
   // thread keeps the others for the next pull in the same pass).
   const auto count = static_cast<std::int64_t>(unsettled_.size());
@@ -470,11 +455,8 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
         const std::uint64_t in_word = pulled_.word(w);
         const std::uint64_t mask = std::uint64_t{1} << (u & 63U);
         if ((in_word & mask) == 0) continue;  // not settled in this bucket
-        const std::uint32_t settled =
-            first_bits +
-            static_cast<std::uint32_t>(
-                pulled_entries_[pulled_before_[w] + static_cast<std::uint32_t>(std::popcount(in_word & (mask - 1)))] &
-                offset_mask);
+        const std::uint32_t settled = pulled_words_.bits(
+            pulled_entries_[pulled_before_[w] + static_cast<std::uint32_t>(std::popcount(in_word & (mask - 1)))]);
         const auto candidate = std::bit_cast<std::uint32_t>(std::bit_cast<float>(settled) + weights[e]);
         if (candidate < best) {
           best = candidate;
@@ -491,7 +473,7 @@ void DistributedSssp::pull_heavy(SsspStats& stats) {
       improve(work, v, kRowParent | std::uint64_t{best} << 32 | by);
     }
   }
-  for (const std::uint64_t word : pulled_entries_) pulled_.word(Bitmap::word_of(word >> pulled_shift_)) = 0;
+  for (const std::uint64_t word : pulled_entries_) pulled_.word(Bitmap::word_of(pulled_words_.id(word))) = 0;
   pulled_entries_.clear();
   unsettled_.clear();
   for (ThreadWork& work : threads_) {

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "zbfs/core/bitmap.hpp"
+#include "zbfs/core/error.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
@@ -165,11 +166,29 @@ class DistributedSssp {
   // delta, rounded down) is `sub` or more: bucket b's distances are the bits in
   // [first_bits_of(b * kSubBuckets), first_bits_of((b + 1) * kSubBuckets)).
   [[nodiscard]] std::uint32_t first_bits_of(std::uint64_t sub) const;
-  // The bits a distance's offset from the current bucket's first bits takes: a vertex
-  // gathered with its distance travels as its id above that offset (about 22 bits at
-  // scale 20, where the whole bits took 32 and the words' gaps compressed to 57%).
-  [[nodiscard]] unsigned bucket_offset_bits() const {
-    return static_cast<unsigned>(std::bit_width(sub_first_bits_[kSubBuckets] - sub_first_bits_[0]));
+  // A vertex gathered with a distance in the current bucket (a round's or a push's
+  // source, a pull's settled neighbour) travels as one word: its id above the distance's
+  // offset from the bucket's first bits, in as many bits as the bucket's span needs
+  // (about 22 at scale 20, where the whole bits took 32 and the words compressed to 57%
+  // of their plain bytes, 40% so), so that a codec's gaps between words are narrow.
+  struct BucketWords {
+    std::uint32_t first = 0;
+    unsigned shift = 32;
+    [[nodiscard]] std::uint64_t word(std::uint64_t id, std::uint32_t bits) const {
+      const std::uint32_t offset = bits - first;
+      if (bits < first || (std::uint64_t{offset} >> shift) != 0) {
+        throw Error(ExitCode::kFailure, "sssp: a distance gathered lies outside the current bucket");
+      }
+      return id << shift | offset;
+    }
+    [[nodiscard]] std::uint64_t id(std::uint64_t word) const { return word >> shift; }
+    [[nodiscard]] std::uint32_t bits(std::uint64_t word) const {
+      return first + static_cast<std::uint32_t>(word & ((std::uint64_t{1} << shift) - 1));
+    }
+  };
+  [[nodiscard]] BucketWords bucket_words() const {
+    return {sub_first_bits_[0],
+            static_cast<unsigned>(std::bit_width(sub_first_bits_[kSubBuckets] - sub_first_bits_[0]))};
   }
   // Moves the far entries now inside the window into it (after the current bucket moved).
   void refill_window();
@@ -203,12 +222,10 @@ class DistributedSssp {
   // pulls), the share's words in id order, and the set bits in pulled_'s words before
   // each word: a vertex's distance is the entry its rank among the set bits names (a
   // 64 KB index and the bucket's entries at scale 20, where an array over every vertex
-  // was a random read in 4 MB, a fifth of a pull's time). A word is the id above the
-  // distance's bits less the bucket's first, in pulled_shift_ bits: as wide as the
-  // bucket's bits need, so that a codec's gaps between words are narrow.
+  // was a random read in 4 MB, a fifth of a pull's time), in pulled_words_.
   Bitmap pulled_;
   std::vector<std::uint64_t> pulled_entries_;
-  unsigned pulled_shift_ = 32;
+  BucketWords pulled_words_;
   std::vector<std::uint32_t> pulled_before_;
   std::vector<OpenVertex> with_heavy_edges_;  // owned vertices with heavy edges, in order
   std::uint64_t heavy_entries_ = 0;           // and their heavy entries
