@@ -4,12 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "zbfs/mpi/communicator.hpp"
 #include "zbfs/mpi/environment.hpp"
+#include "zbfs/validate/reference_bfs.hpp"
 
 namespace zbfs {
 namespace {
@@ -134,6 +142,83 @@ TEST(DistributedRunner, PrunedRunsAgreeWithTheSingleProcessBenchmark) {
       EXPECT_EQ(search.stats.steps.back().kind, StepKind::kAttach);
     }
   }
+}
+
+// Graphs with fewer vertices and fewer edges than ranks, where most ranks own nothing:
+// every kernel on every partition ends (a rank that owns nothing still takes part in
+// every collective), reaches what a sequential BFS reaches, and validates every tree;
+// with the files' weights, and with drawn ones (a weight of 0 among the files').
+TEST(DistributedRunner, TinyGraphsRunEveryKernelOnEveryPartition) {
+  struct WeightedEdge {
+    std::uint64_t u, v;
+    double w;
+  };
+  const Communicator world = Communicator::world();
+  std::uint64_t id = static_cast<std::uint64_t>(::getpid());
+  world.broadcast(std::span<std::uint64_t>(&id, 1), 0);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("zbfs_tiny_" + std::to_string(id) + "_" + std::to_string(world_size()));
+  const std::vector<std::pair<std::string, std::vector<WeightedEdge>>> graphs = {
+      {"edge", {{0, 1, 1}}},
+      {"zero_weight", {{0, 1, 0}}},
+      {"path3", {{0, 1, 0.5}, {1, 2, 0.25}}},
+      {"path4", {{0, 1, 1}, {1, 2, 2}, {2, 3, 0}}},
+      {"path9", {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {3, 4, 1}, {4, 5, 1}, {5, 6, 1}, {6, 7, 1}, {7, 8, 1}}},
+      {"far_ends", {{0, 40, 3}, {40, 7, 1}, {20, 21, 2}}},  // most ids have no edges
+  };
+  if (world.rank() == 0) {
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, edges] : graphs) {
+      std::ofstream out(dir / (name + ".txt"));
+      for (const WeightedEdge& e : edges) out << e.u << ' ' << e.v << ' ' << e.w << '\n';
+    }
+  }
+  world.barrier();
+  const int p = world_size();
+  const std::vector<std::pair<Partition, std::optional<GridShape>>> layouts = {
+      {Partition::k1D, std::nullopt},
+      {Partition::k2D, std::nullopt},
+      {Partition::k2D, GridShape{1, p}},
+      {Partition::kHybrid, std::nullopt}};
+  for (const auto& [name, weighted] : graphs) {
+    std::vector<Edge> edges;
+    std::uint64_t n = 0;
+    for (const WeightedEdge& e : weighted) {
+      edges.push_back({e.u, e.v});
+      n = std::max({n, e.u + 1, e.v + 1});
+    }
+    for (const std::optional<TupleWeightSource> weights :
+         {std::optional<TupleWeightSource>(), std::optional<TupleWeightSource>(TupleWeightSource::kUniform)}) {
+      for (const auto& [partition, grid] : layouts) {
+        SCOPED_TRACE(name + (weights ? ", uniform weights, " : ", the file's weights, ") +
+                     std::string(to_string(partition)) + (grid ? " 1xP" : ""));
+        RunConfig config;
+        config.input = GraphFileSpec{};
+        config.input->path = (dir / (name + ".txt")).string();
+        config.kernels = {true, true};
+        config.weights = weights;
+        config.roots_at_most_eligible = true;
+        config.quiet = true;
+        config.partition = partition;
+        config.grid = grid;
+        const RunResult run = run_distributed_benchmark(config);
+        ASSERT_FALSE(run.searches.empty());
+        ASSERT_EQ(run.sssp_searches.size(), run.searches.size());
+        for (std::size_t i = 0; i < run.searches.size(); ++i) {
+          const std::vector<std::int64_t> levels = reference_bfs_levels(n, edges, run.searches[i].root);
+          const auto reached =
+              static_cast<std::uint64_t>(std::count_if(levels.begin(), levels.end(), [](std::int64_t l) { return l >= 0; }));
+          EXPECT_EQ(run.searches[i].reached_vertices, reached) << "BFS from " << run.searches[i].root;
+          EXPECT_TRUE(run.searches[i].validated);
+          EXPECT_EQ(run.sssp_searches[i].root, run.searches[i].root);
+          EXPECT_EQ(run.sssp_searches[i].reached_vertices, reached) << "SSSP from " << run.searches[i].root;
+          EXPECT_TRUE(run.sssp_searches[i].validated);
+        }
+      }
+    }
+  }
+  world.barrier();
+  if (world.rank() == 0) std::filesystem::remove_all(dir);
 }
 
 }  // namespace

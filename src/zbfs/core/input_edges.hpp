@@ -46,19 +46,22 @@ class InputEdges {
   // Whether edges are produced again on each read (rather than read from memory).
   [[nodiscard]] bool regenerated() const { return stored_ == nullptr; }
 
-  // The tuples' weights: a stored array of size() weights (which must outlive this), or a
-  // producer of them.
+  // The tuples' weights: a stored array of size() weights (which must outlive this; null
+  // when the list is empty), or a producer of them.
   void attach_weights(const float* stored) {
     stored_weights_ = stored;
     produce_weights_ = nullptr;
+    weighted_ = true;
   }
   void attach_weights(WeightProducer produce) {
     stored_weights_ = nullptr;
     produce_weights_ = std::move(produce);
+    weighted_ = true;
   }
-  [[nodiscard]] bool has_weights() const { return stored_weights_ != nullptr || produce_weights_ != nullptr; }
+  [[nodiscard]] bool has_weights() const { return weighted_; }
   // Weights [first, first + out.size()) into `out` (has_weights()).
   void read_weights(std::uint64_t first, std::span<float> out) const {
+    if (out.empty()) return;
     if (stored_weights_ != nullptr) {
       std::copy_n(stored_weights_ + first, out.size(), out.begin());
     } else {
@@ -85,6 +88,7 @@ class InputEdges {
   EdgeProducer produce_;
   const float* stored_weights_ = nullptr;
   WeightProducer produce_weights_;
+  bool weighted_ = false;
 };
 
 // Visits every chunk of `edges` (InputEdges::kChunk tuples, the last one shorter) once,

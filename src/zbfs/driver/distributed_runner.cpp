@@ -247,7 +247,11 @@ void write_results(const RunConfig& config, const ProcessGrid& grid, const Verte
 LargeArray<float> slice_weights(const RunConfig& config, const Communicator& world, LoadedGraph& input) {
   if (!config.input) return generate_weight_slice(graph_spec(config), world.rank(), world.size(), input.slice);
   LargeArray<float> weights(input.slice.size());
-  if (!input.weights.empty()) {
+  // Decided by the options, which every rank shares, not by this rank's share of the
+  // file: a rank that read no tuples must still take part in the collective below.
+  if (config.weights.value_or(TupleWeightSource::kFile) == TupleWeightSource::kFile) {
+    if (input.weights.size() != input.slice.size())
+      throw Error(ExitCode::kFailure, "the file's weights do not match its tuples");
     std::copy(input.weights.begin(), input.weights.end(), weights.data());
     std::vector<float>().swap(input.weights);
     return weights;
