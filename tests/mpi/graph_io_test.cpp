@@ -150,7 +150,26 @@ std::map<std::uint64_t, std::int64_t> read_values(const std::string& path) {
   return values;
 }
 
-TEST(GraphFiles, WrittenLevelsAndParentsMatchASequentialBfsOfTheFile) {
+// "vertex value" lines of a --write-distances text file, by vertex.
+std::map<std::uint64_t, double> read_distances(const std::string& path) {
+  std::ifstream in(path);
+  std::map<std::uint64_t, double> values;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("#")) continue;
+    std::istringstream fields(line);
+    std::uint64_t v = 0;
+    double value = 0;
+    fields >> v >> value;
+    values[v] = value;
+  }
+  return values;
+}
+
+// A Matrix Market file (1-based ids), and the binary file converted from it (which keeps
+// the base), read as they are and with --relabel: --root and every written file use the
+// file's own ids on every partition (with --relabel, those of the vertices that occur).
+TEST(GraphFiles, WrittenLevelsParentsAndDistancesMatchASequentialBfsOfTheFile) {
   const Communicator world = Communicator::duplicate(MPI_COMM_WORLD);
   GraphSpec spec;
   spec.kind = GraphKind::kGnm;
@@ -158,47 +177,84 @@ TEST(GraphFiles, WrittenLevelsAndParentsMatchASequentialBfsOfTheFile) {
   spec.edges = 900;  // sparse enough for several components and long paths
   const PackedEdgeList slice = generate_graph_slice(spec, world.rank(), world.size());
   const std::vector<Edge> mine = unpacked(slice);
-  const std::string graph_path = shared_path(world, "gnm.mtx");  // 1-based ids in the results
-  write_graph_file(world, graph_path, GraphFormat::kMatrixMarket, mine, GraphFileShape{700, 900, 1});
+  const std::string mtx_path = shared_path(world, "gnm.mtx");  // 1-based ids in the results
+  const std::string zel_path = shared_path(world, "gnm.zel");
+  write_graph_file(world, mtx_path, GraphFormat::kMatrixMarket, mine, GraphFileShape{700, 900, 1});
+  write_graph_file(world, zel_path, GraphFormat::kBinary, mine, GraphFileShape{700, 900, 1});
   std::vector<std::uint64_t> counts;
   std::vector<std::uint64_t> flat;
   for (const Edge& e : mine) flat.insert(flat.end(), {e.u, e.v});
   const std::vector<std::uint64_t> all_flat = world.allgatherv(std::span<const std::uint64_t>(flat), counts);
   std::vector<Edge> all;
-  for (std::size_t i = 0; i < all_flat.size(); i += 2) all.push_back({all_flat[i], all_flat[i + 1]});
+  std::vector<bool> occurs(700, false);
+  for (std::size_t i = 0; i < all_flat.size(); i += 2) {
+    all.push_back({all_flat[i], all_flat[i + 1]});
+    occurs[all_flat[i]] = occurs[all_flat[i + 1]] = true;
+  }
+  const auto occurring = static_cast<std::size_t>(std::count(occurs.begin(), occurs.end(), true));
+  ASSERT_LT(occurring, 700U);  // the relabelled graph is smaller: ids must still match
 
   const std::string levels_path = shared_path(world, "levels.txt");
   const std::string parents_path = shared_path(world, "parents.txt");
-  for (const testing::Layout& layout : testing::all_layouts(world.size())) {
-    RunConfig config;
-    config.quiet = true;
-    config.partition = layout.partition;
-    config.grid = layout.partition == Partition::k2D ? std::optional<GridShape>(layout.shape) : std::nullopt;
-    config.input = GraphFileSpec{graph_path, std::nullopt, false, {}};
-    const std::uint64_t root = all.front().u;
-    config.roots = {root + 1, all.back().v + 1};
-    config.num_roots = 2;
-    config.write_levels = levels_path;
-    config.write_parents = parents_path;
-    const RunResult result = run_distributed_benchmark(config);
-    EXPECT_EQ(result.num_vertices, 700U);
-    EXPECT_EQ(result.searches.size(), 2U);
-    EXPECT_TRUE(result.searches[0].validated);
-    const std::vector<std::int64_t> truth = reference_bfs_levels(700, all, root);
-    const auto levels = read_values(config.write_levels);
-    const auto parents = read_values(config.write_parents);
-    ASSERT_EQ(levels.size(), 700U);
-    ASSERT_EQ(parents.size(), 700U);
-    std::vector<std::int64_t> parent_internal(700);
-    for (std::uint64_t v = 0; v < 700; ++v) {
-      EXPECT_EQ(levels.at(v + 1), truth[v]) << "vertex " << v + 1;
-      parent_internal[v] = parents.at(v + 1) < 0 ? -1 : parents.at(v + 1) - 1;
+  const std::string distances_path = shared_path(world, "distances.txt");
+  std::optional<std::map<std::uint64_t, double>> first_distances;
+  for (const std::string& graph_path : {mtx_path, zel_path}) {
+    for (const bool relabel : {false, true}) {
+      const std::vector<testing::Layout> layouts = testing::all_layouts(world.size());
+      for (const testing::Layout& layout : layouts) {
+        // SSSP (many small rounds: slow on oversubscribed ranks) on the first layout only.
+        const bool sssp = &layout == &layouts.front();
+        SCOPED_TRACE(graph_path + (relabel ? ", relabelled, " : ", ") + std::string(to_string(layout.partition)) +
+                     " " + layout.shape.to_string());
+        RunConfig config;
+        config.quiet = true;
+        config.partition = layout.partition;
+        config.grid = layout.partition == Partition::k2D ? std::optional<GridShape>(layout.shape) : std::nullopt;
+        config.input = GraphFileSpec{graph_path, std::nullopt, relabel, {}};
+        config.kernels = {true, sssp};
+        if (sssp) config.weights = TupleWeightSource::kUniform;
+        const std::uint64_t root = all.front().u;
+        config.roots = {root + 1, all.back().v + 1};
+        config.num_roots = 2;
+        config.write_levels = levels_path;
+        config.write_parents = parents_path;
+        if (sssp) config.write_distances = distances_path;
+        const RunResult result = run_distributed_benchmark(config);
+        EXPECT_EQ(result.num_vertices, relabel ? occurring : 700U);
+        EXPECT_EQ(result.searches.size(), 2U);
+        EXPECT_TRUE(result.searches[0].validated);
+        const std::vector<std::int64_t> truth = reference_bfs_levels(700, all, root);
+        const auto levels = read_values(config.write_levels);
+        const auto parents = read_values(config.write_parents);
+        const auto distances = sssp ? read_distances(config.write_distances) : std::map<std::uint64_t, double>();
+        ASSERT_EQ(levels.size(), result.num_vertices);
+        ASSERT_EQ(parents.size(), result.num_vertices);
+        if (sssp) {
+          ASSERT_EQ(distances.size(), result.num_vertices);
+        }
+        std::vector<std::int64_t> parent_internal(700, -1);
+        for (std::uint64_t v = 0; v < 700; ++v) {
+          if (!levels.contains(v + 1)) {
+            EXPECT_TRUE(relabel && !occurs[v]) << "vertex " << v + 1 << " missing";
+            continue;
+          }
+          EXPECT_EQ(levels.at(v + 1), truth[v]) << "vertex " << v + 1;
+          if (sssp) {
+            EXPECT_EQ(distances.at(v + 1) < 0, truth[v] < 0) << "vertex " << v + 1;
+          }
+          parent_internal[v] = parents.at(v + 1) < 0 ? -1 : parents.at(v + 1) - 1;
+        }
+        EXPECT_EQ(levels_from_parents(parent_internal, root), truth);
+        // The same tuples with the same drawn weights: the same distances, by file id.
+        if (sssp && !first_distances) first_distances = distances;
+        for (const auto& [v, d] : distances) EXPECT_EQ(first_distances->at(v), d) << "vertex " << v;
+        world.barrier();
+      }
     }
-    EXPECT_EQ(levels_from_parents(parent_internal, root), truth);
-    world.barrier();
   }
   if (world.rank() == 0) {
-    for (const std::string& path : {graph_path, levels_path, parents_path}) std::filesystem::remove(path);
+    for (const std::string& path : {mtx_path, zel_path, levels_path, parents_path, distances_path})
+      std::filesystem::remove(path);
   }
 }
 

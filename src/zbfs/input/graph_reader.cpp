@@ -225,7 +225,7 @@ LoadedGraph read_graph_file(const Communicator& world, const GraphFileSpec& spec
   LoadedGraph graph;
   graph.num_input_edges = file.num_input_edges;
   if (spec.relabel) {
-    graph.ids = compact_vertex_ids(world, file.edges, graph.num_vertices);
+    graph.ids = compact_vertex_ids(world, file.edges, graph.num_vertices, file.id_base);
   } else {
     graph.num_vertices = file.num_vertices;
     graph.ids = VertexIds::with_base(file.id_base);

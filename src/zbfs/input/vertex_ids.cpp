@@ -69,7 +69,7 @@ std::vector<std::uint64_t> VertexIds::to_source(const Communicator& world,
   }
   const std::uint64_t my_first = first_of_rank_[static_cast<std::size_t>(world.rank())];
   const std::vector<std::uint64_t> replies =
-      ask(world, grouped, counts, [&](std::uint64_t id) { return table_[id - my_first]; });
+      ask(world, grouped, counts, [&](std::uint64_t id) { return table_[id - my_first] + base_; });
   std::vector<std::uint64_t> out(internal.size());
   for (std::size_t i = 0; i < internal.size(); ++i) out[i] = replies[slot[i]];
   return out;
@@ -89,8 +89,10 @@ std::vector<std::optional<std::uint64_t>> VertexIds::to_internal(const Communica
   std::vector<std::uint64_t> found(source.size(), 0);
   const std::uint64_t my_first = first_of_rank_[static_cast<std::size_t>(world.rank())];
   for (std::size_t i = 0; i < source.size(); ++i) {
-    const auto it = std::lower_bound(table_.begin(), table_.end(), source[i]);
-    if (it != table_.end() && *it == source[i])
+    if (source[i] < base_) continue;
+    const std::uint64_t id = source[i] - base_;
+    const auto it = std::lower_bound(table_.begin(), table_.end(), id);
+    if (it != table_.end() && *it == id)
       found[i] = my_first + static_cast<std::uint64_t>(it - table_.begin()) + 1;
   }
   world.allreduce(std::span<std::uint64_t>(found), ReduceOp::kMax);
@@ -100,7 +102,8 @@ std::vector<std::optional<std::uint64_t>> VertexIds::to_internal(const Communica
   return out;
 }
 
-VertexIds compact_vertex_ids(const Communicator& world, std::span<Edge> edges, std::uint64_t& num_vertices) {
+VertexIds compact_vertex_ids(const Communicator& world, std::span<Edge> edges, std::uint64_t& num_vertices,
+                             std::uint64_t base) {
   const auto ranks = static_cast<std::size_t>(world.size());
   // The distinct ids this rank has, sorted.
   std::vector<std::uint64_t> mine;
@@ -156,6 +159,7 @@ VertexIds compact_vertex_ids(const Communicator& world, std::span<Edge> edges, s
     Edge& e = edges[static_cast<std::size_t>(i)];
     e = {rename(e.u), rename(e.v)};
   }
+  ids.base_ = base;
   return ids;
 }
 

@@ -1,9 +1,10 @@
 // VertexIds: how zbfs's dense internal vertex ids map to the ids of the graph's source,
 // for results reported in the user's ids. Generated graphs and files read as they are
 // map by an offset (Matrix Market ids start at 1); with --relabel the map is a sorted
-// table of the file's ids, split among the ranks by ranges of internal ids (rank r holds
-// ids [first(r), first(r + 1))). compact_vertex_ids builds it: a distributed sort of the
-// ids that occur, which keeps their order, so internal ids sort as the file's do.
+// table of the file's ids less that offset, split among the ranks by ranges of internal
+// ids (rank r holds ids [first(r), first(r + 1))), and the offset is added to what the
+// table gives. compact_vertex_ids builds it: a distributed sort of the ids that occur,
+// which keeps their order, so internal ids sort as the file's do.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,8 @@ class VertexIds {
                                                                       std::uint64_t num_vertices) const;
 
  private:
-  friend VertexIds compact_vertex_ids(const Communicator& world, std::span<Edge> edges, std::uint64_t& num_vertices);
+  friend VertexIds compact_vertex_ids(const Communicator& world, std::span<Edge> edges, std::uint64_t& num_vertices,
+                                      std::uint64_t base);
 
   std::uint64_t base_ = 0;
   std::vector<std::uint64_t> table_;          // relabelled: file ids of my internal range
@@ -44,7 +46,10 @@ class VertexIds {
 };
 
 // Collective: renumbers the ends of every rank's `edges` densely (0 .. n - 1, in the order
-// of the original ids) and returns the map back; `num_vertices` receives n.
-VertexIds compact_vertex_ids(const Communicator& world, std::span<Edge> edges, std::uint64_t& num_vertices);
+// of the original ids) and returns the map back to the source's ids, each an edge's id
+// plus `base` (1 for a Matrix Market file's, whose edges hold id - 1); `num_vertices`
+// receives n.
+VertexIds compact_vertex_ids(const Communicator& world, std::span<Edge> edges, std::uint64_t& num_vertices,
+                             std::uint64_t base = 0);
 
 }  // namespace zbfs
