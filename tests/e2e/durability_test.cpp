@@ -6,8 +6,12 @@
 // fails or shortens the N-th write, sync, close or rename). Each case checks the exit
 // status, the one-line message naming the file and the reason, that no partial file is
 // left, and that the final name is absent or holds what it held before.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -15,6 +19,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "command.hpp"
@@ -384,6 +389,141 @@ TEST(SmallFileSystem, FullStandardOutputIsAnError) {
   EXPECT_EQ(o.status, 1) << o.err;
   EXPECT_EQ(o.err, std::string("zbfs: error: cannot write the result block to standard output: ") +
                        std::strerror(ENOSPC) + "\n");
+}
+
+// ---- Outputs that are not regular files ----
+
+// A character device node made in the scratch folder (never /dev): `major`, `minor` as
+// /dev/null's (1, 3) or /dev/full's (1, 7). Empty where the machine does not allow it.
+std::optional<std::string> device_node(const Scratch& scratch, const std::string& name, unsigned major,
+                                       unsigned minor) {
+  const std::string path = scratch.file(name);
+  if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(major, minor)) != 0) return std::nullopt;
+  return path;
+}
+
+bool is_char_device(const std::string& path, dev_t rdev) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0 && S_ISCHR(info.st_mode) && info.st_rdev == rdev;
+}
+
+// Every writer into a device node: /dev/null's takes the output and stays the device it
+// was; /dev/full's refuses it with ENOSPC in one line (exit status 1) and stays too. No
+// partial name is made beside either.
+TEST(SpecialFiles, DevicesAreWrittenInPlaceAndNeverReplaced) {
+  const Scratch scratch;
+  const std::optional<std::string> null = device_node(scratch, "null", 1, 3);
+  const std::optional<std::string> full = device_node(scratch, "full", 1, 7);
+  if (!null || !full) GTEST_SKIP() << "cannot make device nodes here (mknod needs root): " << std::strerror(errno);
+  const std::string input = convert_input(scratch);
+  for (const Writer& w : writers()) {
+    for (const int ranks : {1, 4}) {
+      if (w.one_process && ranks > 1) continue;
+      const std::string context = w.name + " on " + std::to_string(ranks) + " ranks";
+      const Outcome to_null = run_with(launcher(ZBFS_BINARY, ranks), w.args(*null, input));
+      EXPECT_EQ(to_null.status, 0) << context << "\n" << to_null.err;
+      EXPECT_TRUE(is_char_device(*null, makedev(1, 3))) << context << ": the device node was replaced";
+      const Outcome to_full = run_with(launcher(ZBFS_BINARY, ranks), w.args(*full, input));
+      expect_one_failure(to_full, "zbfs: error: cannot write '" + *full + "': " + std::strerror(ENOSPC) + "\n");
+      EXPECT_EQ(to_full.err.find("partial"), std::string::npos) << context << "\n" << to_full.err;
+      EXPECT_TRUE(is_char_device(*full, makedev(1, 7))) << context << ": the device node was replaced";
+      EXPECT_TRUE(partial_files(scratch.path()).empty()) << context;
+    }
+  }
+}
+
+// What a reader of a FIFO gets: started before the writer, it reads to the end. A writer
+// that never opens the FIFO is let go by opening it once for writing without waiting.
+class FifoReader {
+ public:
+  explicit FifoReader(std::string path) : path_(std::move(path)) {
+    thread_ = std::thread([this] { text_ = slurp(path_); });
+  }
+  std::string finish() {
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+    thread_.join();
+    return text_;
+  }
+  ~FifoReader() {
+    if (thread_.joinable()) finish();
+  }
+  FifoReader(const FifoReader&) = delete;
+  FifoReader& operator=(const FifoReader&) = delete;
+
+ private:
+  std::string path_;
+  std::string text_;
+  std::thread thread_;
+};
+
+bool is_fifo(const std::string& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode);
+}
+
+// Every writer into a FIFO (named as its regular file, whose extension picks the format):
+// its reader gets what the writer puts in a regular file (the JSON record: a record, its
+// times differ), and the FIFO stays a FIFO.
+TEST(SpecialFiles, AFifoIsWrittenInPlace) {
+  const Scratch scratch;
+  const std::string input = convert_input(scratch);
+  for (const Writer& w : writers()) {
+    const std::string fifo = scratch.file("fifo_" + w.file_name);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+    for (const int ranks : {1, 4}) {
+      if (w.one_process && ranks > 1) continue;
+      const std::string context = w.name + " on " + std::to_string(ranks) + " ranks";
+      const std::string regular = scratch.file(w.file_name);
+      ASSERT_EQ(run_with(launcher(ZBFS_BINARY, ranks), w.args(regular, input)).status, 0) << context;
+      FifoReader reader(fifo);
+      const Outcome o = run_with(launcher(ZBFS_BINARY, ranks), w.args(fifo, input));
+      const std::string got = reader.finish();
+      EXPECT_EQ(o.status, 0) << context << "\n" << o.err;
+      EXPECT_TRUE(is_fifo(fifo)) << context << ": the FIFO was replaced";
+      if (w.only_rank_zero) {
+        EXPECT_TRUE(got.starts_with("{")) << context;
+      } else {
+        EXPECT_TRUE(got == slurp(regular)) << context << ": " << got.size() << " bytes, not " << slurp(regular).size();
+      }
+      EXPECT_TRUE(partial_files(scratch.path()).empty()) << context;
+    }
+  }
+}
+
+// A symbolic link is followed: its target (in another folder) is replaced durably and the
+// link stays; a link to a file not there yet creates it.
+TEST(SpecialFiles, SymbolicLinksAreFollowedAndKept) {
+  const Scratch scratch;
+  const std::string input = convert_input(scratch);
+  fs::create_directories(scratch.path() / "elsewhere");
+  for (const Writer& w : writers()) {
+    const int ranks = w.one_process ? 1 : 4;
+    const std::string context = w.name + " on " + std::to_string(ranks) + " ranks";
+    const std::string regular = scratch.file(w.file_name);
+    ASSERT_EQ(run_with(launcher(ZBFS_BINARY, ranks), w.args(regular, input)).status, 0) << context;
+    const std::string target = scratch.file("elsewhere/" + w.file_name);
+    const std::string missing = scratch.file("elsewhere/new_" + w.file_name);
+    std::ofstream(target) << kOldContent;
+    fs::remove(missing);
+    const std::string link = scratch.file("link_" + w.file_name);
+    const std::string dangling = scratch.file("dangling_" + w.file_name);
+    fs::remove(link);
+    fs::remove(dangling);
+    fs::create_symlink(fs::path("elsewhere") / w.file_name, link);
+    fs::create_symlink(fs::path("elsewhere") / ("new_" + w.file_name), dangling);
+    for (const auto& [name, file] : {std::pair{link, target}, std::pair{dangling, missing}}) {
+      const Outcome o = run_with(launcher(ZBFS_BINARY, ranks), w.args(name, input));
+      EXPECT_EQ(o.status, 0) << context << "\n" << o.err;
+      EXPECT_TRUE(fs::is_symlink(name)) << context << ": the link was replaced";
+      if (w.only_rank_zero) {
+        EXPECT_TRUE(slurp(file).starts_with("{")) << context;
+      } else {
+        EXPECT_TRUE(slurp(file) == slurp(regular)) << context << ": the link's target is not the output";
+      }
+    }
+    EXPECT_TRUE(partial_files(scratch.path()).empty()) << context;
+  }
 }
 
 }  // namespace

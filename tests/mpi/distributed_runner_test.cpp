@@ -3,7 +3,6 @@
 #include "zbfs/driver/distributed_runner.hpp"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -175,11 +174,10 @@ TEST(DistributedRunner, TinyGraphsRunEveryKernelOnEveryPartition) {
   }
   world.barrier();
   const int p = world_size();
-  const std::vector<std::pair<Partition, std::optional<GridShape>>> layouts = {
-      {Partition::k1D, std::nullopt},
-      {Partition::k2D, std::nullopt},
-      {Partition::k2D, GridShape{1, p}},
-      {Partition::kHybrid, std::nullopt}};
+  const std::vector<std::pair<Partition, std::optional<GridShape>>> layouts = {{Partition::k1D, std::nullopt},
+                                                                               {Partition::k2D, std::nullopt},
+                                                                               {Partition::k2D, GridShape{1, p}},
+                                                                               {Partition::kHybrid, std::nullopt}};
   for (const auto& [name, weighted] : graphs) {
     std::vector<Edge> edges;
     std::uint64_t n = 0;
@@ -206,8 +204,8 @@ TEST(DistributedRunner, TinyGraphsRunEveryKernelOnEveryPartition) {
         ASSERT_EQ(run.sssp_searches.size(), run.searches.size());
         for (std::size_t i = 0; i < run.searches.size(); ++i) {
           const std::vector<std::int64_t> levels = reference_bfs_levels(n, edges, run.searches[i].root);
-          const auto reached =
-              static_cast<std::uint64_t>(std::count_if(levels.begin(), levels.end(), [](std::int64_t l) { return l >= 0; }));
+          const auto reached = static_cast<std::uint64_t>(
+              std::count_if(levels.begin(), levels.end(), [](std::int64_t l) { return l >= 0; }));
           EXPECT_EQ(run.searches[i].reached_vertices, reached) << "BFS from " << run.searches[i].root;
           EXPECT_TRUE(run.searches[i].validated);
           EXPECT_EQ(run.sssp_searches[i].root, run.searches[i].root);

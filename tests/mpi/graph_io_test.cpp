@@ -204,8 +204,8 @@ TEST(GraphFiles, WrittenLevelsParentsAndDistancesMatchASequentialBfsOfTheFile) {
       for (const testing::Layout& layout : layouts) {
         // SSSP (many small rounds: slow on oversubscribed ranks) on the first layout only.
         const bool sssp = &layout == &layouts.front();
-        SCOPED_TRACE(graph_path + (relabel ? ", relabelled, " : ", ") + std::string(to_string(layout.partition)) +
-                     " " + layout.shape.to_string());
+        SCOPED_TRACE(graph_path + (relabel ? ", relabelled, " : ", ") + std::string(to_string(layout.partition)) + " " +
+                     layout.shape.to_string());
         RunConfig config;
         config.quiet = true;
         config.partition = layout.partition;

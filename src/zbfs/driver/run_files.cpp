@@ -1,5 +1,7 @@
 #include "zbfs/driver/run_files.hpp"
 
+#include <unistd.h>
+
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -9,6 +11,8 @@
 #include <system_error>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/output/output_file.hpp"
+#include "zbfs/output/posix_file.hpp"
 
 namespace zbfs {
 namespace {
@@ -24,9 +28,11 @@ int creation_errno(const std::string& path) {
   return 0;
 }
 
-// Whether two paths name one file: after resolving links and ./, or as hard links.
+// Whether two paths name one file: after resolving links and ./, or as hard links. A
+// character device (/dev/null) may take several outputs: each is written in place.
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code error;
+  if (std::filesystem::is_character_file(a, error)) return false;
   if (std::filesystem::equivalent(a, b, error) && !error) return true;
   const auto canonical = [](const std::string& path) {
     std::error_code e;
@@ -78,10 +84,23 @@ void refuse_shared_paths(const std::vector<NamedFile>& files, const Communicator
 }
 
 void require_writable_output(const std::string& path, const Communicator& world) {
-  int problem = 0;  // -1: a directory is in the way; else the errno of creating PATH.partial
+  // -1: a directory is in the way; else the errno of creating the partial file beside
+  // what PATH's links lead to, or, for a device or FIFO written in place, of access(2).
+  int problem = 0;
   if (world.rank() == 0) {
     std::error_code ec;
-    problem = std::filesystem::is_directory(path, ec) ? -1 : creation_errno(path + ".partial");
+    try {
+      const OutputTarget target = output_target(path);
+      if (std::filesystem::is_directory(target.path, ec)) {
+        problem = -1;
+      } else if (target.in_place) {
+        problem = ::access(target.path.c_str(), W_OK) == 0 ? 0 : errno;
+      } else {
+        problem = creation_errno(partial_path_of(target.path));
+      }
+    } catch (const FileError&) {
+      problem = ELOOP;
+    }
   }
   world.broadcast(std::span<int>(&problem, 1), 0);
   if (problem == -1) throw_usage_error("cannot write '" + path + "': it is a directory");

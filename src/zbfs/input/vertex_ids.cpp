@@ -92,8 +92,7 @@ std::vector<std::optional<std::uint64_t>> VertexIds::to_internal(const Communica
     if (source[i] < base_) continue;
     const std::uint64_t id = source[i] - base_;
     const auto it = std::lower_bound(table_.begin(), table_.end(), id);
-    if (it != table_.end() && *it == id)
-      found[i] = my_first + static_cast<std::uint64_t>(it - table_.begin()) + 1;
+    if (it != table_.end() && *it == id) found[i] = my_first + static_cast<std::uint64_t>(it - table_.begin()) + 1;
   }
   world.allreduce(std::span<std::uint64_t>(found), ReduceOp::kMax);
   for (std::size_t i = 0; i < source.size(); ++i) {

@@ -5,7 +5,10 @@
 // every rank succeeded, rank 0 checks the size and renames the file over PATH. On any
 // failure the partial file is removed and every rank throws the same one-line error
 // naming PATH and the reason (exit status 1): no failed run leaves a half-written file
-// under the name asked for, and an older PATH stays as it was.
+// under the name asked for, and an older PATH stays as it was. A symbolic link PATH is
+// followed (its target is replaced, the link stays). A device, FIFO or socket PATH (on
+// rank 0's node) is written in place as one stream by rank 0, the parts sent to it in
+// position order; a write error there (a full device) ends every rank the same way.
 #pragma once
 
 #include <span>

@@ -21,17 +21,27 @@ std::string output_failure(const std::string& path, const std::string& reason, c
          ")";
 }
 
-OutputFile::OutputFile(std::string path, std::uint64_t expected_bytes)
-    : path_(std::move(path)), partial_(partial_path_of(path_)) {
+OutputFile::OutputFile(std::string path, std::uint64_t expected_bytes) : path_(std::move(path)) {
   try {
-    file_.emplace(partial_, PosixFile::Open::kCreate);
+    const OutputTarget target = output_target(path_);
+    target_ = target.path;
+    in_place_ = target.in_place;
+    if (in_place_) {
+      file_.emplace(target_, PosixFile::Open::kExisting);
+      settled_ = true;  // nothing to remove on the way out
+    } else {
+      partial_ = partial_path_of(target_);
+      file_.emplace(partial_, PosixFile::Open::kCreate);
+    }
   } catch (const FileError& e) {
     throw Error(ExitCode::kFailure, "cannot write '" + path_ + "': " + e.what());
   }
-  try {
-    file_->reserve(expected_bytes);
-  } catch (const FileError& e) {
-    fail(e.what());
+  if (!in_place_) {
+    try {
+      file_->reserve(expected_bytes);
+    } catch (const FileError& e) {
+      fail(e.what());
+    }
   }
   buffer_.reserve(kBufferBytes);
 }
@@ -60,7 +70,11 @@ void OutputFile::flush() {
 
 void OutputFile::append(std::span<const char> bytes) {
   try {
-    file_->write_at(flushed_bytes_, bytes);
+    if (in_place_) {
+      file_->write_next(bytes);
+    } else {
+      file_->write_at(flushed_bytes_, bytes);
+    }
   } catch (const FileError& e) {
     fail(e.what());
   }
@@ -71,6 +85,12 @@ void OutputFile::seal() {
   if (!file_) return;
   flush();
   try {
+    if (in_place_) {
+      file_->sync_in_place();
+      file_->close();
+      file_.reset();
+      return;
+    }
     file_->sync();
     if (file_->size() != flushed_bytes_) {
       throw FileError("it holds " + std::to_string(file_->size()) + " bytes, not the " +
@@ -85,8 +105,9 @@ void OutputFile::seal() {
 
 void OutputFile::commit() {
   seal();
+  if (in_place_) return;
   try {
-    rename_durably(partial_, path_);
+    rename_durably(partial_, target_);
   } catch (const FileError& e) {
     fail(e.what());
   }
@@ -96,6 +117,7 @@ void OutputFile::commit() {
 void OutputFile::fail(const std::string& reason) {
   settled_ = true;
   file_.reset();
+  if (in_place_) throw Error(ExitCode::kFailure, "cannot write '" + path_ + "': " + reason);
   std::string problem;
   remove_file(partial_, problem);
   throw Error(ExitCode::kFailure, output_failure(path_, reason, problem));

@@ -2,7 +2,10 @@
 // The bytes go to NAME.partial; commit() writes what is buffered, syncs, closes and renames
 // it over NAME, then syncs the folder. Any failure, and destruction before commit() (an
 // exception on the way), removes NAME.partial; the error names NAME and the reason, so no
-// name ever holds a half-written file and an older NAME stays as it was. Local calls.
+// name ever holds a half-written file and an older NAME stays as it was. Where NAME is a
+// symbolic link, the file it leads to is the one replaced (the link stays); where NAME is
+// a device, a FIFO or a socket, it is opened and written in place (no partial name, no
+// rename) and a failure says so. Local calls.
 #pragma once
 
 #include <cstdint>
@@ -48,8 +51,10 @@ class OutputFile {
   void append(std::span<const char> bytes);
   [[noreturn]] void fail(const std::string& reason);
 
-  std::string path_;
-  std::string partial_;
+  std::string path_;     // as the user named it, for messages
+  std::string target_;   // what is written: path_ with its symbolic links followed
+  std::string partial_;  // empty when written in place
+  bool in_place_ = false;
   std::optional<PosixFile> file_;  // empty once sealed
   std::vector<char> buffer_;
   std::uint64_t flushed_bytes_ = 0;

@@ -120,14 +120,15 @@ auto with_fault(FileOp op, Call call) -> decltype(call()) {
   return call();
 }
 
-ssize_t write_some(int fd, const char* data, std::size_t size, std::uint64_t offset) {
+// pwrite at *offset, or write(2) where offset is null.
+ssize_t write_some(int fd, const char* data, std::size_t size, const std::uint64_t* offset) {
   const auto fault = planned_fault(FileOp::kWrite);
   if (fault && fault->error != 0) {
     errno = fault->error;
     return -1;
   }
   if (fault && size > 1) size /= 2;
-  return ::pwrite(fd, data, size, static_cast<off_t>(offset));
+  return offset != nullptr ? ::pwrite(fd, data, size, static_cast<off_t>(*offset)) : ::write(fd, data, size);
 }
 #else
 template <class Call>
@@ -135,12 +136,31 @@ auto with_fault(FileOp /*op*/, Call call) -> decltype(call()) {
   return call();
 }
 
-ssize_t write_some(int fd, const char* data, std::size_t size, std::uint64_t offset) {
-  return ::pwrite(fd, data, size, static_cast<off_t>(offset));
+// pwrite at *offset, or write(2) where offset is null.
+ssize_t write_some(int fd, const char* data, std::size_t size, const std::uint64_t* offset) {
+  return offset != nullptr ? ::pwrite(fd, data, size, static_cast<off_t>(*offset)) : ::write(fd, data, size);
 }
 #endif
 
 }  // namespace
+
+OutputTarget output_target(const std::string& path) {
+  // As the kernel does, give up after 40 links.
+  constexpr int kMaxLinks = 40;
+  std::filesystem::path at(path);
+  for (int links = 0; links <= kMaxLinks; ++links) {
+    struct stat info {};
+    if (::lstat(at.c_str(), &info) != 0) return {at.string(), false};  // created (or refused) at open
+    if (!S_ISLNK(info.st_mode)) {
+      return {at.string(), !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)};
+    }
+    std::error_code error;
+    const std::filesystem::path next = std::filesystem::read_symlink(at, error);
+    if (error) throw FileError("cannot read the symbolic link '" + at.string() + "': " + error.message());
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  throw_errno(ELOOP);
+}
 
 PosixFile::PosixFile(const std::string& path, Open how) {
   const int flags = O_WRONLY | O_CLOEXEC | (how == Open::kCreate ? O_CREAT | O_TRUNC : 0);
@@ -156,13 +176,18 @@ PosixFile::~PosixFile() {
 
 PosixFile::PosixFile(PosixFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 
-void PosixFile::write_at(std::uint64_t offset, std::span<const char> bytes) {
+void PosixFile::write_at(std::uint64_t offset, std::span<const char> bytes) { write_all(bytes, &offset); }
+
+void PosixFile::write_next(std::span<const char> bytes) { write_all(bytes, nullptr); }
+
+void PosixFile::write_all(std::span<const char> bytes, const std::uint64_t* offset) {
   // Linux moves at most 2^31 - 4096 bytes a call; larger pieces would come back short anyway.
   constexpr std::size_t kPiece = std::size_t{1} << 30;
   std::size_t done = 0;
   while (done < bytes.size()) {
     const std::size_t take = std::min(kPiece, bytes.size() - done);
-    const ssize_t wrote = write_some(fd_, bytes.data() + done, take, offset + done);
+    const std::uint64_t at = offset != nullptr ? *offset + done : 0;
+    const ssize_t wrote = write_some(fd_, bytes.data() + done, take, offset != nullptr ? &at : nullptr);
     if (wrote < 0) {
       if (errno == EINTR) continue;
       throw_errno(errno);
@@ -189,6 +214,14 @@ void PosixFile::sync() {
     rc = with_fault(FileOp::kSync, [&] { return ::fsync(fd_); });
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) throw_errno(errno);
+}
+
+void PosixFile::sync_in_place() {
+  int rc = 0;
+  do {
+    rc = with_fault(FileOp::kSync, [&] { return ::fsync(fd_); });
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) throw_errno(errno);
 }
 
 std::uint64_t PosixFile::size() const {

@@ -19,9 +19,22 @@ class FileError : public std::runtime_error {
   explicit FileError(const std::string& reason) : std::runtime_error(reason) {}
 };
 
+// What an output path names, once symbolic links are followed: the file written is the
+// last link's target (the links stay as they are). `in_place`: it exists and is neither a
+// regular file nor a folder (a character or block device, a FIFO, a socket), so it is
+// opened and written as it is, never replaced, as coreutils write to one.
+struct OutputTarget {
+  std::string path;
+  bool in_place = false;
+};
+// Throws FileError on a loop of links (ELOOP) or a link that cannot be read.
+[[nodiscard]] OutputTarget output_target(const std::string& path);
+
 class PosixFile {
  public:
-  enum class Open { kCreate, kExisting };  // kCreate truncates an old file of that name
+  // kCreate truncates an old file of that name; kExisting opens one without creating or
+  // truncating it (a device, a FIFO: opening a FIFO waits for its reader).
+  enum class Open { kCreate, kExisting };
 
   // Throws FileError when the file cannot be opened.
   PosixFile(const std::string& path, Open how);
@@ -33,17 +46,24 @@ class PosixFile {
 
   // Writes every byte at `offset` (pwrite, repeated after a short count).
   void write_at(std::uint64_t offset, std::span<const char> bytes);
+  // Writes every byte where the file stands (write(2)): what a FIFO or a device takes.
+  void write_next(std::span<const char> bytes);
   // Sets space aside for `bytes` without changing the size, so that a file system without
   // room says so before anything is written. Where the file system cannot (NFS, FUSE,
   // Lustre before 2.14) nothing happens: the writes still check every byte.
   void reserve(std::uint64_t bytes);
   void sync();
+  // sync() for a file written in place: a FIFO, a terminal or /dev/null cannot be synced
+  // (EINVAL, EROFS), which is no failure.
+  void sync_in_place();
   // The file's size now (fstat).
   [[nodiscard]] std::uint64_t size() const;
   // Closes and reports what close(2) said (NFS reports a full disk there).
   void close();
 
  private:
+  void write_all(std::span<const char> bytes, const std::uint64_t* offset);
+
   int fd_ = -1;
 };
 
