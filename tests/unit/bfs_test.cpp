@@ -2,7 +2,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -175,6 +178,67 @@ TEST(Bfs, ExtremeSwitchParametersStillGiveCorrectTrees) {
   const std::vector<Edge> edges = testing::kronecker_edges(11, 16, 8);
   for (const auto& [alpha, beta] : {std::pair{1e-9, 1e-9}, std::pair{1e9, 1e9}, std::pair{1.0, 1.0}}) {
     expect_correct_bfs<std::uint32_t>(11, edges, {edges[5].u, edges[6].v}, BfsOptions{Direction::kAuto, alpha, beta});
+  }
+}
+
+// Many searches with 2 to 4 threads beside a competing load (two spinning threads per
+// core, as other processes of a busy node or of ctest -j): plain, compressed and pruned,
+// over a graph of long paths (a step per vertex) with trees hanging from a small core.
+// Each step's parallel region made the threads wait, spinning, for a descheduled one, so
+// that threads made these searches 10 to 100 times slower than one thread, and a test
+// binary running them sat for minutes. With threads they must take about what one thread
+// takes beside the same load (the steps are too small to share).
+TEST(Bfs, ThreadedSearchesKeepGoingBesideACompetingLoad) {
+  std::vector<Edge> edges{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}, {0, 10}, {10, 11}, {11, 12}, {2, 14}, {3, 17}};
+  for (std::uint64_t v = 100; v + 1 < 1100; ++v) edges.push_back({v, v + 1});  // a path
+  edges.push_back({4, 1100});
+  for (std::uint64_t v = 1100; v + 1 < 1400; ++v) edges.push_back({v, v + 1});  // a tail on the core
+  const PackedEdgeList packed = testing::pack(11, edges);
+  const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(packed, CsrOrder::kDegree);
+  const CompressedCsr<std::uint32_t> compressed = build_compressed_csr<std::uint32_t>(packed, CsrOrder::kDegree, 0);
+  const PeeledForest<std::uint32_t> forest(graph.offsets(), graph.neighbor_data(), graph.num_vertices(),
+                                           PeeledForest<std::uint32_t>::kMaxRounds);
+  DirectionOptimizingBfs<std::uint32_t> plain(graph);
+  DirectionOptimizingBfs<std::uint32_t> packed_lists(compressed);
+  DirectionOptimizingBfs<std::uint32_t> pruned(graph, &forest);
+  const std::vector<std::uint64_t> roots{100, 1099, 1399, 12};
+  std::vector<std::vector<std::int64_t>> truth;
+  for (const std::uint64_t root : roots) truth.push_back(reference_bfs_levels(graph.num_vertices(), edges, root));
+
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (unsigned i = 0; i < 2 * std::max(2U, std::thread::hardware_concurrency()); ++i) {
+    load.emplace_back([&stop] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  const int saved_threads = omp_get_max_threads();
+  // A stalled run is cut short: every batch gets its own share of two minutes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::vector<std::int64_t> parent(graph.num_vertices());
+  std::vector<double> seconds;
+  for (const int threads : {1, 2, 3, 4}) {
+    omp_set_num_threads(threads);
+    const auto start = std::chrono::steady_clock::now();
+    for (int rep = 0; rep < 4 && std::chrono::steady_clock::now() < deadline; ++rep) {
+      for (std::size_t r = 0; r < roots.size(); ++r) {
+        for (DirectionOptimizingBfs<std::uint32_t>* bfs : {&plain, &packed_lists, &pruned}) {
+          for (const Direction d : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {
+            bfs->run(roots[r], parent, BfsOptions{d});
+            ASSERT_EQ(levels_from_parents(parent, roots[r]), truth[r]) << "root " << roots[r];
+          }
+        }
+      }
+    }
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  stop = true;
+  for (std::thread& t : load) t.join();
+  omp_set_num_threads(saved_threads);
+  for (std::size_t i = 1; i < seconds.size(); ++i) {
+    EXPECT_LT(seconds[i], 4 * seconds[0] + 0.5) << i + 1 << " threads took " << seconds[i] << " s, one thread "
+                                                << seconds[0] << " s: the threads wait for each other step by step";
   }
 }
 

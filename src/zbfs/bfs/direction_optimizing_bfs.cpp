@@ -47,6 +47,16 @@ class LocalQueue {
 // lists are shared out in shares of this many blocks.
 constexpr std::uint64_t kHeavyBlocks = 16;
 
+// Below this much work a step runs on the calling thread alone. A parallel region costs
+// a fork and a join, and libgomp's threads wait for each other spinning: where another
+// process holds a core (ctest -j, a shared node), each join can wait for a whole time
+// slice of the thread that was descheduled. A search of a long path has a step per
+// vertex, each reading two edges; with 2 threads beside a competing load it took minutes
+// (2 ms a step, several regions a step) instead of milliseconds.
+constexpr std::uint64_t kParallelEdges = 4096;  // a top-down step's frontier edges
+constexpr std::uint64_t kParallelWords = 64;    // bitmap words a bottom-up step scans
+constexpr std::uint64_t kParallelItems = 4096;  // vertices converted or attached
+
 // parent[child] = by, both in the input's ids: `original` maps internal ids to them, or
 // is nullptr when the graph keeps the input's ids.
 template <class V>
@@ -61,7 +71,7 @@ void set_parent(std::int64_t* parent, const V* original, V child, V by) {
 // Every entry -1: nothing reached.
 void fill_unreached(std::int64_t* parent, std::uint64_t n) {
   const auto vertices = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelItems)
   for (std::int64_t v = 0; v < vertices; ++v) parent[v] = -1;
 }
 
@@ -159,12 +169,13 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(const Rows& rows, std::in
   std::uint64_t next_size = 0;
   std::uint64_t scout = 0;
   std::uint8_t tall = tallest;
-  const bool shared = omp_get_max_threads() > 1;
+  const bool parallel = queue_edges_ >= kParallelEdges && omp_get_max_threads() > 1;
+  const bool shared = parallel;
   // The lists of more than kHeavyBlocks blocks, (vertex, first block) per share of
   // kHeavyBlocks, read by all threads once the rest of the frontier is done: the few hubs
   // of an early step would otherwise leave all their work to one thread.
   std::vector<std::pair<V, std::uint64_t>> heavy_shares;
-#pragma omp parallel reduction(+ : scout) reduction(max : tall)
+#pragma omp parallel if (parallel) reduction(+ : scout) reduction(max : tall)
   {
     LocalQueue<V> local(next_queue_.data(), &next_size);
     std::vector<std::pair<V, std::uint64_t>> heavy;
@@ -203,6 +214,7 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(const Rows& rows, std::in
   }
   queue_.swap(next_queue_);
   queue_size_ = next_size;
+  queue_edges_ = scout;
   scout_count = scout;
   tallest = tall;
   return next_size;
@@ -217,7 +229,8 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(const Rows& rows, std::i
   const auto words = static_cast<std::int64_t>(words_with_edges_);
   std::uint64_t awake = 0;
   std::uint8_t tall = tallest;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : awake) reduction(max : tall)
+#pragma omp parallel for schedule(dynamic, 64) if (words_with_edges_ >= kParallelWords) reduction(+ : awake) \
+    reduction(max : tall)
   for (std::int64_t w = 0; w < words; ++w) {
     const auto word = static_cast<std::size_t>(w);
     std::uint64_t unvisited = ~visited_.word(word) & visited_.valid_mask(word);
@@ -256,7 +269,7 @@ void DirectionOptimizingBfs<V>::queue_to_front_bitmap() {
   front_.clear();
   const V* queue = queue_.data();
   const auto size = static_cast<std::int64_t>(queue_size_);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (queue_size_ >= kParallelItems)
   for (std::int64_t i = 0; i < size; ++i) front_.set_atomic(queue[i]);
 }
 
@@ -266,7 +279,7 @@ void DirectionOptimizingBfs<V>::front_bitmap_to_queue() {
   // an edgeless root of an earlier step, which bottom-up steps leave in place.
   const auto words = static_cast<std::int64_t>(words_with_edges_);
   std::uint64_t size = 0;
-#pragma omp parallel
+#pragma omp parallel if (words_with_edges_ >= kParallelWords)
   {
     LocalQueue<V> local(queue_.data(), &size);
 #pragma omp for schedule(static) nowait
@@ -281,6 +294,7 @@ void DirectionOptimizingBfs<V>::front_bitmap_to_queue() {
     local.flush();
   }
   queue_size_ = size;
+  queue_edges_ = UINT64_MAX;  // not counted: a frontier after bottom-up steps is large
 }
 
 template <class V>
@@ -311,7 +325,7 @@ std::uint64_t DirectionOptimizingBfs<V>::attach_trees(std::int64_t* parent, cons
   const Bitmap& peeled = forest_->peeled_bits();
   const auto count = static_cast<std::int64_t>(attach_anchor_.size());
   std::uint64_t attached = 0;
-#pragma omp parallel for schedule(static) reduction(+ : attached)
+#pragma omp parallel for schedule(static) if (attach_anchor_.size() >= kParallelItems) reduction(+ : attached)
   for (std::int64_t i = 0; i < count; ++i) {
     const V a = anchor[i];
     if (peeled.test(a) || !visited_.test(a)) continue;
@@ -420,6 +434,7 @@ BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* par
   visited_.set(start);
   queue_[0] = start;
   queue_size_ = 1;
+  queue_edges_ = with_rows([start](const auto& rows) { return rows.degree(start); });
   DirectionPolicy policy(options, pruned ? forest_->core_vertices() : n,
                          pruned ? forest_->core_directed_edges() : num_directed_edges_,
                          with_rows([start](const auto& rows) { return rows.degree(start); }));

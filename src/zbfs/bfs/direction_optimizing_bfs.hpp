@@ -131,6 +131,9 @@ class DirectionOptimizingBfs {
   LargeArray<V> queue_;
   LargeArray<V> next_queue_;
   std::uint64_t queue_size_ = 0;
+  // The edges of the queue's vertices (what the next top-down step reads), as the step
+  // that found them counted; unknown (the most) after bottom-up steps.
+  std::uint64_t queue_edges_ = 0;
   // run(root, options)'s parents, and what its last search set in them (while
   // `dirty_`): the reached vertices (visited_ but not starts-visited, `last_reached_` of
   // them) and the root; everything when the search was pruned, or when a run into a

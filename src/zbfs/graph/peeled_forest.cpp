@@ -21,6 +21,11 @@ void concatenate(std::vector<std::vector<V>>& parts, std::vector<V>& out) {
   }
 }
 
+// A round of fewer vertices runs on the calling thread: a long path peels a vertex or two
+// a round, and each parallel region's join can wait for a descheduled thread's whole time
+// slice where other processes share the cores.
+constexpr std::int64_t kParallelRound = 4096;
+
 void raise_to(std::uint8_t& slot, std::uint8_t value) {
   std::atomic_ref<std::uint8_t> ref(slot);
   std::uint8_t seen = ref.load(std::memory_order_relaxed);
@@ -60,12 +65,12 @@ PeeledForest<V>::PeeledForest(const std::uint64_t* offsets, const V* adjacency, 
   for (int round = 1; round <= max_rounds && !frontier.empty(); ++round) {
     const auto mark = static_cast<std::uint8_t>(round);
     const auto size = static_cast<std::int64_t>(frontier.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (size >= kParallelRound)
     for (std::int64_t i = 0; i < size; ++i) {
       height_[frontier[static_cast<std::size_t>(i)]] = mark;
       peeled_.set_atomic(frontier[static_cast<std::size_t>(i)]);
     }
-#pragma omp parallel
+#pragma omp parallel if (size >= kParallelRound)
     {
       std::vector<V>& mine = parts[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(static)
@@ -97,7 +102,7 @@ PeeledForest<V>::PeeledForest(const std::uint64_t* offsets, const V* adjacency, 
   for (std::int64_t i = 0; i < n; ++i) height_[static_cast<std::uint64_t>(i)] = 0;
   for (const std::vector<V>& round : rounds) {
     const auto size = static_cast<std::int64_t>(round.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (size >= kParallelRound)
     for (std::int64_t i = 0; i < size; ++i) {
       const V v = round[static_cast<std::size_t>(i)];
       if (attach_[v] != v) raise_to(height_[attach_[v]], static_cast<std::uint8_t>(height_[v] + 1));
