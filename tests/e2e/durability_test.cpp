@@ -391,6 +391,31 @@ TEST(SmallFileSystem, FullStandardOutputIsAnError) {
                        std::strerror(ENOSPC) + "\n");
 }
 
+// Under mpirun too: rank 0's output reaches the file through mpirun, which would drop it
+// and let the job succeed; zbfs writes it there itself and fails with one line.
+TEST(SmallFileSystem, FullStandardOutputUnderMpirunIsAnError) {
+  const Outcome o = run_command("sh -c '" + std::string(ZBFS_MPIEXEC) + " -np 4 \"$0\" run -q -s 8 -r 2 >/dev/full'",
+                                std::string(ZBFS_BINARY));
+  EXPECT_NE(o.status, 0) << o.err;
+  EXPECT_EQ(error_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find(std::string("zbfs: error: cannot write the result block to standard output: ") +
+                       std::strerror(ENOSPC) + "\n"),
+            std::string::npos)
+      << o.err;
+  // And a file still gets the block, once per run, appended as >> asks.
+  const Scratch scratch;
+  const std::string out = scratch.file("block.txt");
+  for (int run = 0; run < 2; ++run) {
+    const Outcome ok =
+        run_command("sh -c '" + std::string(ZBFS_MPIEXEC) + " -np 4 \"$0\" run -q -s 8 -r 2 >>" + out + "'",
+                    std::string(ZBFS_BINARY));
+    EXPECT_EQ(ok.status, 0) << ok.err;
+  }
+  const std::string text = slurp(out);
+  EXPECT_EQ(text.find("SCALE:"), 0U) << text;
+  EXPECT_NE(text.find("SCALE:", 1), std::string::npos) << text;
+}
+
 // ---- Outputs that are not regular files ----
 
 // A character device node made in the scratch folder (never /dev): `major`, `minor` as
