@@ -3,7 +3,10 @@
 // malformed case with its line and message, and the binary edge list's header and
 // records (round trip, wrong magic, truncation, corruption, ids out of range).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -69,9 +72,15 @@ TEST(InputFile, SaysWhatIsWrongWithAPath) {
     }
     return std::string("no error");
   };
-  // A directory opens but is no regular file; no stale errno is appended.
-  EXPECT_EQ(message_of("/"), "'/' is not a regular file");
+  const std::string needs = ", and the parallel reader needs a regular file (save the stream to a file first)";
+  EXPECT_EQ(message_of("/"), "cannot read '/': it is a folder" + needs);
   EXPECT_EQ(message_of("/nonexistent/zbfs-graph"), "cannot open '/nonexistent/zbfs-graph': No such file or directory");
+  // A FIFO with no writer: refused at once (opening it would wait for a writer forever).
+  const std::string fifo =
+      (std::filesystem::temp_directory_path() / ("zbfs_input_fifo_" + std::to_string(::getpid()))).string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(message_of(fifo), "cannot read '" + fifo + "': it is a FIFO" + needs);
+  std::filesystem::remove(fifo);
 }
 
 TEST(MatrixMarketText, EntriesAreOneBasedAndChecked) {
