@@ -181,14 +181,21 @@ TEST(DistributedSssp, AnyDeltaGivesTheSameDistances) {
   const ProcessGrid grid(Partition::k1D, {1, world_size()}, whole.n, &metrics);
   RankGraph mine(grid, spec);
   const std::unique_ptr<Exchanger> exchanger = make_exchanger({});
-  // Narrow (many buckets, past the window of near ones), default, and wider than any weight.
+  // Narrow (many buckets, past the window of near ones), default, wider than any weight,
+  // and so narrow that a bucket holds one distinct distance at most, billions of empty
+  // buckets apart (which cost nothing), or that d / delta overflows 64 bits.
+  std::vector<float> sorted = truth;
+  std::sort(sorted.begin(), sorted.end());
+  const auto distinct = static_cast<std::uint64_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
   for (const std::optional<double> delta :
-       {std::optional<double>(1e-4), std::optional<double>(), std::optional<double>(4.0)}) {
+       {std::optional<double>(1e-4), std::optional<double>(), std::optional<double>(4.0), std::optional<double>(1e-12),
+        std::optional<double>(1e-30)}) {
     DistributedSssp sssp(grid, *mine.graph, *exchanger, metrics, delta);
     std::vector<std::int64_t> parent(grid.blocks().block());
     std::vector<float> distance(grid.blocks().block());
-    sssp.run(root, parent, distance);
+    const SsspStats stats = sssp.run(root, parent, distance);
     EXPECT_EQ(gather_distances(grid, distance), truth) << "delta " << sssp.delta();
+    EXPECT_LE(stats.buckets, 2 * distinct) << "delta " << sssp.delta();
   }
 }
 

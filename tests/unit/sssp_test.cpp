@@ -243,6 +243,38 @@ TEST(DeltaStepping, MatchesDijkstraAndPassesTheValidator) {
   omp_set_num_threads(omp_get_num_procs());
 }
 
+// A tiny delta puts a path's vertices billions of buckets apart: the empty buckets cost
+// nothing (a search takes a bucket per distinct distance at most), and a delta so small
+// that distance / delta overflows 64 bits still gives Dijkstra's distances.
+TEST(DeltaStepping, TinyDeltaCostsABucketPerDistanceAtMost) {
+  std::vector<Edge> edges;
+  std::vector<float> w;
+  for (std::uint64_t v = 0; v + 1 < 200; ++v) {
+    edges.push_back({v, v + 1});
+    w.push_back(static_cast<float>((v * 37 % 101) + 1) / 97.0F);
+  }
+  const PackedEdgeList list = testing::pack(8, edges);
+  InputEdges in(list, 200);
+  in.attach_weights(w.data());
+  const Csr<std::uint32_t> g = build_csr<std::uint32_t>(in, CsrOrder::kDegree);
+  const LargeArray<float> lw = build_list_weights(g, in);
+  std::vector<std::int64_t> parent(200);
+  std::vector<float> distance(200);
+  for (const int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    for (const double delta : {1e-7, 1e-12, 1e-30}) {
+      DeltaStepping sssp(g, lw.span(), delta);
+      for (const std::uint64_t root : {0, 57, 199}) {
+        const SsspStats stats = sssp.run(root, parent, distance);
+        EXPECT_TRUE(validate_sssp_tree(in, root, parent, distance).ok()) << "delta " << delta;
+        EXPECT_EQ(std::vector<float>(distance), reference_sssp_distances(200, edges, w, root)) << "delta " << delta;
+        EXPECT_LE(stats.buckets, 2 * 200U) << "delta " << delta;
+      }
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+}
+
 TEST(DeltaStepping, ZeroWeightsMakeNoCycles) {
   // A ring and chords, every weight 0 or tiny: many equal distances.
   std::vector<Edge> edges;

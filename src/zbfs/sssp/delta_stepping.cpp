@@ -57,8 +57,12 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
   }
   const auto entries = static_cast<std::int64_t>(weights.size());
   double weight_sum = 0;
-#pragma omp parallel for reduction(+ : weight_sum)
-  for (std::int64_t k = 0; k < entries; ++k) weight_sum += weights[static_cast<std::size_t>(k)];
+  float largest = 0;
+#pragma omp parallel for reduction(+ : weight_sum) reduction(max : largest)
+  for (std::int64_t k = 0; k < entries; ++k) {
+    weight_sum += weights[static_cast<std::size_t>(k)];
+    largest = std::max(largest, weights[static_cast<std::size_t>(k)]);
+  }
   delta_ = 1.0;
   if (entries > 0 && with_edges > 0 && weight_sum > 0) {
     const double mean_weight = weight_sum / static_cast<double>(entries);
@@ -66,6 +70,7 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
     delta_ = kDeltaDegrees * mean_weight / mean_degree;
   }
   if (delta) delta_ = *delta;
+  delta_ = std::max(delta_, smallest_delta(largest, n));
 
   // The light lists: count, place.
   const auto light = static_cast<float>(delta_);
@@ -99,8 +104,10 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
   const auto light = static_cast<float>(delta_);  // an edge is light when w < light
   const double per_bucket = 1.0 / delta_;
   const auto bucket_of = [per_bucket](float d) {
-    // Monotone in d, so a later bucket never holds a shorter distance.
-    return static_cast<std::uint64_t>(static_cast<double>(d) * per_bucket);
+    // Monotone in d, so a later bucket never holds a shorter distance (an infinite one, of
+    // no vertex that is filed, saturates).
+    const double scaled = static_cast<double>(d) * per_bucket;
+    return scaled < 1.8e19 ? static_cast<std::uint64_t>(scaled) : kNoBucket - 1;
   };
   const std::uint64_t* offsets = graph_.offsets();
   const Vertex* neighbors = graph_.neighbor_data();
@@ -138,9 +145,7 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
       std::uint64_t current = word.load(std::memory_order_relaxed);
       while (bits < distance_bits(current)) {
         if (word.compare_exchange_weak(current, pack(dv, u), std::memory_order_relaxed)) {
-          const std::uint64_t b = std::max(first_bucket, bucket_of(dv));
-          if (b >= me.bins.size()) me.bins.resize(b + 1);
-          me.bins[b].push_back(v);
+          me.bins.at(std::max(first_bucket, bucket_of(dv))).push_back(v);
           ++me.improvements;
           return;
         }
@@ -166,8 +171,12 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
     std::vector<Vertex> none;
     // The next frontier: every thread's vertices in `bucket`.
     const auto gather = [&] {
-      concatenate([&](ThreadBins& t) -> std::vector<Vertex>& { return bucket < t.bins.size() ? t.bins[bucket] : none; },
-                  next_frontier_);
+      concatenate(
+          [&](ThreadBins& t) -> std::vector<Vertex>& {
+            std::vector<Vertex>* here = t.bins.find(bucket);
+            return here != nullptr ? *here : none;
+          },
+          next_frontier_);
 #pragma omp single
       {
         frontier_.swap(next_frontier_);
@@ -199,8 +208,9 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
       // Bucket fusion (as GAPBS and GraphIt do): what a thread found for this bucket, while
       // it is little, it settles itself at once instead of waiting a round for the team;
       // most of a Kronecker graph's rounds are a handful of vertices.
-      while (bucket < me.bins.size() && !me.bins[bucket].empty() && me.bins[bucket].size() < kFusionLimit) {
-        me.fused.swap(me.bins[bucket]);
+      for (std::vector<Vertex>* here = me.bins.find(bucket); here != nullptr && here->size() < kFusionLimit;
+           here = me.bins.find(bucket)) {
+        me.fused.swap(*here);
         for (const Vertex u : me.fused) settle_light(u);
         me.fused.clear();
       }
@@ -236,21 +246,17 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
       }
 #pragma omp single
       {
+        // The next bucket that holds anything: empty buckets cost nothing, whatever delta.
         std::uint64_t next = kNoBucket;
-        for (const ThreadBins& t : threads_) {
-          for (std::uint64_t b = bucket; b < std::min<std::uint64_t>(t.bins.size(), next); ++b) {
-            if (!t.bins[b].empty()) {
-              next = b;
-              break;
-            }
-          }
-        }
+        for (const ThreadBins& t : threads_) next = std::min(next, t.bins.first_from(bucket));
         ++stats.buckets;
         advanced = next != bucket;
         if (next == kNoBucket) {
           done = true;
+          for (ThreadBins& t : threads_) t.bins.advance(0);
         } else {
           bucket = next;
+          for (ThreadBins& t : threads_) t.bins.advance(bucket);
           if (++pass_ == 0) {
             std::fill_n(mark, n, 0U);
             pass_ = 1;

@@ -33,6 +33,7 @@
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/graph/csr.hpp"
+#include "zbfs/sssp/bucket_bins.hpp"
 #include "zbfs/sssp/sssp_stats.hpp"
 
 namespace zbfs {
@@ -49,6 +50,13 @@ class DeltaStepping {
   // vertices with edges) times kDeltaDegrees, so that a vertex has about that many light
   // edges.
   static constexpr double kDeltaDegrees = 2.0;
+  // The smallest bucket width a search uses: a path's distance, at most `vertices` times
+  // the largest weight, stays below 2^56 widths, so that bucket (and sixteenth) numbers
+  // are exact integers. A --delta below it changes nothing the user can see: each
+  // distinct float distance has a bucket of its own either way.
+  static double smallest_delta(double largest_weight, std::uint64_t vertices) {
+    return largest_weight * static_cast<double>(vertices) / 72057594037927936.0;  // 2^56
+  }
   [[nodiscard]] double delta() const { return delta_; }
 
   // Searches from `root` (an input id) and writes the tree in the input's ids: parent[root]
@@ -80,11 +88,11 @@ class DeltaStepping {
     std::uint64_t first;
   };
   struct alignas(64) ThreadBins {
-    std::vector<std::vector<Vertex>> bins;  // vertices by bucket
-    std::vector<Vertex> settled;            // this pass's vertices, for their heavy edges
-    std::vector<HeavyPiece> pieces;         // their lists' pieces
-    std::vector<Vertex> fused;              // the bucket's vertices a thread settles alone
-    std::vector<Vertex> finished;           // settled in this bucket's passes, final once it is left
+    BucketBins<Vertex> bins;         // vertices by bucket
+    std::vector<Vertex> settled;     // this pass's vertices, for their heavy edges
+    std::vector<HeavyPiece> pieces;  // their lists' pieces
+    std::vector<Vertex> fused;       // the bucket's vertices a thread settles alone
+    std::vector<Vertex> finished;    // settled in this bucket's passes, final once it is left
     std::uint64_t light_edges = 0;
     std::uint64_t heavy_edges = 0;
     std::uint64_t improvements = 0;

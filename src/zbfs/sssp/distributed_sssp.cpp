@@ -88,9 +88,13 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   const std::uint64_t entries = csr.num_entries();
   const float* weights = csr.weight_data();
   double weight_sum = 0;
+  float largest = 0;
   const auto count = static_cast<std::int64_t>(entries);
-#pragma omp parallel for reduction(+ : weight_sum)
-  for (std::int64_t k = 0; k < count; ++k) weight_sum += weights[k];
+#pragma omp parallel for reduction(+ : weight_sum) reduction(max : largest)
+  for (std::int64_t k = 0; k < count; ++k) {
+    weight_sum += weights[k];
+    largest = std::max(largest, weights[k]);
+  }
   std::uint64_t with_edges = 0;
   for (const std::uint64_t d : graph_.owned_degree()) with_edges += d > 0 ? 1 : 0;
   // The one-process kernel's default over the whole graph (every rank the same).
@@ -104,6 +108,8 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
     delta_ = DeltaStepping::kDeltaDegrees * mean_weight / mean_degree;
   }
   if (delta) delta_ = *delta;
+  const double largest_weight = grid.world().allreduce(static_cast<double>(largest), ReduceOp::kMax);
+  delta_ = std::max(delta_, DeltaStepping::smallest_delta(largest_weight, grid.blocks().num_vertices()));
   inverse_delta_ = 1.0 / delta_;
   sub_bucket_min_ = sub_buckets.min_per_rank * static_cast<std::uint64_t>(grid.world().size());
   sub_bucket_stop_below_ = sub_buckets.stop_below;
