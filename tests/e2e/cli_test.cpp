@@ -1537,3 +1537,26 @@ TEST(CliMpi, TimeWaitsReportsWaitingApartFromTimeInMpi) {
   }
   std::filesystem::remove(json_path);
 }
+
+// Every failure ends in one "zbfs: error:" line: a folder given as a record, and an
+// allocation that fails on every rank of a 4-rank job at once (an address-space limit
+// below what --force makes it try), which the first failing rank reports alone. mpirun
+// adds its own notice of the abort; zbfs's part is the one line.
+TEST(CliErrors, FailuresEndInOneLine) {
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  const Outcome model = run_zbfs("model " + folder + " --ranks 4");
+  EXPECT_EQ(model.status, 2) << model.err;
+  EXPECT_EQ(model.err, "zbfs: error: cannot read '" + folder + "': it is a folder\n");
+  const Outcome short_of_memory =
+      run_command("sh -c 'ulimit -v 2000000; exec timeout 120 " + std::string(ZBFS_MPIEXEC) +
+                      " -np 4 \"$0\" run -q -s 24 --force --no-validate'",
+                  ZBFS_BINARY);
+  EXPECT_NE(short_of_memory.status, 0);
+  int lines = 0;
+  for (std::size_t at = short_of_memory.err.find("zbfs: error:"); at != std::string::npos;
+       at = short_of_memory.err.find("zbfs: error:", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1) << short_of_memory.err;
+  EXPECT_NE(short_of_memory.err.find("out of memory"), std::string::npos) << short_of_memory.err;
+  EXPECT_EQ(short_of_memory.err.find("ORTE_ERROR_LOG"), std::string::npos) << short_of_memory.err;
+}

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -163,8 +166,10 @@ void read_phases_and_traffic(const nlohmann::json& j, const RecordFields& fields
 }  // namespace
 
 RecordedRun read_recorded_run(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw_usage_error("cannot read '" + path + "': it is a folder");
   std::ifstream in(path);
-  if (!in) throw_usage_error("cannot read '" + path + "'");
+  if (!in) throw_usage_error("cannot read '" + path + "': " + std::strerror(errno));
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
   if (j.is_discarded()) throw_usage_error("'" + path + "' is not a JSON document");
   const RecordFields fields(path);

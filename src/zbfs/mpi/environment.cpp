@@ -5,6 +5,13 @@
 #include <mpi-ext.h>
 #endif
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 
 #include "zbfs/core/error.hpp"
@@ -27,6 +34,25 @@ MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
   if (provided < MPI_THREAD_FUNNELED) {
     throw Error(ExitCode::kFailure, "the MPI library does not support MPI_THREAD_FUNNELED");
   }
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  job_key_ = (static_cast<std::uint64_t>(::getpid()) << 40) ^ now;
+  MPI_Bcast(&job_key_, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+}
+
+bool MpiEnvironment::first_to_abort_on_node() const {
+  if (world_size_ <= 1) return true;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  // Abstract (a leading NUL): nothing in the file system, gone with the process.
+  const int length = std::snprintf(address.sun_path + 1, sizeof(address.sun_path) - 1, "zbfs-abort-%llx",
+                                   static_cast<unsigned long long>(job_key_));
+  const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + static_cast<std::size_t>(length));
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), size) == 0) return true;  // kept open until the end
+  const bool other_process_first = errno == EADDRINUSE;
+  ::close(fd);
+  return !other_process_first;
 }
 
 MpiEnvironment::~MpiEnvironment() {

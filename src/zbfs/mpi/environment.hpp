@@ -4,6 +4,7 @@
 // then aborts the job itself (abort_job) rather than letting a rank hang.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace zbfs {
@@ -18,9 +19,17 @@ class MpiEnvironment {
   [[nodiscard]] int world_rank() const { return world_rank_; }
   [[nodiscard]] int world_size() const { return world_size_; }
 
+  // For a rank about to end the job alone (abort_job): whether it is the first of this
+  // job's ranks on its node to ask. Only that one reports and aborts, so that ranks that
+  // fail alike (every rank short of memory) print one line, and Open MPI is not asked to
+  // abort by several ranks at once (which garbles its own messages). A local call: an
+  // abstract Unix socket named for the job, released when the process ends.
+  [[nodiscard]] bool first_to_abort_on_node() const;
+
  private:
   int world_rank_ = 0;
   int world_size_ = 1;
+  std::uint64_t job_key_ = 0;  // rank 0's process id and start time, the same on every rank
 };
 
 // This process's rank in the job, and the job's size (MPI_COMM_WORLD); local calls.
