@@ -43,6 +43,27 @@ TEST(MemoryEstimate, CountsTheEdgesOfEveryRank) {
   EXPECT_GT(four, one / 8);  // per rank, a quarter of the edges plus the baseline
 }
 
+// Small runs are estimated at what they hold (bench/memory_estimate.py measured scale 12
+// at 23.5 to 25 MiB a rank at 1, 4 and 16 ranks, and scale 14 at 53 to 71 MiB at 128):
+// no 200 MiB of fixed buffers that refused runs which fit.
+TEST(MemoryEstimate, SmallRunsAreEstimatedAtWhatTheyHold) {
+  RunConfig config;
+  config.scale = 12;
+  for (const Partition partition : {Partition::k1D, Partition::k2D, Partition::kHybrid}) {
+    config.partition = partition;
+    for (const int ranks : {1, 4, 16}) {
+      const std::uint64_t estimate = estimate_rank_peak_memory_bytes(config, ranks);
+      EXPECT_GE(estimate, std::uint64_t{24} << 20) << ranks << " ranks";
+      EXPECT_LE(estimate, std::uint64_t{33} << 20) << ranks << " ranks";
+    }
+  }
+  config.scale = 14;
+  config.partition = Partition::k1D;
+  const std::uint64_t at_128 = estimate_rank_peak_memory_bytes(config, 128);
+  EXPECT_GE(at_128, std::uint64_t{53} << 20);
+  EXPECT_LE(at_128, std::uint64_t{92} << 20);
+}
+
 }  // namespace
 }  // namespace zbfs
 

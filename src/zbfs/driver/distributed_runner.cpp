@@ -108,13 +108,26 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
     if (config.input || config.graph.kind != GraphKind::kKronecker)
       graph = "a graph of " + counted(static_cast<long long>(n), "vertex", "vertices") + " and " +
               counted(static_cast<long long>(m), "edge");
-    std::string hint = "use more ranks, or --force";
-    if (config.input && !config.input->relabel) hint = "use --relabel if its ids are sparse, more ranks, or --force";
     const std::string needed = result.estimated_peak_bytes == UINT64_MAX
                                    ? "more than 16 EiB"
                                    : "about " + format_bytes(result.estimated_peak_bytes);
-    throw_usage_error(graph + " needs " + needed + " per rank on " + counted(world.size(), "rank") +
-                      ", more than this node's available memory allows (" + hint + ")");
+    // What would help: more nodes (each rank's share shrinks), one rank on this node (the
+    // one-process kernel holds the graph once, compressed or produced again where that
+    // fits), relabelled sparse ids, or --force.
+    std::string hint = "use more nodes";
+    const auto available = available_memory_bytes();
+    if (config.backend == Backend::kCpu && !config.input && available) {
+      const MemoryPlan one = plan_memory(config, available, n, m);
+      if (one.estimated_peak_bytes <= *available) {
+        hint += ", or one rank on this node (zbfs run without mpirun: about " + format_bytes(one.estimated_peak_bytes) +
+                ")";
+      }
+    }
+    if (config.input && !config.input->relabel) hint += ", --relabel if its ids are sparse";
+    hint += ", or --force to try anyway";
+    throw_usage_error(graph + " needs " + needed + " per rank on " + counted(world.size(), "rank") + ", but " +
+                      format_bytes(*available_memory_bytes()) + " available on this node gives each of its " +
+                      counted(node_ranks, "rank") + " " + format_bytes(*budget) + " (" + hint + ")");
   }
 }
 

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The memory estimate against the measured peak (issue 56): for each rank count,
+partition, scale and kernel choice, one run's JSON record gives the estimated peak per
+rank (what the memory check compares with the available memory) and the largest rank's
+peak resident memory. The estimate must never be below the peak, and at most 1.3 times
+it. Prints a table and the worst ratios; exits 1 when a run is outside [1, --most].
+
+    python3 bench/memory_estimate.py --ranks 1 4 16 --scales 12 16 20 22
+    python3 bench/memory_estimate.py --ranks 128 --scales 12 14 --partitions 1d 2d \\
+        --mpirun-args=--oversubscribe
+
+A run under --force, so that the check never refuses one (the point is to measure it).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+PARTITIONS = ["shared", "1d", "2d", "hybrid"]
+KERNELS = ["bfs", "bfs,sssp"]
+
+
+def run_once(args, ranks, partition, scale, kernels, extra):
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "run.json")
+        cmd = [args.binary, "run", "--scale", str(scale), "--partition", partition, "--roots", str(args.roots),
+               "--kernels", kernels, "--quiet", "--force", "--json", record] + extra
+        if args.threads:
+            cmd += ["--threads", str(args.threads)]
+        if ranks > 1 or partition != "shared":
+            cmd = [args.mpirun, "-np", str(ranks)] + args.mpirun_args.split() + cmd
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            return None, done.stderr.strip().splitlines()[-1:] if done.stderr.strip() else ["failed"]
+        with open(record) as f:
+            memory = json.load(f)["memory"]
+        return (memory["estimated_peak_bytes"], memory["peak_rss_bytes"]), None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default="build/bin/zbfs")
+    parser.add_argument("--mpirun", default="mpirun")
+    parser.add_argument("--mpirun-args", default="--oversubscribe" + (" --allow-run-as-root" if os.geteuid() == 0 else ""))
+    parser.add_argument("--ranks", type=int, nargs="+", default=[1, 4])
+    parser.add_argument("--scales", type=int, nargs="+", default=[12, 16, 20])
+    parser.add_argument("--partitions", nargs="+", default=PARTITIONS, choices=PARTITIONS)
+    parser.add_argument("--kernels", nargs="+", default=KERNELS, choices=KERNELS)
+    parser.add_argument("--roots", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--most", type=float, default=1.3, help="the largest estimate / peak allowed")
+    parser.add_argument("--extra", default="", help="more zbfs run options, e.g. '--prune'")
+    args = parser.parse_args()
+    print(f"{'ranks':>5} {'partition':>9} {'scale':>5} {'kernels':>8} {'estimate MiB':>13} {'peak MiB':>9} {'ratio':>6}")
+    worst = []
+    for ranks in args.ranks:
+        for partition in args.partitions:
+            if partition == "shared" and ranks != 1:
+                continue
+            for scale in args.scales:
+                for kernels in args.kernels:
+                    got, error = run_once(args, ranks, partition, scale, kernels, args.extra.split())
+                    if got is None:
+                        print(f"{ranks:>5} {partition:>9} {scale:>5} {kernels:>8}  failed: {error}")
+                        continue
+                    estimate, peak = got
+                    ratio = estimate / peak
+                    worst.append((ratio, ranks, partition, scale, kernels))
+                    flag = "" if 1.0 <= ratio <= args.most else "  <-- outside [1, %.2f]" % args.most
+                    print(f"{ranks:>5} {partition:>9} {scale:>5} {kernels:>8} {estimate / 2**20:>13.1f} "
+                          f"{peak / 2**20:>9.1f} {ratio:>6.2f}{flag}", flush=True)
+    if not worst:
+        return 1
+    worst.sort()
+    print(f"lowest ratio {worst[0][0]:.2f} {worst[0][1:]}; highest {worst[-1][0]:.2f} {worst[-1][1:]}")
+    return 0 if worst[0][0] >= 1.0 and worst[-1][0] <= args.most else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
