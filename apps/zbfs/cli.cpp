@@ -103,16 +103,15 @@ std::optional<GraphFormat> format_option(const std::string& name, const char* fl
 }
 
 // Options shared by `run` and `model` that describe a network.
-void add_network_options(CLI::App& app, TextOptions& text, const std::string& default_help) {
+void add_network_options(CLI::App& app, TextOptions& text, const std::string& default_help,
+                         const std::string& ranks_per_node_help) {
   app.add_option("--network", text.network,
                  "network whose cost model prices the traffic: shm, 1gbe, 10gbe, ib-qdr, ib-hdr, nvlink" + default_help)
       ->capture_default_str();
   app.add_option("--network-latency", text.network_latency, "inter-node latency, e.g. 50us (overrides --network)");
   app.add_option("--network-bandwidth", text.network_bandwidth,
                  "inter-node bandwidth, e.g. 1gbit, 10Gbit/s, 3.2GB/s (overrides --network)");
-  app.add_option("--ranks-per-node", text.ranks_per_node,
-                 "consecutive ranks that share a node, in the network model (default: 1 for a preset, the real "
-                 "layout for measure) and in --partition hybrid (default: the ranks that share a machine)");
+  app.add_option("--ranks-per-node", text.ranks_per_node, ranks_per_node_help);
 }
 
 // The network flags as a choice; the name is checked later (validate_config, model_of),
@@ -157,7 +156,7 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--write-parents", config.write_parents, "write every vertex's BFS parent from the first search key");
   run.add_option("--kernels", text.kernels,
                  "which Graph500 kernels run on the graph, from the same search keys: bfs, sssp (single-source "
-                 "shortest paths over the tuples' weights; one process so far), or bfs,sssp (every BFS, then every "
+                 "shortest paths over the tuples' weights, on every partition), or bfs,sssp (every BFS, then every "
                  "SSSP, as graph500_reference_bfs_sssp)")
       ->capture_default_str();
   run.add_option("--weights", text.weights,
@@ -278,7 +277,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--fail-on-rank", config.fail_on_rank,
                  "testing aid: make this rank fail at the first search (the job must end with an error)")
       ->group("Testing");
-  add_network_options(run, text, ", or measure (a ping-pong at start-up)");
+  add_network_options(run, text, ", or measure (a ping-pong at start-up)",
+                      "consecutive ranks that share a node, in the network model (default: 1 for a preset, the real "
+                      "layout for measure) and in --partition hybrid (default: the ranks that share a machine)");
 }
 
 int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int ranks) {
@@ -398,6 +399,10 @@ int model_command(ModelOptions options, int rank) {
     apply_inter_node_overrides(choice, target.network);
   } else if (choice.measure()) {
     throw_usage_error("zbfs model cannot measure a network; name a preset, 'recorded', or give figures");
+  } else if (!network_preset(choice.name)) {
+    std::string known;
+    for (const std::string& n : network_preset_names()) known += n + ", ";
+    throw_usage_error("--network: unknown network '" + choice.name + "' (known: " + known + "recorded)");
   } else {
     target.network = model_of(choice);
   }
@@ -529,7 +534,9 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   model->add_option("record", model_options.record, "a run's JSON record (zbfs run --json FILE)")->required();
   model->add_option("-P,--ranks", model_options.ranks, "ranks to project to")->required();
   model->add_option("--grid", model_options.grid, "2D grid RxC to project to (default: the most square)");
-  add_network_options(*model, model_options.text, ", or recorded (the model the run used)");
+  add_network_options(*model, model_options.text, ", or recorded (the model the run used)",
+                      "consecutive ranks that share a node in the projected job: in the network model, and for a "
+                      "recorded hybrid run in its grid of nodes (default: 1)");
   model
       ->add_option("--transport", model_options.transport,
                    "how the exchanges' rounds are priced: two-sided (a latency per message) or rma (one-sided: four "

@@ -39,9 +39,9 @@ class ExperimentTest(unittest.TestCase):
         self.assertEqual(exp.zbfs_args(exp.points[1]), ["run", "--roots", "4", "--route", "grid2"])
 
     def test_overrides(self):
-        exp = load(write('output = "a"\n[zbfs]\nbinary = "b"\n'), output="x", binary="y")
+        exp = load(write('output = "a"\n[zbfs]\nbinary = "b"\n[matrix]\nscale = [10]\n'), output="x", binary="y")
         self.assertEqual((exp.output, exp.binary), (Path("x"), "y"))
-        self.assertEqual(len(exp.points), 1)  # no matrix: one run of the fixed arguments
+        self.assertEqual(len(exp.points), 1)  # one value: one run
 
     def test_errors_name_the_problem(self):
         cases = {
@@ -54,8 +54,9 @@ class ExperimentTest(unittest.TestCase):
             "[matrix]\nScale = [10]\n": "is not a flag name",
             "[matrix]\nlink_rate = [\"1gbit\"]\n": "needs launcher.kind = \"netcluster\"",
             "[launcher]\nkind = \"slurm\"\n": "launcher.kind must be one of",
-            "[zbfs]\nargs = [1]\n": "zbfs.args must be a list of strings",
+            "[zbfs]\nargs = [1]\n[matrix]\nscale = [10]\n": "zbfs.args must be a list of strings",
             "[matrix\n": "not valid TOML",
+            "[zbfs]\nargs = [\"--roots\", \"4\"]\n": "has no [matrix] table",
         }
         for text, message in cases.items():
             with self.subTest(text):

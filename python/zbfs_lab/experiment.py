@@ -178,6 +178,11 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
     if launcher.hosts < 1:
         _fail(path, "launcher.hosts must be at least 1")
 
+    # A file without [matrix] ran one default point without a word: a forgotten or
+    # misspelt table then looked like an experiment that measured something.
+    if "matrix" not in data:
+        _fail(path, "has no [matrix] table: say what the experiment varies, e.g. [matrix] scale = [16] "
+                    "(one value for a single point)")
     matrix = _expect(path, data, "matrix", dict, {}, "[matrix]")
     for key, values in matrix.items():
         if not re.fullmatch(r"[a-z][a-z0-9_]*", key):

@@ -6,12 +6,17 @@ namespace zbfs {
 
 std::string format_phase_table(const PhaseBreakdown& breakdown, int num_processes, const NetworkModel& network,
                                std::string_view codec) {
-  std::string out = fmt::format(
-      "phase breakdown over {} rank{} (all searches and validations); codec {}; model_s: network {}, inter-node {} + "
-      "bytes / {}, intra-node {} + bytes / {}\n",
-      num_processes, num_processes == 1 ? "" : "s", codec, network.name, format_duration(network.inter_node.latency_s),
-      format_bandwidth(network.inter_node.bandwidth_bytes_per_s), format_duration(network.intra_node.latency_s),
-      format_bandwidth(network.intra_node.bandwidth_bytes_per_s));
+  // One rank sends nothing over any link: its model line would price a network it never
+  // used (and a measured one reads 0 us + bytes / 0.001 kB/s, nothing having been timed).
+  const std::string model =
+      num_processes == 1 ? std::string("model_s: no links (one rank)")
+                         : fmt::format("model_s: network {}, inter-node {} + bytes / {}, intra-node {} + bytes / {}",
+                                       network.name, format_duration(network.inter_node.latency_s),
+                                       format_bandwidth(network.inter_node.bandwidth_bytes_per_s),
+                                       format_duration(network.intra_node.latency_s),
+                                       format_bandwidth(network.intra_node.bandwidth_bytes_per_s));
+  std::string out = fmt::format("phase breakdown over {} rank{} (all searches and validations); codec {}; {}\n",
+                                num_processes, num_processes == 1 ? "" : "s", codec, model);
   out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>14} {:>14} {:>7} {:>7}\n", "phase",
                      "max_s", "min_s", "mpi_s", "wait_s", "model_s", "encode_s", "decode_s", "messages", "raw_bytes",
                      "wire_bytes", "wire%", "ids%");

@@ -42,8 +42,11 @@ void check_memory(const RunConfig& config, std::uint64_t n, std::uint64_t m, Run
   result.estimated_peak_bytes = plan.estimated_peak_bytes;
   if (available && result.estimated_peak_bytes > *available && !config.force) {
     const std::string graph = config.input ? config.input->path : "scale " + std::to_string(config.scale);
+    const std::string hint = config.input && !config.input->relabel
+                                 ? "use --relabel if its ids are sparse, more nodes, or --force to try anyway"
+                                 : "use more nodes, or --force to try anyway";
     throw_usage_error(graph + " needs about " + format_bytes(result.estimated_peak_bytes) + " but only " +
-                      format_bytes(*available) + " is available (use --force to try anyway)");
+                      format_bytes(*available) + " is available (" + hint + ")");
   }
 }
 
