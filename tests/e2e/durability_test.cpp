@@ -424,6 +424,10 @@ std::optional<std::string> device_node(const Scratch& scratch, const std::string
                                        unsigned minor) {
   const std::string path = scratch.file(name);
   if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(major, minor)) != 0) return std::nullopt;
+  // A folder mounted nodev holds the node but refuses to open it.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  ::close(fd);
   return path;
 }
 
@@ -439,7 +443,10 @@ TEST(SpecialFiles, DevicesAreWrittenInPlaceAndNeverReplaced) {
   const Scratch scratch;
   const std::optional<std::string> null = device_node(scratch, "null", 1, 3);
   const std::optional<std::string> full = device_node(scratch, "full", 1, 7);
-  if (!null || !full) GTEST_SKIP() << "cannot make device nodes here (mknod needs root): " << std::strerror(errno);
+  if (!null || !full) {
+    GTEST_SKIP() << "cannot make and open device nodes here (mknod needs root, and a folder not mounted nodev): "
+                 << std::strerror(errno);
+  }
   const std::string input = convert_input(scratch);
   for (const Writer& w : writers()) {
     for (const int ranks : {1, 4}) {

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <span>
 #include <string>
 
 #include "zbfs/core/error.hpp"
@@ -18,7 +17,6 @@
 #include "zbfs/driver/phase_table.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/search_harness.hpp"
-#include "zbfs/output/posix_file.hpp"
 
 namespace zbfs {
 namespace {
@@ -51,15 +49,20 @@ int launcher_standard_output() {
 // that failed.
 std::optional<std::string> write_result_block(const std::string& block) {
   if (const int fd = launcher_standard_output(); fd >= 0) {
-    std::optional<std::string> failure;
-    try {
-      PosixFile out(fd);
-      out.write_next(std::span<const char>(block.data(), block.size()));
-      out.close();
-    } catch (const FileError& e) {
-      failure = std::string("cannot write the result block to standard output: ") + e.what();
+    // Plain write(2)s, as stdio's would be (the test build's file faults are for files).
+    std::size_t done = 0;
+    int error = 0;
+    while (done < block.size() && error == 0) {
+      const ssize_t wrote = ::write(fd, block.data() + done, block.size() - done);
+      if (wrote > 0) {
+        done += static_cast<std::size_t>(wrote);
+      } else if (wrote == 0 || errno != EINTR) {
+        error = wrote == 0 ? ENOSPC : errno;
+      }
     }
-    return failure;
+    if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+    if (error != 0) return std::string("cannot write the result block to standard output: ") + std::strerror(error);
+    return std::nullopt;
   }
   std::fputs(block.c_str(), stdout);
   // A full disk under a redirected stdout shows here, not in fputs.

@@ -38,8 +38,6 @@ class PosixFile {
 
   // Throws FileError when the file cannot be opened.
   PosixFile(const std::string& path, Open how);
-  // Takes over an open descriptor.
-  explicit PosixFile(int fd) : fd_(fd) {}
   ~PosixFile();
   PosixFile(PosixFile&& other) noexcept;
   PosixFile& operator=(PosixFile&&) = delete;
