@@ -1539,8 +1539,10 @@ TEST(CliMpi, TimeWaitsReportsWaitingApartFromTimeInMpi) {
 }
 
 // Every failure ends in one "zbfs: error:" line: a folder given as a record, and an
-// allocation that fails on every rank of a 4-rank job at once (an address-space limit
-// below what --force makes it try), which the first failing rank reports alone. mpirun
+// allocation that fails on every rank of a 4-rank job at once (an address-space limit on
+// the ranks, below what --force makes them try), which the first failing rank reports
+// alone, however late the others fail. mpirun (Open MPI 4) may add an ORTE_ERROR_LOG line
+// of its own about the aborting rank's help message, now and then; mpirun
 // adds its own notice of the abort; zbfs's part is the one line.
 TEST(CliErrors, FailuresEndInOneLine) {
   const std::string folder = std::filesystem::temp_directory_path().string();
@@ -1548,8 +1550,8 @@ TEST(CliErrors, FailuresEndInOneLine) {
   EXPECT_EQ(model.status, 2) << model.err;
   EXPECT_EQ(model.err, "zbfs: error: cannot read '" + folder + "': it is a folder\n");
   const Outcome short_of_memory =
-      run_command("sh -c 'ulimit -v 2000000; exec timeout 120 " + std::string(ZBFS_MPIEXEC) +
-                      " -np 4 \"$0\" run -q -s 24 --force --no-validate'",
+      run_command("timeout 120 " + std::string(ZBFS_MPIEXEC) + " -np 4 sh -c 'ulimit -v 2000000; exec \"$0\" run -q -s 24 " +
+                      "--force --no-validate'",
                   ZBFS_BINARY);
   EXPECT_NE(short_of_memory.status, 0);
   int lines = 0;
@@ -1558,5 +1560,4 @@ TEST(CliErrors, FailuresEndInOneLine) {
     ++lines;
   EXPECT_EQ(lines, 1) << short_of_memory.err;
   EXPECT_NE(short_of_memory.err.find("out of memory"), std::string::npos) << short_of_memory.err;
-  EXPECT_EQ(short_of_memory.err.find("ORTE_ERROR_LOG"), std::string::npos) << short_of_memory.err;
 }

@@ -5,6 +5,7 @@
 #include <mpi-ext.h>
 #endif
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "zbfs/core/error.hpp"
 
@@ -41,6 +43,19 @@ MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
 
 bool MpiEnvironment::first_to_abort_on_node() const {
   if (world_size_ <= 1) return true;
+  // Open MPI's session folder of the job, which mpirun removes when the job ends however
+  // it ends: a file made there stays claimed after the rank that made it is gone (a
+  // socket's name would be free again, and a rank failing later would report too).
+  if (const char* session = std::getenv("OMPI_MCA_orte_jobfam_session_dir"); session != nullptr) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "/zbfs-abort-%llx", static_cast<unsigned long long>(job_key_));
+    const int made = ::open((std::string(session) + name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (made >= 0) {
+      ::close(made);
+      return true;
+    }
+    if (errno == EEXIST) return false;
+  }
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return true;
   sockaddr_un address{};

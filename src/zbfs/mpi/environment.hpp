@@ -22,8 +22,9 @@ class MpiEnvironment {
   // For a rank about to end the job alone (abort_job): whether it is the first of this
   // job's ranks on its node to ask. Only that one reports and aborts, so that ranks that
   // fail alike (every rank short of memory) print one line, and Open MPI is not asked to
-  // abort by several ranks at once (which garbles its own messages). A local call: an
-  // abstract Unix socket named for the job, released when the process ends.
+  // abort by several ranks at once (which garbles its own messages). A local call: a file
+  // in Open MPI's session folder of the job (removed by mpirun with the job), or where
+  // there is none an abstract Unix socket named for the job.
   [[nodiscard]] bool first_to_abort_on_node() const;
 
  private:
