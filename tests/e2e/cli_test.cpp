@@ -1550,8 +1550,8 @@ TEST(CliErrors, FailuresEndInOneLine) {
   EXPECT_EQ(model.status, 2) << model.err;
   EXPECT_EQ(model.err, "zbfs: error: cannot read '" + folder + "': it is a folder\n");
   const Outcome short_of_memory =
-      run_command("timeout 120 " + std::string(ZBFS_MPIEXEC) + " -np 4 sh -c 'ulimit -v 2000000; exec \"$0\" run -q -s 24 " +
-                      "--force --no-validate'",
+      run_command("timeout 120 " + std::string(ZBFS_MPIEXEC) +
+                      " -np 4 sh -c 'ulimit -v 2000000; exec \"$0\" run -q -s 24 " + "--force --no-validate'",
                   ZBFS_BINARY);
   EXPECT_NE(short_of_memory.status, 0);
   int lines = 0;
