@@ -253,9 +253,8 @@ TEST(DeltaStepping, TinyDeltaCostsABucketPerDistanceAtMost) {
     edges.push_back({v, v + 1});
     w.push_back(static_cast<float>((v * 37 % 101) + 1) / 97.0F);
   }
-  const PackedEdgeList list = testing::pack(8, edges);
-  InputEdges in(list, 200);
-  in.attach_weights(w.data());
+  const WeightedList list{testing::pack(8, edges), w};
+  const InputEdges in = list.input(200);
   const Csr<std::uint32_t> g = build_csr<std::uint32_t>(in, CsrOrder::kDegree);
   const LargeArray<float> lw = build_list_weights(g, in);
   std::vector<std::int64_t> parent(200);

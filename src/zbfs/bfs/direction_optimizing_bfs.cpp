@@ -169,13 +169,13 @@ std::uint64_t DirectionOptimizingBfs<V>::top_down_step(const Rows& rows, std::in
   std::uint64_t next_size = 0;
   std::uint64_t scout = 0;
   std::uint8_t tall = tallest;
-  const bool parallel = queue_edges_ >= kParallelEdges && omp_get_max_threads() > 1;
-  const bool shared = parallel;
+  // Threads share the step (and claims need the locked set) only when it is large enough.
+  const bool shared = queue_edges_ >= kParallelEdges && omp_get_max_threads() > 1;
   // The lists of more than kHeavyBlocks blocks, (vertex, first block) per share of
   // kHeavyBlocks, read by all threads once the rest of the frontier is done: the few hubs
   // of an early step would otherwise leave all their work to one thread.
   std::vector<std::pair<V, std::uint64_t>> heavy_shares;
-#pragma omp parallel if (parallel) reduction(+ : scout) reduction(max : tall)
+#pragma omp parallel if (shared) reduction(+ : scout) reduction(max : tall)
   {
     LocalQueue<V> local(next_queue_.data(), &next_size);
     std::vector<std::pair<V, std::uint64_t>> heavy;
@@ -436,8 +436,7 @@ BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* par
   queue_size_ = 1;
   queue_edges_ = with_rows([start](const auto& rows) { return rows.degree(start); });
   DirectionPolicy policy(options, pruned ? forest_->core_vertices() : n,
-                         pruned ? forest_->core_directed_edges() : num_directed_edges_,
-                         with_rows([start](const auto& rows) { return rows.degree(start); }));
+                         pruned ? forest_->core_directed_edges() : num_directed_edges_, queue_edges_);
   // A pruned search's depth: each level's vertices with the trees hanging from them.
   const std::uint8_t* height = pruned ? forest_->heights() : nullptr;
   std::uint64_t level = chain.size();

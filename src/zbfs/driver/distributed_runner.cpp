@@ -115,7 +115,7 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
     // one-process kernel holds the graph once, compressed or produced again where that
     // fits), relabelled sparse ids, or --force.
     std::string hint = "use more nodes";
-    const auto available = available_memory_bytes();
+    const auto available = available_memory_bytes();  // known here where the budget is
     if (config.backend == Backend::kCpu && !config.input && available) {
       const MemoryPlan one = plan_memory(config, available, n, m);
       if (one.estimated_peak_bytes <= *available) {
@@ -125,9 +125,14 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
     }
     if (config.input && !config.input->relabel) hint += ", --relabel if its ids are sparse";
     hint += ", or --force to try anyway";
-    throw_usage_error(graph + " needs " + needed + " per rank on " + counted(world.size(), "rank") + ", but " +
-                      format_bytes(*available_memory_bytes()) + " available on this node gives each of its " +
-                      counted(node_ranks, "rank") + " " + format_bytes(*budget) + " (" + hint + ")");
+    // A rank whose node could not say what it has available (no budget) still ends with
+    // the others, naming what it knows.
+    const std::string share = budget && available
+                                  ? ", but " + format_bytes(*available) + " available on this node gives each of its " +
+                                        counted(node_ranks, "rank") + " " + format_bytes(*budget)
+                                  : ", more than another node's available memory allows";
+    throw_usage_error(graph + " needs " + needed + " per rank on " + counted(world.size(), "rank") + share + " (" +
+                      hint + ")");
   }
 }
 

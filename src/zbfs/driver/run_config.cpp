@@ -298,7 +298,6 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
       n * sizeof(std::int64_t) + (vertex_bytes == 4 ? DirectionOptimizingBfs<std::uint32_t>::workspace_bytes(n)
                                                     : DirectionOptimizingBfs<std::uint64_t>::workspace_bytes(n));
   const std::uint64_t validation = c.validate ? n * sizeof(std::int32_t) + n / 8 : 0;
-  const std::uint64_t kBaseline = kProgramBytes;
   // SSSP: the kept list's weights, the lists' weights (at most two entries a tuple; kernel
   // 1 places them with the entries, its round buffers a float beside each entry), the
   // kernel's workspace, its tree and distances, and the validator's second bitmap.
@@ -314,7 +313,7 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
     const std::uint64_t build = compressed_csr_build_peak_bytes(n, m, vertex_bytes, per_entry, CsrOrder::kDegree);
     const std::uint64_t searching =
         compressed_csr_bytes(n, m, vertex_bytes, per_entry, CsrOrder::kDegree) + bfs + validation;
-    return edges + std::max(build, searching) + kBaseline;
+    return edges + std::max(build, searching) + kProgramBytes;
   }
   // Construction's peak bounds the final graph; BFS and validation come after it.
   const std::uint64_t graph = csr_build_peak_bytes(n, m, vertex_bytes, CsrOrder::kDegree);
@@ -327,7 +326,7 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
   // cuda-host keeps the device backend's copy of the graph in host memory.
   const std::uint64_t device_copy =
       c.backend == Backend::kCudaHost ? cuda_backend::DeviceBfs::memory_bytes(n, 2 * m) : 0;
-  return edges + graph + bfs + forest + validation + device_copy + sssp + kBaseline;
+  return edges + graph + bfs + forest + validation + device_copy + sssp + kProgramBytes;
 }
 
 }  // namespace zbfs
@@ -386,7 +385,7 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   // One rank validates with the one-process validator, which has no rounds.
   const double validation = c.validate ? block * 9 + (ranks > 1 ? 80.0 * (1 << 20) * round_share : 0) : 0;
   // The program, and what MPI holds per peer (shared-memory queues and buffers).
-  const double kBaseline = static_cast<double>(kProgramBytes) + kMpiBytesPerPeer * (p - 1);
+  const double baseline = static_cast<double>(kProgramBytes) + kMpiBytesPerPeer * (p - 1);
   // cuda-host keeps the device search's copy of the pieces and its state in host memory
   // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
   // row-group vertex a few words.
@@ -412,7 +411,7 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
                           ? 0
                           : directed * (4 + 4) + (static_cast<double>(m) / p + 1) * 4 + block * (8 + 4 + 4) +
                                 row_group * 4 + directed / 2 * 8 + block * 28 + (c.validate ? block * 8 : 0);
-  const double total = slice + graph + bfs + forest + validation + device_copy + windows + batches + sssp + kBaseline;
+  const double total = slice + graph + bfs + forest + validation + device_copy + windows + batches + sssp + baseline;
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 

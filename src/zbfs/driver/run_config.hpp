@@ -202,15 +202,14 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, std::uint64_t 
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks);
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks, std::uint64_t n, std::uint64_t m);
 
-// What one process holds: the generated edge list or not, plain or compressed lists, and
-// the peak that comes to.
 // What every run holds besides its graph (program, libraries, their first buffers), and
-// what an MPI job holds per other rank: measured (bench/memory_estimate.py) as the peak
-// of scale-12 runs, 23.5 MiB at 1 and 4 ranks, and
-// its growth with ranks.
+// what an MPI job holds per other rank, measured with bench/memory_estimate.py: scale-12
+// runs peak at 23.5 MiB at 1 and 4 ranks, and scale 14 at 61 MiB at 128 ranks.
 constexpr std::uint64_t kProgramBytes = std::uint64_t{24} << 20;
 constexpr double kMpiBytesPerPeer = 256.0 * 1024;
 
+// What one process holds: the generated edge list or not, plain or compressed lists, and
+// the peak that comes to.
 struct MemoryPlan {
   bool edge_list_kept = true;
   bool compressed = false;

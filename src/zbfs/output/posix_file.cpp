@@ -209,19 +209,20 @@ void PosixFile::reserve(std::uint64_t bytes) {
 }
 
 void PosixFile::sync() {
-  int rc = 0;
-  do {
-    rc = with_fault(FileOp::kSync, [&] { return ::fsync(fd_); });
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) throw_errno(errno);
+  if (const int error = fsync_errno(); error != 0) throw_errno(error);
 }
 
 void PosixFile::sync_in_place() {
+  const int error = fsync_errno();
+  if (error != 0 && error != EINVAL && error != EROFS && error != ENOTSUP) throw_errno(error);
+}
+
+int PosixFile::fsync_errno() {
   int rc = 0;
   do {
     rc = with_fault(FileOp::kSync, [&] { return ::fsync(fd_); });
   } while (rc != 0 && errno == EINTR);
-  if (rc != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) throw_errno(errno);
+  return rc != 0 ? errno : 0;
 }
 
 std::uint64_t PosixFile::size() const {

@@ -63,6 +63,8 @@ class PosixFile {
 
  private:
   void write_all(std::span<const char> bytes, const std::uint64_t* offset);
+  // fsync(2), retried after EINTR: 0, or the errno of its failure.
+  int fsync_errno();
 
   int fd_ = -1;
 };

@@ -14,8 +14,8 @@
 namespace zbfs {
 namespace {
 
-constexpr std::uint64_t kUnreached = ~std::uint64_t{0};  // its distance bits exceed any float's
-constexpr std::uint64_t kNoBucket = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kUnreached = ~std::uint64_t{0};                        // its distance bits exceed any float's
+constexpr std::uint64_t kNoBucket = BucketBins<DeltaStepping::Vertex>::kNone;  // what first_from says of none
 
 std::uint64_t pack(float distance, std::uint32_t parent) {
   return static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(distance)) << 32 | parent;
