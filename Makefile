@@ -4,7 +4,9 @@ BUILD_DIR ?= build
 SCALE ?= 16
 JOBS ?= $(shell nproc)
 
-.PHONY: all bootstrap configure build run test format format-check bench clean
+SMPI_DIR ?= build-smpi
+
+.PHONY: all bootstrap configure build smpi run test format format-check bench clean
 
 all: build
 
@@ -17,10 +19,15 @@ configure: bootstrap
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# The zbfs command built against SimGrid's SMPI, for simulated clusters (docs/simulation.md).
+smpi: bootstrap
+	cmake -S . -B $(SMPI_DIR) -DCMAKE_BUILD_TYPE=Release -DZBFS_WERROR=ON -DZBFS_SIMGRID=ON
+	cmake --build $(SMPI_DIR) --target zbfs_cli -j $(JOBS)
+
 run: build
 	$(BUILD_DIR)/bin/zbfs run --scale $(SCALE)
 
-test: build format-check
+test: build smpi format-check
 	cd $(BUILD_DIR) && ctest -j $(JOBS) --output-on-failure
 
 # The sources git tracks or would track (new files too: a new file once landed unformatted).
@@ -36,4 +43,4 @@ bench: build
 	python3 bench/scale_sweep.py --binary $(BUILD_DIR)/bin/zbfs
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SMPI_DIR)

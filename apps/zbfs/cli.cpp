@@ -105,8 +105,9 @@ std::optional<GraphFormat> format_option(const std::string& name, const char* fl
 // Options shared by `run` and `model` that describe a network.
 void add_network_options(CLI::App& app, TextOptions& text, const std::string& default_help,
                          const std::string& ranks_per_node_help) {
-  app.add_option("--network", text.network,
-                 "network whose cost model prices the traffic: shm, 1gbe, 10gbe, ib-qdr, ib-hdr, nvlink" + default_help)
+  app.add_option(
+         "--network", text.network,
+         "network whose cost model prices the traffic: shm, 1gbe, 10gbe, ib-qdr, ib-hdr, tofu-d, nvlink" + default_help)
       ->capture_default_str();
   app.add_option("--network-latency", text.network_latency, "inter-node latency, e.g. 50us (overrides --network)");
   app.add_option("--network-bandwidth", text.network_bandwidth,

@@ -1,12 +1,13 @@
 """zbfs-lab: `sweep EXPERIMENT.toml` runs an experiment's matrix (resuming where it stopped),
-`report RESULTS_DIR -o OUT` turns the records into figures, tables and an index.html."""
+`report RESULTS_DIR -o OUT` turns the records into figures, tables and an index.html, and
+`simulate -np P ... -o REC.json -- ZBFS_ARGS` runs zbfs on a simulated cluster."""
 from __future__ import annotations
 
 import argparse
 import signal
 import sys
 
-from zbfs_lab import __version__, files, report, results, sweep
+from zbfs_lab import __version__, files, platforms, report, results, simulate, sweep
 from zbfs_lab.experiment import ExperimentError, check_flags, load
 
 
@@ -20,6 +21,22 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("-o", "--output", help="results folder (default: the file's `output`)")
     s.add_argument("--binary", help="the zbfs binary (default: the file's zbfs.binary)")
     s.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    m = sub.add_parser("simulate", help="one zbfs run on a simulated cluster (SimGrid SMPI)",
+                       description=simulate.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    m.add_argument("--topology", choices=platforms.TOPOLOGIES, default="fattree",
+                   help="fattree (two levels), fattree3, torus (3D), tofu (6D, units of 12 hosts), dragonfly")
+    m.add_argument("--hosts", type=int, help="simulated hosts (default: the ranks over --ranks-per-host)")
+    m.add_argument("--links", choices=sorted(platforms.LINK_PRESETS), default="ib-hdr",
+                   help="the links' latency and bandwidth, as zbfs run --network prices them")
+    m.add_argument("--oversubscription", type=float, default=1.0,
+                   help="a fat tree leaf's hosts per uplink (1: full bisection)")
+    m.add_argument("-np", "--ranks", type=int, required=True, help="simulated MPI ranks")
+    m.add_argument("--ranks-per-host", type=int, default=1)
+    m.add_argument("--binary", default="build-smpi/bin/zbfs", help="the SMPI build of zbfs (make smpi)")
+    m.add_argument("--smpirun", default="smpirun")
+    m.add_argument("--timeout", type=float, help="seconds before the simulation is stopped")
+    m.add_argument("-o", "--json", required=True, help="where the run's record goes")
+    m.add_argument("zbfs_args", nargs=argparse.REMAINDER, help="-- then the zbfs run arguments")
     r = sub.add_parser("report", help="figures, tables and index.html from a sweep's results")
     r.add_argument("results", help="a sweep's output folder")
     r.add_argument("-o", "--output", required=True, help="where the report goes")
@@ -27,11 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "simulate":
+            return _simulate(args)
         data = report.write(results.load(args.results), args.output)
         print(f"zbfs-lab: report of {len(data['tables']['summary']['rows'])} point(s) in {args.output}/index.html "
               f"({len(data['figures'])} figures)")
         return 0
-    except (ExperimentError, results.ResultsError) as e:
+    except (ExperimentError, results.ResultsError, platforms.PlatformError, simulate.SimulationError) as e:
         print(f"zbfs-lab: error: {e}", file=sys.stderr)
         return 2
     except files.WriteError as e:
@@ -42,6 +61,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nzbfs-lab: interrupted ({signal.Signals(signum).name}): the run in progress was stopped and its "
               f"partial record removed; run the same command again to resume", file=sys.stderr)
         return 128 + signum
+
+
+def _simulate(args) -> int:
+    zbfs_args = args.zbfs_args[1:] if args.zbfs_args[:1] == ["--"] else args.zbfs_args
+    if args.ranks < 1:
+        raise simulate.SimulationError("-np must be at least 1")
+    hosts = args.hosts or platforms.hosts_for(args.ranks, args.ranks_per_host)
+    if hosts * args.ranks_per_host < args.ranks:
+        raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
+    platform = platforms.make(args.topology, hosts, args.links, args.oversubscription)
+    data = simulate.run(simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun),
+                        zbfs_args, args.json, args.timeout)
+    summary = data.get("summary", {})
+    teps = (summary.get("teps") or {}).get("harmonic_mean")
+    print(f"zbfs-lab: simulated {args.ranks} ranks on {hosts} {args.topology} hosts ({args.links}) in "
+          f"{data['simulated']['wall_s']:.1f} s; TEPS harmonic mean {teps:.4g}; record in {args.json}"
+          if teps else f"zbfs-lab: simulated run recorded in {args.json}")
+    return 0
 
 
 def _sweep(args) -> int:

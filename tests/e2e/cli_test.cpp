@@ -165,7 +165,8 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
 
   const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
   EXPECT_EQ(j["schema"], "zbfs.run");
-  EXPECT_EQ(j["schema_version"], 9);
+  EXPECT_EQ(j["schema_version"], 10);
+  EXPECT_TRUE(j["simulated"].is_null());
   EXPECT_EQ(j["config"]["scale"], 10);
   EXPECT_EQ(j["threads"], 2);
   ASSERT_EQ(j["searches"].size(), 8U);
@@ -177,6 +178,8 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
     EXPECT_TRUE(s.contains("validate_time_s"));
   }
   EXPECT_GT(j["memory"]["peak_rss_bytes"].get<double>(), 0.0);
+  EXPECT_GT(j["memory"]["peak_share_bytes"].get<double>(), 0.0);
+  EXPECT_LE(j["memory"]["peak_share_bytes"].get<double>(), j["memory"]["peak_rss_bytes"].get<double>());
   EXPECT_GT(j["summary"]["teps"]["harmonic_mean"].get<double>(), 0.0);
   EXPECT_GE(j["summary"]["small_component_keys"].get<int>(), 0);
   EXPECT_LE(j["summary"]["small_component_keys"].get<int>(), 8);

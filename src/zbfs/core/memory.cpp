@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace zbfs {
 namespace {
@@ -58,6 +59,30 @@ std::uint64_t peak_rss_bytes() {
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+namespace {
+
+// The value of `key` (in kB) in a /proc file of "Key:   value kB" lines.
+std::optional<std::uint64_t> proc_kib(const char* path, std::string_view key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.starts_with(key)) continue;
+    std::istringstream fields(line.substr(key.size()));
+    std::uint64_t kib = 0;
+    if (fields >> kib) return kib;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::uint64_t shared_pages_beyond_share_bytes() {
+  const auto resident = proc_kib("/proc/self/status", "RssShmem:");
+  const auto share = proc_kib("/proc/self/smaps_rollup", "Pss_Shmem:");
+  if (!resident || !share || *share > *resident) return 0;
+  return (*resident - *share) * 1024;
 }
 
 std::string format_bytes(std::uint64_t bytes) {

@@ -77,6 +77,11 @@ GridShape hybrid_grid_of_job(const RunConfig& config, const Communicator& world,
 // each starting one thread per core: oversubscribed OpenMP barriers spin for whole
 // scheduler time slices.
 void choose_threads(const RunConfig& config, int node_ranks) {
+#ifdef ZBFS_SIMGRID
+  // A simulated rank runs one thread (mpi/environment.cpp), whatever OMP_NUM_THREADS says.
+  omp_set_num_threads(1);
+  return;
+#endif
   if (config.threads > 0) {
     omp_set_num_threads(config.threads);
     return;
@@ -699,7 +704,11 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, result);
   }
   result.phases = summarize_over_ranks(grid.world(), metrics);
-  result.peak_rss_bytes = grid.world().allreduce(peak_rss_bytes(), ReduceOp::kMax);
+  const std::uint64_t peak = peak_rss_bytes();
+  std::uint64_t peaks[2] = {peak, peak - std::min(peak, shared_pages_beyond_share_bytes())};
+  grid.world().allreduce(std::span<std::uint64_t>(peaks), ReduceOp::kMax);
+  result.peak_rss_bytes = peaks[0];
+  result.peak_share_bytes = peaks[1];
   result.result_block = make_result_block(result);
   return result;
 }

@@ -3,6 +3,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <string>
+
+#ifdef ZBFS_SIMGRID
+#include <simgrid/version.h>
+#endif
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/driver/search_harness.hpp"
@@ -175,6 +180,17 @@ std::string host_name() {
   return name.data();
 }
 
+// Whether the run was simulated: null for a real one; the simulated-cluster build's
+// (ZBFS_SIMGRID) names its simulator, and zbfs-lab simulate adds the platform it ran on.
+nlohmann::json simulation_json() {
+#ifdef ZBFS_SIMGRID
+  return {{"simulator", "SimGrid SMPI " + std::to_string(SIMGRID_VERSION_MAJOR) + "." +
+                            std::to_string(SIMGRID_VERSION_MINOR) + "." + std::to_string(SIMGRID_VERSION_PATCH)}};
+#else
+  return nullptr;
+#endif
+}
+
 // Where the graph came from: a file, or a generator and its parameters.
 nlohmann::json graph_source_json(const RunConfig& c) {
   if (c.input) {
@@ -239,6 +255,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"schema_version", kRunSchemaVersion},
       {"software", {{"name", "zbfs"}, {"version", kVersion}}},
       {"host", host_name()},
+      {"simulated", simulation_json()},
       {"threads", r.threads},
       {"num_mpi_processes", r.num_processes},
       {"config",
@@ -280,6 +297,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"memory",
        {{"estimated_peak_bytes", r.estimated_peak_bytes},
         {"peak_rss_bytes", r.peak_rss_bytes},
+        {"peak_share_bytes", r.peak_share_bytes},
         {"edge_list_kept", r.edge_list_kept},
         {"adjacency", r.adjacency_compressed ? "compressed" : "plain"},
         {"adjacency_bytes", r.adjacency_bytes}}},

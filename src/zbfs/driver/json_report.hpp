@@ -10,7 +10,7 @@
 
 namespace zbfs {
 
-inline constexpr int kRunSchemaVersion = 9;
+inline constexpr int kRunSchemaVersion = 10;
 
 nlohmann::json to_json(const RunResult& result);
 

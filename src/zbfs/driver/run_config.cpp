@@ -46,6 +46,22 @@ std::string to_string(const KernelChoice& kernels) {
   return kernels.sssp ? "sssp" : "bfs";
 }
 
+// The simulated-cluster build (ZBFS_SIMGRID): SMPI runs the ranks as coroutines of one
+// simulator thread, so a rank's OpenMP team would run outside the simulated clock and a
+// rank runs one thread; a GPU has no simulated counterpart.
+void validate_simulated_config([[maybe_unused]] const RunConfig& c) {
+#ifdef ZBFS_SIMGRID
+  if (c.threads > 1) {
+    throw_usage_error("--threads " + std::to_string(c.threads) +
+                      ": a simulated rank runs one thread (SMPI build); leave it out or give 1");
+  }
+  if (c.backend != Backend::kCpu) {
+    throw_usage_error("--backend " + std::string(to_string(c.backend)) +
+                      ": the simulated-cluster (SMPI) build has the CPU backend only");
+  }
+#endif
+}
+
 void validate_config(const RunConfig& c, int ranks) {
   if (!c.input) validate_graph_spec(graph_spec(c));  // scale, edgefactor and the family's parameters
   if (c.num_roots < 1) throw_usage_error("--roots must be at least 1");
@@ -112,6 +128,7 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.threads < 0 || c.threads > kMaxThreads) {
     throw_usage_error("--threads must be in [0, " + std::to_string(kMaxThreads) + "]");
   }
+  validate_simulated_config(c);
   if (c.shared_memory && ranks != 1) {
     throw_usage_error("--partition shared runs on one process, but the job has " + std::to_string(ranks) +
                       " ranks (use 1d or 2d)");
@@ -339,39 +356,67 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks) {
 }
 
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
-  // In double, saturated at the end: an input file's ids reach 2^62, where these byte
-  // counts pass 2^64 and, in integers, wrapped to estimates small enough to pass the check.
+  return estimate_rank_memory(c, ranks, n, m).peak_bytes();
+}
+
+std::uint64_t RankMemoryEstimate::peak_bytes() const {
+  // Saturated: in integers, byte counts past 2^64 wrapped to estimates small enough to
+  // pass the check.
+  const double total = held + std::max(kernel1, search);
+  return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
+}
+
+RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
+  // A rank's peak is that of its busiest phase, not the sum of all: each term was checked
+  // against the phase's peak resident memory (VmHWM, reset between phases) at 1 and 4
+  // ranks, scales 14-20.
   const GridShape shape = grid_for(c, ranks);
   const auto p = static_cast<double>(ranks);
   const auto vertices = static_cast<double>(n);
   const double row_group = vertices / shape.rows + 64 * p;
   const double col_group = vertices / shape.cols + 64 * p;
   const double id_bytes = std::max(row_group, col_group) <= 4294967296.0 ? 4 : 8;
-  // Kernel 1: the received (row, neighbour) pairs and the CSR built from them; in 2D the
-  // transpose is built from that CSR once the pairs are gone, so two CSRs never exceed
-  // the pairs plus one. Kronecker graphs spread edges evenly enough that 25% headroom
-  // covers the busiest rank; plus the generation round buffers.
-  const double directed = 2 * static_cast<double>(m) / p * (ranks > 1 ? 1.25 : 1.0);
-  const double offsets = (col_group + (grid_layout(c.partition) ? row_group : 0)) * 8 * 2;
-  // A round moves at most 2^20 tuples (64 MiB of buffers); a rank with fewer moves them in
-  // one smaller round.
-  const double round_share = std::min(1.0, (static_cast<double>(m) / p + 1) / (1 << 20));
-  const double rounds = 64.0 * (1 << 20) * round_share;
-  const double graph = directed * 3 * id_bytes + offsets + rounds;
   const double block = vertices / p + 64;
+  const bool one_d = c.partition == Partition::k1D;
+  const bool sssp_kernel = c.kernels.sssp;
+  // Throughout: the program, what MPI holds per peer (shared-memory queues and buffers),
+  // the rank's slice of the packed edge list (kept for validation) and SSSP's weight per
+  // tuple beside it.
+  const double tuples = static_cast<double>(m) / p + 1;
+  const double held = static_cast<double>(kProgramBytes) + (ranks > 1 ? kMpiBytes : 0) + kMpiBytesPerPeer * (p - 1) +
+                      tuples * PackedEdgeList::record_bytes_for(vertex_bits_for(n)) + (sssp_kernel ? 4 * tuples : 0);
+
+  // Kernel 1 (graph/distributed_graph.cpp). The received (row, neighbour) pairs, a weight
+  // beside each with SSSP, reserved for a tenth more than the rank's share of directed
+  // edges (Kronecker ids are scrambled: no rank gets much more).
+  const double directed = 2 * tuples * (ranks > 1 ? 1.1 : 1.0);
+  const double weight_bytes = sssp_kernel ? 4 : 0;
+  const double pairs = 2 * tuples * 1.1 * (2 * id_bytes + weight_bytes);
+  // A round of at most 2^20 tuples: the decoded tuples, the packed pair words (two or
+  // three a pair) going out and coming in.
+  const double round = std::min(tuples, 1048576.0);
+  const double pair_words = (sssp_kernel ? 3 : 2) * 8.0;
+  const double rounds = round * 16 + 2 * round * pair_words * (1 + (ranks > 1 ? 1.1 : 1.0));
+  // Building the forward CSR from the pairs: offsets and cursors per row; a weighted one
+  // places an entry as one word, then splits the kept ones into id and weight.
+  const double building = col_group * 16 + directed * (sssp_kernel ? 16 : id_bytes);
+  // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
+  // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
+  const double order = (2 * block + col_group + (one_d ? row_group : 0)) * id_bytes;
+  const double forward = col_group * 8 + directed * (id_bytes + weight_bytes);
+  const double transposed = grid_layout(c.partition) ? row_group * 8 + directed * id_bytes : 0;
+  const double graph = forward + transposed + block * 16 + order;  // with the owned degrees
+  const double kernel1 = pairs + std::max(rounds, building + order) + block * 16;
+
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
   // (four bitmaps per group at most).
   // Bottom-up hubs: one id and one row bit per target vertex (owned in 1D, the row group in
   // 2D), and, while they are built, a degree byte per source vertex (all in 1D, a group in
   // 2D).
-  const bool one_d = c.partition == Partition::k1D;
   const double hubs =
       (one_d ? block : row_group) * (id_bytes + 1.0 / 8) + (one_d ? vertices : std::max(row_group, col_group));
-  // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
-  // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
-  const double order = (2 * block + col_group + (one_d ? row_group : 0)) * id_bytes;
-  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs + order;
+  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs;
   // --prune (bfs/distributed_forest.hpp): four words, a height and a peeled offset per
   // owned vertex, the row group's peeled bits, the anchor mask and the gathered anchor
   // bits over the world, a core mask of the source group; while it is built, the
@@ -379,17 +424,16 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   const double forest = !c.prune ? 0
                                  : block * (4 * 8 + 1 + id_bytes) + row_group / 8 + 2 * (block * p) / 8 +
                                        std::max(row_group, col_group) / 8 + col_group * 8;
-  // The rank's slice of the packed edge list, kept for validation.
-  const double slice = (static_cast<double>(m) / p + 1) * PackedEdgeList::record_bytes_for(vertex_bits_for(n));
-  // The validator's rounds of 2^20 tuples (80 MiB of buffers), smaller with fewer tuples.
-  // One rank validates with the one-process validator, which has no rounds.
-  const double validation = c.validate ? block * 9 + (ranks > 1 ? 80.0 * (1 << 20) * round_share : 0) : 0;
-  // The program, and what MPI holds per peer (shared-memory queues and buffers).
-  const double baseline = static_cast<double>(kProgramBytes) + kMpiBytesPerPeer * (p - 1);
+  // SSSP (sssp/distributed_sssp.hpp): the tree and distances, the owned state, a heavy
+  // start per row, sent distances per row-group vertex, the buckets' and messages'
+  // vertices (measured: 45-70 bytes per owned vertex in all at scales 16-20), and a
+  // bucket's frontier gathered over the column, a source and its word per column-group
+  // vertex at most (hybrid at 4 ranks, scale 20: 48 MB).
+  const double sssp = !sssp_kernel ? 0 : block * (12 + 16 + 48) + col_group * (8 + 24) + row_group * (4 + 1.0 / 8);
   // cuda-host keeps the device search's copy of the pieces and its state in host memory
   // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
   // row-group vertex a few words.
-  const double device_copy = c.backend == Backend::kCudaHost ? graph + block * 40 + row_group * 13 : 0;
+  const double device_copy = c.backend == Backend::kCudaHost ? forward + transposed + block * 40 + row_group * 13 : 0;
   // --transport rma: each group's window holds two halves, each grown to a quarter more
   // than the largest exchange a rank receives (mpi/rma_exchange.hpp): a level's reports
   // or its predecessor reduction (two words per owned vertex at most), or a validation
@@ -397,22 +441,21 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks, std
   const double largest_receive = std::max(2.0 * 8 * block, c.validate ? 4.0 * 8 * (1 << 20) : 0.0);
   const double windows = c.transport == Transport::kRma ? 2 * 1.25 * largest_receive : 0;
   // Pipelined folds (--overlap): every destination's batch filling, and as many in
-  // flight (a send's buffer lives until it completes). Along a route, a bucket per next
-  // rank of each hop (at most every rank), its items held in three words where the wire
-  // carries two.
-  const double batches = pipelines_folds(c) ? (c.route ? 2.5 : 2.0) * p * static_cast<double>(c.batch_bytes) : 0;
-  // SSSP (sssp/distributed_sssp.hpp): a weight beside every received pair and list entry
-  // (kernel 1's pairs travel as triples), the slice's weights; the search's distance-parent
-  // words, relaxed and settle marks per owned vertex, sent distances per row-group vertex
-  // and light lists (half the entries: measured peaks of scale 16-20 runs at 1 and 4 ranks
-  // were up to 9% above the fifth the one-process estimate takes), its buckets' and
-  // pulls' per-vertex words, its tree and distances, and the validator's votes.
-  const double sssp = !c.kernels.sssp
-                          ? 0
-                          : directed * (4 + 4) + (static_cast<double>(m) / p + 1) * 4 + block * (8 + 4 + 4) +
-                                row_group * 4 + directed / 2 * 8 + block * 28 + (c.validate ? block * 8 : 0);
-  const double total = slice + graph + bfs + forest + validation + device_copy + windows + batches + sssp + baseline;
-  return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
+  // flight (a send's buffer lives until it completes), though a direct fold never holds
+  // more than a level's items: a (vertex, parent) pair per row-group vertex, or per list
+  // entry of the rank, at most (1D at 128 ranks: the row group is every vertex). Along
+  // a route, a bucket per next rank of each hop (at most every rank), its items held in
+  // three words where the wire carries two, and others' items pass through it.
+  const double batch_bytes = static_cast<double>(c.batch_bytes);
+  const double batches = !pipelines_folds(c) ? 0
+                         : c.route           ? 2.5 * p * batch_bytes
+                                   : std::min(2.0 * p * batch_bytes, 2.0 * 16 * std::min(row_group, directed));
+  // Validation: one rank uses the one-process validator (a level and a bit per vertex);
+  // several read the slice in rounds of 2^20 tuples and ask the owners of both ends
+  // (validate/distributed_validator.cpp; measured: 150 bytes a round's tuple for a BFS
+  // tree, 190 for an SSSP one with its weights and distances).
+  const double validation = !c.validate ? 0 : block * 9 + (ranks > 1 ? round * (sssp_kernel ? 200 : 160) : 0);
+  return {held, kernel1, graph + bfs + forest + sssp + device_copy + windows + batches + validation};
 }
 
 }  // namespace zbfs

@@ -197,16 +197,33 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, bool edge_list
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& config, std::uint64_t n, std::uint64_t m, bool edge_list_kept,
                                          bool compressed);
 
-// The same for one rank of a distributed run on `ranks` ranks, for a graph of n vertices
+// One rank of a distributed run, by phase: what the rank holds throughout, and what kernel
+// 1 (its rounds or its CSR build) and a search (the graph, the search's state and a
+// validation round) add to it. The peak is the larger phase's; in bytes, as doubles
+// (an input file's ids reach 2^62, where byte counts pass 2^64).
+struct RankMemoryEstimate {
+  double held = 0;
+  double kernel1 = 0;
+  double search = 0;
+  // held plus the larger phase, saturated at UINT64_MAX.
+  [[nodiscard]] std::uint64_t peak_bytes() const;
+};
+RankMemoryEstimate estimate_rank_memory(const RunConfig& config, int ranks, std::uint64_t n, std::uint64_t m);
+
+// The peak for one rank of a distributed run on `ranks` ranks, for a graph of n vertices
 // and m input edges (a generated graph's by default).
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks);
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks, std::uint64_t n, std::uint64_t m);
 
 // What every run holds besides its graph (program, libraries, their first buffers), and
-// what an MPI job holds per other rank, measured with bench/memory_estimate.py: scale-12
-// runs peak at 23.5 MiB at 1 and 4 ranks, and scale 14 at 61 MiB at 128 ranks.
-constexpr std::uint64_t kProgramBytes = std::uint64_t{24} << 20;
-constexpr double kMpiBytesPerPeer = 256.0 * 1024;
+// what a rank of an MPI job holds more, in all and per other rank, measured with
+// bench/memory_estimate.py: a rank's part of the node's memory at scale 12 is 20-24 MiB
+// at 1, 4, 16 and 128 ranks alike. (Its resident size at 128 ranks is 55 MiB and more,
+// growing with the traffic: it counts every peer's MPI shared segment that it maps, which
+// the node holds once.)
+constexpr std::uint64_t kProgramBytes = std::uint64_t{21} << 20;
+constexpr double kMpiBytes = 4.0 * (1 << 20);
+constexpr double kMpiBytesPerPeer = 16.0 * 1024;
 
 // What one process holds: the generated edge list or not, plain or compressed lists, and
 // the peak that comes to.

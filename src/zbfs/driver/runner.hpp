@@ -63,6 +63,10 @@ struct RunResult {
   std::uint64_t num_graph_edges = 0;  // distinct undirected edges after kernel 1
   std::uint64_t estimated_peak_bytes = 0;
   std::uint64_t peak_rss_bytes = 0;
+  // The largest rank's peak less the shared-memory pages it maps beyond its share of them
+  // (core/memory.hpp), at the end of the run: its part of the node's memory, what the
+  // estimate is for. At 128 ranks on one node MPI's segments were half a rank's peak.
+  std::uint64_t peak_share_bytes = 0;
   // Whether the generated edge list was held (--edge-list); a file's always is.
   bool edge_list_kept = true;
   // Whether the one-process kernel held compressed lists (--adjacency).

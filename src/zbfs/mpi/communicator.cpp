@@ -4,11 +4,13 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/mpi/collective_traffic.hpp"
+#include "zbfs/mpi/probed_message.hpp"
 
 namespace zbfs {
 
@@ -110,13 +112,12 @@ std::vector<std::uint8_t> Communicator::shift_bytes(std::span<const std::uint8_t
   check_mpi(MPI_Isend(send.data(), mpi_count(send.size(), "shift"), MPI_BYTE, to, kShiftTag, comm_, &request),
             "MPI_Isend");
   PendingTransfer sending(request, false);
-  MPI_Message message = MPI_MESSAGE_NULL;
   MPI_Status status;
-  check_mpi(MPI_Mprobe(from, kShiftTag, comm_, &message, &status), "MPI_Mprobe");
+  ProbedMessage message(from, kShiftTag, comm_, status);
   int count = 0;
   check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
   std::vector<std::uint8_t> received(static_cast<std::size_t>(count));
-  check_mpi(MPI_Mrecv(received.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+  message.receive(received.data(), count, MPI_BYTE);
   sending.wait();
   const std::uint64_t messages = to == rank_ ? 0 : 1;
   ClassTraffic priced;
@@ -129,10 +130,9 @@ void Communicator::swap_bytes_probed(std::span<const char> sent, std::span<char>
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   check_mpi(MPI_Isend(sent.data(), mpi_count(sent.size(), "swap"), MPI_CHAR, partner, tag, comm_, &requests[0]),
             "MPI_Isend");
-  MPI_Message message = MPI_MESSAGE_NULL;
-  check_mpi(MPI_Mprobe(partner, tag, comm_, &message, MPI_STATUS_IGNORE), "MPI_Mprobe");
-  check_mpi(MPI_Imrecv(received.data(), mpi_count(received.size(), "swap"), MPI_CHAR, &message, &requests[1]),
-            "MPI_Imrecv");
+  MPI_Status status;
+  ProbedMessage message(partner, tag, comm_, status);
+  requests[1] = message.start_receive(received.data(), mpi_count(received.size(), "swap"), MPI_CHAR);
   check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
@@ -312,12 +312,12 @@ std::vector<Communicator::Arrival> Communicator::exchange_probed(std::span<const
     priced.add(link_to(static_cast<int>(d)), 1, static_cast<double>(piece.bytes.size()));
   }
   std::vector<Arrival> arrivals(members);
-  std::vector<MPI_Message> matched(members, MPI_MESSAGE_NULL);
+  std::vector<std::optional<ProbedMessage>> matched(members);
   arrivals[me] = {pieces[me].bytes.size(), pieces[me].flagged};
   for (std::size_t s = 0; s < members; ++s) {
     if (s == me) continue;
     MPI_Status status;
-    check_mpi(MPI_Mprobe(static_cast<int>(s), MPI_ANY_TAG, probed_comm_, &matched[s], &status), "MPI_Mprobe");
+    matched[s].emplace(static_cast<int>(s), MPI_ANY_TAG, probed_comm_, status);
     int count = 0;
     check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
     arrivals[s] = {static_cast<std::uint64_t>(count), status.MPI_TAG == 1};
@@ -334,9 +334,7 @@ std::vector<Communicator::Arrival> Communicator::exchange_probed(std::span<const
       if (!pieces[me].bytes.empty()) std::memcpy(where, pieces[me].bytes.data(), pieces[me].bytes.size());
       continue;
     }
-    requests.emplace_back();
-    check_mpi(MPI_Imrecv(where, static_cast<int>(arrivals[s].bytes), MPI_BYTE, &matched[s], &requests.back()),
-              "MPI_Imrecv");
+    requests.push_back(matched[s]->start_receive(where, static_cast<int>(arrivals[s].bytes), MPI_BYTE));
   }
   check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   if (kind == CommPattern::kGather) {

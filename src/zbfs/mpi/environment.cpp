@@ -6,6 +6,7 @@
 #endif
 
 #include <fcntl.h>
+#include <omp.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -26,14 +27,23 @@ MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
   // one-sided transport's tests catch it within a few runs); sm, pt2pt and ucx are
   // correct. Read by MPI_Init, and only when the user has not chosen the components.
   setenv("OMPI_MCA_osc", "^rdma", 0);
+#ifdef ZBFS_SIMGRID
+  // SMPI (the simulated-cluster build) runs every rank as a coroutine of one simulator
+  // thread: a rank's OpenMP team would run outside the simulated clock, so each rank runs
+  // one thread, and MPI sees a single-threaded program.
+  constexpr int kThreadLevel = MPI_THREAD_SINGLE;
+  omp_set_num_threads(1);
+#else
+  constexpr int kThreadLevel = MPI_THREAD_FUNNELED;
+#endif
   int provided = 0;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+  if (MPI_Init_thread(&argc, &argv, kThreadLevel, &provided) != MPI_SUCCESS) {
     throw Error(ExitCode::kFailure, "MPI_Init_thread failed");
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
-  if (provided < MPI_THREAD_FUNNELED) {
+  if (provided < kThreadLevel) {
     throw Error(ExitCode::kFailure, "the MPI library does not support MPI_THREAD_FUNNELED");
   }
   const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());

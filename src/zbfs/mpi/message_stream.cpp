@@ -1,6 +1,7 @@
 #include "zbfs/mpi/message_stream.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -135,7 +136,7 @@ void MessageStream::post(Outgoing message, bool last) {
             "MPI_Isend");
 }
 
-bool MessageStream::receive(MPI_Message& matched, const MPI_Status& status, std::vector<Message>& arrived) {
+bool MessageStream::receive(ProbedMessage& matched, const MPI_Status& status, std::vector<Message>& arrived) {
   int count = 0;
   check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
   Message message;
@@ -143,7 +144,7 @@ bool MessageStream::receive(MPI_Message& matched, const MPI_Status& status, std:
   message.lane = status.MPI_TAG >> 2;
   message.flagged = (status.MPI_TAG & kFlaggedTag) != 0;
   message.bytes.resize(static_cast<std::size_t>(count));
-  check_mpi(MPI_Mrecv(message.bytes.data(), count, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
+  matched.receive(message.bytes.data(), count, MPI_BYTE);
   const auto s = static_cast<std::size_t>(message.source);
   const auto lane = static_cast<std::size_t>(message.lane);
   if (lane >= lanes_.size() || expects_[lane][s] == 0) {
@@ -164,12 +165,10 @@ bool MessageStream::receive(MPI_Message& matched, const MPI_Status& status, std:
 
 void MessageStream::take_arrived(std::vector<Message>& arrived) {
   while (!all_done()) {
-    int found = 0;
-    MPI_Message matched = MPI_MESSAGE_NULL;
     MPI_Status status;
-    check_mpi(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, channel_, &found, &matched, &status), "MPI_Improbe");
-    if (found == 0) break;
-    receive(matched, status, arrived);
+    std::optional<ProbedMessage> matched = ProbedMessage::try_probe(MPI_ANY_SOURCE, MPI_ANY_TAG, channel_, status);
+    if (!matched) break;
+    receive(*matched, status, arrived);
   }
 }
 
@@ -183,15 +182,15 @@ void MessageStream::poll(std::vector<Message>& arrived) {
 void MessageStream::wait(std::vector<Message>& arrived) {
   if (shuffle_) release_some();
   if (all_done()) return;
-  MPI_Message matched = MPI_MESSAGE_NULL;
   MPI_Status status;
+  std::optional<ProbedMessage> matched;
   {
     // Blocked until something comes: waiting for transfers and for late members.
     const ScopedMpiTime timed(times_.wait_s);
-    check_mpi(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, channel_, &matched, &status), "MPI_Mprobe");
+    matched.emplace(MPI_ANY_SOURCE, MPI_ANY_TAG, channel_, status);
   }
   const ScopedMpiTime timed(times_.mpi_s);
-  receive(matched, status, arrived);
+  receive(*matched, status, arrived);
   take_arrived(arrived);
 }
 

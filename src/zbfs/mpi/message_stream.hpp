@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "zbfs/mpi/communicator.hpp"
+#include "zbfs/mpi/probed_message.hpp"
 
 namespace zbfs {
 
@@ -139,7 +140,7 @@ class MessageStream {
   void take_arrived(std::vector<Message>& arrived);
   [[nodiscard]] bool all_done() const { return lanes_missing_ == 0; }
   // Receives the matched message; returns whether it was its sender's last.
-  bool receive(MPI_Message& matched, const MPI_Status& status, std::vector<Message>& arrived);
+  bool receive(ProbedMessage& matched, const MPI_Status& status, std::vector<Message>& arrived);
   // Frees the buffers of completed sends.
   void reap();
   void release_some();  // the test hook: sends some held messages

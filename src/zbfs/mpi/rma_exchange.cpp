@@ -9,6 +9,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
+#include "zbfs/mpi/probed_message.hpp"
 
 namespace zbfs {
 namespace {
@@ -278,9 +279,8 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
       at += record_bytes(header.bytes);
     }
     for (std::uint64_t k = 0; k < spilled; ++k) {
-      MPI_Message matched = MPI_MESSAGE_NULL;
       MPI_Status status;
-      check_mpi(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window->spill_comm(h), &matched, &status), "MPI_Mprobe");
+      ProbedMessage matched(MPI_ANY_SOURCE, MPI_ANY_TAG, window->spill_comm(h), status);
       int count = 0;
       check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
       const auto source = static_cast<std::size_t>(status.MPI_SOURCE);
@@ -288,7 +288,7 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
         throw Error(ExitCode::kFailure, "rma exchange: a spilled piece from a member already heard");
       }
       spilled_in[source].resize(static_cast<std::size_t>(count));
-      check_mpi(MPI_Mrecv(spilled_in[source].data(), count, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
+      matched.receive(spilled_in[source].data(), count, MPI_BYTE);
       arrivals[source] = {static_cast<std::uint64_t>(count), status.MPI_TAG == 1};
       from[source] = spilled_in[source].data();
     }

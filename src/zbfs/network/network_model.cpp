@@ -24,9 +24,13 @@ struct Preset {
 
 // Figures and their sources: docs/network-model.md.
 constexpr Preset kPresets[] = {
-    {"shm", kSharedMemory, kSharedMemory},        {"1gbe", kSharedMemory, {50.0e-6, 117.5e6}},
-    {"10gbe", kSharedMemory, {12.0e-6, 1.175e9}}, {"ib-qdr", kSharedMemory, {1.3e-6, 3.4e9}},
-    {"ib-hdr", kSharedMemory, {1.0e-6, 24.0e9}},  {"nvlink", {2.0e-6, 250.0e9}, {2.0e-6, 250.0e9}},
+    {"shm", kSharedMemory, kSharedMemory},
+    {"1gbe", kSharedMemory, {50.0e-6, 117.5e6}},
+    {"10gbe", kSharedMemory, {12.0e-6, 1.175e9}},
+    {"ib-qdr", kSharedMemory, {1.3e-6, 3.4e9}},
+    {"ib-hdr", kSharedMemory, {1.0e-6, 24.0e9}},
+    {"tofu-d", kSharedMemory, {1.0e-6, 6.8e9}},
+    {"nvlink", {2.0e-6, 250.0e9}, {2.0e-6, 250.0e9}},
 };
 
 std::string lower(std::string_view text) {

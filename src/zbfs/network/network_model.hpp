@@ -33,7 +33,7 @@ struct NetworkModel {
 // message (osc/pt2pt), at a message's latency. docs/network-model.md has the figures.
 double one_sided_op_s(const NetworkModel& network, LinkClass link);
 
-// The preset called `name` (shm, 1gbe, 10gbe, ib-qdr, ib-hdr, nvlink), if there is one.
+// The preset called `name` (shm, 1gbe, 10gbe, ib-qdr, ib-hdr, tofu-d, nvlink), if there is one.
 std::optional<NetworkModel> network_preset(std::string_view name);
 const std::vector<std::string>& network_preset_names();
 

@@ -1,0 +1,100 @@
+"""Simulated platforms (zbfs_lab.platforms) and the simulate command's smpirun line
+(zbfs_lab.simulate), without running SimGrid: the SMPI run itself is tested by
+tests/simgrid/check_simulated_run.py."""
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from zbfs_lab import platforms, simulate
+
+
+def cluster(platform):
+    root = ET.fromstring(platforms.xml(platform))
+    return root.find("zone").find("cluster").attrib
+
+
+class PlatformTest(unittest.TestCase):
+    def test_every_topology_holds_its_hosts(self):
+        for topology, hosts in (("fattree", 64), ("fattree3", 512), ("torus", 60), ("tofu", 96),
+                                ("dragonfly", 256)):
+            with self.subTest(topology=topology):
+                platform = platforms.make(topology, hosts, "10gbe")
+                attrib = cluster(platform)
+                self.assertEqual(attrib["radical"], f"0-{hosts - 1}")
+                fields = attrib["topo_parameters"]
+                if topology.startswith("fattree"):
+                    children = [int(c) for c in fields.split(";")[1].split(",")]
+                    product = 1
+                    for c in children:
+                        product *= c
+                    self.assertEqual(product, hosts)
+                elif topology == "dragonfly":
+                    parts = fields.split(";")
+                    counts = [int(parts[0].split(",")[0]), int(parts[1].split(",")[0]),
+                              int(parts[2].split(",")[0]), int(parts[3])]
+                    self.assertEqual(counts[0] * counts[1] * counts[2] * counts[3], hosts)
+                else:
+                    dims = [int(d) for d in fields.split(",")]
+                    product = 1
+                    for d in dims:
+                        product *= d
+                    self.assertEqual(product, hosts)
+                    if topology == "tofu":
+                        self.assertEqual(dims[3:], [2, 3, 2])
+
+    def test_links_follow_the_zbfs_presets(self):
+        platform = platforms.make("fattree", 16, "1gbe")
+        attrib = cluster(platform)
+        self.assertAlmostEqual(float(attrib["bw"].removesuffix("Bps")), 117.5e6)
+        # Four links between hosts under different leaves carry the preset's 50 us.
+        self.assertAlmostEqual(float(attrib["lat"].removesuffix("s")) * 4, 50e-6)
+        self.assertAlmostEqual(float(attrib["loopback_bw"].removesuffix("Bps")), 10e9)
+
+    def test_oversubscription_thins_the_uplinks(self):
+        full = platforms.make("fattree", 64, "ib-hdr", 1.0).parameters.split(";")
+        thin = platforms.make("fattree", 64, "ib-hdr", 4.0).parameters.split(";")
+        self.assertEqual(full[2], "1,8")
+        self.assertEqual(thin[2], "1,2")
+
+    def test_impossible_platforms_are_refused(self):
+        with self.assertRaisesRegex(platforms.PlatformError, "multiple of 12"):
+            platforms.make("tofu", 16, "tofu-d")
+        with self.assertRaisesRegex(platforms.PlatformError, "unknown links"):
+            platforms.make("torus", 8, "100gbe")
+        with self.assertRaisesRegex(platforms.PlatformError, "at least 1"):
+            platforms.make("fattree", 16, "1gbe", 0.5)
+        with self.assertRaisesRegex(platforms.PlatformError, "unknown topology"):
+            platforms.make("ring", 8, "1gbe")
+
+    def test_hostfile_places_ranks_in_blocks(self):
+        platform = platforms.make("torus", 4, "10gbe")
+        self.assertEqual(platforms.hostfile(platform, 2).split(), ["node-0", "node-0", "node-1", "node-1", "node-2",
+                                                                  "node-2", "node-3", "node-3"])
+
+
+class SimulateCommandTest(unittest.TestCase):
+    def test_the_run_prices_the_platforms_links_unless_told(self):
+        platform = platforms.make("fattree", 8, "ib-hdr")
+        sim = simulate.Simulation(platform, 16, 2, "/x/zbfs")
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = sim.command(Path(tmp), ["--scale", "8"], Path(tmp) / "r.json")
+            self.assertTrue((Path(tmp) / "platform.xml").is_file())
+            self.assertEqual(len((Path(tmp) / "hostfile").read_text().split()), 16)
+        self.assertEqual(cmd[:3], ["smpirun", "-np", "16"])
+        self.assertIn("--cfg=smpi/host-speed:1e+09f", cmd)
+        tail = cmd[cmd.index("/x/zbfs"):]
+        self.assertEqual(tail, ["/x/zbfs", "run", "--scale", "8", "--network", "ib-hdr", "--ranks-per-node", "2",
+                                "--json", str(Path(tmp) / "r.json")])
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = sim.command(Path(tmp), ["--network", "shm"], Path(tmp) / "r.json")
+        self.assertNotIn("ib-hdr", cmd)
+
+    def test_a_missing_build_is_named(self):
+        sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, "/nonexistent/zbfs", smpirun="true")
+        with self.assertRaisesRegex(simulate.SimulationError, "make smpi"):
+            simulate.run(sim, ["--scale", "6"], "/tmp/never.json")
+
+
+if __name__ == "__main__":
+    unittest.main()

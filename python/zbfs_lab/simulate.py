@@ -1,0 +1,99 @@
+"""`zbfs-lab simulate`: one zbfs run on a simulated cluster. Builds the platform
+(zbfs_lab.platforms) and a hostfile, runs the SMPI build of zbfs (make smpi:
+build-smpi/bin/zbfs) under smpirun with the ordinary `zbfs run` arguments, and writes the
+ordinary JSON record with its `simulated` object completed: the simulator (zbfs's own),
+the platform, hosts, ranks per host and SMPI's settings. The record appears only complete
+(zbfs_lab.files); a failed run leaves none and says why.
+
+Unless the arguments name a `--network`, the run's model prices the preset the links
+follow (so that `zbfs model` and the simulation price the same links), with the platform's
+ranks per host as its ranks per node.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from zbfs_lab import files, platforms
+
+# SMPI's settings: the simulating machine computes at the hosts' speed (a rank's
+# computation takes its measured time), and SMPI's calibrated factors are off, so that a
+# link delivers the preset's latency and bandwidth.
+SMPI_CONFIG = (f"smpi/host-speed:{platforms.HOST_SPEED_FLOPS:g}f", "smpi/bw-factor:0:1", "smpi/lat-factor:0:1",
+               "smpi/display-timing:yes")
+
+
+class SimulationError(Exception):
+    """A simulated run that could not be made or failed; the message says why."""
+
+
+@dataclass
+class Simulation:
+    platform: platforms.Platform
+    ranks: int
+    ranks_per_host: int
+    binary: str
+    smpirun: str = "smpirun"
+
+    def command(self, folder: Path, zbfs_args: list[str], record: Path) -> list[str]:
+        xml = folder / "platform.xml"
+        hosts = folder / "hostfile"
+        xml.write_text(platforms.xml(self.platform))
+        hosts.write_text(platforms.hostfile(self.platform, self.ranks_per_host))
+        cmd = [self.smpirun, "-np", str(self.ranks), "-platform", str(xml), "-hostfile", str(hosts)]
+        for setting in SMPI_CONFIG:
+            cmd.append(f"--cfg={setting}")
+        args = list(zbfs_args)
+        if not any(a == "--network" or a.startswith("--network=") for a in args) and \
+                self.platform.preset in ZBFS_NETWORKS:
+            args += ["--network", self.platform.preset, "--ranks-per-node", str(self.ranks_per_host)]
+        return cmd + [self.binary, "run", *args, "--json", str(record)]
+
+
+# The link presets zbfs's own model knows by the same name (zbfs run --network).
+ZBFS_NETWORKS = {"1gbe", "10gbe", "ib-qdr", "ib-hdr", "tofu-d"}
+
+
+def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeout_s: float | None = None) -> dict:
+    """Runs it and writes the completed record to `output`; returns the record."""
+    if shutil.which(simulation.smpirun) is None:
+        raise SimulationError(f"{simulation.smpirun} not found (Debian's libsimgrid-dev has it; scripts/bootstrap "
+                              f"installs it)")
+    if not Path(simulation.binary).is_file():
+        raise SimulationError(f"{simulation.binary} not found: build the SMPI zbfs with `make smpi`")
+    if any(a == "--json" or a.startswith("--json=") for a in zbfs_args):
+        raise SimulationError("give the record's name with -o/--json of zbfs-lab simulate, not in the zbfs arguments")
+    with tempfile.TemporaryDirectory(prefix="zbfs-sim-") as tmp:
+        folder = Path(tmp)
+        record = folder / "run.json"
+        cmd = simulation.command(folder, zbfs_args, record)
+        started = time.monotonic()
+        try:
+            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout_s,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise SimulationError(f"the simulation ran past {timeout_s:g} s: {' '.join(cmd)}") from None
+        wall_s = time.monotonic() - started
+        if done.returncode != 0 or not record.is_file():
+            why = [line for line in done.stderr.splitlines() if line.startswith("zbfs: error")]
+            why = why or [line for line in done.stderr.splitlines() if "CRITICAL" in line or "error" in line.lower()]
+            raise SimulationError(f"the simulated run failed (exit {done.returncode}): "
+                                  f"{why[-1] if why else done.stderr.strip()[-300:]}")
+        data = json.loads(record.read_text())
+    simulated = data.get("simulated") or {}
+    if not simulated.get("simulator"):
+        raise SimulationError(f"{simulation.binary} is not the SMPI build (its record is not marked simulated)")
+    simulated.update({
+        "platform": simulation.platform.describe(),
+        "ranks_per_host": simulation.ranks_per_host,
+        "smpi_config": list(SMPI_CONFIG),
+        "wall_s": wall_s,
+    })
+    data["simulated"] = simulated
+    files.write_text(output, json.dumps(data, indent=2) + "\n")
+    return data

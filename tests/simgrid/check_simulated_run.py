@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The SMPI build against the real one (issue 57): a 16-rank scale-10 run simulated on a
+16-host fat tree (zbfs-lab simulate) validates every search and traverses the same edges,
+key by key, as the same run on 16 real (oversubscribed) ranks; its record is marked
+simulated, with the platform. And what SMPI cannot carry is refused in one line.
+
+Exit 77 (skipped) where smpirun is not installed; a missing SMPI build is a failure (make
+test builds it with make smpi)."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def searches(record):
+    return [(s["root"], s["traversed_edges"]) for s in record["searches"]]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True, help="the real zbfs")
+    parser.add_argument("--smpi-binary", required=True, help="the SMPI build's zbfs")
+    parser.add_argument("--mpiexec", required=True)
+    parser.add_argument("--python", required=True, help="Python with zbfs-lab")
+    args = parser.parse_args()
+    if shutil.which("smpirun") is None:
+        print("skipped: smpirun is not installed (scripts/bootstrap installs libsimgrid-dev)")
+        return 77
+    if not os.path.isfile(args.smpi_binary):
+        fail(f"{args.smpi_binary} is missing: build it with `make smpi` (make test does)")
+    run_args = ["--scale", "10", "--roots", "8", "--partition", "2d", "--quiet"]
+    with tempfile.TemporaryDirectory() as tmp:
+        simulated_json = os.path.join(tmp, "simulated.json")
+        done = subprocess.run([args.python, "-m", "zbfs_lab", "simulate", "-np", "16", "--topology", "fattree",
+                               "--links", "10gbe", "--binary", args.smpi_binary, "--timeout", "600",
+                               "-o", simulated_json, "--", *run_args],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            fail(f"zbfs-lab simulate exited {done.returncode}: {done.stderr.strip()[-800:]}")
+        print(done.stdout.strip())
+        real_json = os.path.join(tmp, "real.json")
+        flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+        done = subprocess.run([args.mpiexec, *flags, "-np", "16", args.binary, "run", *run_args, "--json", real_json],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            fail(f"the real 16-rank run exited {done.returncode}: {done.stderr.strip()[-800:]}")
+        with open(simulated_json) as f:
+            simulated = json.load(f)
+        with open(real_json) as f:
+            real = json.load(f)
+    sim = simulated.get("simulated") or {}
+    if not sim.get("simulator", "").startswith("SimGrid SMPI"):
+        fail(f"the simulated record names no simulator: {sim}")
+    if sim.get("platform", {}).get("hosts") != 16 or sim.get("platform", {}).get("topology") != "fattree":
+        fail(f"the simulated record's platform is not the 16-host fat tree: {sim.get('platform')}")
+    if real.get("simulated") is not None:
+        fail("the real run's record says it was simulated")
+    if simulated["num_mpi_processes"] != 16:
+        fail(f"the simulated run had {simulated['num_mpi_processes']} ranks")
+    if simulated["graph"]["num_graph_edges"] != real["graph"]["num_graph_edges"]:
+        fail(f"kernel 1 kept {simulated['graph']['num_graph_edges']} edges simulated, "
+             f"{real['graph']['num_graph_edges']} real")
+    if searches(simulated) != searches(real):
+        fail(f"the searches differ: simulated {searches(simulated)}, real {searches(real)}")
+    for record, name in ((simulated, "simulated"), (real, "real")):
+        if any(s["validate_time_s"] is None or s["validate_time_s"] < 0 for s in record["searches"]):
+            fail(f"a {name} search was not validated")
+    if simulated["network"]["name"] != "10gbe":
+        fail(f"the simulated run's model priced {simulated['network']['name']}, not the platform's 10gbe links")
+    print(f"ok: 16 simulated ranks traverse the real run's edges for {len(searches(real))} keys "
+          f"({simulated['graph']['num_graph_edges']} graph edges)")
+
+    # What SMPI cannot carry, refused in one line: a rank's OpenMP team.
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([args.python, "-m", "zbfs_lab", "simulate", "-np", "2", "--binary", args.smpi_binary,
+                               "-o", os.path.join(tmp, "r.json"), "--", "--scale", "6", "--threads", "2"],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if done.returncode == 0 or "a simulated rank runs one thread" not in done.stderr:
+            fail(f"--threads 2 was not refused in the SMPI build: {done.returncode} {done.stderr.strip()[-400:]}")
+    print("ok: --threads 2 is refused in one line")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
