@@ -41,7 +41,8 @@ class PlatformTest(unittest.TestCase):
                         product *= d
                     self.assertEqual(product, hosts)
                     if topology == "tofu":
-                        self.assertEqual(dims[3:], [2, 3, 2])
+                        self.assertEqual(dims[-3:], [2, 3, 2])
+                    self.assertNotIn(1, dims)  # SimGrid would link a host to itself
 
     def test_links_follow_the_zbfs_presets(self):
         platform = platforms.make("fattree", 16, "1gbe")
@@ -64,6 +65,8 @@ class PlatformTest(unittest.TestCase):
             platforms.make("torus", 8, "100gbe")
         with self.assertRaisesRegex(platforms.PlatformError, "at least 1"):
             platforms.make("fattree", 16, "1gbe", 0.5)
+        with self.assertRaisesRegex(platforms.PlatformError, "at least 2 hosts"):
+            platforms.make("torus", 1, "1gbe")
         with self.assertRaisesRegex(platforms.PlatformError, "unknown topology"):
             platforms.make("ring", 8, "1gbe")
 

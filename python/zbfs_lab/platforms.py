@@ -119,12 +119,15 @@ def make(topology: str, hosts: int, preset: str, oversubscription: float = 1.0) 
     elif topology == "fattree3":
         parameters = _fat_tree(hosts, 3, oversubscription)
     elif topology == "torus":
-        parameters = ",".join(map(str, _balanced(hosts, 3)))
+        # SimGrid links a host to itself along a dimension of one: such dimensions go.
+        if hosts < 2:
+            raise PlatformError("a torus needs at least 2 hosts")
+        parameters = ",".join(str(d) for d in _balanced(hosts, 3) if d > 1)
     elif topology == "tofu":
         # Tofu's 6D mesh/torus: X, Y, Z over the machine, a, b, c = 2, 3, 2 within a unit.
         if hosts % 12:
             raise PlatformError(f"a Tofu-like torus has units of 12 hosts; {hosts} is not a multiple of 12")
-        parameters = ",".join(map(str, _balanced(hosts // 12, 3) + [2, 3, 2]))
+        parameters = ",".join(str(d) for d in _balanced(hosts // 12, 3) + [2, 3, 2] if d > 1)
     elif topology == "dragonfly":
         parameters = _dragonfly(hosts)
     else:

@@ -1,10 +1,11 @@
 // Wall-clock stopwatch on the steady clock, in seconds. In the simulated-cluster build
-// (ZBFS_SIMGRID) it reads SMPI's simulated clock instead: a simulated run's times are
+// (ZBFS_SIMGRID) it reads SimGrid's simulated clock instead: a simulated run's times are
 // those of the simulated platform, where the host's clock would time the simulator.
 #pragma once
 
 #ifdef ZBFS_SIMGRID
-#include <mpi.h>
+#include <simgrid/engine.h>
+#include <smpi/smpi.h>
 #else
 #include <chrono>
 #endif
@@ -12,11 +13,21 @@
 namespace zbfs {
 
 #ifdef ZBFS_SIMGRID
+// The simulated time, as SMPI's own wall clock reads it: the computation since the rank's
+// last MPI call is first charged to its simulated host (SMPI times such bursts on the
+// machine running the simulation), then the clock is read.
+inline double simulated_now_s() {
+  smpi_bench_end();
+  const double now = simgrid_get_clock();
+  smpi_bench_begin();
+  return now;
+}
+
 class Stopwatch {
  public:
-  Stopwatch() : start_(MPI_Wtime()) {}
-  void restart() { start_ = MPI_Wtime(); }
-  [[nodiscard]] double elapsed_s() const { return MPI_Wtime() - start_; }
+  Stopwatch() : start_(simulated_now_s()) {}
+  void restart() { start_ = simulated_now_s(); }
+  [[nodiscard]] double elapsed_s() const { return simulated_now_s() - start_; }
 
  private:
   double start_;
