@@ -101,3 +101,38 @@ class SimulateCommandTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SimgridLauncherTest(unittest.TestCase):
+    """A sweep whose launcher is simgrid runs each point through zbfs-lab simulate."""
+
+    def experiment(self, text):
+        from zbfs_lab.experiment import load
+        tmp = tempfile.mkdtemp()
+        path = Path(tmp) / "e.toml"
+        path.write_text(text)
+        return load(str(path), str(Path(tmp) / "out"), None)
+
+    def test_points_become_simulate_commands(self):
+        from zbfs_lab.sweep import Launch
+        e = self.experiment('name = "w"\n[zbfs]\nbinary = "build-smpi/bin/zbfs"\n'
+                            '[launcher]\nkind = "simgrid"\nlinks = "10gbe"\n'
+                            '[matrix]\nranks = [16, 64]\ntopology = ["fattree", "torus"]\nscale = [12]\n')
+        self.assertEqual(len(e.points), 4)
+        point = e.points[-1]
+        cmd = Launch(e).command(point, e.zbfs_args(point) + ["--json", "/r/rep-0.json"])
+        at = cmd.index("simulate")
+        self.assertEqual(cmd[at:at + 5], ["simulate", "-np", "64", "--topology", "torus"])
+        self.assertEqual(cmd[cmd.index("--links") + 1], "10gbe")
+        self.assertEqual(cmd[cmd.index("-o") + 1], "/r/rep-0.json")
+        self.assertEqual(cmd[cmd.index("--binary") + 1], "build-smpi/bin/zbfs")
+        self.assertEqual(cmd[cmd.index("--") + 1:], ["--scale", "12"])
+
+    def test_bad_platforms_are_refused(self):
+        from zbfs_lab.experiment import ExperimentError
+        with self.assertRaisesRegex(ExperimentError, "needs matrix.ranks"):
+            self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\n[matrix]\nscale = [12]\n')
+        with self.assertRaisesRegex(ExperimentError, "topology 'ring'"):
+            self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\n[matrix]\nranks = [4]\ntopology = ["ring"]\n')
+        with self.assertRaisesRegex(ExperimentError, "needs launcher.kind"):
+            self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\n[matrix]\nranks = [4]\nlink_rate = ["1gbit"]\n')

@@ -8,14 +8,15 @@ records go. See experiments/*.toml for examples and docs/lab.md for every key.
     binary = "build/bin/zbfs"
     args = ["--roots", "8"]
     [launcher]
-    kind = "mpirun"                  # or "netcluster"
+    kind = "mpirun"                  # or "netcluster", or "simgrid" (docs/simulation.md)
     [matrix]
     ranks = [1, 2, 4]
     scale = [12, 14]
     codec = ["none", "bitpack", "auto"]
 
-Every matrix key other than the launcher's own (`ranks`, and for netcluster `link_rate`,
-`link_delay`) is a `zbfs run` flag: `key = value` becomes `--key value` (underscores become
+Every matrix key other than the launcher's own (`ranks`, for netcluster `link_rate`,
+`link_delay`, for simgrid `topology`, `links`, `oversubscription`, `ranks_per_host`) is a
+`zbfs run` flag: `key = value` becomes `--key value` (underscores become
 dashes), `true` becomes `--key` and `false` leaves the flag out.
 """
 from __future__ import annotations
@@ -27,7 +28,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LAUNCHER_KEYS = {"mpirun": {"ranks"}, "netcluster": {"ranks", "link_rate", "link_delay"}}
+from zbfs_lab import platforms
+
+LAUNCHER_KEYS = {"mpirun": {"ranks"}, "netcluster": {"ranks", "link_rate", "link_delay"},
+                 "simgrid": {"ranks", "topology", "links", "oversubscription", "ranks_per_host"}}
 TOP_KEYS = {"name", "description", "output", "repetitions", "timeout_s", "zbfs", "launcher", "matrix", "codec_bench"}
 
 
@@ -65,6 +69,11 @@ class Launcher:
     hosts: int = 2
     ranks_per_host: int | None = None
     cluster_name: str = "zbfslab"
+    # simgrid: zbfs-lab simulate's platform (a matrix key of the same name overrides it).
+    smpirun: str = "smpirun"
+    topology: str = "fattree"
+    links: str = "ib-hdr"
+    oversubscription: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -161,7 +170,8 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
     kind = _expect(path, launcher_table, "kind", str, "mpirun", "launcher.kind")
     if kind not in LAUNCHER_KEYS:
         _fail(path, f"launcher.kind must be one of {', '.join(LAUNCHER_KEYS)}, not {kind!r}")
-    unknown = set(launcher_table) - {"kind", "mpirun", "netcluster", "hosts", "ranks_per_host", "cluster_name"}
+    unknown = set(launcher_table) - {"kind", "mpirun", "netcluster", "hosts", "ranks_per_host", "cluster_name",
+                                     "smpirun", "topology", "links", "oversubscription"}
     if unknown:
         _fail(path, f"[launcher] has unknown key(s) {', '.join(sorted(unknown))}")
     defaults = Launcher()
@@ -174,6 +184,11 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
                                "launcher.ranks_per_host"),
         cluster_name=_expect(path, launcher_table, "cluster_name", str, defaults.cluster_name,
                              "launcher.cluster_name"),
+        smpirun=_expect(path, launcher_table, "smpirun", str, defaults.smpirun, "launcher.smpirun"),
+        topology=_expect(path, launcher_table, "topology", str, defaults.topology, "launcher.topology"),
+        links=_expect(path, launcher_table, "links", str, defaults.links, "launcher.links"),
+        oversubscription=float(_expect(path, launcher_table, "oversubscription", (int, float),
+                                       defaults.oversubscription, "launcher.oversubscription")),
     )
     if launcher.hosts < 1:
         _fail(path, "launcher.hosts must be at least 1")
@@ -199,10 +214,17 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
     for v in matrix.get("ranks", []):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             _fail(path, f"matrix.ranks values must be positive integers, not {v!r}")
-    if kind == "mpirun":
+    if kind != "netcluster":
         for key in ("link_rate", "link_delay"):
             if key in matrix:
                 _fail(path, f"matrix.{key} needs launcher.kind = \"netcluster\"")
+    if kind == "simgrid":
+        if "ranks" not in matrix:
+            _fail(path, "launcher.kind = \"simgrid\" needs matrix.ranks (the simulated ranks)")
+        for key, known in (("topology", platforms.TOPOLOGIES), ("links", tuple(platforms.LINK_PRESETS))):
+            for v in matrix.get(key, [getattr(launcher, key)]):
+                if v not in known:
+                    _fail(path, f"{key} {v!r} is not one of {', '.join(known)}")
 
     codec_bench = None
     if "codec_bench" in data:
@@ -241,8 +263,8 @@ def check_flags(experiment: Experiment) -> None:
     """Refuses a matrix key that is not a flag of the binary's `zbfs run` (a typo such as `sclae`
     would otherwise fail every run of the sweep, or print commands that cannot work)."""
     keys = [k for k in experiment.matrix if k not in LAUNCHER_KEYS[experiment.launcher.kind]]
-    if not keys:
-        return
+    if not keys or experiment.launcher.kind == "simgrid":
+        return  # the SMPI build runs only under smpirun; a bad flag fails its runs, each with the reason
     command = [experiment.binary, "run", "--help"]
     try:
         done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)

@@ -21,6 +21,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -151,7 +152,7 @@ def mpirun_command(mpirun: tuple[str, ...], ranks: int | None, binary: list[str]
 
 class Launch:
     """How one run's command line is made: mpirun (or the plain binary when the matrix has no
-    `ranks`), or the emulated cluster's `netcluster run`."""
+    `ranks`), the emulated cluster's `netcluster run`, or `zbfs-lab simulate` (simgrid)."""
 
     def __init__(self, experiment: Experiment):
         self.experiment = experiment
@@ -162,6 +163,8 @@ class Launch:
     def command(self, point: Point, args: list[str]) -> list[str]:
         binary = [self.experiment.binary, *args]
         ranks = point.get("ranks")
+        if self.launcher.kind == "simgrid":
+            return self.simulate_command(point, args)
         if self.launcher.kind == "netcluster":
             cmd = [self.launcher.netcluster, "run", "--name", self.launcher.cluster_name]
             if ranks is not None:
@@ -170,6 +173,21 @@ class Launch:
                 cmd += ["--ranks-per-host", str(self.launcher.ranks_per_host)]
             return cmd + ["--", *binary]
         return mpirun_command(self.launcher.mpirun, ranks, binary)
+
+    def simulate_command(self, point: Point, args: list[str]) -> list[str]:
+        """zbfs-lab simulate with the point's platform: it runs the SMPI zbfs under smpirun
+        and writes the record, marked simulated, where `--json` names it."""
+        if "--json" not in args or args[:1] != ["run"]:
+            raise ValueError("a simulated run's arguments are `run ... --json RECORD`")
+        at = args.index("--json")
+        record, rest = args[at + 1], args[1:at] + args[at + 2:]
+        launcher = self.launcher
+        return [sys.executable, "-m", "zbfs_lab", "simulate", "-np", str(point.get("ranks")),
+                "--topology", str(point.get("topology", launcher.topology)),
+                "--links", str(point.get("links", launcher.links)),
+                "--oversubscription", str(point.get("oversubscription", launcher.oversubscription)),
+                "--ranks-per-host", str(point.get("ranks_per_host", launcher.ranks_per_host or 1)),
+                "--smpirun", launcher.smpirun, "--binary", self.experiment.binary, "-o", record, "--", *rest]
 
     def prepare(self, point: Point, timeout_s: float) -> str:
         """Brings up the emulated cluster the point needs (once per link setting); "" or why not."""
