@@ -13,16 +13,31 @@
 namespace zbfs {
 namespace {
 
-std::optional<std::uint64_t> read_meminfo_available() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t value_kib = 0;
-  std::string unit;
-  while (in >> key >> value_kib) {
-    std::getline(in, unit);
-    if (key == "MemAvailable:") return value_kib * 1024;
+// The value of `key` (in kB) in a /proc file of "Key:   value kB" lines.
+std::optional<std::uint64_t> proc_kib(const char* path, std::string_view key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.starts_with(key)) continue;
+    std::istringstream fields(line.substr(key.size()));
+    std::uint64_t kib = 0;
+    if (fields >> kib) return kib;
   }
   return std::nullopt;
+}
+
+std::optional<std::uint64_t> read_meminfo_available() {
+  const auto kib = proc_kib("/proc/meminfo", "MemAvailable:");
+  return kib ? std::optional<std::uint64_t>(*kib * 1024) : std::nullopt;
+}
+
+// Resident shared-memory pages mapped beyond this process's proportional share of them
+// (RssShmem less Pss_Shmem), in bytes; 0 when unknown.
+std::uint64_t shared_pages_beyond_share_bytes() {
+  const auto resident = proc_kib("/proc/self/status", "RssShmem:");
+  const auto share = proc_kib("/proc/self/smaps_rollup", "Pss_Shmem:");
+  if (!resident || !share || *share > *resident) return 0;
+  return (*resident - *share) * 1024;
 }
 
 // cgroup v2 (memory.max) or v1 (memory.limit_in_bytes) limit minus current usage.
@@ -61,28 +76,9 @@ std::uint64_t peak_rss_bytes() {
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-namespace {
-
-// The value of `key` (in kB) in a /proc file of "Key:   value kB" lines.
-std::optional<std::uint64_t> proc_kib(const char* path, std::string_view key) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.starts_with(key)) continue;
-    std::istringstream fields(line.substr(key.size()));
-    std::uint64_t kib = 0;
-    if (fields >> kib) return kib;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::uint64_t shared_pages_beyond_share_bytes() {
-  const auto resident = proc_kib("/proc/self/status", "RssShmem:");
-  const auto share = proc_kib("/proc/self/smaps_rollup", "Pss_Shmem:");
-  if (!resident || !share || *share > *resident) return 0;
-  return (*resident - *share) * 1024;
+std::uint64_t peak_share_bytes() {
+  const std::uint64_t peak = peak_rss_bytes();
+  return peak - std::min(peak, shared_pages_beyond_share_bytes());
 }
 
 std::string format_bytes(std::uint64_t bytes) {

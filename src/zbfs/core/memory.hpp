@@ -15,11 +15,12 @@ std::optional<std::uint64_t> available_memory_bytes();
 // High-water mark of the resident set size of this process, in bytes (0 when unknown).
 std::uint64_t peak_rss_bytes();
 
-// Resident shared-memory pages this process maps beyond its proportional share of them,
-// in bytes (0 when unknown): RssShmem less Pss_Shmem. These are other processes' pages
-// too, an MPI library's shared segments above all (each rank on a node maps its peers'),
-// so the node holds them once while every mapping rank's resident size counts them.
-std::uint64_t shared_pages_beyond_share_bytes();
+// The peak resident size less the resident shared-memory pages this process maps beyond
+// its proportional share of them (RssShmem less Pss_Shmem, now), in bytes: its part of the
+// node's memory. Those pages are other processes' too, an MPI library's shared segments
+// above all (each rank on a node maps its peers'), so the node holds them once while every
+// mapping rank's resident size counts them.
+std::uint64_t peak_share_bytes();
 
 // "3.50 GiB" style rendering for messages.
 std::string format_bytes(std::uint64_t bytes);

@@ -704,8 +704,7 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, result);
   }
   result.phases = summarize_over_ranks(grid.world(), metrics);
-  const std::uint64_t peak = peak_rss_bytes();
-  std::uint64_t peaks[2] = {peak, peak - std::min(peak, shared_pages_beyond_share_bytes())};
+  std::uint64_t peaks[2] = {peak_rss_bytes(), peak_share_bytes()};
   grid.world().allreduce(std::span<std::uint64_t>(peaks), ReduceOp::kMax);
   result.peak_rss_bytes = peaks[0];
   result.peak_share_bytes = peaks[1];

@@ -406,7 +406,7 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
     search.template operator()<Csr<std::uint64_t>>();
   }
   result.peak_rss_bytes = peak_rss_bytes();
-  result.peak_share_bytes = result.peak_rss_bytes - std::min(result.peak_rss_bytes, shared_pages_beyond_share_bytes());
+  result.peak_share_bytes = peak_share_bytes();
   PhaseMetrics totals;
   totals.add_time(Phase::kGeneration, result.generation_time_s);
   totals.add_time(Phase::kConstruction, result.construction_time_s);
