@@ -90,13 +90,17 @@ TEST(RoutePlan, PeersStayWithinEachStrategysBound) {
 // that hop, and its `from` exactly the ranks some path moves one to it from: the lanes
 // of a routed stream, whose last messages go to `to` and are awaited from `from`.
 TEST(RoutePlan, HopPeersAreExactlyThePathsMoves) {
-  for (int p = 1; p <= 24; ++p) {
+  // Every short last row of grid2 from 1 to 42 ranks, cores with 1 to 5 bits and up to
+  // 10 handed in, gridk in one to three dimensions.
+  for (int p = 1; p <= 42; ++p) {
     std::vector<RoutePlan> plans;
     for (const RouteKind kind : {RouteKind::kDirect, RouteKind::kSparse, RouteKind::kGrid2, RouteKind::kHypercube}) {
       plans.emplace_back(kind, p);
     }
     plans.emplace_back(RouteKind::kGridK, p, std::vector<int>{p});
+    if (p == 12) plans.emplace_back(RouteKind::kGridK, p, std::vector<int>{3, 4});
     if (p == 24) plans.emplace_back(RouteKind::kGridK, p, std::vector<int>{2, 3, 4});
+    if (p == 30) plans.emplace_back(RouteKind::kGridK, p, std::vector<int>{5, 1, 3, 2});
     for (const RoutePlan& plan : plans) {
       const auto hops = static_cast<std::size_t>(plan.hops());
       // moves[h]: the (from, to) pairs of every path at hop h.

@@ -114,39 +114,112 @@ int RoutePlan::next_hypercube(int hop, int holder, int destination) const {
   return ((holder ^ target) & bit) != 0 ? holder ^ bit : holder;
 }
 
+namespace {
+
+// Sorted, without `me` and repeats.
+std::vector<int> without(std::vector<int> ranks, int me) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  ranks.erase(std::remove(ranks.begin(), ranks.end(), me), ranks.end());
+  return ranks;
+}
+
+}  // namespace
+
+// Each route's peers in closed form, a few per dimension of the route (every rank for
+// direct and sparse): setup stays O(P) at most however many ranks there are, where
+// following every (source, destination) path took P^2 steps a hop (tests check the forms
+// against those paths).
 std::vector<RoutePlan::HopPeers> RoutePlan::hop_peers(int me) const {
-  const int hop_count = hops();
-  std::vector<std::set<int>> to(static_cast<std::size_t>(hop_count));
-  std::vector<std::set<int>> from(static_cast<std::size_t>(hop_count));
-  // For each destination, the set of ranks holding some item for it, hop by hop (every
-  // rank at hop 0), kept as a list with a stamp per rank to drop repeats.
-  std::vector<int> holders;
-  std::vector<int> next_holders;
-  std::vector<int> stamp(static_cast<std::size_t>(ranks_), -1);
-  for (int destination = 0; destination < ranks_; ++destination) {
-    holders.resize(static_cast<std::size_t>(ranks_));
-    for (int r = 0; r < ranks_; ++r) holders[static_cast<std::size_t>(r)] = r;
-    for (int h = 0; h < hop_count; ++h) {
-      const int mark = destination * hop_count + h;
-      next_holders.clear();
-      for (const int holder : holders) {
-        const int at = next(h, holder, destination);
-        if (holder == me && at != me) to[static_cast<std::size_t>(h)].insert(at);
-        if (at == me && holder != me) from[static_cast<std::size_t>(h)].insert(holder);
-        if (stamp[static_cast<std::size_t>(at)] != mark) {
-          stamp[static_cast<std::size_t>(at)] = mark;
-          next_holders.push_back(at);
+  std::vector<HopPeers> peers(static_cast<std::size_t>(hops()));
+  switch (kind_) {
+    case RouteKind::kDirect:
+    case RouteKind::kSparse: {
+      std::vector<int> everyone(static_cast<std::size_t>(ranks_));
+      for (int r = 0; r < ranks_; ++r) everyone[static_cast<std::size_t>(r)] = r;
+      peers[0].to = without(everyone, me);
+      peers[0].from = peers[0].to;
+      break;
+    }
+    case RouteKind::kGrid2: grid2_hop_peers(me, peers); break;
+    case RouteKind::kGridK: {
+      // Hop h fixes digit h (mixed radix, dimension 0 fastest): a rank holds items for
+      // every value of it and trades with the ranks that differ from it in that digit only.
+      int stride = 1;
+      for (std::size_t h = 0; h < dims_.size(); ++h) {
+        const int d = dims_[h];
+        const int mine = (me / stride) % d;
+        std::vector<int> line;
+        for (int v = 0; v < d; ++v) line.push_back(me + (v - mine) * stride);
+        peers[h].to = without(line, me);
+        peers[h].from = peers[h].to;
+        stride *= d;
+      }
+      break;
+    }
+    case RouteKind::kHypercube: {
+      // Hop 0 hands the ranks past the core in, hops 1..bits trade along one bit each
+      // (a core rank holds items with either value of the bit), the last hop hands back.
+      const int last = core_bits_ + 1;
+      if (me >= core_) {
+        peers[0].to = {me - core_};
+        peers[static_cast<std::size_t>(last)].from = {me - core_};
+      } else {
+        if (me + core_ < ranks_) {
+          peers[0].from = {me + core_};
+          peers[static_cast<std::size_t>(last)].to = {me + core_};
+        }
+        for (int h = 1; h < last; ++h) {
+          peers[static_cast<std::size_t>(h)].to = {me ^ (1 << (h - 1))};
+          peers[static_cast<std::size_t>(h)].from = peers[static_cast<std::size_t>(h)].to;
         }
       }
-      std::swap(holders, next_holders);
+      break;
     }
   }
-  std::vector<HopPeers> peers(static_cast<std::size_t>(hop_count));
-  for (std::size_t h = 0; h < peers.size(); ++h) {
-    peers[h].to.assign(to[h].begin(), to[h].end());
-    peers[h].from.assign(from[h].begin(), from[h].end());
-  }
   return peers;
+}
+
+void RoutePlan::grid2_hop_peers(int me, std::vector<HopPeers>& peers) const {
+  // Rows of C ranks, R rows, the last holding L <= C. An item for d goes along its
+  // source's column to the relay in d's row, then along that row; where that relay is
+  // missing (d in the last row, the source's column >= L) it goes along the source's row
+  // to d's column first, then down that column.
+  const int c = columns_;
+  const int rows = grid_rows();
+  const int short_row = rows - 1;
+  const int in_last = ranks_ - short_row * c;  // L
+  const int row = me / c;
+  const int col = me % c;
+  const bool short_last = in_last < c;
+  const auto in_row = [&](int r) {
+    std::vector<int> out;
+    for (int k = 0; k < c && r * c + k < ranks_; ++k) out.push_back(r * c + k);
+    return out;
+  };
+  std::vector<int> column;
+  for (int r = 0; r < rows; ++r) {
+    if (r * c + col < ranks_) column.push_back(r * c + col);
+  }
+  // Hop 0. To: the relay in every row of my column; past the short row's end, the ranks
+  // of my row under the short row's columns. From: my column, and where my column reaches
+  // the short row, the ranks of my row past its end.
+  std::vector<int> to0 = column;
+  std::vector<int> from0 = column;
+  if (col >= in_last) {
+    for (int k = 0; k < in_last; ++k) to0.push_back(row * c + k);
+  } else if (row < short_row) {
+    for (int k = in_last; k < c; ++k) from0.push_back(row * c + k);
+  }
+  // Hop 1. I hold items for my row, and, in a full row under the short row's columns,
+  // for the rank of the short row below me. I hear from my row and, in the short row,
+  // from my column above (whose sources went along their rows first).
+  std::vector<int> to1 = in_row(row);
+  std::vector<int> from1 = to1;
+  if (short_last && row < short_row && col < in_last) to1.push_back(short_row * c + col);
+  if (short_last && row == short_row) from1.insert(from1.end(), column.begin(), column.end());
+  peers[0] = {without(to0, me), without(from0, me)};
+  peers[1] = {without(to1, me), without(from1, me)};
 }
 
 std::vector<int> RoutePlan::peers(int me) const {

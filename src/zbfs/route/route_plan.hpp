@@ -52,8 +52,8 @@ class RoutePlan {
     std::vector<int> to;
     std::vector<int> from;
   };
-  // Per hop, following every (source, destination) path: about P^2 * 2 steps for the
-  // routes that concentrate items (a destination's holders shrink hop by hop).
+  // Per hop, in closed form: O(P) for direct and sparse, O(sqrt P) for grid2, the
+  // dimensions' sizes for gridk, one or two ranks a hop for the hypercube.
   [[nodiscard]] std::vector<HopPeers> hop_peers(int me) const;
   // The ranks `me` may send to at some hop: the peers it can ever have to start a
   // message to, sorted (for the start-up bounds: tests and docs).
@@ -74,6 +74,7 @@ class RoutePlan {
   [[nodiscard]] int next_grid2(int hop, int holder, int destination) const;
   [[nodiscard]] int next_gridk(int hop, int holder, int destination) const;
   [[nodiscard]] int next_hypercube(int hop, int holder, int destination) const;
+  void grid2_hop_peers(int me, std::vector<HopPeers>& peers) const;
 
   RouteKind kind_;
   int ranks_;
