@@ -207,6 +207,7 @@ TEST(MemoryEstimate, PipelinedFoldsCountTheirBatches) {
   RunConfig config;
   config.partition = Partition::k1D;  // the row group is every vertex
   config.overlap = false;
+  config.validate = false;  // a validation round takes the batches' place (below)
   const std::uint64_t n = std::uint64_t{1} << 20;
   const std::uint64_t m = std::uint64_t{16} << 20;
   // The batches belong to the search phase (the exchanger is made after kernel 1).
@@ -235,6 +236,65 @@ TEST(MemoryEstimate, PipelinedFoldsCountTheirBatches) {
   const double routed_bulk = search();
   config.overlap.reset();
   EXPECT_EQ(search() - routed_bulk, 5.0 * 512 * (1 << 20));
+  // The batches live within a level, a validation round after the search: the larger of
+  // the two counts. At 16 ranks a round (2^20 tuples, 160 bytes each) outweighs 32
+  // batches of 32 KiB, and even of 1 MiB.
+  config = RunConfig{};
+  config.partition = Partition::k1D;
+  ranks = 16;
+  config.overlap = false;
+  bulk = search();
+  config.overlap = true;
+  EXPECT_EQ(search(), bulk);
+  config.batch_bytes = 1 << 20;
+  EXPECT_EQ(search(), bulk);
+  // At 1024 ranks along a route, 2.5 x 1024 batches of 1 MiB outweigh the round: the
+  // rank's 16 x 2^10 tuples (plus one) and a level and a bit per owned vertex.
+  ranks = 1024;
+  config.route = RouteChoice{RouteKind::kGrid2, {}, true};
+  config.overlap = false;
+  const double routed_validated = search();
+  config.overlap = true;
+  const double validation = (16.0 * 1024 + 1) * 160 + (1024.0 + 64) * 9;
+  EXPECT_EQ(search() - routed_validated, 2.5 * 1024 * (1 << 20) - validation);
+}
+
+// SSSP over a fold of several members gathers a bucket's settled vertices over it: a word
+// per row-group vertex at most, on top of the distances sent (4 bytes and a bit each) and
+// the validation round's larger tuples (40 bytes more each). In 1D the row group is every
+// vertex.
+TEST(MemoryEstimate, SsspGathersABucketOverTheFold) {
+  RunConfig config;
+  config.partition = Partition::k1D;
+  const int ranks = 128;
+  const std::uint64_t n = std::uint64_t{1} << 20;
+  const std::uint64_t m = std::uint64_t{16} << 20;
+  const auto sssp_extra = [&] {
+    config.kernels = {true, false};
+    const double bfs = estimate_rank_memory(config, ranks, n, m).search;
+    config.kernels = {true, true};
+    return estimate_rank_memory(config, ranks, n, m).search - bfs;
+  };
+  const double row_group = static_cast<double>(n) + 64.0 * ranks;
+  const double round = static_cast<double>(m) / ranks + 1;
+  EXPECT_GE(sssp_extra(), (8 + 4.125) * row_group + 40 * round);
+}
+
+// Kernel 1 sums the degrees over the processor column: a word per column-group vertex,
+// and MPI's reduce-scatter twice that again over a column of several ranks, beside the
+// forward lists' offsets (a word per column-group vertex). A 2D grid of one column on
+// one node puts every vertex in the column group.
+TEST(MemoryEstimate, Kernel1SumsTheDegreesOverTheColumn) {
+  RunConfig config;
+  config.partition = Partition::k2D;
+  const int ranks = 128;
+  config.grid = GridShape{ranks, 1};
+  const std::uint64_t n = std::uint64_t{1} << 20;
+  const double col_group = static_cast<double>(n) + 64.0 * ranks;
+  const RankMemoryEstimate tall = estimate_rank_memory(config, ranks, n, 16 * n);
+  EXPECT_GE(tall.kernel1, (24 + 8) * col_group);
+  config.grid = GridShape{1, ranks};  // one row: no sum over a column
+  EXPECT_LT(estimate_rank_memory(config, ranks, n, 16 * n).kernel1, tall.kernel1 / 2);
 }
 
 // A rank's peak is its busiest phase's, not the sum of its phases: kernel 1's round

@@ -398,15 +398,23 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   const double pair_words = (sssp_kernel ? 3 : 2) * 8.0;
   const double rounds = round * 16 + 2 * round * pair_words * (1 + (ranks > 1 ? 1.1 : 1.0));
   // Building the forward CSR from the pairs: offsets and cursors per row; a weighted one
-  // places an entry as one word, then splits the kept ones into id and weight.
-  const double building = col_group * 16 + directed * (sssp_kernel ? 16 : id_bytes);
+  // places an entry as one word, then splits the kept ones into id and weight beside the
+  // kept rows' offsets (graph/local_csr.cpp).
+  const double building = col_group * (sssp_kernel ? 24 : 16) + directed * (sssp_kernel ? 16 : id_bytes);
   // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
   // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
   const double order = (2 * block + col_group + (one_d ? row_group : 0)) * id_bytes;
   const double forward = col_group * 8 + directed * (id_bytes + weight_bytes);
   const double transposed = grid_layout(c.partition) ? row_group * 8 + directed * id_bytes : 0;
   const double graph = forward + transposed + block * 16 + order;  // with the owned degrees
-  const double kernel1 = pairs + std::max(rounds, building + order) + block * 16;
+  // Degrees summed over the column (twice: the tuples' with the pairs held, the lists'
+  // once both CSRs are built): a word per column-group vertex, and over a column of
+  // several ranks MPI's reduce-scatter holds twice that again (2D at 128 ranks on one
+  // node, a column of every rank and every vertex, scale 20 without validation: kernel 1
+  // peaked at 63.8 MiB, 12 MiB above its pieces without this).
+  const double degree_sums = col_group * (shape.rows > 1 ? 24 : 8);
+  const double kernel1 = block * 16 + std::max({pairs + rounds, pairs + degree_sums, pairs + building + order,
+                                                forward + transposed + order + degree_sums});
 
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
@@ -428,8 +436,13 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   // start per row, sent distances per row-group vertex, the buckets' and messages'
   // vertices (measured: 45-70 bytes per owned vertex in all at scales 16-20), and a
   // bucket's frontier gathered over the column, a source and its word per column-group
-  // vertex at most (hybrid at 4 ranks, scale 20: 48 MB).
-  const double sssp = !sssp_kernel ? 0 : block * (12 + 16 + 48) + col_group * (8 + 24) + row_group * (4 + 1.0 / 8);
+  // vertex at most (hybrid at 4 ranks, scale 20: 48 MB), and a bucket's settled vertices
+  // gathered over the fold when it has several members, a word per row-group vertex at
+  // most (1D and hybrid on one node at 128 ranks, scale 20: the row group is every
+  // vertex, and the SSSP phase peaked 16.5 MiB above the BFS phase).
+  const double fold_gather = shape.cols > 1 ? row_group * 8 : 0;
+  const double sssp =
+      !sssp_kernel ? 0 : block * (12 + 16 + 48) + col_group * (8 + 24) + row_group * (4 + 1.0 / 8) + fold_gather;
   // cuda-host keeps the device search's copy of the pieces and its state in host memory
   // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
   // row-group vertex a few words.
@@ -445,7 +458,9 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   // more than a level's items: a (vertex, parent) pair per row-group vertex, or per list
   // entry of the rank, at most (1D at 128 ranks: the row group is every vertex). Along
   // a route, a bucket per next rank of each hop (at most every rank), its items held in
-  // three words where the wire carries two, and others' items pass through it.
+  // three words where the wire carries two, and others' items pass through it. The
+  // batches live within a level and a validation round after the search: the two never
+  // meet (measured at 128 ranks, scale 20, 1D: 52.7 MiB with --overlap, 56.7 without).
   const double batch_bytes = static_cast<double>(c.batch_bytes);
   const double batches = !pipelines_folds(c) ? 0
                          : c.route           ? 2.5 * p * batch_bytes
@@ -455,7 +470,7 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   // (validate/distributed_validator.cpp; measured: 150 bytes a round's tuple for a BFS
   // tree, 190 for an SSSP one with its weights and distances).
   const double validation = !c.validate ? 0 : block * 9 + (ranks > 1 ? round * (sssp_kernel ? 200 : 160) : 0);
-  return {held, kernel1, graph + bfs + forest + sssp + device_copy + windows + batches + validation};
+  return {held, kernel1, graph + bfs + forest + sssp + device_copy + windows + std::max(batches, validation)};
 }
 
 }  // namespace zbfs
