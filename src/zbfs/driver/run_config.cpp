@@ -458,13 +458,17 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   // more than a level's items: a (vertex, parent) pair per row-group vertex, or per list
   // entry of the rank, at most (1D at 128 ranks: the row group is every vertex). Along
   // a route, a bucket per next rank of each hop (at most every rank), its items held in
-  // three words where the wire carries two, and others' items pass through it. The
-  // batches live within a level and a validation round after the search: the two never
-  // meet (measured at 128 ranks, scale 20, 1D: 52.7 MiB with --overlap, 56.7 without).
+  // three words where the wire carries two, and others' items pass through it: a relay
+  // holds at most as many again as it sends itself, so a route too is bounded by the
+  // level's items, whatever P (2.5 x P batches would be 80 MiB at P = 1,024 and 1.3 GiB
+  // at 16,384). The batches live within a level and a validation round after the
+  // search: the two never meet (measured at 128 ranks, scale 20, 1D: 52.7 MiB with
+  // --overlap, 56.7 without).
   const double batch_bytes = static_cast<double>(c.batch_bytes);
+  const double level_items = std::min(row_group, directed);
   const double batches = !pipelines_folds(c) ? 0
-                         : c.route           ? 2.5 * p * batch_bytes
-                                   : std::min(2.0 * p * batch_bytes, 2.0 * 16 * std::min(row_group, directed));
+                         : c.route           ? std::min(2.5 * p * batch_bytes, 2.0 * 24 * level_items)
+                                             : std::min(2.0 * p * batch_bytes, 2.0 * 16 * level_items);
   // Validation: one rank uses the one-process validator (a level and a bit per vertex);
   // several read the slice in rounds of 2^20 tuples and ask the owners of both ends
   // (validate/distributed_validator.cpp; measured: 150 bytes a round's tuple for a BFS
