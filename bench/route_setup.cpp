@@ -1,14 +1,16 @@
 // zbfs_route_setup: what one rank's route setup costs at a given rank count, without
 // running those ranks (issue 57: at most 1 s a rank at P = 65,536). For each route and
 // P, a sample of ranks each build what a rank builds before its first routed exchange:
-// the plan, its hop peers (the lanes of a routed stream) and the stream's next-rank
-// table; prints one line per route and P with the slowest sampled rank's time, and the
-// most peers and table bytes a sampled rank holds.
+// the plan, its hop peers (the lanes of a routed stream) and the stream's slot table
+// (where each destination's items go next, for routes of up to three hops). Prints one
+// line per route and P: the slowest sampled rank's time, and the most peers and bytes
+// (slot table and empty buckets) a sampled rank holds.
 //
 //   zbfs_route_setup                       P = 1,024 to 65,536, every route
 //   zbfs_route_setup --ranks 65536 --samples 16
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,7 +58,8 @@ Setup set_up(RouteKind kind, int p, int me) {
   setup.seconds = clock.elapsed_s();
   for (const RoutePlan::HopPeers& hop : route.peers)
     setup.peers = std::max(setup.peers, hop.to.size() + hop.from.size());
-  for (const std::vector<int>& next : route.next) setup.table_bytes += next.size() * sizeof(int);
+  for (const std::vector<std::int32_t>& slots : route.slots) setup.table_bytes += slots.size() * sizeof(std::int32_t);
+  setup.table_bytes += route.buckets * sizeof(std::vector<int>);  // a stream's empty buckets
   return setup;
 }
 

@@ -21,15 +21,26 @@ std::vector<MessageStream::Lane> lanes_of(const StreamRoute& route) {
 
 }  // namespace
 
-StreamRoute::StreamRoute(const RoutePlan& plan, int me_) : me(me_), ranks(plan.ranks()), peers(plan.hop_peers(me_)) {
-  next.resize(static_cast<std::size_t>(plan.hops()));
-  for (int h = 0; h < plan.hops(); ++h) {
-    auto& to = next[static_cast<std::size_t>(h)];
-    to.resize(static_cast<std::size_t>(ranks));
-    for (int d = 0; d < ranks; ++d) to[static_cast<std::size_t>(d)] = plan.next(h, me, d);
+StreamRoute::StreamRoute(const RoutePlan& plan_, int me_)
+    : plan(plan_), me(me_), ranks(plan_.ranks()), peers(plan_.hop_peers(me_)) {
+  if (static_cast<int>(peers.size()) > MessageStream::kMaxLanes) {
+    throw Error(ExitCode::kFailure, "a route of " + std::to_string(peers.size()) + " hops is too long to stream");
   }
-  if (static_cast<int>(next.size()) > MessageStream::kMaxLanes) {
-    throw Error(ExitCode::kFailure, "a route of " + std::to_string(next.size()) + " hops is too long to stream");
+  for (const RoutePlan::HopPeers& hop : peers) {
+    first_bucket.push_back(buckets);
+    buckets += hop.to.size();
+  }
+  constexpr std::size_t kTabledHops = 3;
+  if (peers.size() > kTabledHops) return;
+  slots.assign(peers.size(), std::vector<std::int32_t>(static_cast<std::size_t>(ranks), kStays));
+  for (std::size_t h = 0; h < peers.size(); ++h) {
+    const std::vector<int>& to = peers[h].to;
+    for (int d = 0; d < ranks; ++d) {
+      const int next = plan.next(static_cast<int>(h), me, d);
+      if (next == me) continue;
+      slots[h][static_cast<std::size_t>(d)] =
+          static_cast<std::int32_t>(std::lower_bound(to.begin(), to.end(), next) - to.begin());
+    }
   }
 }
 
@@ -43,8 +54,8 @@ RoutedUpdateStream::RoutedUpdateStream(const Communicator& comm, StreamChannel& 
       codec_(codec != nullptr && !codec->passthrough() ? codec : nullptr),
       batch_items_(std::max<std::size_t>(1, batch_items)),
       max_items_(max_items),
-      hops_(route.next.size()),
-      buckets_(hops_ * static_cast<std::size_t>(route.ranks)),
+      hops_(route.hops()),
+      buckets_(route.buckets),
       hop_bytes_(hops_, 0) {
   if (route.ranks != comm.size() || route.me != comm.rank()) {
     throw Error(ExitCode::kFailure, "routed update stream: a route for another communicator");
@@ -53,18 +64,19 @@ RoutedUpdateStream::RoutedUpdateStream(const Communicator& comm, StreamChannel& 
 
 void RoutedUpdateStream::place(std::size_t hop, const HopItem& item) {
   for (; hop < hops_; ++hop) {
-    const int to = route_.next[hop][item.destination];
-    if (to == route_.me) continue;  // it stays here for this hop
+    const int slot = route_.slot(hop, item.destination);
+    if (slot == StreamRoute::kStays) continue;  // it stays here for this hop
     if (stream_.closed(static_cast<int>(hop))) {
       throw Error(ExitCode::kFailure, "routed update stream: an item for hop " + std::to_string(hop) +
                                           " after it closed (a rank broke the route)");
     }
-    std::vector<HopItem>& waiting = bucket(hop, to);
+    std::vector<HopItem>& waiting = bucket(hop, slot);
     waiting.push_back(item);
     if (waiting.size() >= batch_items_) {
       bool flagged = false;
-      std::vector<std::uint8_t> bytes = take_bucket(hop, to, flagged);
-      stream_.send(static_cast<int>(hop), to, std::move(bytes), flagged);
+      std::vector<std::uint8_t> bytes = take_bucket(hop, slot, flagged);
+      stream_.send(static_cast<int>(hop), route_.peers[hop].to[static_cast<std::size_t>(slot)], std::move(bytes),
+                   flagged);
     }
     return;
   }
@@ -74,8 +86,9 @@ void RoutedUpdateStream::place(std::size_t hop, const HopItem& item) {
   delivered_.push_back({item.key, item.value});
 }
 
-std::vector<std::uint8_t> RoutedUpdateStream::take_bucket(std::size_t hop, int to, bool& flagged) {
-  std::vector<HopItem>& items = bucket(hop, to);
+std::vector<std::uint8_t> RoutedUpdateStream::take_bucket(std::size_t hop, int slot, bool& flagged) {
+  std::vector<HopItem>& items = bucket(hop, slot);
+  const int to = route_.peers[hop].to[static_cast<std::size_t>(slot)];
   std::sort(items.begin(), items.end(), [](const HopItem& a, const HopItem& b) {
     return std::tie(a.destination, a.key, a.value) < std::tie(b.destination, b.key, b.value);
   });
@@ -158,10 +171,11 @@ void RoutedUpdateStream::close_ready_hops() {
     const auto members = static_cast<std::size_t>(route_.ranks);
     std::vector<std::vector<std::uint8_t>> last_bytes(members);
     std::vector<Communicator::Piece> last(members);
-    for (const int to : route_.peers[hop].to) {
-      if (bucket(hop, to).empty()) continue;
-      const auto d = static_cast<std::size_t>(to);
-      last_bytes[d] = take_bucket(hop, to, last[d].flagged);
+    const std::vector<int>& peers_to = route_.peers[hop].to;
+    for (std::size_t slot = 0; slot < peers_to.size(); ++slot) {
+      if (bucket(hop, static_cast<int>(slot)).empty()) continue;
+      const auto d = static_cast<std::size_t>(peers_to[slot]);
+      last_bytes[d] = take_bucket(hop, static_cast<int>(slot), last[d].flagged);
       last[d].bytes = last_bytes[d];
     }
     stream_.close(lane, last);

@@ -14,6 +14,7 @@
 // hop message is encoded with the hop codec (route/hop_codec.hpp) when it has one.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -26,14 +27,33 @@
 
 namespace zbfs {
 
-// What a rank needs of a route to stream along it: where each destination's items go
-// next at each hop, and each hop's peers. Made once per communicator shape.
+// What a rank needs of a route to stream along it: each hop's peers, and where each
+// destination's items go next at each hop, as the index of that rank among the hop's
+// `to` peers (a bucket each: what a rank holds is sized by its peers, not by P). Routes
+// of up to three hops keep that index in a table (a few words per rank); longer ones
+// (the hypercube's log2 P + 2) work it out from the plan. Made once per communicator
+// shape.
 struct StreamRoute {
   StreamRoute(const RoutePlan& plan, int me);
+  static constexpr int kStays = -1;  // the item stays here for the hop
+  // The index in peers[hop].to of where an item for `destination` held here goes at
+  // `hop`, or kStays.
+  [[nodiscard]] int slot(std::size_t hop, std::uint64_t destination) const {
+    if (!slots.empty()) return slots[hop][destination];
+    const int to = plan.next(static_cast<int>(hop), me, static_cast<int>(destination));
+    if (to == me) return kStays;
+    const std::vector<int>& peers_to = peers[hop].to;
+    return static_cast<int>(std::lower_bound(peers_to.begin(), peers_to.end(), to) - peers_to.begin());
+  }
+  [[nodiscard]] std::size_t hops() const { return peers.size(); }
+
+  RoutePlan plan;
   int me;
   int ranks;
-  std::vector<std::vector<int>> next;  // next[h][d]: where an item for d held here goes at hop h
   std::vector<RoutePlan::HopPeers> peers;
+  std::vector<std::size_t> first_bucket;         // per hop: its peers' buckets start here
+  std::size_t buckets = 0;                       // over all hops
+  std::vector<std::vector<std::int32_t>> slots;  // slots[h][d], for routes of up to three hops
 };
 
 class RoutedUpdateStream final : public UpdateStream {
@@ -55,14 +75,15 @@ class RoutedUpdateStream final : public UpdateStream {
   // Puts an item held here into the bucket of hop `hop` or a later one (the first hop
   // that moves it), or among the items for this rank after the last hop.
   void place(std::size_t hop, const HopItem& item);
-  // Sorts (and merges) a bucket and encodes it as the hop message's bytes; empties it.
-  std::vector<std::uint8_t> take_bucket(std::size_t hop, int to, bool& flagged);
+  // Sorts (and merges) the bucket of the hop's peer `slot` and encodes it as the hop
+  // message's bytes; empties it.
+  std::vector<std::uint8_t> take_bucket(std::size_t hop, int slot, bool& flagged);
   // Takes in what arrived: items go on to their next hop, or to `delivered_`.
   void take_messages();
   // Closes every hop that may close now (hop 0 only once finishing).
   void close_ready_hops();
-  [[nodiscard]] std::vector<HopItem>& bucket(std::size_t hop, int to) {
-    return buckets_[hop * static_cast<std::size_t>(route_.ranks) + static_cast<std::size_t>(to)];
+  [[nodiscard]] std::vector<HopItem>& bucket(std::size_t hop, int slot) {
+    return buckets_[route_.first_bucket[hop] + static_cast<std::size_t>(slot)];
   }
 
   const Communicator& comm_;
@@ -74,7 +95,7 @@ class RoutedUpdateStream final : public UpdateStream {
   std::uint64_t max_items_;
   std::size_t hops_;
   bool finishing_ = false;
-  std::vector<std::vector<HopItem>> buckets_;  // per hop and next rank
+  std::vector<std::vector<HopItem>> buckets_;  // per hop and `to` peer
   std::vector<KeyedItem> delivered_;           // items for this rank, not yet handed over
   std::vector<MessageStream::Message> messages_;
   std::vector<HopItem> parsed_;
