@@ -12,6 +12,13 @@ ratios; exits 1 when a run is outside [1, --most].
     python3 bench/memory_estimate.py --ranks 128 --scales 12 14 --partitions 1d 2d \\
         --mpirun-args=--oversubscribe
 
+Weak scaling (--weak V: 2^V vertices a rank, the scale growing with the ranks, a power of
+two; --square-grid: 2D on the most square grid, as a cluster of one rank a node would
+run, rather than one node's P x 1) also prints each peak against the first rank count's:
+
+    python3 bench/memory_estimate.py --weak 14 --ranks 16 32 64 128 --partitions 2d \\
+        --square-grid --kernels bfs
+
 A run under --force, so that the check never refuses one (the point is to measure it).
 """
 import argparse
@@ -25,6 +32,11 @@ PARTITIONS = ["shared", "1d", "2d", "hybrid"]
 KERNELS = ["bfs", "bfs,sssp"]
 
 
+def most_square(ranks):
+    rows = max(r for r in range(1, ranks + 1) if ranks % r == 0 and r * r <= ranks)
+    return f"{rows}x{ranks // rows}"
+
+
 def run_once(args, ranks, partition, scale, kernels, extra):
     with tempfile.TemporaryDirectory() as tmp:
         record = os.path.join(tmp, "run.json")
@@ -32,6 +44,8 @@ def run_once(args, ranks, partition, scale, kernels, extra):
                "--kernels", kernels, "--quiet", "--force", "--json", record] + extra
         if args.threads:
             cmd += ["--threads", str(args.threads)]
+        if args.square_grid and partition == "2d":
+            cmd += ["--grid", most_square(ranks)]
         if ranks > 1 or partition != "shared":
             cmd = [args.mpirun, "-np", str(ranks)] + args.mpirun_args.split() + cmd
         done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -55,7 +69,15 @@ def main():
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--most", type=float, default=1.3, help="the largest estimate / peak allowed")
     parser.add_argument("--extra", default="", help="more zbfs run options, e.g. '--prune'")
+    parser.add_argument("--weak", type=int, default=None,
+                        help="2^WEAK vertices a rank: each rank count's scale is WEAK + log2(ranks)")
+    parser.add_argument("--square-grid", action="store_true", help="2D on the most square grid (--grid)")
     args = parser.parse_args()
+    if args.weak is not None:
+        if any(r & (r - 1) for r in args.ranks):
+            parser.error("--weak needs rank counts that are powers of two")
+        args.scales = [None]
+    first_peak = {}
     print(f"{'ranks':>5} {'partition':>9} {'scale':>5} {'kernels':>8} {'estimate MiB':>13} {'peak MiB':>9} "
           f"{'ratio':>6} {'peak RSS MiB':>13}")
     worst = []
@@ -64,6 +86,8 @@ def main():
             if partition == "shared" and ranks != 1:
                 continue
             for scale in args.scales:
+                if scale is None:
+                    scale = args.weak + ranks.bit_length() - 1
                 for kernels in args.kernels:
                     got, error = run_once(args, ranks, partition, scale, kernels, args.extra.split())
                     if got is None:
@@ -73,8 +97,12 @@ def main():
                     ratio = estimate / peak
                     worst.append((ratio, ranks, partition, scale, kernels))
                     flag = "" if 1.0 <= ratio <= args.most else "  <-- outside [1, %.2f]" % args.most
+                    growth = ""
+                    if args.weak is not None:
+                        first = first_peak.setdefault((partition, kernels), peak)
+                        growth = f"  peak x{peak / first:.3f} of the first"
                     print(f"{ranks:>5} {partition:>9} {scale:>5} {kernels:>8} {estimate / 2**20:>13.1f} "
-                          f"{peak / 2**20:>9.1f} {ratio:>6.2f} {rss / 2**20:>13.1f}{flag}", flush=True)
+                          f"{peak / 2**20:>9.1f} {ratio:>6.2f} {rss / 2**20:>13.1f}{flag}{growth}", flush=True)
     if not worst:
         return 1
     worst.sort()

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Three views of one search's exchanges at 1 Gbit/s (issue 57 item 5): the emulated
+cluster (scripts/netcluster: hosts as network namespaces on this machine, links shaped by
+tc), SimGrid (zbfs-lab simulate: the SMPI build on a fat tree of 1gbe links) and zbfs's
+own alpha-beta model (`modelled_time_s` of the emulated run's record: its own traffic
+priced at the 1gbe preset). Each point runs the same `zbfs run` (no validation, codec
+none, one rank a host, one thread) REPEATS times on each and prints, per exchange phase,
+the median of the slowest rank's time in MPI (--time-waits: waiting for late ranks is
+left out on both) and the ratios to the emulated figure.
+
+    sudo python3 bench/simgrid_compare.py --hosts 2 4 --scale 18 --partitions 1d 2d
+
+Needs root for the emulated cluster (network namespaces, tc) and the SMPI build
+(make smpi). On a 2-core machine 4 emulated hosts take turns on the cores: their
+exchanges then include scheduling waits that neither SimGrid nor the model price.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NETCLUSTER = ROOT / "scripts" / "netcluster"
+PHASES = ("row_exchange", "column_exchange", "predecessor_reduction", "termination_check")
+
+
+def sh(args: list[str], check: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(args, check=check, text=True, capture_output=True, timeout=timeout)
+
+
+def most_square(ranks: int) -> str:
+    rows = max(r for r in range(1, ranks + 1) if ranks % r == 0 and r * r <= ranks)
+    return f"{rows}x{ranks // rows}"
+
+
+def zbfs_args(args: argparse.Namespace, hosts: int, partition: str) -> list[str]:
+    out = ["--scale", str(args.scale), "--partition", partition, "--roots", str(args.roots), "--no-validate",
+           "--quiet", "--codec", "none", "--threads", "1", "--time-waits"]
+    if partition == "2d":
+        # One host per rank: the cluster's grid is the most square (on one machine zbfs
+        # would take hosts x 1).
+        out += ["--grid", most_square(hosts)]
+    return out + args.zbfs_args.split()
+
+
+def phase_seconds(record: dict, key: str) -> dict[str, float]:
+    return {p: record["phases"].get(p, {}).get(key, {}).get("max", 0.0) for p in PHASES}
+
+
+def emulated(args: argparse.Namespace, hosts: int, partition: str, out: Path) -> dict:
+    command = [str(NETCLUSTER), "run", "--name", args.name, "--", str(args.binary), "run",
+               *zbfs_args(args, hosts, partition), "--network", "1gbe", "--ranks-per-node", "1", "--json", str(out)]
+    done = sh(command, check=False, timeout=args.timeout)
+    if done.returncode != 0:
+        sys.exit(f"simgrid_compare: emulated run failed: {done.stderr.strip()[-400:]}")
+    return json.loads(out.read_text())
+
+
+def simulated(args: argparse.Namespace, hosts: int, partition: str, out: Path) -> dict:
+    command = [sys.executable, "-m", "zbfs_lab", "simulate", "-np", str(hosts), "--topology", "fattree", "--links",
+               "1gbe", "--ranks-per-host", "1", "--binary", str(args.smpi_binary), "-o", str(out), "--",
+               *zbfs_args(args, hosts, partition)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    done = subprocess.run(command, check=False, text=True, capture_output=True, timeout=args.timeout, env=env)
+    if done.returncode != 0:
+        sys.exit(f"simgrid_compare: simulated run failed: {done.stderr.strip()[-400:]}")
+    return json.loads(out.read_text())
+
+
+def median_by_phase(records: list[dict], key: str) -> dict[str, float]:
+    return {p: statistics.median(phase_seconds(r, key)[p] for r in records) for p in PHASES}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", type=Path, default=ROOT / "build" / "bin" / "zbfs")
+    parser.add_argument("--smpi-binary", type=Path, default=ROOT / "build-smpi" / "bin" / "zbfs")
+    parser.add_argument("--hosts", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--partitions", nargs="+", default=["1d", "2d"])
+    parser.add_argument("--scale", type=int, default=18)
+    parser.add_argument("--roots", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--burst", type=int, default=8000, help="tbf bucket in bytes (netcluster up --burst)")
+    parser.add_argument("--name", default="zbsg")
+    parser.add_argument("--timeout", type=float, default=1200)
+    parser.add_argument("--zbfs-args", default="", help="more zbfs run arguments for every run")
+    args = parser.parse_args()
+
+    check = sh([str(NETCLUSTER), "check"], check=False)
+    if check.returncode != 0:
+        print(check.stdout.strip() or check.stderr.strip(), file=sys.stderr)
+        return 1
+    for binary in (args.binary, args.smpi_binary):
+        if not binary.exists():
+            sys.exit(f"simgrid_compare: no binary at {binary} (make build, make smpi)")
+
+    work = Path(tempfile.mkdtemp(prefix="simgrid_compare_"))
+    print(f"{'hosts':>5} {'part':>4} {'phase':>21} {'emulated s':>11} {'SimGrid s':>10} {'model s':>9} "
+          f"{'SimGrid/emu':>11} {'model/emu':>9}")
+    for hosts in args.hosts:
+        sh([str(NETCLUSTER), "down", "--name", args.name], check=False)
+        sh([str(NETCLUSTER), "up", str(hosts), "--rate", "1gbit", "--burst", str(args.burst), "--name", args.name])
+        try:
+            for partition in args.partitions:
+                emu = [emulated(args, hosts, partition, work / f"emu-{hosts}-{partition}-{i}.json")
+                       for i in range(args.repeats)]
+                sim = [simulated(args, hosts, partition, work / f"sim-{hosts}-{partition}-{i}.json")
+                       for i in range(args.repeats)]
+                measured = median_by_phase(emu, "mpi_time_s")
+                simulated_s = median_by_phase(sim, "mpi_time_s")
+                model = median_by_phase(emu, "modelled_time_s")
+                rows = list(PHASES) + ["all"]
+                for name, table in (("measured", measured), ("simulated", simulated_s), ("model", model)):
+                    table["all"] = sum(table[p] for p in PHASES)
+                for phase in rows:
+                    e, s, m = measured[phase], simulated_s[phase], model[phase]
+                    if e == 0 and s == 0 and m == 0:
+                        continue
+                    ratio = (lambda x: f"{x / e:.2f}" if e > 0 else "-")
+                    print(f"{hosts:>5} {partition:>4} {phase:>21} {e:>11.4f} {s:>10.4f} {m:>9.4f} {ratio(s):>11} "
+                          f"{ratio(m):>9}", flush=True)
+        finally:
+            sh([str(NETCLUSTER), "down", "--name", args.name], check=False)
+    print(f"records in {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
