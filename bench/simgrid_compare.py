@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -64,11 +63,10 @@ def emulated(args: argparse.Namespace, hosts: int, partition: str, out: Path) ->
 
 
 def simulated(args: argparse.Namespace, hosts: int, partition: str, out: Path) -> dict:
-    command = [sys.executable, "-m", "zbfs_lab", "simulate", "-np", str(hosts), "--topology", "fattree", "--links",
-               "1gbe", "--ranks-per-host", "1", "--binary", str(args.smpi_binary), "-o", str(out), "--",
+    command = [str(args.lab), "simulate", "-np", str(hosts), "--topology", "fattree", "--links", "1gbe",
+               "--ranks-per-host", "1", "--binary", str(args.smpi_binary), "-o", str(out), "--",
                *zbfs_args(args, hosts, partition)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    done = subprocess.run(command, check=False, text=True, capture_output=True, timeout=args.timeout, env=env)
+    done = subprocess.run(command, check=False, text=True, capture_output=True, timeout=args.timeout)
     if done.returncode != 0:
         sys.exit(f"simgrid_compare: simulated run failed: {done.stderr.strip()[-400:]}")
     return json.loads(out.read_text())
@@ -82,6 +80,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", type=Path, default=ROOT / "build" / "bin" / "zbfs")
     parser.add_argument("--smpi-binary", type=Path, default=ROOT / "build-smpi" / "bin" / "zbfs")
+    parser.add_argument("--lab", type=Path, default=ROOT / ".venv" / "bin" / "zbfs-lab",
+                        help="the zbfs-lab command (make lab installs it in .venv)")
     parser.add_argument("--hosts", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--partitions", nargs="+", default=["1d", "2d"])
     parser.add_argument("--scale", type=int, default=18)
@@ -97,9 +97,9 @@ def main() -> int:
     if check.returncode != 0:
         print(check.stdout.strip() or check.stderr.strip(), file=sys.stderr)
         return 1
-    for binary in (args.binary, args.smpi_binary):
+    for binary in (args.binary, args.smpi_binary, args.lab):
         if not binary.exists():
-            sys.exit(f"simgrid_compare: no binary at {binary} (make build, make smpi)")
+            sys.exit(f"simgrid_compare: no {binary} (make build, make smpi, make lab)")
 
     work = Path(tempfile.mkdtemp(prefix="simgrid_compare_"))
     print(f"{'hosts':>5} {'part':>4} {'phase':>21} {'emulated s':>11} {'SimGrid s':>10} {'model s':>9} "
