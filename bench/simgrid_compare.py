@@ -3,10 +3,12 @@
 cluster (scripts/netcluster: hosts as network namespaces on this machine, links shaped by
 tc), SimGrid (zbfs-lab simulate: the SMPI build on a fat tree of 1gbe links) and zbfs's
 own alpha-beta model (`modelled_time_s` of the emulated run's record: its own traffic
-priced at the 1gbe preset). Each point runs the same `zbfs run` (no validation, codec
-none, one rank a host, one thread) REPEATS times on each and prints, per exchange phase,
-the median of the slowest rank's time in MPI (--time-waits: waiting for late ranks is
-left out on both) and the ratios to the emulated figure.
+priced at the links zbfs's ping-pong measured). SimGrid runs twice: on the 1gbe preset's
+links, and on links of the emulated cluster's measured latency and bandwidth. Each point
+runs the same `zbfs run` (no validation, codec none, one rank a host, one thread)
+REPEATS times on each and prints, per exchange phase, the median of the slowest rank's
+time in MPI (--time-waits: waiting for late ranks is left out on all) and the ratios to
+the emulated figure.
 
     sudo python3 bench/simgrid_compare.py --hosts 2 4 --scale 18 --partitions 1d 2d
 
@@ -54,18 +56,23 @@ def phase_seconds(record: dict, key: str) -> dict[str, float]:
 
 
 def emulated(args: argparse.Namespace, hosts: int, partition: str, out: Path) -> dict:
+    # --network measure: the run's model prices the links as zbfs's ping-pong finds them.
     command = [str(NETCLUSTER), "run", "--name", args.name, "--", str(args.binary), "run",
-               *zbfs_args(args, hosts, partition), "--network", "1gbe", "--ranks-per-node", "1", "--json", str(out)]
+               *zbfs_args(args, hosts, partition), "--network", "measure", "--json", str(out)]
     done = sh(command, check=False, timeout=args.timeout)
     if done.returncode != 0:
         sys.exit(f"simgrid_compare: emulated run failed: {done.stderr.strip()[-400:]}")
     return json.loads(out.read_text())
 
 
-def simulated(args: argparse.Namespace, hosts: int, partition: str, out: Path) -> dict:
+def simulated(args: argparse.Namespace, hosts: int, partition: str, out: Path, links: dict | None) -> dict:
+    """On the 1gbe preset's links, or (links: a record's network.inter_node) on links of
+    the figures zbfs measured."""
     command = [str(args.lab), "simulate", "-np", str(hosts), "--topology", "fattree", "--links", "1gbe",
-               "--ranks-per-host", "1", "--binary", str(args.smpi_binary), "-o", str(out), "--",
-               *zbfs_args(args, hosts, partition)]
+               "--ranks-per-host", "1", "--binary", str(args.smpi_binary), "-o", str(out)]
+    if links is not None:
+        command += ["--latency", f"{links['latency_s']:.9g}", "--bandwidth", f"{links['bandwidth_bytes_per_s']:.9g}"]
+    command += ["--", *zbfs_args(args, hosts, partition)]
     done = subprocess.run(command, check=False, text=True, capture_output=True, timeout=args.timeout)
     if done.returncode != 0:
         sys.exit(f"simgrid_compare: simulated run failed: {done.stderr.strip()[-400:]}")
@@ -102,8 +109,10 @@ def main() -> int:
             sys.exit(f"simgrid_compare: no {binary} (make build, make smpi, make lab)")
 
     work = Path(tempfile.mkdtemp(prefix="simgrid_compare_"))
-    print(f"{'hosts':>5} {'part':>4} {'phase':>21} {'emulated s':>11} {'SimGrid s':>10} {'model s':>9} "
-          f"{'SimGrid/emu':>11} {'model/emu':>9}")
+    print("emulated: netcluster at 1 Gbit/s; SimGrid: a fat tree of the 1gbe preset's links (50 us, 117.5 MB/s) and\n"
+          "of the emulated links' measured figures; model: the emulated run's traffic priced at those figures")
+    print(f"{'hosts':>5} {'part':>4} {'phase':>21} {'emulated s':>11} {'SG 1gbe s':>10} {'SG meas s':>10} "
+          f"{'model s':>9} {'SG1gbe/emu':>10} {'SGmeas/emu':>10} {'model/emu':>9}")
     for hosts in args.hosts:
         sh([str(NETCLUSTER), "down", "--name", args.name], check=False)
         sh([str(NETCLUSTER), "up", str(hosts), "--rate", "1gbit", "--burst", str(args.burst), "--name", args.name])
@@ -111,21 +120,24 @@ def main() -> int:
             for partition in args.partitions:
                 emu = [emulated(args, hosts, partition, work / f"emu-{hosts}-{partition}-{i}.json")
                        for i in range(args.repeats)]
-                sim = [simulated(args, hosts, partition, work / f"sim-{hosts}-{partition}-{i}.json")
-                       for i in range(args.repeats)]
-                measured = median_by_phase(emu, "mpi_time_s")
-                simulated_s = median_by_phase(sim, "mpi_time_s")
-                model = median_by_phase(emu, "modelled_time_s")
-                rows = list(PHASES) + ["all"]
-                for name, table in (("measured", measured), ("simulated", simulated_s), ("model", model)):
+                links = emu[0]["network"]["inter_node"]
+                print(f"      emulated links measured: {links['latency_s'] * 1e6:.1f} us, "
+                      f"{links['bandwidth_bytes_per_s'] / 1e6:.1f} MB/s", flush=True)
+                preset = [simulated(args, hosts, partition, work / f"sim-{hosts}-{partition}-{i}.json", None)
+                          for i in range(args.repeats)]
+                matched = [simulated(args, hosts, partition, work / f"simm-{hosts}-{partition}-{i}.json", links)
+                           for i in range(args.repeats)]
+                tables = [median_by_phase(emu, "mpi_time_s"), median_by_phase(preset, "mpi_time_s"),
+                          median_by_phase(matched, "mpi_time_s"), median_by_phase(emu, "modelled_time_s")]
+                for table in tables:
                     table["all"] = sum(table[p] for p in PHASES)
-                for phase in rows:
-                    e, s, m = measured[phase], simulated_s[phase], model[phase]
-                    if e == 0 and s == 0 and m == 0:
+                for phase in list(PHASES) + ["all"]:
+                    e, s1, s2, m = (table[phase] for table in tables)
+                    if e == 0 and s1 == 0 and s2 == 0 and m == 0:
                         continue
                     ratio = (lambda x: f"{x / e:.2f}" if e > 0 else "-")
-                    print(f"{hosts:>5} {partition:>4} {phase:>21} {e:>11.4f} {s:>10.4f} {m:>9.4f} {ratio(s):>11} "
-                          f"{ratio(m):>9}", flush=True)
+                    print(f"{hosts:>5} {partition:>4} {phase:>21} {e:>11.4f} {s1:>10.4f} {s2:>10.4f} {m:>9.4f} "
+                          f"{ratio(s1):>10} {ratio(s2):>10} {ratio(m):>9}", flush=True)
         finally:
             sh([str(NETCLUSTER), "down", "--name", args.name], check=False)
     print(f"records in {work}")

@@ -93,6 +93,25 @@ class SimulateCommandTest(unittest.TestCase):
             cmd = sim.command(Path(tmp), ["--network", "shm"], Path(tmp) / "r.json")
         self.assertNotIn("ib-hdr", cmd)
 
+    def test_measured_links_replace_the_presets_figures_in_platform_and_model(self):
+        platform = platforms.make("fattree", 2, "1gbe", latency_s=13.2e-6, bandwidth_bytes_per_s=117.4e6)
+        self.assertTrue(platform.custom_links)
+        self.assertFalse(platforms.make("fattree", 2, "1gbe").custom_links)
+        self.assertEqual(platform.describe()["latency_s"], 13.2e-6)
+        cluster = ET.fromstring(platforms.xml(platform)).find("zone/cluster")
+        self.assertEqual(cluster.get("bw"), "117400000Bps")
+        self.assertEqual(cluster.get("lat"), f"{13.2e-6 / platforms.LINKS_ACROSS['fattree']:.9g}s")
+        sim = simulate.Simulation(platform, 2, 1, "/x/zbfs")
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = sim.command(Path(tmp), ["--scale", "8"], Path(tmp) / "r.json")
+        tail = cmd[cmd.index("/x/zbfs"):]
+        self.assertEqual(tail[tail.index("--network"):tail.index("--json")],
+                         ["--network", "1gbe", "--ranks-per-node", "1", "--network-latency", "13.2us",
+                          "--network-bandwidth", "0.1174GB/s"])
+        for latency, bandwidth in ((-1.0, None), (float("nan"), None), (None, 0.0), (None, float("inf"))):
+            with self.assertRaises(platforms.PlatformError):
+                platforms.make("fattree", 2, "1gbe", latency_s=latency, bandwidth_bytes_per_s=bandwidth)
+
     def test_a_missing_build_is_named(self):
         sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, "/nonexistent/zbfs", smpirun="true")
         with self.assertRaisesRegex(simulate.SimulationError, "make smpi"):

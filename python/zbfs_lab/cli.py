@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--hosts", type=int, help="simulated hosts (default: the ranks over --ranks-per-host)")
     m.add_argument("--links", choices=sorted(platforms.LINK_PRESETS), default="ib-hdr",
                    help="the links' latency and bandwidth, as zbfs run --network prices them")
+    m.add_argument("--latency", type=float, metavar="SECONDS",
+                   help="end-to-end link latency in place of the preset's (e.g. one zbfs measured)")
+    m.add_argument("--bandwidth", type=float, metavar="BYTES_PER_S", help="link bandwidth in place of the preset's")
     m.add_argument("--oversubscription", type=float, default=1.0,
                    help="a fat tree leaf's hosts per uplink (1: full bisection)")
     m.add_argument("-np", "--ranks", type=int, required=True, help="simulated MPI ranks")
@@ -70,7 +73,7 @@ def _simulate(args) -> int:
     hosts = args.hosts or platforms.hosts_for(args.ranks, args.ranks_per_host)
     if hosts * args.ranks_per_host < args.ranks:
         raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
-    platform = platforms.make(args.topology, hosts, args.links, args.oversubscription)
+    platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth)
     data = simulate.run(simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun),
                         zbfs_args, args.json, args.timeout)
     summary = data.get("summary", {})

@@ -48,13 +48,22 @@ class Platform:
     preset: str
     oversubscription: float
     parameters: str  # SimGrid's topo_parameters
+    # The preset's end-to-end figures, or those the user gave instead (for example the
+    # figures zbfs measured on the links being compared with).
+    latency_s: float = 0.0
+    bandwidth_bytes_per_s: float = 0.0
 
     @property
     def host_names(self) -> list[str]:
         return [f"node-{i}" for i in range(self.hosts)]
 
+    @property
+    def custom_links(self) -> bool:
+        return (self.latency_s, self.bandwidth_bytes_per_s) != LINK_PRESETS[self.preset]
+
     def describe(self) -> dict:
         return {"topology": self.topology, "hosts": self.hosts, "links": self.preset,
+                "latency_s": self.latency_s, "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
                 "oversubscription": self.oversubscription, "topo_parameters": self.parameters}
 
 
@@ -109,11 +118,21 @@ def _dragonfly(hosts: int) -> str:
     return f"{groups},1;{per_group},1;{per_chassis},1;{per_router}"
 
 
-def make(topology: str, hosts: int, preset: str, oversubscription: float = 1.0) -> Platform:
+def make(topology: str, hosts: int, preset: str, oversubscription: float = 1.0, latency_s: float | None = None,
+         bandwidth_bytes_per_s: float | None = None) -> Platform:
+    """`latency_s`, `bandwidth_bytes_per_s`: end-to-end figures in place of the preset's
+    (None: the preset's)."""
     if hosts < 1:
         raise PlatformError("a platform needs at least one host")
     if preset not in LINK_PRESETS:
         raise PlatformError(f"unknown links '{preset}' (known: {', '.join(LINK_PRESETS)})")
+    preset_latency, preset_bandwidth = LINK_PRESETS[preset]
+    latency = preset_latency if latency_s is None else latency_s
+    bandwidth = preset_bandwidth if bandwidth_bytes_per_s is None else bandwidth_bytes_per_s
+    if not (math.isfinite(latency) and latency >= 0):
+        raise PlatformError(f"a link latency must be a finite number of seconds >= 0, got {latency_s}")
+    if not (math.isfinite(bandwidth) and bandwidth > 0):
+        raise PlatformError(f"a link bandwidth must be a finite number of bytes/s > 0, got {bandwidth_bytes_per_s}")
     if topology == "fattree":
         parameters = _fat_tree(hosts, 2, oversubscription)
     elif topology == "fattree3":
@@ -132,7 +151,7 @@ def make(topology: str, hosts: int, preset: str, oversubscription: float = 1.0) 
         parameters = _dragonfly(hosts)
     else:
         raise PlatformError(f"unknown topology '{topology}' (known: {', '.join(TOPOLOGIES)})")
-    return Platform(topology, hosts, preset, oversubscription, parameters)
+    return Platform(topology, hosts, preset, oversubscription, parameters, latency, bandwidth)
 
 
 def _seconds(value: float) -> str:
@@ -144,7 +163,7 @@ def _bytes_per_s(value: float) -> str:
 
 
 def xml(platform: Platform) -> str:
-    latency, bandwidth = LINK_PRESETS[platform.preset]
+    latency, bandwidth = platform.latency_s, platform.bandwidth_bytes_per_s
     kind = {"fattree": "FAT_TREE", "fattree3": "FAT_TREE", "torus": "TORUS", "tofu": "TORUS",
             "dragonfly": "DRAGONFLY"}[platform.topology]
     lat = latency / LINKS_ACROSS[platform.topology]

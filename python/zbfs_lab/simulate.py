@@ -52,6 +52,10 @@ class Simulation:
         if not any(a == "--network" or a.startswith("--network=") for a in args) and \
                 self.platform.preset in ZBFS_NETWORKS:
             args += ["--network", self.platform.preset, "--ranks-per-node", str(self.ranks_per_host)]
+            if self.platform.custom_links:
+                # The model prices the links the simulation has.
+                args += ["--network-latency", f"{self.platform.latency_s * 1e6:.9g}us",
+                         "--network-bandwidth", f"{self.platform.bandwidth_bytes_per_s / 1e9:.9g}GB/s"]
         return cmd + [self.binary, "run", *args, "--json", str(record)]
 
 
