@@ -1,7 +1,9 @@
 """Simulated platforms (zbfs_lab.platforms) and the simulate command's smpirun line
 (zbfs_lab.simulate), without running SimGrid: the SMPI run itself is tested by
 tests/simgrid/check_simulated_run.py."""
+import sys
 import tempfile
+import time
 import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -111,6 +113,27 @@ class SimulateCommandTest(unittest.TestCase):
         for latency, bandwidth in ((-1.0, None), (float("nan"), None), (None, 0.0), (None, float("inf"))):
             with self.assertRaises(platforms.PlatformError):
                 platforms.make("fattree", 2, "1gbe", latency_s=latency, bandwidth_bytes_per_s=bandwidth)
+
+    def test_a_simulation_past_its_time_ends_with_its_children(self):
+        # smpirun starts the simulator as its child: a timeout must end both.
+        with tempfile.TemporaryDirectory() as tmp:
+            child_pid = Path(tmp) / "child.pid"
+            fake = Path(tmp) / "smpirun"
+            fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {child_pid}\nwait\n")
+            fake.chmod(0o755)
+            sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, sys.executable, smpirun=str(fake))
+            started = time.monotonic()
+            with self.assertRaisesRegex(simulate.SimulationError, "ran past"):
+                simulate.run(sim, ["--scale", "6"], Path(tmp) / "r.json", timeout_s=1.0)
+            self.assertLess(time.monotonic() - started, 30)
+            pid = int(child_pid.read_text())
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and \
+                    "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]:
+                time.sleep(0.05)
+            alive = Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+            self.assertFalse(alive, "the simulator's process outlived the timeout")
+            self.assertFalse((Path(tmp) / "r.json").exists())
 
     def test_a_missing_build_is_named(self):
         sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, "/nonexistent/zbfs", smpirun="true")

@@ -12,7 +12,9 @@ ranks per host as its ranks per node.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -63,6 +65,31 @@ class Simulation:
 ZBFS_NETWORKS = {"1gbe", "10gbe", "ib-qdr", "ib-hdr", "tofu-d"}
 
 
+def _run_as_group(cmd: list[str], timeout_s: float | None) -> subprocess.CompletedProcess:
+    """Runs `cmd` in a process group of its own and, when it runs past `timeout_s` or
+    this process is interrupted, ends the whole group: smpirun starts the simulator
+    (smpimain) as its child, which would outlive a kill of smpirun alone."""
+    process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                               text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _end_group(process)
+        raise SimulationError(f"the simulation ran past {timeout_s:g} s: {' '.join(cmd)}") from None
+    except BaseException:
+        _end_group(process)
+        raise
+    return subprocess.CompletedProcess(cmd, process.returncode, stdout, stderr)
+
+
+def _end_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.communicate()
+
+
 def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeout_s: float | None = None) -> dict:
     """Runs it and writes the completed record to `output`; returns the record."""
     if shutil.which(simulation.smpirun) is None:
@@ -77,11 +104,7 @@ def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeou
         record = folder / "run.json"
         cmd = simulation.command(folder, zbfs_args, record)
         started = time.monotonic()
-        try:
-            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout_s,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise SimulationError(f"the simulation ran past {timeout_s:g} s: {' '.join(cmd)}") from None
+        done = _run_as_group(cmd, timeout_s)
         wall_s = time.monotonic() - started
         if done.returncode != 0 or not record.is_file():
             why = [line for line in done.stderr.splitlines() if line.startswith("zbfs: error")]
