@@ -366,72 +366,105 @@ std::uint64_t RankMemoryEstimate::peak_bytes() const {
   return total >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
-RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
-  // A rank's peak is that of its busiest phase, not the sum of all: each term was checked
-  // against the phase's peak resident memory (VmHWM, reset between phases) at 1 and 4
-  // ranks, scales 14-20.
-  const GridShape shape = grid_for(c, ranks);
-  const auto p = static_cast<double>(ranks);
-  const auto vertices = static_cast<double>(n);
-  const double row_group = vertices / shape.rows + 64 * p;
-  const double col_group = vertices / shape.cols + 64 * p;
-  const double id_bytes = std::max(row_group, col_group) <= 4294967296.0 ? 4 : 8;
-  const double block = vertices / p + 64;
-  const bool one_d = c.partition == Partition::k1D;
-  const bool sssp_kernel = c.kernels.sssp;
-  // Throughout: the program, what MPI holds per peer (shared-memory queues and buffers),
-  // the rank's slice of the packed edge list (kept for validation) and SSSP's weight per
-  // tuple beside it.
-  const double tuples = static_cast<double>(m) / p + 1;
-  const double held = static_cast<double>(kProgramBytes) + (ranks > 1 ? kMpiBytes : 0) + kMpiBytesPerPeer * (p - 1) +
-                      tuples * PackedEdgeList::record_bytes_for(vertex_bits_for(n)) + (sssp_kernel ? 4 * tuples : 0);
+namespace {
 
-  // Kernel 1 (graph/distributed_graph.cpp). The received (row, neighbour) pairs, a weight
-  // beside each with SSSP, reserved for a tenth more than the rank's share of directed
-  // edges (Kronecker ids are scrambled: no rank gets much more).
-  const double directed = 2 * tuples * (ranks > 1 ? 1.1 : 1.0);
-  const double weight_bytes = sssp_kernel ? 4 : 0;
-  const double pairs = 2 * tuples * 1.1 * (2 * id_bytes + weight_bytes);
+// What every phase's terms of a rank's estimate are made of.
+struct RankSizes {
+  GridShape shape;
+  double p = 0;          // ranks
+  double vertices = 0;   // n
+  double row_group = 0;  // vertices of the rank's row group (with padding)
+  double col_group = 0;
+  double id_bytes = 4;   // a group-local id
+  double block = 0;      // owned vertices
+  double tuples = 0;     // the rank's slice of the edge list
+  double directed = 0;   // list entries the rank may receive
+  double round = 0;      // tuples of a kernel-1 or validation round
+  bool several = false;  // more than one rank
+  bool one_d = false;
+  bool sssp = false;
+};
+
+RankSizes rank_sizes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
+  RankSizes s;
+  s.shape = grid_for(c, ranks);
+  s.p = static_cast<double>(ranks);
+  s.vertices = static_cast<double>(n);
+  s.row_group = s.vertices / s.shape.rows + 64 * s.p;
+  s.col_group = s.vertices / s.shape.cols + 64 * s.p;
+  s.id_bytes = std::max(s.row_group, s.col_group) <= 4294967296.0 ? 4 : 8;
+  s.block = s.vertices / s.p + 64;
+  s.tuples = static_cast<double>(m) / s.p + 1;
+  s.several = ranks > 1;
+  // Kronecker ids are scrambled: no rank gets much more than a tenth over its share.
+  s.directed = 2 * s.tuples * (s.several ? 1.1 : 1.0);
+  s.round = std::min(s.tuples, 1048576.0);
+  s.one_d = c.partition == Partition::k1D;
+  s.sssp = c.kernels.sssp;
+  return s;
+}
+
+// The final graph's pieces: forward and (2D) transposed lists, the degree order.
+struct GraphBytes {
+  double forward = 0;
+  double transposed = 0;
+  double order = 0;
+  double total = 0;  // with the owned degrees
+};
+
+GraphBytes graph_bytes(const RunConfig& c, const RankSizes& s) {
+  GraphBytes g;
+  // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
+  // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
+  g.order = (2 * s.block + s.col_group + (s.one_d ? s.row_group : 0)) * s.id_bytes;
+  g.forward = s.col_group * 8 + s.directed * (s.id_bytes + (s.sssp ? 4 : 0));
+  g.transposed = grid_layout(c.partition) ? s.row_group * 8 + s.directed * s.id_bytes : 0;
+  g.total = g.forward + g.transposed + s.block * 16 + g.order;
+  return g;
+}
+
+// Kernel 1 (graph/distributed_graph.cpp), at its busiest.
+double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
+  // The received (row, neighbour) pairs, a weight beside each with SSSP, reserved for a
+  // tenth more than the rank's share of directed edges.
+  const double pairs = 2 * s.tuples * 1.1 * (2 * s.id_bytes + (s.sssp ? 4 : 0));
   // A round of at most 2^20 tuples: the decoded tuples, the packed pair words (two or
   // three a pair) going out and coming in.
-  const double round = std::min(tuples, 1048576.0);
-  const double pair_words = (sssp_kernel ? 3 : 2) * 8.0;
-  const double rounds = round * 16 + 2 * round * pair_words * (1 + (ranks > 1 ? 1.1 : 1.0));
+  const double pair_words = (s.sssp ? 3 : 2) * 8.0;
+  const double rounds = s.round * 16 + 2 * s.round * pair_words * (1 + (s.several ? 1.1 : 1.0));
   // Building the forward CSR from the pairs: offsets and cursors per row; a weighted one
   // places an entry as one word, then splits the kept ones into id and weight beside the
   // kept rows' offsets (graph/local_csr.cpp).
-  const double building = col_group * (sssp_kernel ? 24 : 16) + directed * (sssp_kernel ? 16 : id_bytes);
-  // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
-  // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
-  const double order = (2 * block + col_group + (one_d ? row_group : 0)) * id_bytes;
-  const double forward = col_group * 8 + directed * (id_bytes + weight_bytes);
-  const double transposed = grid_layout(c.partition) ? row_group * 8 + directed * id_bytes : 0;
-  const double graph = forward + transposed + block * 16 + order;  // with the owned degrees
+  const double building = s.col_group * (s.sssp ? 24 : 16) + s.directed * (s.sssp ? 16 : s.id_bytes);
   // Degrees summed over the column (twice: the tuples' with the pairs held, the lists'
   // once both CSRs are built): a word per column-group vertex, and over a column of
   // several ranks MPI's reduce-scatter holds twice that again (2D at 128 ranks on one
   // node, a column of every rank and every vertex, scale 20 without validation: kernel 1
   // peaked at 63.8 MiB, 12 MiB above its pieces without this).
-  const double degree_sums = col_group * (shape.rows > 1 ? 24 : 8);
-  const double kernel1 = block * 16 + std::max({pairs + rounds, pairs + degree_sums, pairs + building + order,
-                                                forward + transposed + order + degree_sums});
+  const double degree_sums = s.col_group * (s.shape.rows > 1 ? 24 : 8);
+  return s.block * 16 + std::max({pairs + rounds, pairs + degree_sums, pairs + building + g.order,
+                                  g.forward + g.transposed + g.order + degree_sums});
+}
 
+// A search's state: BFS, --prune's forest and SSSP.
+double search_state_bytes(const RunConfig& c, const RankSizes& s) {
   // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
   // (four bitmaps per group at most).
   // Bottom-up hubs: one id and one row bit per target vertex (owned in 1D, the row group in
   // 2D), and, while they are built, a degree byte per source vertex (all in 1D, a group in
   // 2D).
-  const double hubs =
-      (one_d ? block : row_group) * (id_bytes + 1.0 / 8) + (one_d ? vertices : std::max(row_group, col_group));
-  const double bfs = block * (8 + 4 + 1) + row_group * (id_bytes + 1) + 4 * (row_group + col_group) / 8 + hubs;
+  const double hubs = (s.one_d ? s.block : s.row_group) * (s.id_bytes + 1.0 / 8) +
+                      (s.one_d ? s.vertices : std::max(s.row_group, s.col_group));
+  const double bfs =
+      s.block * (8 + 4 + 1) + s.row_group * (s.id_bytes + 1) + 4 * (s.row_group + s.col_group) / 8 + hubs;
   // --prune (bfs/distributed_forest.hpp): four words, a height and a peeled offset per
   // owned vertex, the row group's peeled bits, the anchor mask and the gathered anchor
   // bits over the world, a core mask of the source group; while it is built, the
   // column group's neighbour XOR.
   const double forest = !c.prune ? 0
-                                 : block * (4 * 8 + 1 + id_bytes) + row_group / 8 + 2 * (block * p) / 8 +
-                                       std::max(row_group, col_group) / 8 + col_group * 8;
+                                 : s.block * (4 * 8 + 1 + s.id_bytes) + s.row_group / 8 + 2 * (s.block * s.p) / 8 +
+                                       std::max(s.row_group, s.col_group) / 8 + s.col_group * 8;
   // SSSP (sssp/distributed_sssp.hpp): the tree and distances, the owned state, a heavy
   // start per row, sent distances per row-group vertex, the buckets' and messages'
   // vertices (measured: 45-70 bytes per owned vertex in all at scales 16-20), and a
@@ -440,18 +473,20 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   // gathered over the fold when it has several members, a word per row-group vertex at
   // most (1D and hybrid on one node at 128 ranks, scale 20: the row group is every
   // vertex, and the SSSP phase peaked 16.5 MiB above the BFS phase).
-  const double fold_gather = shape.cols > 1 ? row_group * 8 : 0;
+  const double fold_gather = s.shape.cols > 1 ? s.row_group * 8 : 0;
   const double sssp =
-      !sssp_kernel ? 0 : block * (12 + 16 + 48) + col_group * (8 + 24) + row_group * (4 + 1.0 / 8) + fold_gather;
-  // cuda-host keeps the device search's copy of the pieces and its state in host memory
-  // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
-  // row-group vertex a few words.
-  const double device_copy = c.backend == Backend::kCudaHost ? forward + transposed + block * 40 + row_group * 13 : 0;
+      !s.sssp ? 0 : s.block * (12 + 16 + 48) + s.col_group * (8 + 24) + s.row_group * (4 + 1.0 / 8) + fold_gather;
+  return bfs + forest + sssp;
+}
+
+// What moves a search's messages, or checks its result, beside its state: --transport
+// rma's windows, and the larger of the pipelined batches and a validation round.
+double search_traffic_bytes(const RunConfig& c, const RankSizes& s) {
   // --transport rma: each group's window holds two halves, each grown to a quarter more
   // than the largest exchange a rank receives (mpi/rma_exchange.hpp): a level's reports
   // or its predecessor reduction (two words per owned vertex at most), or a validation
   // round (about four words per edge of a round of 2^20). The world's window dominates.
-  const double largest_receive = std::max(2.0 * 8 * block, c.validate ? 4.0 * 8 * (1 << 20) : 0.0);
+  const double largest_receive = std::max(2.0 * 8 * s.block, c.validate ? 4.0 * 8 * (1 << 20) : 0.0);
   const double windows = c.transport == Transport::kRma ? 2 * 1.25 * largest_receive : 0;
   // Pipelined folds (--overlap): every destination's batch filling, and as many in
   // flight (a send's buffer lives until it completes), though a direct fold never holds
@@ -465,16 +500,38 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   // search: the two never meet (measured at 128 ranks, scale 20, 1D: 52.7 MiB with
   // --overlap, 56.7 without).
   const double batch_bytes = static_cast<double>(c.batch_bytes);
-  const double level_items = std::min(row_group, directed);
+  const double level_items = std::min(s.row_group, s.directed);
   const double batches = !pipelines_folds(c) ? 0
-                         : c.route           ? std::min(2.5 * p * batch_bytes, 2.0 * 24 * level_items)
-                                             : std::min(2.0 * p * batch_bytes, 2.0 * 16 * level_items);
+                         : c.route           ? std::min(2.5 * s.p * batch_bytes, 2.0 * 24 * level_items)
+                                             : std::min(2.0 * s.p * batch_bytes, 2.0 * 16 * level_items);
   // Validation: one rank uses the one-process validator (a level and a bit per vertex);
   // several read the slice in rounds of 2^20 tuples and ask the owners of both ends
   // (validate/distributed_validator.cpp; measured: 150 bytes a round's tuple for a BFS
   // tree, 190 for an SSSP one with its weights and distances).
-  const double validation = !c.validate ? 0 : block * 9 + (ranks > 1 ? round * (sssp_kernel ? 200 : 160) : 0);
-  return {held, kernel1, graph + bfs + forest + sssp + device_copy + windows + std::max(batches, validation)};
+  const double validation = !c.validate ? 0 : s.block * 9 + (s.several ? s.round * (s.sssp ? 200 : 160) : 0);
+  return windows + std::max(batches, validation);
+}
+
+}  // namespace
+
+RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
+  // A rank's peak is that of its busiest phase, not the sum of all: each term was checked
+  // against the phase's peak resident memory (VmHWM, reset between phases) at 1, 4 and
+  // 128 ranks, scales 14-20.
+  const RankSizes s = rank_sizes(c, ranks, n, m);
+  // Throughout: the program, what MPI holds per peer (shared-memory queues and buffers),
+  // the rank's slice of the packed edge list (kept for validation) and SSSP's weight per
+  // tuple beside it.
+  const double held = static_cast<double>(kProgramBytes) + (s.several ? kMpiBytes : 0) + kMpiBytesPerPeer * (s.p - 1) +
+                      s.tuples * PackedEdgeList::record_bytes_for(vertex_bits_for(n)) + (s.sssp ? 4 * s.tuples : 0);
+  const GraphBytes graph = graph_bytes(c, s);
+  // cuda-host keeps the device search's copy of the pieces and its state in host memory
+  // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
+  // row-group vertex a few words.
+  const double device_copy =
+      c.backend == Backend::kCudaHost ? graph.forward + graph.transposed + s.block * 40 + s.row_group * 13 : 0;
+  return {held, kernel1_bytes(s, graph),
+          graph.total + search_state_bytes(c, s) + device_copy + search_traffic_bytes(c, s)};
 }
 
 }  // namespace zbfs
