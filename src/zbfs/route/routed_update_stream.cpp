@@ -34,14 +34,17 @@ StreamRoute::StreamRoute(const RoutePlan& plan_, int me_)
   if (peers.size() > kTabledHops) return;
   slots.assign(peers.size(), std::vector<std::int32_t>(static_cast<std::size_t>(ranks), kStays));
   for (std::size_t h = 0; h < peers.size(); ++h) {
-    const std::vector<int>& to = peers[h].to;
     for (int d = 0; d < ranks; ++d) {
-      const int next = plan.next(static_cast<int>(h), me, d);
-      if (next == me) continue;
-      slots[h][static_cast<std::size_t>(d)] =
-          static_cast<std::int32_t>(std::lower_bound(to.begin(), to.end(), next) - to.begin());
+      slots[h][static_cast<std::size_t>(d)] = slot_of_next(h, plan.next(static_cast<int>(h), me, d));
     }
   }
+}
+
+int StreamRoute::slot_of_next(std::size_t hop, int next) const {
+  if (next == me) return kStays;
+  const std::vector<int>& to = peers[hop].to;
+  const auto at = std::lower_bound(to.begin(), to.end(), next);
+  return at == to.end() || *at != next ? kNotAPeer : static_cast<int>(at - to.begin());
 }
 
 RoutedUpdateStream::RoutedUpdateStream(const Communicator& comm, StreamChannel& channel, const StreamRoute& route,
@@ -66,6 +69,11 @@ void RoutedUpdateStream::place(std::size_t hop, const HopItem& item) {
   for (; hop < hops_; ++hop) {
     const int slot = route_.slot(hop, item.destination);
     if (slot == StreamRoute::kStays) continue;  // it stays here for this hop
+    if (slot == StreamRoute::kNotAPeer) {
+      throw Error(ExitCode::kFailure, "routed update stream: an item for rank " + std::to_string(item.destination) +
+                                          " held at hop " + std::to_string(hop) +
+                                          " where the route never brings one (a rank broke the route)");
+    }
     if (stream_.closed(static_cast<int>(hop))) {
       throw Error(ExitCode::kFailure, "routed update stream: an item for hop " + std::to_string(hop) +
                                           " after it closed (a rank broke the route)");

@@ -14,7 +14,6 @@
 // hop message is encoded with the hop codec (route/hop_codec.hpp) when it has one.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -35,16 +34,17 @@ namespace zbfs {
 // shape.
 struct StreamRoute {
   StreamRoute(const RoutePlan& plan, int me);
-  static constexpr int kStays = -1;  // the item stays here for the hop
+  static constexpr int kStays = -1;     // the item stays here for the hop
+  static constexpr int kNotAPeer = -2;  // the plan sends it to no peer of the hop: this
+                                        // rank never holds such an item there
   // The index in peers[hop].to of where an item for `destination` held here goes at
-  // `hop`, or kStays.
+  // `hop`, kStays, or kNotAPeer.
   [[nodiscard]] int slot(std::size_t hop, std::uint64_t destination) const {
     if (!slots.empty()) return slots[hop][destination];
-    const int to = plan.next(static_cast<int>(hop), me, static_cast<int>(destination));
-    if (to == me) return kStays;
-    const std::vector<int>& peers_to = peers[hop].to;
-    return static_cast<int>(std::lower_bound(peers_to.begin(), peers_to.end(), to) - peers_to.begin());
+    return slot_of_next(hop, plan.next(static_cast<int>(hop), me, static_cast<int>(destination)));
   }
+  // The same from the rank the plan sends the item to.
+  [[nodiscard]] int slot_of_next(std::size_t hop, int next) const;
   [[nodiscard]] std::size_t hops() const { return peers.size(); }
 
   RoutePlan plan;
