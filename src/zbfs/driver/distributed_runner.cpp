@@ -441,7 +441,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
     built.emplace(grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
-                  config.kernels.sssp ? std::optional<std::span<const float>>(tuple_weights.span()) : std::nullopt);
+                  config.kernels.sssp ? std::optional<std::span<const float>>(tuple_weights.span()) : std::nullopt,
+                  config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt);
   }
   const DistributedGraph<V>& graph = *built;
   result.construction_time_s = slowest(world, clock.elapsed_s());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/route/routed_records.hpp"
 
 namespace zbfs {
 namespace {
@@ -90,7 +91,8 @@ void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, const flo
 
 template <class V>
 DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists,
-                                      std::uint64_t edges_per_round, std::optional<std::span<const float>> weights) {
+                                      std::uint64_t edges_per_round, std::optional<std::span<const float>> weights,
+                                      const std::optional<RoutePlan>& shuffle_route) {
   if (weights && weights->size() != slice.size()) {
     throw Error(ExitCode::kFailure, "kernel 1: " + std::to_string(weights->size()) + " weights for " +
                                         std::to_string(slice.size()) + " tuples");
@@ -110,6 +112,8 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   col_of.reserve(row_of.capacity());
   if (weights) weight_of.reserve(row_of.capacity());
   const std::uint64_t words = weights ? 3 : 2;
+  // A dense alltoallv starts P - 1 messages a rank a round; a route, its hop peers'.
+  const bool routed = shuffle_route && shuffle_route->kind() != RouteKind::kDirect;
 
   std::vector<Edge> chunk;
   std::vector<std::uint64_t> packed;
@@ -126,8 +130,10 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
       chunk[static_cast<std::size_t>(i)] = slice.get(begin + static_cast<std::uint64_t>(i));
     }
     route_edges(grid, chunk, weights ? weights->data() + begin : nullptr, packed, counts);
-    const std::vector<std::uint64_t> received = grid.world().alltoallv(
-        std::span<const std::uint64_t>(packed), std::span<const std::uint64_t>(counts), recv_counts);
+    const std::vector<std::uint64_t> received =
+        routed ? route_records(grid.world(), *shuffle_route, std::move(packed), counts, words)
+               : grid.world().alltoallv(std::span<const std::uint64_t>(packed), std::span<const std::uint64_t>(counts),
+                                        recv_counts);
     const std::size_t base = row_of.size();
     const std::size_t arrived = received.size() / words;
     row_of.resize(base + arrived);

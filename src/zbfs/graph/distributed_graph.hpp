@@ -20,6 +20,7 @@
 #include "zbfs/graph/degree_order.hpp"
 #include "zbfs/graph/hub_neighbors.hpp"
 #include "zbfs/graph/local_csr.hpp"
+#include "zbfs/route/route_plan.hpp"
 #include "zbfs/topology/process_grid.hpp"
 
 namespace zbfs {
@@ -31,10 +32,13 @@ class DistributedGraph {
   // --adjacency compressed); construction's peak is unchanged, what the search holds is
   // about half. `weights`: one per tuple of `slice` (SSSP), which then travel with the
   // tuples and sit beside the forward lists' entries (the lightest duplicate's; plain
-  // lists, 32-bit groups).
+  // lists, 32-bit groups). `shuffle_route`: the route the tuples take to the ranks that
+  // store them (route/routed_records.hpp; the run's --route), a plan for the job's rank
+  // count; none or direct: one alltoallv over the job a round. The graph is the same.
   DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists = false,
                    std::uint64_t edges_per_round = std::uint64_t{1} << 20,
-                   std::optional<std::span<const float>> weights = std::nullopt);
+                   std::optional<std::span<const float>> weights = std::nullopt,
+                   const std::optional<RoutePlan>& shuffle_route = std::nullopt);
 
   [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
   // The forward lists' order for a weighted search (LocalCsr::order_weighted_rows).
