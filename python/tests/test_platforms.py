@@ -1,6 +1,8 @@
 """Simulated platforms (zbfs_lab.platforms) and the simulate command's smpirun line
 (zbfs_lab.simulate), without running SimGrid: the SMPI run itself is tested by
 tests/simgrid/check_simulated_run.py."""
+import io
+import re
 import sys
 import tempfile
 import time
@@ -134,6 +136,30 @@ class SimulateCommandTest(unittest.TestCase):
             alive = Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
             self.assertFalse(alive, "the simulator's process outlived the timeout")
             self.assertFalse((Path(tmp) / "r.json").exists())
+
+    def test_the_log_has_every_progress_line_after_its_wall_time(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = Path(tmp) / "smpirun"
+            fake.write_text(
+                f"#!{sys.executable}\n"
+                "import json, sys, time\n"
+                "print('kernel 1: distributing the graph', file=sys.stderr, flush=True)\n"
+                "time.sleep(0.3)\n"
+                "print('search 1 of 1', file=sys.stderr, flush=True)\n"
+                "print('the result block')\n"
+                "record = sys.argv[sys.argv.index('--json') + 1]\n"
+                "open(record, 'w').write(json.dumps({'simulated': {'simulator': 'fake'}}))\n")
+            fake.chmod(0o755)
+            sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, sys.executable, smpirun=str(fake))
+            log = io.StringIO()
+            data = simulate.run(sim, ["--scale", "6"], Path(tmp) / "r.json", timeout_s=60, log=log)
+            self.assertEqual(data["simulated"]["simulator"], "fake")
+            lines = log.getvalue().splitlines()
+            self.assertEqual(len(lines), 2, lines)
+            stamps = [float(re.match(r"\[\s*([0-9.]+) s\] ", line).group(1)) for line in lines]
+            self.assertTrue(lines[0].endswith("kernel 1: distributing the graph"))
+            self.assertTrue(lines[1].endswith("search 1 of 1"))
+            self.assertGreaterEqual(stamps[1] - stamps[0], 0.2)
 
     def test_a_missing_build_is_named(self):
         sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, "/nonexistent/zbfs", smpirun="true")

@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--smpirun", default="smpirun")
     m.add_argument("--timeout", type=float, help="seconds before the simulation is stopped")
     m.add_argument("-o", "--json", required=True, help="where the run's record goes")
+    m.add_argument("--log", metavar="FILE",
+                   help="write the run's progress there as it comes, each line after its wall seconds ('-': the "
+                        "error stream)")
     m.add_argument("zbfs_args", nargs=argparse.REMAINDER, help="-- then the zbfs run arguments")
     r = sub.add_parser("report", help="figures, tables and index.html from a sweep's results")
     r.add_argument("results", help="a sweep's output folder")
@@ -74,8 +77,16 @@ def _simulate(args) -> int:
     if hosts * args.ranks_per_host < args.ranks:
         raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
     platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth)
-    data = simulate.run(simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun),
-                        zbfs_args, args.json, args.timeout)
+    simulation = simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun)
+    if args.log is None or args.log == "-":
+        data = simulate.run(simulation, zbfs_args, args.json, args.timeout, sys.stderr if args.log else None)
+    else:
+        try:
+            log = open(args.log, "w", encoding="utf-8")
+        except OSError as e:
+            raise simulate.SimulationError(f"cannot write the log {args.log}: {e.strerror}") from None
+        with log:
+            data = simulate.run(simulation, zbfs_args, args.json, args.timeout, log)
     summary = data.get("summary", {})
     teps = (summary.get("teps") or {}).get("harmonic_mean")
     print(f"zbfs-lab: simulated {args.ranks} ranks on {hosts} {args.topology} hosts ({args.links}) in "

@@ -17,9 +17,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from zbfs_lab import files, platforms
 
@@ -70,21 +72,49 @@ class Simulation:
 ZBFS_NETWORKS = {"1gbe", "10gbe", "ib-qdr", "ib-hdr", "tofu-d"}
 
 
-def _run_as_group(cmd: list[str], timeout_s: float | None) -> subprocess.CompletedProcess:
+def _run_as_group(cmd: list[str], timeout_s: float | None, log: TextIO | None = None) -> subprocess.CompletedProcess:
     """Runs `cmd` in a process group of its own and, when it runs past `timeout_s` or
     this process is interrupted, ends the whole group: smpirun starts the simulator
-    (smpimain) as its child, which would outlive a kill of smpirun alone."""
+    (smpimain) as its child, which would outlive a kill of smpirun alone. With `log`,
+    every line of the run's error stream (zbfs's progress, SimGrid's messages) is also
+    written there as it comes, after the wall seconds since the start: a long simulation
+    shows where its time goes while it runs."""
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                text=True, start_new_session=True)
+    started = time.monotonic()
+    lines: list[str] = []
+
+    def follow_errors() -> None:
+        for line in process.stderr:
+            lines.append(line)
+            if log is not None:
+                log.write(f"[{time.monotonic() - started:9.1f} s] {line}")
+                log.flush()
+
+    follower = threading.Thread(target=follow_errors, daemon=True)
+    follower.start()
     try:
-        stdout, stderr = process.communicate(timeout=timeout_s)
+        stdout = process.stdout.read() if timeout_s is None else _read_within(process, timeout_s)
+        process.wait()
+        follower.join()
     except subprocess.TimeoutExpired:
         _end_group(process)
         raise SimulationError(f"the simulation ran past {timeout_s:g} s: {' '.join(cmd)}") from None
     except BaseException:
         _end_group(process)
         raise
-    return subprocess.CompletedProcess(cmd, process.returncode, stdout, stderr)
+    return subprocess.CompletedProcess(cmd, process.returncode, stdout, "".join(lines))
+
+
+def _read_within(process: subprocess.Popen, timeout_s: float) -> str:
+    """The run's standard output, read whole; TimeoutExpired past `timeout_s`."""
+    out: list[str] = []
+    reader = threading.Thread(target=lambda: out.append(process.stdout.read()), daemon=True)
+    reader.start()
+    reader.join(timeout_s)
+    if reader.is_alive():
+        raise subprocess.TimeoutExpired(process.args, timeout_s)
+    return out[0]
 
 
 def _end_group(process: subprocess.Popen) -> None:
@@ -92,11 +122,13 @@ def _end_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    process.communicate()
+    process.wait()
 
 
-def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeout_s: float | None = None) -> dict:
-    """Runs it and writes the completed record to `output`; returns the record."""
+def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeout_s: float | None = None,
+        log: TextIO | None = None) -> dict:
+    """Runs it and writes the completed record to `output`; returns the record. `log`:
+    where the run's progress goes as it comes, each line stamped with the wall time."""
     if shutil.which(simulation.smpirun) is None:
         raise SimulationError(f"{simulation.smpirun} not found (Debian's libsimgrid-dev has it; scripts/bootstrap "
                               f"installs it)")
@@ -109,7 +141,7 @@ def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeou
         record = folder / "run.json"
         cmd = simulation.command(folder, zbfs_args, record)
         started = time.monotonic()
-        done = _run_as_group(cmd, timeout_s)
+        done = _run_as_group(cmd, timeout_s, log)
         wall_s = time.monotonic() - started
         if done.returncode != 0 or not record.is_file():
             why = [line for line in done.stderr.splitlines() if line.startswith("zbfs: error")]

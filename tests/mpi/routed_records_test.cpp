@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <random>
 #include <span>
@@ -59,6 +60,50 @@ TEST(RoutedRecords, EveryRouteDeliversWhatOneAlltoallvDelivers) {
       EXPECT_EQ(route_records(comm, plan, mine.words, mine.counts, width), direct)
           << plan.describe() << ", records of " << width << " words";
     }
+  }
+}
+
+// Each rank may send to the next two ranks and hear from the previous two: messages of
+// any size (empty ones too, and one to itself) arrive whole, sorted by source; a message
+// for a rank that is not a peer is refused before anything is sent.
+TEST(Communicator, PeerExchangeDeliversAmongKnownPeers) {
+  const Communicator comm = Communicator::world();
+  const int p = comm.size();
+  const int me = comm.rank();
+  const auto sorted_others = [&](std::vector<int> ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    std::erase(ranks, me);
+    return ranks;
+  };
+  const std::vector<int> to = sorted_others({(me + 1) % p, (me + 2) % p});
+  const std::vector<int> from = sorted_others({(me + p - 1) % p, (me + p - 2) % p});
+  // From s to d: (d - s) mod p words when that is 1 (a peer two ahead gets nothing).
+  const auto words_from = [&](int s, int d) {
+    std::vector<std::uint64_t> w;
+    if ((d - s + p) % p == 1) w.assign(static_cast<std::size_t>(3 + s), static_cast<std::uint64_t>(s * 1000 + d));
+    return w;
+  };
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Communicator::SparseMessage> outgoing;
+    for (const int d : to) outgoing.push_back({d, words_from(me, d)});
+    outgoing.push_back({me, {7, 7}});
+    const std::vector<Communicator::SparseMessage> got = comm.peer_exchange(outgoing, to, from);
+    std::vector<Communicator::SparseMessage> want;
+    for (const int s : sorted_others({me, (me + p - 1) % p, (me + p - 2) % p})) {
+      if (!words_from(s, me).empty()) want.push_back({s, words_from(s, me)});
+    }
+    want.push_back({me, {7, 7}});
+    std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    ASSERT_EQ(got.size(), want.size()) << "round " << round;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].rank, want[i].rank);
+      EXPECT_EQ(got[i].words, want[i].words);
+    }
+  }
+  if (p > 3) {
+    const std::vector<Communicator::SparseMessage> stray{{(me + 3) % p, {1}}};
+    EXPECT_THROW((void)comm.peer_exchange(stray, to, from), Error);
   }
 }
 

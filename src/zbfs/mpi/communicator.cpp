@@ -10,6 +10,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/mpi/collective_traffic.hpp"
+#include "zbfs/mpi/nonblocking_barrier.hpp"
 #include "zbfs/mpi/probed_message.hpp"
 
 namespace zbfs {
@@ -151,9 +152,8 @@ void wait_quietly(MPI_Request& request) {
 }  // namespace
 
 void Communicator::quiet_barrier() const {
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-  wait_quietly(request);
+  NonblockingBarrier barrier(comm_);
+  while (!barrier.test()) std::this_thread::sleep_for(std::chrono::microseconds(200));
 }
 
 double Communicator::quiet_max(double value) const {
@@ -257,8 +257,7 @@ std::vector<Communicator::SparseMessage> Communicator::sparse_exchange(std::span
     bytes += m.words.size() * sizeof(std::uint64_t);
     priced.add(link_to(m.rank), 1, static_cast<double>(m.words.size() * sizeof(std::uint64_t)));
   }
-  MPI_Request barrier = MPI_REQUEST_NULL;
-  bool in_barrier = false;
+  std::optional<NonblockingBarrier> barrier;
   for (;;) {
     int arrived = 0;
     MPI_Status status;
@@ -272,18 +271,82 @@ std::vector<Communicator::SparseMessage> Communicator::sparse_exchange(std::span
       incoming.push_back(std::move(m));
       continue;
     }
-    int done = 0;
-    if (!in_barrier) {
+    if (!barrier) {
+      int done = 0;
       check_mpi(MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
-      if (done != 0) {
-        check_mpi(MPI_Ibarrier(comm_, &barrier), "MPI_Ibarrier");
-        in_barrier = true;
-      }
-    } else {
-      check_mpi(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      if (done != 0) break;
+      if (done != 0) barrier.emplace(comm_);
+    } else if (barrier->test()) {
+      break;
     }
   }
+  std::stable_sort(incoming.begin(), incoming.end(),
+                   [](const SparseMessage& a, const SparseMessage& b) { return a.rank < b.rank; });
+  record(CommPattern::kPersonalized, messages, bytes, priced);
+  return incoming;
+}
+
+std::vector<Communicator::SparseMessage> Communicator::peer_exchange(std::span<const SparseMessage> outgoing,
+                                                                     std::span<const int> to,
+                                                                     std::span<const int> from) const {
+  mark_collective();
+  std::vector<std::uint64_t> send_sizes(to.size(), 0);
+  std::vector<const SparseMessage*> send_of(to.size(), nullptr);
+  std::vector<SparseMessage> incoming;
+  for (const SparseMessage& m : outgoing) {
+    if (m.rank == rank_) {
+      if (!m.words.empty()) incoming.push_back(m);
+      continue;
+    }
+    const auto at = std::lower_bound(to.begin(), to.end(), m.rank);
+    if (at == to.end() || *at != m.rank) {
+      throw Error(ExitCode::kFailure, "peer exchange: rank " + std::to_string(m.rank) + " is not a peer");
+    }
+    const auto k = static_cast<std::size_t>(at - to.begin());
+    if (send_of[k] != nullptr) throw Error(ExitCode::kFailure, "peer exchange: two messages for one peer");
+    send_of[k] = &m;
+    send_sizes[k] = m.words.size();
+  }
+  std::vector<std::uint64_t> recv_sizes(from.size(), 0);
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * (to.size() + from.size()));
+  for (std::size_t k = 0; k < from.size(); ++k) {
+    requests.emplace_back();
+    check_mpi(MPI_Irecv(&recv_sizes[k], 1, MPI_UINT64_T, from[k], kPeerSizeTag, comm_, &requests.back()), "MPI_Irecv");
+  }
+  for (std::size_t k = 0; k < to.size(); ++k) {
+    requests.emplace_back();
+    check_mpi(MPI_Isend(&send_sizes[k], 1, MPI_UINT64_T, to[k], kPeerSizeTag, comm_, &requests.back()), "MPI_Isend");
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  requests.clear();
+  for (std::size_t k = 0; k < from.size(); ++k) {
+    if (recv_sizes[k] == 0) continue;
+    incoming.push_back({from[k], std::vector<std::uint64_t>(static_cast<std::size_t>(recv_sizes[k]))});
+    std::vector<std::uint64_t>& words = incoming.back().words;
+    requests.emplace_back();
+    check_mpi(MPI_Irecv(words.data(), mpi_count(words.size(), "peer exchange"), MPI_UINT64_T, from[k], kPeerDataTag,
+                        comm_, &requests.back()),
+              "MPI_Irecv");
+  }
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  ClassTraffic priced;
+  for (std::size_t k = 0; k < to.size(); ++k) {
+    if (send_sizes[k] == 0) continue;
+    const std::vector<std::uint64_t>& words = send_of[k]->words;
+    requests.emplace_back();
+    check_mpi(MPI_Isend(words.data(), mpi_count(words.size(), "peer exchange"), MPI_UINT64_T, to[k], kPeerDataTag,
+                        comm_, &requests.back()),
+              "MPI_Isend");
+    ++messages;
+    bytes += words.size() * sizeof(std::uint64_t);
+    priced.add(link_to(to[k]), 1, static_cast<double>(words.size() * sizeof(std::uint64_t)));
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  // The sizes are messages too: a word to every peer.
+  messages += to.size();
+  bytes += to.size() * sizeof(std::uint64_t);
+  for (const int peer : to) priced.add(link_to(peer), 1, sizeof(std::uint64_t));
   std::stable_sort(incoming.begin(), incoming.end(),
                    [](const SparseMessage& a, const SparseMessage& b) { return a.rank < b.rank; });
   record(CommPattern::kPersonalized, messages, bytes, priced);

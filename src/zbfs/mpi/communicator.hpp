@@ -305,6 +305,18 @@ class Communicator {
   };
   [[nodiscard]] std::vector<SparseMessage> sparse_exchange(std::span<const SparseMessage> outgoing) const;
 
+  // A sparse exchange among known peers: this rank may send to `to` and hear from `from`
+  // (sorted, without this rank; every member's `to` must name exactly the members whose
+  // `from` names it, as a route's hop peers do). Sizes first, a word to each peer in `to`,
+  // then the non-empty messages, each round received with posted receives: no probing
+  // and no barrier, so a rank blocks in MPI_Waitall instead of polling (a simulator
+  // charges every poll), and costs two latencies whatever the communicator's size.
+  // `outgoing`'s ranks must be in `to` (or this rank: handed over without MPI).
+  // Collective over the members that name each other. Returns what arrived, non-empty,
+  // sorted by source rank.
+  [[nodiscard]] std::vector<SparseMessage> peer_exchange(std::span<const SparseMessage> outgoing,
+                                                         std::span<const int> to, std::span<const int> from) const;
+
   // Variable-length messages in one round, with no sizes exchanged first (a count
   // all-to-all costs a full latency of its own, which small and compressed messages
   // feel): every other member gets its piece, empty or not, with a flag carried in the
@@ -383,6 +395,8 @@ class Communicator {
   static constexpr int kDataTag = 2;
   static constexpr int kSparseTags[2] = {3, 4};
   static constexpr int kShiftTag = 5;
+  static constexpr int kPeerSizeTag = 6;
+  static constexpr int kPeerDataTag = 7;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm probed_comm_ = MPI_COMM_NULL;  // exchange_probed's messages only

@@ -143,7 +143,7 @@ std::vector<Communicator::SparseMessage> RoutedExchange::transport(const Communi
     encode_s = clock.elapsed_s();
   }
   for (const auto& m : outgoing) stats_.hop_bytes[stats_hop] += m.words.size() * sizeof(std::uint64_t);
-  std::vector<Communicator::SparseMessage> incoming = deliver(comm, outgoing);
+  std::vector<Communicator::SparseMessage> incoming = deliver(comm, outgoing, stats_hop);
   if (encoding) {
     const Stopwatch clock;
     for (auto& m : incoming) m.words = decode_hop_message(m.words, layout, max_items_);
@@ -152,9 +152,25 @@ std::vector<Communicator::SparseMessage> RoutedExchange::transport(const Communi
   return incoming;
 }
 
-std::vector<Communicator::SparseMessage> RoutedExchange::deliver(
-    const Communicator& comm, std::vector<Communicator::SparseMessage>& outgoing) const {
-  if (plan_.kind() != RouteKind::kDirect) return comm.sparse_exchange(outgoing);
+std::vector<Communicator::SparseMessage> RoutedExchange::deliver(const Communicator& comm,
+                                                                 std::vector<Communicator::SparseMessage>& outgoing,
+                                                                 std::size_t stats_hop) {
+  if (plan_.kind() == RouteKind::kSparse) return comm.sparse_exchange(outgoing);
+  if (plan_.kind() != RouteKind::kDirect) {
+    // A hop's peers are known: the forward hops' from the plan, a read's replies retrace
+    // them (sent to whom the requests came from).
+    if (peers_rank_ != comm.rank()) {
+      peers_ = plan_.hop_peers(comm.rank());
+      peers_rank_ = comm.rank();
+    }
+    const auto hops = static_cast<std::size_t>(plan_.hops());
+    if (stats_hop < hops) {
+      const RoutePlan::HopPeers& peers = peers_[stats_hop];
+      return comm.peer_exchange(outgoing, peers.to, peers.from);
+    }
+    const RoutePlan::HopPeers& peers = peers_[2 * hops - 1 - stats_hop];
+    return comm.peer_exchange(outgoing, peers.from, peers.to);
+  }
   const auto ranks = static_cast<std::size_t>(comm.size());
   std::vector<std::uint64_t> send;
   std::vector<std::uint64_t> send_counts(ranks, 0);

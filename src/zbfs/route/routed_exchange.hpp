@@ -7,8 +7,9 @@
 // is delivered once.
 //
 // Hop messages are 64-bit words (route/hop_message.hpp). `direct` sends each hop's
-// messages with an alltoallv (counts first), the other routes with the sparse exchange
-// (Communicator::sparse_exchange). With a codec (set_codec) each hop message is encoded
+// messages with an alltoallv (counts first), `sparse` with the sparse exchange
+// (Communicator::sparse_exchange), the multi-hop routes among each hop's peers
+// (Communicator::peer_exchange). With a codec (set_codec) each hop message is encoded
 // (route/hop_codec.hpp). Every exchange books its merged items and bytes per hop in the
 // communicator's current phase. Collective over the communicator.
 #pragma once
@@ -103,14 +104,18 @@ class RoutedExchange {
   // returned.
   std::vector<std::uint64_t> route_replies(const Communicator& comm, std::span<const std::uint64_t> values,
                                            std::size_t width);
-  // One hop's transport (alltoallv for direct, the sparse exchange otherwise).
+  // One hop's transport (deliver), with the codec around it.
   // Sent bytes per hop are booked into stats_.hop_bytes[stats_hop] as they went (encoded).
   std::vector<Communicator::SparseMessage> transport(const Communicator& comm,
                                                      std::vector<Communicator::SparseMessage>& outgoing,
                                                      HopLayout layout, std::size_t stats_hop);
-  // The hop's messages as they are: alltoallv for direct, the sparse exchange otherwise.
+  // The hop's messages as they are: alltoallv for direct, the sparse exchange (NBX) for
+  // sparse, and among the hop's peers for the multi-hop routes (Communicator::peer_exchange:
+  // no probing, no barrier). `stats_hop`: a forward hop, or 2h - 1 - hop for a read's
+  // reply to hop `hop`, which goes back to the peers the requests came from.
   std::vector<Communicator::SparseMessage> deliver(const Communicator& comm,
-                                                   std::vector<Communicator::SparseMessage>& outgoing) const;
+                                                   std::vector<Communicator::SparseMessage>& outgoing,
+                                                   std::size_t stats_hop);
   // Totals the stats and books them in the communicator's phase counters.
   void book(const Communicator& comm);
 
@@ -119,6 +124,8 @@ class RoutedExchange {
   MessageCodec* codec_ = nullptr;
   std::uint64_t max_items_ = std::uint64_t{1} << 48;
   RouteStats stats_;
+  std::vector<RoutePlan::HopPeers> peers_;  // the plan's hop peers of rank peers_rank_
+  int peers_rank_ = -1;
   std::vector<std::vector<Asked>> ledger_;  // per hop 0..hops: what this rank held, for the replies
   std::vector<std::uint64_t> own_keys_;     // the read's keys, in the caller's order
   std::vector<std::uint64_t> own_owners_;

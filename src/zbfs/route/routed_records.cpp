@@ -71,8 +71,8 @@ void read_hop_message(std::span<const std::uint64_t> message, int ranks, std::si
 
 // Sends every group whose next rank at `hop` is another rank, keeps the others, and adds
 // what arrives.
-HeldRecords route_one_hop(const Communicator& comm, const RoutePlan& plan, int hop, std::size_t width,
-                          HeldRecords held) {
+HeldRecords route_one_hop(const Communicator& comm, const RoutePlan& plan, int hop, const RoutePlan::HopPeers& peers,
+                          std::size_t width, HeldRecords held) {
   const int me = comm.rank();
   std::vector<std::pair<int, const RecordGroup*>> by_next;
   by_next.reserve(held.groups.size());
@@ -100,7 +100,7 @@ HeldRecords route_one_hop(const Communicator& comm, const RoutePlan& plan, int h
   // Each word is held at most twice at once: what leaves, then what arrived as it is read.
   by_next.clear();
   held = HeldRecords();
-  std::vector<Communicator::SparseMessage> incoming = comm.sparse_exchange(outgoing);
+  std::vector<Communicator::SparseMessage> incoming = comm.peer_exchange(outgoing, peers.to, peers.from);
   outgoing = {};
   for (Communicator::SparseMessage& m : incoming) {
     read_hop_message(m.words, comm.size(), width, next);
@@ -132,7 +132,10 @@ std::vector<std::uint64_t> route_records(const Communicator& comm, const RoutePl
   if (at != records.size()) throw Error(ExitCode::kFailure, "routed records: counts do not cover the records");
   held.words = std::move(records);
 
-  for (int hop = 0; hop < plan.hops(); ++hop) held = route_one_hop(comm, plan, hop, width, std::move(held));
+  const std::vector<RoutePlan::HopPeers> peers = plan.hop_peers(comm.rank());
+  for (int hop = 0; hop < plan.hops(); ++hop) {
+    held = route_one_hop(comm, plan, hop, peers[static_cast<std::size_t>(hop)], width, std::move(held));
+  }
 
   std::stable_sort(held.groups.begin(), held.groups.end(),
                    [](const RecordGroup& a, const RecordGroup& b) { return a.origin < b.origin; });

@@ -9,7 +9,8 @@
 // the destination, a run of records) and are never split, since a hop's next rank depends
 // only on the destination. At each hop a rank sends each next rank one message: the
 // number of groups G, then G (origin, destination, words) triples, then the groups' words
-// in group order, by the sparse exchange (Communicator::sparse_exchange). The destination
+// in group order, to the hop's peers (Communicator::peer_exchange: sizes, then the
+// messages, with no probing, which a simulator charges for every poll). The destination
 // orders the groups by origin, so the result is exactly a direct alltoallv's, whatever
 // the route. Collective over `comm`.
 #pragma once
