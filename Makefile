@@ -22,7 +22,7 @@ build: configure
 # The zbfs command built against SimGrid's SMPI, for simulated clusters (docs/simulation.md).
 smpi: bootstrap
 	cmake -S . -B $(SMPI_DIR) -DCMAKE_BUILD_TYPE=Release -DZBFS_WERROR=ON -DZBFS_SIMGRID=ON
-	cmake --build $(SMPI_DIR) --target zbfs_cli -j $(JOBS)
+	cmake --build $(SMPI_DIR) --target zbfs_cli zbfs_smpi_checks -j $(JOBS)
 
 run: build
 	$(BUILD_DIR)/bin/zbfs run --scale $(SCALE)

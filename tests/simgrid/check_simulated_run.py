@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,45 @@ def searches(record):
     return [(s["root"], s["traversed_edges"]) for s in record["searches"]]
 
 
+def simulate(args, run_args, record):
+    done = subprocess.run([args.python, "-m", "zbfs_lab", "simulate", "-np", "16", "--topology", "fattree",
+                           "--links", "10gbe", "--binary", args.smpi_binary, "--timeout", "600",
+                           "-o", record, "--", *run_args],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        fail(f"zbfs-lab simulate {' '.join(run_args)} exited {done.returncode}: {done.stderr.strip()[-800:]}")
+    print(done.stdout.strip())
+
+
+def check_what_smpi_carries(args):
+    """tests/simgrid/smpi_checks.cpp on 8 simulated ranks, one late: a barrier that lets
+    a rank leave early (SimGrid's own MPI_Ibarrier) makes it fail or hang."""
+    checks = os.path.join(os.path.dirname(args.smpi_binary), "zbfs_smpi_checks")
+    if not os.path.isfile(checks):
+        fail(f"{checks} is missing: build it with `make smpi` (make test does)")
+    with tempfile.TemporaryDirectory() as tmp:
+        platform, hosts = os.path.join(tmp, "platform.xml"), os.path.join(tmp, "hostfile")
+        subprocess.run([args.python, "-c", "import sys; from zbfs_lab import platforms; "
+                        "p = platforms.make('fattree', 8, '10gbe'); "
+                        "open(sys.argv[1], 'w').write(platforms.xml(p)); "
+                        "open(sys.argv[2], 'w').write(platforms.hostfile(p, 1))", platform, hosts], check=True)
+        # In a process group of its own: smpirun's simulator child must end with it.
+        process = subprocess.Popen(["smpirun", "-np", "8", "-platform", platform, "-hostfile", hosts,
+                                    "--cfg=smpi/iprobe:1e-6", "--cfg=smpi/test:1e-6", checks],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                   text=True, start_new_session=True)
+        try:
+            stdout, stderr = process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            fail("the SMPI checks hung (a rank left a barrier early and missed a message?)")
+    said = [line for line in stdout.splitlines() if line.startswith(("smpi checks:", "FAIL:"))]
+    if process.returncode != 0 or len(said) != 1 or not said[0].startswith("smpi checks:"):
+        fail(f"the SMPI checks failed (exit {process.returncode}): {said or stderr.strip()[-400:]}")
+    print(f"ok: {said[0]}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True, help="the real zbfs")
@@ -36,16 +76,15 @@ def main():
         return 77
     if not os.path.isfile(args.smpi_binary):
         fail(f"{args.smpi_binary} is missing: build it with `make smpi` (make test does)")
+    check_what_smpi_carries(args)
     run_args = ["--scale", "10", "--roots", "8", "--partition", "2d", "--quiet"]
     with tempfile.TemporaryDirectory() as tmp:
         simulated_json = os.path.join(tmp, "simulated.json")
-        done = subprocess.run([args.python, "-m", "zbfs_lab", "simulate", "-np", "16", "--topology", "fattree",
-                               "--links", "10gbe", "--binary", args.smpi_binary, "--timeout", "600",
-                               "-o", simulated_json, "--", *run_args],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
-        if done.returncode != 0:
-            fail(f"zbfs-lab simulate exited {done.returncode}: {done.stderr.strip()[-800:]}")
-        print(done.stdout.strip())
+        simulate(args, run_args, simulated_json)
+        # Over a route, kernel 1's shuffle and every exchange go hop by hop among known
+        # peers: the same graph, the same traversed edges.
+        routed_json = os.path.join(tmp, "routed.json")
+        simulate(args, run_args + ["--route", "grid2"], routed_json)
         real_json = os.path.join(tmp, "real.json")
         flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
         done = subprocess.run([args.mpiexec, *flags, "-np", "16", args.binary, "run", *run_args, "--json", real_json],
@@ -54,6 +93,8 @@ def main():
             fail(f"the real 16-rank run exited {done.returncode}: {done.stderr.strip()[-800:]}")
         with open(simulated_json) as f:
             simulated = json.load(f)
+        with open(routed_json) as f:
+            routed = json.load(f)
         with open(real_json) as f:
             real = json.load(f)
     sim = simulated.get("simulated") or {}
@@ -70,7 +111,9 @@ def main():
              f"{real['graph']['num_graph_edges']} real")
     if searches(simulated) != searches(real):
         fail(f"the searches differ: simulated {searches(simulated)}, real {searches(real)}")
-    for record, name in ((simulated, "simulated"), (real, "real")):
+    if searches(routed) != searches(real):
+        fail(f"the searches differ over grid2: simulated {searches(routed)}, real {searches(real)}")
+    for record, name in ((simulated, "simulated"), (real, "real"), (routed, "simulated grid2")):
         if any(s["validate_time_s"] is None or s["validate_time_s"] < 0 for s in record["searches"]):
             fail(f"a {name} search was not validated")
     if simulated["network"]["name"] != "10gbe":
