@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--binary", default="build-smpi/bin/zbfs", help="the SMPI build of zbfs (make smpi)")
     m.add_argument("--smpirun", default="smpirun")
     m.add_argument("--timeout", type=float, help="seconds before the simulation is stopped")
+    m.add_argument("--privatize", action="store_true",
+                   help="give every simulated rank its own copy of the program (SMPI's dlopen privatization; "
+                        "zbfs needs none: it holds no mutable global state)")
     m.add_argument("-o", "--json", required=True, help="where the run's record goes")
     m.add_argument("--log", metavar="FILE",
                    help="write the run's progress there as it comes, each line after its wall seconds ('-': the "
@@ -77,7 +80,8 @@ def _simulate(args) -> int:
     if hosts * args.ranks_per_host < args.ranks:
         raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
     platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth)
-    simulation = simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun)
+    simulation = simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun,
+                                     args.privatize)
     if args.log is None or args.log == "-":
         data = simulate.run(simulation, zbfs_args, args.json, args.timeout, sys.stderr if args.log else None)
     else:
