@@ -32,9 +32,29 @@ int mpi_count(std::uint64_t count, const char* what) {
   return static_cast<int>(count);
 }
 
-MPI_Comm duplicate_returning_errors(MPI_Comm comm) {
+namespace {
+
+// A new communicator of comm's members in comm's order (its own context: its messages
+// never meet comm's). MPI_Comm_dup; in the SMPI build a split of one colour, which makes
+// the same: SimGrid 3.32's MPI_Comm_dup does work quadratic in the members and charges it
+// to the simulated clock (measured: 12 s, simulated and wall, for one duplicate of 512
+// ranks; a split of them 2 ms), and every Communicator makes one.
+MPI_Comm copy_of(MPI_Comm comm) {
   MPI_Comm copy = MPI_COMM_NULL;
+#ifdef ZBFS_SIMGRID
+  int rank = 0;
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_split(comm, 0, rank, &copy), "MPI_Comm_split");
+#else
   check_mpi(MPI_Comm_dup(comm, &copy), "MPI_Comm_dup");
+#endif
+  return copy;
+}
+
+}  // namespace
+
+MPI_Comm duplicate_returning_errors(MPI_Comm comm) {
+  MPI_Comm copy = copy_of(comm);
   check_mpi(MPI_Comm_set_errhandler(copy, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   return copy;
 }
@@ -67,11 +87,7 @@ Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
   world_ranks_ = world_ranks_of(comm_, size_);
 }
 
-Communicator Communicator::duplicate(MPI_Comm comm) {
-  MPI_Comm copy = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_dup(comm, &copy), "MPI_Comm_dup");
-  return Communicator(copy);
-}
+Communicator Communicator::duplicate(MPI_Comm comm) { return Communicator(copy_of(comm)); }
 
 Communicator Communicator::world() { return duplicate(MPI_COMM_WORLD); }
 
