@@ -282,6 +282,33 @@ TEST(MemoryEstimate, RoutedBatchesStopGrowingWithTheRanks) {
   EXPECT_EQ(batches[1], 2.0 * 24 * entries);
   EXPECT_EQ(batches[2], batches[1]);
 }
+// A route with relays carries kernel 1's shuffle (a round's pair words held once more
+// while a relay reads what arrived) and validation's reads (every rank on a path
+// remembers who asked: 100 bytes a round's tuple and 8 more a hop); direct and sparse
+// carry neither.
+TEST(MemoryEstimate, RelayedRoutesHoldTheShuffleAndTheReadsOnceMore) {
+  RunConfig config;
+  config.partition = Partition::k2D;
+  config.overlap = false;
+  const int ranks = 16;
+  const std::uint64_t n = std::uint64_t{1} << 18;
+  const double round = 16.0 * n / ranks + 1;  // all of a rank's tuples: one round
+  const RankMemoryEstimate plain = estimate_rank_memory(config, ranks, n, 16 * n);
+  for (const RouteKind kind : {RouteKind::kDirect, RouteKind::kSparse}) {
+    config.route = RouteChoice{kind, {}, true};
+    const RankMemoryEstimate unrelayed = estimate_rank_memory(config, ranks, n, 16 * n);
+    EXPECT_EQ(unrelayed.kernel1, plain.kernel1);
+    EXPECT_EQ(unrelayed.search, plain.search);
+  }
+  for (const RouteKind kind : {RouteKind::kGrid2, RouteKind::kHypercube}) {
+    config.route = RouteChoice{kind, {}, true};
+    const RankMemoryEstimate routed = estimate_rank_memory(config, ranks, n, 16 * n);
+    EXPECT_DOUBLE_EQ(routed.kernel1 - plain.kernel1, 2 * round * 16 * 1.1);
+    const int hops = RoutePlan(kind, ranks).hops();
+    EXPECT_DOUBLE_EQ(routed.search - plain.search, round * (100.0 + 8.0 * hops));
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif

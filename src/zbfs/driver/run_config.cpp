@@ -381,6 +381,7 @@ struct RankSizes {
   double directed = 0;   // list entries the rank may receive
   double round = 0;      // tuples of a kernel-1 or validation round
   bool several = false;  // more than one rank
+  bool routed = false;   // a route with relays (kernel 1's shuffle and validation's reads take it)
   bool one_d = false;
   bool sssp = false;
 };
@@ -399,6 +400,7 @@ RankSizes rank_sizes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64
   // Kronecker ids are scrambled: no rank gets much more than a tenth over its share.
   s.directed = 2 * s.tuples * (s.several ? 1.1 : 1.0);
   s.round = std::min(s.tuples, 1048576.0);
+  s.routed = s.several && c.route && c.route->kind != RouteKind::kDirect && c.route->kind != RouteKind::kSparse;
   s.one_d = c.partition == Partition::k1D;
   s.sssp = c.kernels.sssp;
   return s;
@@ -431,7 +433,10 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
   // A round of at most 2^20 tuples: the decoded tuples, the packed pair words (two or
   // three a pair) going out and coming in.
   const double pair_words = (s.sssp ? 3 : 2) * 8.0;
-  const double rounds = s.round * 16 + 2 * s.round * pair_words * (1 + (s.several ? 1.1 : 1.0));
+  // Over a route (route/routed_records.hpp) a relay holds what leaves and what arrived
+  // while it reads the arrivals into the next hop's: a round's words once more.
+  const double rounds =
+      s.round * 16 + 2 * s.round * pair_words * (1 + (s.several ? 1.1 : 1.0) + (s.routed ? 1.1 : 0.0));
   // Building the forward CSR from the pairs: offsets and cursors per row; a weighted one
   // places an entry as one word, then splits the kept ones into id and weight beside the
   // kept rows' offsets (graph/local_csr.cpp).
@@ -508,7 +513,12 @@ double search_traffic_bytes(const RunConfig& c, const RankSizes& s) {
   // several read the slice in rounds of 2^20 tuples and ask the owners of both ends
   // (validate/distributed_validator.cpp; measured: 150 bytes a round's tuple for a BFS
   // tree, 190 for an SSSP one with its weights and distances).
-  const double validation = !c.validate ? 0 : s.block * 9 + (s.several ? s.round * (s.sssp ? 200 : 160) : 0);
+  // Over a route, every rank on a request's path remembers who asked it for what, to
+  // retrace the replies (route/routed_exchange.hpp): measured at 16 ranks, scale 18, 2D,
+  // 85 more bytes a round's tuple over grid2's 2 hops and 104 over the hypercube's 4.
+  const double routed_reads = s.routed ? 100.0 + 8.0 * c.route->plan_for(static_cast<int>(s.p)).hops() : 0.0;
+  const double validation =
+      !c.validate ? 0 : s.block * 9 + (s.several ? s.round * ((s.sssp ? 200 : 160) + routed_reads) : 0);
   return windows + std::max(batches, validation);
 }
 

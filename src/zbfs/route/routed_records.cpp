@@ -81,6 +81,9 @@ HeldRecords route_one_hop(const Communicator& comm, const RoutePlan& plan, int h
   std::stable_sort(by_next.begin(), by_next.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 
   HeldRecords next;
+  std::size_t staying = 0;
+  for (const auto& [to, g] : by_next) staying += to == me ? g->words : 0;
+  next.words.reserve(staying);
   std::vector<Communicator::SparseMessage> outgoing;
   std::vector<const RecordGroup*> run;
   for (std::size_t begin = 0; begin < by_next.size();) {
@@ -102,6 +105,11 @@ HeldRecords route_one_hop(const Communicator& comm, const RoutePlan& plan, int h
   held = HeldRecords();
   std::vector<Communicator::SparseMessage> incoming = comm.peer_exchange(outgoing, peers.to, peers.from);
   outgoing = {};
+  // Room for all of it at once: growing by doubling would hold up to three times a
+  // hop's words while a grown buffer is copied.
+  std::size_t arriving = 0;
+  for (const Communicator::SparseMessage& m : incoming) arriving += m.words.size();
+  next.words.reserve(next.words.size() + arriving);
   for (Communicator::SparseMessage& m : incoming) {
     read_hop_message(m.words, comm.size(), width, next);
     m.words = {};
