@@ -400,7 +400,7 @@ RankSizes rank_sizes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64
   // Kronecker ids are scrambled: no rank gets much more than a tenth over its share.
   s.directed = 2 * s.tuples * (s.several ? 1.1 : 1.0);
   s.round = std::min(s.tuples, 1048576.0);
-  s.routed = s.several && c.route && c.route->kind != RouteKind::kDirect && c.route->kind != RouteKind::kSparse;
+  s.routed = s.several && c.route && relays(c.route->kind);
   s.one_d = c.partition == Partition::k1D;
   s.sssp = c.kernels.sssp;
   return s;

@@ -112,8 +112,9 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   col_of.reserve(row_of.capacity());
   if (weights) weight_of.reserve(row_of.capacity());
   const std::uint64_t words = weights ? 3 : 2;
-  // A dense alltoallv starts P - 1 messages a rank a round; a route, its hop peers'.
-  const bool routed = shuffle_route && shuffle_route->kind() != RouteKind::kDirect;
+  // A dense alltoallv starts P - 1 messages a rank a round; a relaying route, its hop
+  // peers'. One hop (direct, sparse) is the alltoallv.
+  const bool routed = shuffle_route && relays(shuffle_route->kind());
 
   std::vector<Edge> chunk;
   std::vector<std::uint64_t> packed;

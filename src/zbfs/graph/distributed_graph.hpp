@@ -34,7 +34,7 @@ class DistributedGraph {
   // tuples and sit beside the forward lists' entries (the lightest duplicate's; plain
   // lists, 32-bit groups). `shuffle_route`: the route the tuples take to the ranks that
   // store them (route/routed_records.hpp; the run's --route), a plan for the job's rank
-  // count; none or direct: one alltoallv over the job a round. The graph is the same.
+  // count; none, direct or sparse: one alltoallv over the job a round. The graph is the same.
   DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists = false,
                    std::uint64_t edges_per_round = std::uint64_t{1} << 20,
                    std::optional<std::span<const float>> weights = std::nullopt,

@@ -32,6 +32,10 @@ enum class RouteKind { kDirect, kSparse, kGrid2, kGridK, kHypercube };
 // all, or only the one with the smallest value (semantic deduplication).
 enum class Merge { kKeepAll, kOnePerKey };
 
+// Whether items pass through ranks other than their source and destination (grid2,
+// gridk, hypercube): one hop (direct, sparse) talks to every rank anyway.
+[[nodiscard]] inline bool relays(RouteKind kind) { return kind != RouteKind::kDirect && kind != RouteKind::kSparse; }
+
 std::string_view to_string(RouteKind kind);
 std::optional<RouteKind> parse_route_kind(std::string_view text);
 
