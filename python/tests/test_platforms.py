@@ -19,6 +19,16 @@ def cluster(platform):
 
 
 class PlatformTest(unittest.TestCase):
+    def test_a_host_has_a_core_for_each_of_its_ranks(self):
+        # With one core a host's ranks would compute one after another (SimGrid shares a
+        # core's speed among its actors).
+        self.assertEqual(cluster(platforms.make("fattree", 16, "ib-hdr"))["core"], "1")
+        platform = platforms.make("fattree", 16, "ib-hdr", cores=4)
+        self.assertEqual(cluster(platform)["core"], "4")
+        self.assertEqual(platform.describe()["cores_per_host"], 4)
+        with self.assertRaises(platforms.PlatformError):
+            platforms.make("fattree", 16, "ib-hdr", cores=0)
+
     def test_every_topology_holds_its_hosts(self):
         for topology, hosts in (("fattree", 64), ("fattree3", 512), ("torus", 60), ("tofu", 96),
                                 ("dragonfly", 256)):

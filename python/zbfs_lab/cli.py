@@ -79,7 +79,8 @@ def _simulate(args) -> int:
     hosts = args.hosts or platforms.hosts_for(args.ranks, args.ranks_per_host)
     if hosts * args.ranks_per_host < args.ranks:
         raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
-    platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth)
+    platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth,
+                              cores=args.ranks_per_host)
     simulation = simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun,
                                      args.privatize)
     if args.log is None or args.log == "-":

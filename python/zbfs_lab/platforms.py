@@ -52,6 +52,10 @@ class Platform:
     # figures zbfs measured on the links being compared with).
     latency_s: float = 0.0
     bandwidth_bytes_per_s: float = 0.0
+    # Cores a host computes with: one for each rank placed on it, as on a real node. With
+    # one core, SimGrid runs a host's ranks' computations one after another (4 ranks a
+    # host made every rank's work take 4 times as long).
+    cores: int = 1
 
     @property
     def host_names(self) -> list[str]:
@@ -64,7 +68,8 @@ class Platform:
     def describe(self) -> dict:
         return {"topology": self.topology, "hosts": self.hosts, "links": self.preset,
                 "latency_s": self.latency_s, "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-                "oversubscription": self.oversubscription, "topo_parameters": self.parameters}
+                "oversubscription": self.oversubscription, "topo_parameters": self.parameters,
+                "cores_per_host": self.cores}
 
 
 def _divisors(n: int) -> list[int]:
@@ -119,11 +124,13 @@ def _dragonfly(hosts: int) -> str:
 
 
 def make(topology: str, hosts: int, preset: str, oversubscription: float = 1.0, latency_s: float | None = None,
-         bandwidth_bytes_per_s: float | None = None) -> Platform:
+         bandwidth_bytes_per_s: float | None = None, cores: int = 1) -> Platform:
     """`latency_s`, `bandwidth_bytes_per_s`: end-to-end figures in place of the preset's
-    (None: the preset's)."""
+    (None: the preset's). `cores`: a host's cores (the ranks it runs)."""
     if hosts < 1:
         raise PlatformError("a platform needs at least one host")
+    if cores < 1:
+        raise PlatformError("a host needs at least one core")
     if preset not in LINK_PRESETS:
         raise PlatformError(f"unknown links '{preset}' (known: {', '.join(LINK_PRESETS)})")
     preset_latency, preset_bandwidth = LINK_PRESETS[preset]
@@ -151,7 +158,7 @@ def make(topology: str, hosts: int, preset: str, oversubscription: float = 1.0, 
         parameters = _dragonfly(hosts)
     else:
         raise PlatformError(f"unknown topology '{topology}' (known: {', '.join(TOPOLOGIES)})")
-    return Platform(topology, hosts, preset, oversubscription, parameters, latency, bandwidth)
+    return Platform(topology, hosts, preset, oversubscription, parameters, latency, bandwidth, cores)
 
 
 def _seconds(value: float) -> str:
@@ -176,7 +183,7 @@ def xml(platform: Platform) -> str:
         '<platform version="4.1">\n'
         '  <zone id="world" routing="Full">\n'
         f'    <cluster id="cluster" prefix="node-" suffix="" radical="0-{platform.hosts - 1}"'
-        f' speed="{HOST_SPEED_FLOPS:g}f" bw="{_bytes_per_s(bandwidth)}" lat="{_seconds(lat)}"'
+        f' speed="{HOST_SPEED_FLOPS:g}f" core="{platform.cores}" bw="{_bytes_per_s(bandwidth)}" lat="{_seconds(lat)}"'
         f' loopback_bw="{_bytes_per_s(loop_bw)}" loopback_lat="{_seconds(loop_lat)}"'
         f' topology="{kind}" topo_parameters="{platform.parameters}"/>\n'
         "  </zone>\n"

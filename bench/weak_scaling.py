@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Weak scaling on simulated clusters beside zbfs's own projection (issue 57 item 6).
+
+For every layout, codec, link preset and rank count P, at 2^PER_RANK vertices a rank
+(scale = PER_RANK + log2 P):
+
+- simulated: `zbfs-lab simulate` runs the SMPI build on a two-level fat tree of the
+  preset's links, one rank a host (hybrid: --hybrid-ranks-per-host ranks a host, which is
+  what hybrid is for);
+- projected: a real run of the same graph and arguments on --record-ranks ranks of this
+  machine (2D on a grid with more than one row and column, hybrid on twice the ranks in
+  nodes of 2, so that every communicator's traffic is recorded), then
+  `zbfs model RECORD --ranks P --network PRESET`, as an engineer planning the big run
+  from a small one would. The model keeps the recorded run's computation (less its
+  modelled communication, divided over P): run the study on an otherwise idle machine,
+  and mind that 4 ranks on 2 cores take turns.
+
+It prints, per point, TEPS (harmonic mean over the searches) and the slowest rank's time
+in each exchange phase per search, simulated and projected, and draws TEPS against P
+(solid: simulated, dashed: projected), one panel per link preset and codec. Records are
+kept in OUT (sim/, real/) and reused when the script runs again, so an interrupted study
+goes on where it stopped.
+
+    .venv/bin/python bench/weak_scaling.py --per-rank 10 --ranks 16 64 256 --out results/weak-scaling
+
+Needs `make build smpi lab` (the .venv has matplotlib). Dense 1D exchanges cost the simulator P^2 messages a round
+(docs/simulation.md): `--skip '*/1d@1024'` leaves such points out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PHASES = ("row_exchange", "column_exchange", "predecessor_reduction", "termination_check")
+LAYOUTS = {
+    "1d": ["--partition", "1d"],
+    "1d-grid2": ["--partition", "1d", "--route", "grid2"],
+    "2d": ["--partition", "2d"],
+    "2d-union": ["--partition", "2d", "--column-gather", "union"],
+    "hybrid": ["--partition", "hybrid"],
+}
+
+
+def most_square(ranks: int) -> str:
+    rows = max(r for r in range(1, ranks + 1) if ranks % r == 0 and r * r <= ranks)
+    return f"{rows}x{ranks // rows}"
+
+
+def run_args(args: argparse.Namespace, layout: str, codec: str, ranks: int, ranks_per_node: int | None) -> list[str]:
+    """zbfs run's arguments; ranks_per_node None leaves it to zbfs-lab simulate (the platform's)."""
+    scale = args.per_rank + int(math.log2(ranks))
+    out = ["--scale", str(scale), *LAYOUTS[layout], "--codec", codec, "--roots", str(args.roots),
+           "--no-validate", "--quiet", "--threads", "1", "--time-waits"]
+    if layout.startswith("2d"):
+        out += ["--grid", most_square(ranks)]
+    if layout == "hybrid" and ranks_per_node:
+        out += ["--ranks-per-node", str(ranks_per_node)]
+    return out + args.zbfs_args.split()
+
+
+def run(command: list[str], timeout: float, what: str) -> bool:
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, text=True, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"weak_scaling: {what} ran past {timeout:g} s", file=sys.stderr, flush=True)
+        return False
+    if done.returncode != 0:
+        print(f"weak_scaling: {what} failed: {done.stderr.strip()[-300:]}", file=sys.stderr, flush=True)
+        return False
+    return True
+
+
+def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | None:
+    per_host = args.hybrid_ranks_per_host if layout == "hybrid" else 1
+    out = args.out / "sim" / f"{links}_{layout}_{codec}_P{ranks}.json"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        command = [str(args.lab), "simulate", "-np", str(ranks), "--topology", "fattree", "--links", links,
+                   "--ranks-per-host", str(per_host), "--binary", str(args.smpi_binary), "-o", str(out),
+                   "--timeout", str(args.timeout), "--", *run_args(args, layout, codec, ranks, None)]
+        if not run(command, args.timeout + 60, f"simulating {layout} {codec} {links} P={ranks}"):
+            return None
+    return json.loads(out.read_text())
+
+
+def recorded(args, layout: str, codec: str, links: str, ranks: int) -> Path | None:
+    """A real run of the P-rank point's graph on --record-ranks ranks here."""
+    scale = args.per_rank + int(math.log2(ranks))
+    out = args.out / "real" / f"{links}_{layout}_{codec}_scale{scale}.json"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        # Hybrid: nodes of 2 ranks on a 2 x 2 grid of nodes, so that its column
+        # communicators carry traffic too.
+        small = 2 * args.record_ranks if layout == "hybrid" else args.record_ranks
+        zargs = run_args(args, layout, codec, ranks, 2)
+        zargs[1] = str(scale)
+        if layout.startswith("2d"):
+            zargs[zargs.index("--grid") + 1] = most_square(small)
+        root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+        command = ["mpirun", "--oversubscribe", *root, "--bind-to", "none", "-np", str(small), str(args.binary), "run",
+                   *zargs, "--network", links, "--json", str(out)]
+        if not run(command, args.timeout, f"recording {layout} {codec} scale {scale} on {small} ranks"):
+            return None
+    return out
+
+
+def projected(args, record: Path, layout: str, links: str, ranks: int) -> dict | None:
+    command = [str(args.binary), "model", str(record), "--ranks", str(ranks), "--network", links]
+    if layout.startswith("2d"):
+        command += ["--grid", most_square(ranks)]
+    if layout == "hybrid":
+        command += ["--ranks-per-node", str(args.hybrid_ranks_per_host)]
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, text=True, capture_output=True)
+    if done.returncode != 0:
+        print(f"weak_scaling: zbfs model failed: {done.stderr.strip()[-300:]}", file=sys.stderr)
+        return None
+    teps = re.search(r"predicted TEPS: ([0-9.e+-]+)", done.stdout)
+    phases = {}
+    for line in done.stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 6 and fields[0] in PHASES:
+            phases[fields[0]] = float(fields[5])
+    return {"teps": float(teps.group(1)) if teps else math.nan, "phases": phases}
+
+
+def simulated_phases(record: dict) -> dict[str, float]:
+    searches = max(1, len(record.get("searches", [])))
+    return {p: record["phases"].get(p, {}).get("mpi_time_s", {}).get("max", 0.0) / searches for p in PHASES}
+
+
+def skipped(args, links: str, codec: str, layout: str, ranks: int) -> bool:
+    return any(fnmatch.fnmatch(f"{links}/{codec}/{layout}@{ranks}", pattern) for pattern in args.skip)
+
+
+def draw(rows: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    panels = sorted({(r["links"], r["codec"]) for r in rows})
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.2), squeeze=False, sharey=True)
+    colours = dict(zip(LAYOUTS, ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")))
+    for ax, (links, codec) in zip(axes[0], panels):
+        for layout in LAYOUTS:
+            pts = sorted((r for r in rows if (r["links"], r["codec"], r["layout"]) == (links, codec, layout)),
+                         key=lambda r: r["ranks"])
+            sim = [(r["ranks"], r["sim_teps"]) for r in pts if r["sim_teps"] is not None]
+            model = [(r["ranks"], r["model_teps"]) for r in pts if r["model_teps"] is not None]
+            if sim:
+                ax.plot(*zip(*sim), "o-", color=colours[layout], label=f"{layout} simulated")
+            if model:
+                ax.plot(*zip(*model), "x--", color=colours[layout], alpha=0.7, label=f"{layout} model")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("simulated ranks P")
+        ax.set_title(f"{links}, codec {codec}")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("TEPS (harmonic mean)")
+    axes[0][-1].legend(fontsize=7, loc="best")
+    fig.suptitle(f"Weak scaling, 2^{rows[0]['per_rank']} vertices a rank, fat tree (SimGrid) and zbfs model")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--per-rank", type=int, default=10, help="log2 of the vertices a rank")
+    parser.add_argument("--ranks", type=int, nargs="+", default=[16, 64, 256])
+    parser.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=list(LAYOUTS))
+    parser.add_argument("--codecs", nargs="+", default=["none", "auto"])
+    parser.add_argument("--links", nargs="+", default=["ib-hdr", "10gbe"])
+    parser.add_argument("--roots", type=int, default=2)
+    parser.add_argument("--record-ranks", type=int, default=4, help="real ranks of the runs the model projects")
+    parser.add_argument("--hybrid-ranks-per-host", type=int, default=4)
+    parser.add_argument("--skip", nargs="*", default=[],
+                        help="points to leave out, as LINKS/CODEC/LAYOUT@P patterns, e.g. '*/1d@1024' '10gbe/*@1024'")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "weak-scaling")
+    parser.add_argument("--binary", type=Path, default=ROOT / "build" / "bin" / "zbfs")
+    parser.add_argument("--smpi-binary", type=Path, default=ROOT / "build-smpi" / "bin" / "zbfs")
+    parser.add_argument("--lab", type=Path, default=ROOT / ".venv" / "bin" / "zbfs-lab")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
+    parser.add_argument("--zbfs-args", default="", help="more zbfs run arguments for every run")
+    args = parser.parse_args()
+    for ranks in args.ranks:
+        if ranks < 1 or ranks & (ranks - 1):
+            sys.exit(f"weak_scaling: --ranks {ranks} is not a power of two")
+    for binary in (args.binary, args.smpi_binary, args.lab):
+        if not binary.exists():
+            sys.exit(f"weak_scaling: no {binary} (make build smpi lab)")
+
+    rows = []
+    print(f"2^{args.per_rank} vertices a rank, {args.roots} search keys, no validation; per-search ms of the slowest "
+          "rank in MPI: simulated / projected")
+    print(f"{'links':>6} {'layout':>9} {'codec':>5} {'P':>5} {'scale':>5} {'sim TEPS':>10} {'model TEPS':>10} "
+          f"{'model/sim':>9} " + " ".join(f"{p[:14]:>15}" for p in PHASES) + f" {'wall s':>7}", flush=True)
+    # The smallest P first: a study cut short still has whole curves up to some P.
+    for ranks in args.ranks:
+        for links in args.links:
+            for codec in args.codecs:
+                for layout in args.layouts:
+                    if skipped(args, links, codec, layout, ranks):
+                        continue
+                    sim = simulated(args, layout, codec, links, ranks)
+                    record = recorded(args, layout, codec, links, ranks)
+                    model = projected(args, record, layout, links, ranks) if record else None
+                    row = {"links": links, "codec": codec, "layout": layout, "ranks": ranks,
+                           "per_rank": args.per_rank, "scale": args.per_rank + int(math.log2(ranks)),
+                           "sim_teps": sim["summary"]["teps"]["harmonic_mean"] if sim else None,
+                           "model_teps": model["teps"] if model else None,
+                           "sim_phases": simulated_phases(sim) if sim else {},
+                           "model_phases": model["phases"] if model else {},
+                           "wall_s": (sim.get("simulated") or {}).get("wall_s") if sim else None}
+                    rows.append(row)
+                    ratio = (row["model_teps"] / row["sim_teps"]) if row["sim_teps"] and row["model_teps"] else math.nan
+                    cells = " ".join(f"{row['sim_phases'].get(p, math.nan) * 1e3:>7.3f}/"
+                                     f"{row['model_phases'].get(p, math.nan) * 1e3:<7.3f}" for p in PHASES)
+                    fmt = (lambda x: f"{x:>10.3e}" if x is not None else f"{'-':>10}")
+                    print(f"{links:>6} {layout:>9} {codec:>5} {ranks:>5} {row['scale']:>5} {fmt(row['sim_teps'])} "
+                          f"{fmt(row['model_teps'])} {ratio:>9.2f} {cells} {row['wall_s'] or 0:>7.0f}", flush=True)
+    (args.out / "weak_scaling.json").write_text(json.dumps(rows, indent=1))
+    if rows:
+        draw(rows, args.out / "weak_scaling.png")
+        print(f"figure: {args.out / 'weak_scaling.png'}; table: {args.out / 'weak_scaling.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
