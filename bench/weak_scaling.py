@@ -112,7 +112,6 @@ def recorded(args, layout: str, codec: str, links: str, ranks: int) -> Path | No
         # communicators carry traffic too.
         small = 2 * args.record_ranks if layout == "hybrid" else args.record_ranks
         zargs = run_args(args, layout, codec, ranks, 2)
-        zargs[1] = str(scale)
         if layout.startswith("2d"):
             zargs[zargs.index("--grid") + 1] = most_square(small)
         root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
