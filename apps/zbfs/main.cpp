@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/memory.hpp"
 #include "zbfs/mpi/environment.hpp"
 
 namespace {
@@ -46,6 +47,7 @@ std::string describe(const std::exception& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  zbfs::fix_heap_mmap_threshold();
   std::optional<zbfs::MpiEnvironment> mpi;
   try {
     mpi.emplace(argc, argv);

@@ -458,14 +458,16 @@ typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(co
   const int threads = omp_get_max_threads();
   const auto destinations = static_cast<std::size_t>(members);
   // buckets[t * members + d]: thread t's updates for member d since d's last batch.
-  std::vector<std::vector<KeyedItem>> buckets(static_cast<std::size_t>(threads) * destinations);
+  std::vector<std::vector<KeyedItem>>& buckets = pipeline_.buckets;
+  buckets.resize(static_cast<std::size_t>(threads) * destinations);
+  for (std::vector<KeyedItem>& bucket : buckets) bucket.clear();
   const bool filter_sent = report_once_;
   const V* owned_original = owned_original_;
   const V* source_original = col_original_;
   const bool shared = threads > 1;
   const std::size_t batch_items = stream->batch_items();
-  std::vector<KeyedItem> batch;
-  std::vector<KeyedItem> arrived;
+  std::vector<KeyedItem>& batch = pipeline_.batch;
+  std::vector<KeyedItem>& arrived = pipeline_.arrived;
   // Moves every thread's updates for member d to the end of `batch`; returns how many.
   const auto drain = [&](std::size_t d) {
     std::size_t moved = 0;

@@ -201,6 +201,15 @@ class DistributedBfs {
   std::uint64_t level_ = 0;
   std::uint64_t deepest_ = 0;
   std::vector<std::uint64_t> anchors_reached_;  // pruned: the gathered anchors' visited bits
+  // Pipelined top-down steps' buffers, kept from level to level and search to search so
+  // that their pages are not mapped afresh each time (a level's last batch and its
+  // arrivals run to megabytes): each thread's bucket per member, a batch, the arrivals.
+  struct PipelineScratch {
+    std::vector<std::vector<KeyedItem>> buckets;
+    std::vector<KeyedItem> batch;
+    std::vector<KeyedItem> arrived;
+  };
+  PipelineScratch pipeline_;
   // run(root, options)'s parents, and whether its last search's tree is still in them
   // (`dirty_`); `clear_all_` when a run into a caller's array has used visited_ since.
   LargeArray<std::int64_t> parent_;

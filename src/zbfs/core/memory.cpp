@@ -2,9 +2,14 @@
 
 #include <sys/resource.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -79,6 +84,20 @@ std::uint64_t peak_rss_bytes() {
 std::uint64_t peak_share_bytes() {
   const std::uint64_t peak = peak_rss_bytes();
   return peak - std::min(peak, shared_pages_beyond_share_bytes());
+}
+
+void fix_heap_mmap_threshold() {
+#if defined(__GLIBC__)
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables != nullptr && std::string_view(tunables).find("malloc.mmap_threshold") != std::string_view::npos) return;
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
+void release_free_heap() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
 }
 
 std::string format_bytes(std::uint64_t bytes) {

@@ -27,15 +27,17 @@ class PipelinedUpdates final : public UpdateStream {
  public:
   // `value_bits`: an item is one word, the key above value_bits bits of value; or -1:
   // two words, key then value.
+  // `words`: scratch, kept by the exchanger from stream to stream.
   PipelinedUpdates(const Communicator& comm, StreamChannel& channel, MessageCodec& codec, std::size_t batch_items,
-                   std::uint64_t max_ids, std::uint64_t shuffle_seed, int value_bits)
+                   std::uint64_t max_ids, std::uint64_t shuffle_seed, int value_bits, std::vector<std::uint64_t>& words)
       : comm_(comm),
         stream_(comm, channel, shuffle_seed),
         codec_(codec),
         batch_items_(batch_items),
         max_ids_(max_ids),
         value_bits_(value_bits),
-        item_words_(value_bits < 0 ? 2 : 1) {}
+        item_words_(value_bits < 0 ? 2 : 1),
+        words_(words) {}
 
   [[nodiscard]] std::size_t batch_items() const override { return batch_items_; }
 
@@ -164,7 +166,7 @@ class PipelinedUpdates final : public UpdateStream {
   int value_bits_;
   std::size_t item_words_;
   std::vector<MessageStream::Message> messages_;
-  std::vector<std::uint64_t> words_;  // scratch
+  std::vector<std::uint64_t>& words_;  // scratch
 };
 
 }  // namespace
@@ -193,8 +195,8 @@ ExchangeTraits OverlappedExchanger::traits() const {
 
 std::unique_ptr<UpdateStream> OverlappedExchanger::open_updates(const Communicator& comm, std::uint64_t key_bound,
                                                                 std::uint64_t value_bound) {
-  std::unique_ptr<StreamChannel>& channel = channels_[comm.world_ranks()];
-  if (!channel) channel = std::make_unique<StreamChannel>(comm);
+  Group& group = groups_[comm.world_ranks()];
+  if (!group.channel) group.channel = std::make_unique<StreamChannel>(comm);
   const std::uint64_t seed = MessageStream::nth_shuffle_seed(shuffle_seed_, ++streams_opened_);
   // One word per item when key and value fit in it together.
   const int key_bits = bits_below(key_bound);
@@ -202,8 +204,8 @@ std::unique_ptr<UpdateStream> OverlappedExchanger::open_updates(const Communicat
   const bool one_word = key_bits + value_bits <= 64;
   const std::size_t item_bytes = one_word ? sizeof(std::uint64_t) : sizeof(KeyedItem);
   return std::make_unique<PipelinedUpdates>(
-      comm, *channel, codec_, static_cast<std::size_t>(std::max<std::uint64_t>(1, batch_bytes_ / item_bytes)), max_ids_,
-      seed, one_word ? value_bits : -1);
+      comm, *group.channel, codec_, static_cast<std::size_t>(std::max<std::uint64_t>(1, batch_bytes_ / item_bytes)),
+      max_ids_, seed, one_word ? value_bits : -1, group.words);
 }
 
 }  // namespace zbfs

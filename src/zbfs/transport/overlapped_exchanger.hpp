@@ -11,8 +11,8 @@
 //
 // Each group of ranks that folds through a stream gets a StreamChannel at its first
 // stream, kept for the run and found by the members' world ranks, as RmaExchange finds
-// its windows. `shuffle_seed` (tests only) holds sends back and releases them in a
-// pseudo-random order (MessageStream's hook).
+// its windows; a group has one stream open at a time. `shuffle_seed` (tests only) holds
+// sends back and releases them in a pseudo-random order (MessageStream's hook).
 #pragma once
 
 #include <cstdint>
@@ -49,7 +49,14 @@ class OverlappedExchanger final : public ForwardingExchanger {
   std::uint64_t max_ids_;
   std::uint64_t shuffle_seed_;
   std::uint64_t streams_opened_ = 0;  // varies the test hook's order from stream to stream
-  std::map<std::vector<int>, std::unique_ptr<StreamChannel>> channels_;
+  // A group's channel, and the words its streams (one open at a time, as a channel's
+  // tags allow) code batches through, kept so that their pages are not mapped afresh
+  // at every level.
+  struct Group {
+    std::unique_ptr<StreamChannel> channel;
+    std::vector<std::uint64_t> words;
+  };
+  std::map<std::vector<int>, Group> groups_;
 };
 
 }  // namespace zbfs
