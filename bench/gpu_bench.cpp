@@ -35,9 +35,9 @@ zbfs::RunConfig parse(int argc, char** argv) {
       return argv[++i];
     };
     if (flag == "--scale") {
-      config.scale = static_cast<int>(number(flag, value()));
+      config.graph.scale = static_cast<int>(number(flag, value()));
     } else if (flag == "--edgefactor") {
-      config.edgefactor = number(flag, value());
+      config.graph.edgefactor = number(flag, value());
     } else if (flag == "--roots") {
       config.num_roots = number(flag, value());
     } else if (flag == "--threads") {

@@ -62,9 +62,9 @@ struct TextOptions {
 
 // The graph generator's flags (run and generate).
 void add_graph_options(CLI::App& app, RunConfig& config, TextOptions& text) {
-  app.add_option("-s,--scale", config.scale, "log2 of the number of vertices (1..42)")->capture_default_str();
-  app.add_option("-e,--edgefactor", config.edgefactor, "edges per vertex (1..1024)")->capture_default_str();
-  app.add_option("--seed", config.seed, "seed of the generator and of the search keys")->capture_default_str();
+  app.add_option("-s,--scale", config.graph.scale, "log2 of the number of vertices (1..42)")->capture_default_str();
+  app.add_option("-e,--edgefactor", config.graph.edgefactor, "edges per vertex (1..1024)")->capture_default_str();
+  app.add_option("--seed", config.graph.seed, "seed of the generator and of the search keys")->capture_default_str();
   app.add_option("--graph", text.graph,
                  "graph family: kronecker (Graph500), rmat (--rmat a,b,c), gnm (uniform: --vertices, --edges), rgg "
                  "(random geometric: --vertices, --radius or --degree)")
@@ -437,7 +437,7 @@ void report_written(const Communicator& world, const FileOptions& files, GraphFo
 
 int generate_command(RunConfig config, const TextOptions& text, const FileOptions& files) {
   apply_graph_options(text, config);
-  const GraphSpec spec = graph_spec(config);
+  const GraphSpec& spec = config.graph;
   validate_graph_spec(spec);
   const GraphFormat format = output_format(files);
   const Communicator world = Communicator::world();

@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   const zbfs::MpiEnvironment mpi(argc, argv);
   zbfs::RunConfig config;
-  config.scale = 8;
+  config.graph.scale = 8;
   config.num_roots = 4;
   config.quiet = true;
   const zbfs::RunResult shared = zbfs::run_benchmark(config);

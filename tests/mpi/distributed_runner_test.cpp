@@ -35,7 +35,7 @@ void expect_same_searches(const RunResult& distributed, const RunResult& shared)
 
 RunConfig small_run(std::uint64_t roots) {
   RunConfig config;
-  config.scale = 10;
+  config.graph.scale = 10;
   config.num_roots = roots;
   config.quiet = true;
   return config;

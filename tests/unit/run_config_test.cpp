@@ -52,7 +52,7 @@ TEST(MemoryEstimate, CountsTheEdgesOfEveryRank) {
 // fit, and no peer's shared segments counted again.
 TEST(MemoryEstimate, SmallRunsAreEstimatedAtWhatTheyHold) {
   RunConfig config;
-  config.scale = 12;
+  config.graph.scale = 12;
   for (const Partition partition : {Partition::k1D, Partition::k2D, Partition::kHybrid}) {
     config.partition = partition;
     for (const int ranks : {1, 4, 16}) {
@@ -61,7 +61,7 @@ TEST(MemoryEstimate, SmallRunsAreEstimatedAtWhatTheyHold) {
       EXPECT_LE(estimate, std::uint64_t{30} << 20) << ranks << " ranks";
     }
   }
-  config.scale = 14;
+  config.graph.scale = 14;
   config.partition = Partition::k1D;
   const std::uint64_t at_128 = estimate_rank_peak_memory_bytes(config, 128);
   EXPECT_GE(at_128, std::uint64_t{25} << 20);
@@ -78,7 +78,7 @@ namespace {
 // count it; cuda (device memory, checked separately) and cpu do not.
 TEST(MemoryEstimate, EdgeListPolicyDecidesWhetherTheListIsCounted) {
   RunConfig config;
-  config.scale = 24;
+  config.graph.scale = 24;
   const std::uint64_t with = estimate_peak_memory_bytes(config, true);
   const std::uint64_t without = estimate_peak_memory_bytes(config, false);
   // The packed list of 2^28 tuples of two 24-bit ids: 6 bytes each.
@@ -100,7 +100,7 @@ TEST(MemoryEstimate, EdgeListPolicyDecidesWhetherTheListIsCounted) {
 // then compressed ones; what reads plain lists always gets them.
 TEST(MemoryEstimate, AdjacencyAutoCompressesOnlyWhenPlainDoesNotFit) {
   RunConfig config;
-  config.scale = 26;
+  config.graph.scale = 26;
   config.shared_memory = true;
   const std::uint64_t plain_kept = estimate_peak_memory_bytes(config, true, false);
   const std::uint64_t plain_regenerated = estimate_peak_memory_bytes(config, false, false);
@@ -151,7 +151,7 @@ TEST(MemoryEstimate, AdjacencyAutoCompressesOnlyWhenPlainDoesNotFit) {
 // plain lists only, and --kernels parses every spelling of one or both kernels.
 TEST(MemoryEstimate, SsspCountsItsWeightsAndKeepsPlainLists) {
   RunConfig config;
-  config.scale = 24;
+  config.graph.scale = 24;
   config.shared_memory = true;
   const std::uint64_t bfs_only = estimate_peak_memory_bytes(config, true, false);
   config.kernels = {true, true};
@@ -190,7 +190,7 @@ TEST(MemoryEstimate, SsspCountsItsWeightsAndKeepsPlainLists) {
 
 TEST(MemoryEstimate, CudaHostCountsTheDeviceCopy) {
   RunConfig config;
-  config.scale = 20;
+  config.graph.scale = 20;
   config.overlap = false;  // the device backends' folds are not pipelined: the same exchanges
   const std::uint64_t cpu_shared = estimate_peak_memory_bytes(config);
   const std::uint64_t cpu_rank = estimate_rank_peak_memory_bytes(config, 4);
@@ -355,7 +355,7 @@ TEST(MemoryEstimate, Kernel1SumsTheDegreesOverTheColumn) {
 // buffers are gone before the search's state and validation rounds are made.
 TEST(MemoryEstimate, ARanksPeakIsItsBusiestPhase) {
   RunConfig config;
-  config.scale = 20;
+  config.graph.scale = 20;
   const std::uint64_t n = std::uint64_t{1} << 20;
   const std::uint64_t m = std::uint64_t{16} << 20;
   for (const int ranks : {1, 4, 16, 128}) {
@@ -376,7 +376,7 @@ TEST(MemoryEstimate, ARanksPeakIsItsBusiestPhase) {
 // --transport rma counts its windows: two halves of the largest receive, a quarter more.
 TEST(MemoryEstimate, OneSidedTransportCountsItsWindows) {
   RunConfig config;
-  config.scale = 22;
+  config.graph.scale = 22;
   config.overlap = false;  // unset, it differs between the transports
   // The windows belong to the search phase.
   const auto search = [&] { return estimate_rank_memory(config, 4, 1 << 22, 64 << 20).search; };

@@ -109,7 +109,7 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
   const auto budget = memory_per_rank(config, node_ranks);
   const std::uint64_t short_of = budget && result.estimated_peak_bytes > *budget ? 1 : 0;
   if (world.allreduce(short_of, ReduceOp::kMax) != 0) {
-    std::string graph = "scale " + std::to_string(config.scale);
+    std::string graph = "scale " + std::to_string(config.graph.scale);
     if (config.input || config.graph.kind != GraphKind::kKronecker)
       graph = "a graph of " + counted(static_cast<long long>(n), "vertex", "vertices") + " and " +
               counted(static_cast<long long>(m), "edge");
@@ -181,7 +181,7 @@ LoadedGraph load_graph(const RunConfig& config, const Communicator& world, int n
     const ScopedPhase phase(metrics, Phase::kGeneration);
     graph = read_graph_file(world, spec);
   } else {
-    const GraphSpec spec = graph_spec(config);
+    const GraphSpec& spec = config.graph;
     graph.num_vertices = graph_vertices(spec);
     check_memory(config, world, node_ranks, graph.num_vertices, expected_graph_edges(spec), result);
     progress.phase("generating " + describe_graph_open(spec) + ") " + job_layout(world.size(), result.threads));
@@ -226,7 +226,7 @@ std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGr
   eligible = world.allreduce(eligible, ReduceOp::kSum);
   const std::uint64_t count = roots_to_draw(config, eligible);
   if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
-  return sample_search_roots_batched(input.num_vertices, eligible, count, config.seed, has_edges);
+  return sample_search_roots_batched(input.num_vertices, eligible, count, config.graph.seed, has_edges);
 }
 
 // This rank's device for --backend cuda, agreed on by all ranks (collective): a rank that
@@ -268,7 +268,7 @@ void write_results(const RunConfig& config, const ProcessGrid& grid, const Verte
 // the seed and each tuple's place in the file (--weights uniform: the ranks' shares are
 // the file's edges in order), or the generator's. Collective.
 LargeArray<float> slice_weights(const RunConfig& config, const Communicator& world, LoadedGraph& input) {
-  if (!config.input) return generate_weight_slice(graph_spec(config), world.rank(), world.size(), input.slice);
+  if (!config.input) return generate_weight_slice(config.graph, world.rank(), world.size(), input.slice);
   LargeArray<float> weights(input.slice.size());
   // Decided by the options, which every rank shares, not by this rank's share of the
   // file: a rank that read no tuples must still take part in the collective below.
@@ -282,7 +282,7 @@ LargeArray<float> slice_weights(const RunConfig& config, const Communicator& wor
   const std::vector<std::uint64_t> sizes = world.allgather_value(std::uint64_t{input.slice.size()});
   std::uint64_t first = 0;
   for (int r = 0; r < world.rank(); ++r) first += sizes[static_cast<std::size_t>(r)];
-  const TupleWeights draw(config.seed);
+  const TupleWeights draw(config.graph.seed);
   const auto count = static_cast<std::int64_t>(weights.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
@@ -450,10 +450,9 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   // received pairs whichever the lists end as, so plain fits wherever compressed does.
   result.adjacency_compressed = graph.forward().compressed();
   result.adjacency_bytes = world.allreduce(graph.list_bytes(), ReduceOp::kSum);
-  const std::optional<InputEdges> regenerated =
-      config.input || config.edge_list != EdgeListPolicy::kRegenerate
-          ? std::nullopt
-          : regenerated_graph_slice(graph_spec(config), world.rank(), world.size());
+  const std::optional<InputEdges> regenerated = config.input || config.edge_list != EdgeListPolicy::kRegenerate
+                                                    ? std::nullopt
+                                                    : regenerated_graph_slice(config.graph, world.rank(), world.size());
   result.edge_list_kept = !regenerated;
   if (!config.validate || regenerated) {
     slice = PackedEdgeList();
@@ -723,7 +722,7 @@ RunResult run_shared_benchmark(const RunConfig& config) {
   const Progress progress(!config.quiet);
   std::optional<LoadedEdges> loaded;
   VertexIds ids;
-  std::uint64_t num_vertices = config.input ? 0 : graph_vertices(graph_spec(config));
+  std::uint64_t num_vertices = config.input ? 0 : graph_vertices(config.graph);
   if (config.input) {
     GraphFileSpec spec = *config.input;
     spec.memory_per_rank = memory_per_rank(config, 1);

@@ -199,7 +199,7 @@ nlohmann::json graph_source_json(const RunConfig& c) {
             {"format", c.input->format ? nlohmann::json(to_string(*c.input->format)) : nlohmann::json("detected")},
             {"relabel", c.input->relabel}};
   }
-  const GraphSpec spec = graph_spec(c);
+  const GraphSpec& spec = c.graph;
   nlohmann::json j = {{"kind", to_string(spec.kind)}, {"vertices", graph_vertices(spec)}};
   if (spec.kind == GraphKind::kRmat) j["initiator"] = {spec.a, spec.b, spec.c};
   if (spec.kind == GraphKind::kGnm) j["edges"] = expected_graph_edges(spec);
@@ -259,9 +259,9 @@ nlohmann::json to_json(const RunResult& r) {
       {"threads", r.threads},
       {"num_mpi_processes", r.num_processes},
       {"config",
-       {{"scale", c.scale},
-        {"edgefactor", c.edgefactor},
-        {"seed", c.seed},
+       {{"scale", c.graph.scale},
+        {"edgefactor", c.graph.edgefactor},
+        {"seed", c.graph.seed},
         {"roots", c.num_roots},
         {"kernels", to_string(c.kernels)},
         {"delta", c.delta ? nlohmann::json(*c.delta) : nlohmann::json(nullptr)},

@@ -63,7 +63,7 @@ void validate_simulated_config([[maybe_unused]] const RunConfig& c) {
 }
 
 void validate_config(const RunConfig& c, int ranks) {
-  if (!c.input) validate_graph_spec(graph_spec(c));  // scale, edgefactor and the family's parameters
+  if (!c.input) validate_graph_spec(c.graph);  // scale, edgefactor and the family's parameters
   if (c.num_roots < 1) throw_usage_error("--roots must be at least 1");
   if (!c.roots.empty() && c.num_roots != c.roots.size())
     throw_usage_error("--roots and --root disagree: --root names the search keys");
@@ -79,9 +79,9 @@ void validate_config(const RunConfig& c, int ranks) {
         std::string("--adjacency compressed runs the CPU kernels unpruned (") +
         (c.backend != Backend::kCpu ? "the device backends read plain lists" : "--prune peels plain lists") + ")");
   }
-  if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(graph_spec(c))) {
+  if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(c.graph)) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
-                      std::to_string(graph_vertices(graph_spec(c))) + " vertices of the graph");
+                      std::to_string(graph_vertices(c.graph)) + " vertices of the graph");
   }
   if (c.backend != Backend::kCpu) {
     // One process checks its device now; a job's ranks agree on theirs when they open them.
@@ -92,7 +92,7 @@ void validate_config(const RunConfig& c, int ranks) {
     }
     const std::string flag = "--backend " + std::string(to_string(c.backend));
     if (c.prune) throw_usage_error(flag + " does not prune yet; leave out --prune");
-    if (c.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
+    if (c.graph.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
   if (c.device_exchange != DeviceExchange::kStaged) {
     const std::string flag = "--device-exchange " + std::string(to_string(c.device_exchange));
@@ -108,7 +108,7 @@ void validate_config(const RunConfig& c, int ranks) {
   if (!c.kernels.bfs && !c.kernels.sssp) throw_usage_error("--kernels must name bfs, sssp or both");
   if (c.kernels.sssp) {
     if (c.backend != Backend::kCpu) throw_usage_error("--kernels sssp runs on the CPU backend");
-    if (graph_vertices(graph_spec(c)) > 0xffffffffULL) {
+    if (graph_vertices(c.graph) > 0xffffffffULL) {
       throw_usage_error("--kernels sssp numbers vertices in 32 bits: fewer than 2^32 vertices (scale 31 at most)");
     }
   }
@@ -218,14 +218,6 @@ std::string fewer_search_keys(std::uint64_t count, std::uint64_t asked) {
          "only " + counted(static_cast<long long>(count), "vertex", "vertices") + " with edges";
 }
 
-GraphSpec graph_spec(const RunConfig& c) {
-  GraphSpec spec = c.graph;
-  spec.scale = c.scale;
-  spec.edgefactor = c.edgefactor;
-  spec.seed = c.seed;
-  return spec;
-}
-
 GridShape default_grid(int ranks, bool one_node) { return one_node ? GridShape{ranks, 1} : most_square_grid(ranks); }
 
 GridShape grid_for(const RunConfig& c, int ranks) {
@@ -270,7 +262,7 @@ bool compressed_adjacency_applies(const RunConfig& c) {
 }
 
 MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> available) {
-  const GraphSpec spec = graph_spec(c);
+  const GraphSpec& spec = c.graph;
   return plan_memory(c, available, graph_vertices(spec), expected_graph_edges(spec));
 }
 
@@ -301,7 +293,7 @@ MemoryPlan plan_memory(const RunConfig& c, std::optional<std::uint64_t> availabl
 }
 
 std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, bool edge_list_kept, bool compressed) {
-  const GraphSpec spec = graph_spec(c);
+  const GraphSpec& spec = c.graph;
   return estimate_peak_memory_bytes(c, graph_vertices(spec), expected_graph_edges(spec), edge_list_kept, compressed);
 }
 
@@ -351,7 +343,7 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
 namespace zbfs {
 
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& c, int ranks) {
-  const GraphSpec spec = graph_spec(c);
+  const GraphSpec& spec = c.graph;
   return estimate_rank_peak_memory_bytes(c, ranks, graph_vertices(spec), expected_graph_edges(spec));
 }
 

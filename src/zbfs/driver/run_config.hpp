@@ -69,13 +69,10 @@ enum class TupleWeightSource { kFile, kUniform };
 [[nodiscard]] std::optional<TupleWeightSource> parse_tuple_weight_source(std::string_view name);
 
 struct RunConfig {
-  int scale = 16;
-  std::uint64_t edgefactor = 16;
-  std::uint64_t seed = 1;
-  std::uint64_t num_roots = 64;
-  // The graph: generated (--graph and its parameters; scale, edgefactor and seed above
-  // are copied into it by graph_spec()), or read from a file (--input).
+  // The graph: generated (--graph and its parameters, --scale, --edgefactor; --seed also
+  // draws the search keys and the weights), or read from a file (--input).
   GraphSpec graph;
+  std::uint64_t num_roots = 64;
   std::optional<GraphFileSpec> input;
   // --root: search keys in the graph source's ids (empty: num_roots sampled ones).
   std::vector<std::uint64_t> roots;
@@ -168,9 +165,6 @@ bool pipelines_folds(const RunConfig& config);
 
 // Throws a usage error (exit status 2) for values out of range; `ranks` is the job size.
 void validate_config(const RunConfig& config, int ranks = 1);
-
-// The generator's parameters with the run's scale, edgefactor and seed.
-GraphSpec graph_spec(const RunConfig& config);
 
 // How many search keys to draw from the graph's `eligible` vertices with edges: num_roots,
 // or all of them where there are fewer and roots_at_most_eligible is set.

@@ -41,7 +41,7 @@ void check_memory(const RunConfig& config, std::uint64_t n, std::uint64_t m, Run
   result.adjacency_compressed = plan.compressed;
   result.estimated_peak_bytes = plan.estimated_peak_bytes;
   if (available && result.estimated_peak_bytes > *available && !config.force) {
-    const std::string graph = config.input ? config.input->path : "scale " + std::to_string(config.scale);
+    const std::string graph = config.input ? config.input->path : "scale " + std::to_string(config.graph.scale);
     const std::string hint = config.input && !config.input->relabel
                                  ? "use --relabel if its ids are sparse, more nodes, or --force to try anyway"
                                  : "use more nodes, or --force to try anyway";
@@ -180,7 +180,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   if (roots.empty()) {
     const std::uint64_t count = roots_to_draw(config, eligible);
     if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
-    roots = sample_search_roots(graph.num_vertices(), eligible, count, config.seed, has_edges);
+    roots = sample_search_roots(graph.num_vertices(), eligible, count, config.graph.seed, has_edges);
   }
 
   // The CPU kernel searches into its own parent array, resetting only what the last
@@ -359,7 +359,7 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
     if (config.kernels.sssp) {
       // The file's weights, or drawn from the seed and each tuple's place in the file.
       tuple_weights = LargeArray<float>(loaded->edges.size());
-      const TupleWeights draw(config.seed);
+      const TupleWeights draw(config.graph.seed);
       const bool own = !loaded->weights.empty();
       const auto count = static_cast<std::int64_t>(loaded->edges.size());
 #pragma omp parallel for schedule(static)
@@ -372,7 +372,7 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
     edges = std::move(loaded->edges);
     roots = std::move(loaded->roots);
   } else {
-    const GraphSpec spec = graph_spec(config);
+    const GraphSpec& spec = config.graph;
     result.num_vertices = graph_vertices(spec);
     check_memory(config, result.num_vertices, expected_graph_edges(spec), result);
     produced = regenerated_graph_slice(spec, 0, 1);
