@@ -52,7 +52,7 @@ constexpr std::uint64_t kHeavyBlocks = 16;
 // process holds a core (ctest -j, a shared node), each join can wait for a whole time
 // slice of the thread that was descheduled. A search of a long path has a step per
 // vertex, each reading two edges; with 2 threads beside a competing load it took minutes
-// (2 ms a step, several regions a step) instead of milliseconds.
+// instead of milliseconds.
 constexpr std::uint64_t kParallelEdges = 4096;  // a top-down step's frontier edges
 constexpr std::uint64_t kParallelWords = 64;    // bitmap words a bottom-up step scans
 constexpr std::uint64_t kParallelItems = 4096;  // vertices converted or attached

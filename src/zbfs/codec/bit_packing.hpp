@@ -234,7 +234,7 @@ inline __attribute__((always_inline)) __m256i scan_four(__m256i v) {
 // Eight ids: both quads scanned apart, then each plus the running total (the last id so
 // far, in every element), which then takes the quad's total: the chain from one quad to
 // the next is one add. (Adding the first quad's total into the second's scan instead,
-// with one add of the octet's total to the running one, ran 6% slower on Zen 3.)
+// with one add of the octet's total to the running one, ran slower.)
 template <unsigned B, unsigned O>
 inline __attribute__((always_inline)) void unpack_gap_octet(const std::uint8_t* in, __m256i step, __m256i& total,
                                                             std::uint64_t* out) {
@@ -289,8 +289,8 @@ struct GapBlockEnd {
 #if defined(ZBFS_WIDE_GAP_KERNEL)
 // The wide kernel that also takes the CRC: the register's chain (three cycles a word, 2B
 // words) runs on the scalar ports while the vector work takes longer, so the checksum
-// costs next to nothing (a pass of its own behind the blocks took 14% of the time to
-// decode the recorded column frontiers, 303 ids a message, on Zen 3).
+// costs next to nothing, where a pass of its own behind the blocks would read the words
+// again.
 
 // The CRC register over octet O's share of the block's 2B packed words.
 template <unsigned B, unsigned O>

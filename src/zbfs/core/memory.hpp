@@ -26,9 +26,9 @@ std::uint64_t peak_share_bytes();
 // environment's GLIBC_TUNABLES sets one; elsewhere nothing. Called once, first thing in
 // main. glibc raises the threshold each time a large mapped block is freed, so the large
 // buffers of later phases come from the heap instead, and their freed pieces stay
-// resident: at 256 ranks a rank's heap held 10 MiB more that way, and a 2-rank scale-20
-// run peaked 28 MiB higher. Fixed, a freed large buffer goes back to the system at once;
-// the searches keep their buffers from level to level, so they do not pay for it.
+// resident, more of them the more peers a rank has (docs/scaling.md). Fixed, a freed
+// large buffer goes back to the system at once; the searches keep their buffers from
+// level to level, so they do not pay for it.
 void fix_heap_mmap_threshold();
 
 // Hands the heap's free pages back to the system (glibc's malloc_trim; elsewhere

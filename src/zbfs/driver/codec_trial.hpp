@@ -1,15 +1,15 @@
 // The codec trial of --codec auto (issue 38). A run with a codec takes other paths than
 // one without, whatever each message's frame turns out to be: a bitmap or id gather goes
 // as one probed message per member instead of MPI_Allgather(v), and top-down folds go in
-// bulk instead of pipelined. Where ranks share cores those paths cost more than the
-// bytes they save (measured at +9.4% with every frame unframed), and no per-message
-// choice can see it. So before the timed searches, on links the run measured, the
-// distributed runner searches from the first keys once on each path (a
-// SwitchingExchanger: the coded exchanger and a plain one), the order alternating key by
-// key after one warm-up pair, and keeps the path whose searches were faster. Every time
-// is the slowest rank's, so every rank sees the same figures; rank 0's choice is still
-// broadcast, so that no rounding can split the ranks. The trial's searches are not
-// benchmark searches: their counters are dropped and their times are in the record.
+// bulk instead of pipelined. Where ranks share cores those paths can cost more than the
+// bytes they save (docs/codecs.md), and no per-message choice can see it. So before the
+// timed searches, on links the run measured, the distributed runner searches from the
+// first keys once on each path (a SwitchingExchanger: the coded exchanger and a plain
+// one), the order alternating key by key after one warm-up pair, and keeps the path
+// whose searches were faster. Every time is the slowest rank's, so every rank sees the
+// same figures; rank 0's choice is still broadcast, so that no rounding can split the
+// ranks. The trial's searches are not benchmark searches: their counters are dropped and
+// their times are in the record.
 #pragma once
 
 #include <cstddef>

@@ -435,9 +435,7 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
   const double building = s.col_group * (s.sssp ? 24 : 16) + s.directed * (s.sssp ? 16 : s.id_bytes);
   // Degrees summed over the column (twice: the tuples' with the pairs held, the lists'
   // once both CSRs are built): a word per column-group vertex, and over a column of
-  // several ranks MPI's reduce-scatter holds twice that again (2D at 128 ranks on one
-  // node, a column of every rank and every vertex, scale 20 without validation: kernel 1
-  // peaked at 63.8 MiB, 12 MiB above its pieces without this).
+  // several ranks MPI's reduce-scatter holds twice that again.
   const double degree_sums = s.col_group * (s.shape.rows > 1 ? 24 : 8);
   return s.block * 16 + std::max({pairs + rounds, pairs + degree_sums, pairs + building + g.order,
                                   g.forward + g.transposed + g.order + degree_sums});
@@ -464,12 +462,10 @@ double search_state_bytes(const RunConfig& c, const RankSizes& s) {
                                        std::max(s.row_group, s.col_group) / 8 + s.col_group * 8;
   // SSSP (sssp/distributed_sssp.hpp): the tree and distances, the owned state, a heavy
   // start per row, sent distances per row-group vertex, the buckets' and messages'
-  // vertices (measured: 45-70 bytes per owned vertex in all at scales 16-20), and a
-  // bucket's frontier gathered over the column, a source and its word per column-group
-  // vertex at most (hybrid at 4 ranks, scale 20: 48 MB), and a bucket's settled vertices
-  // gathered over the fold when it has several members, a word per row-group vertex at
-  // most (1D and hybrid on one node at 128 ranks, scale 20: the row group is every
-  // vertex, and the SSSP phase peaked 16.5 MiB above the BFS phase).
+  // vertices, and a bucket's frontier gathered over the column, a source and its word per
+  // column-group vertex at most, and a bucket's settled vertices gathered over the fold
+  // when it has several members, a word per row-group vertex at most (in 1D the row
+  // group is every vertex).
   const double fold_gather = s.shape.cols > 1 ? s.row_group * 8 : 0;
   const double sssp =
       !s.sssp ? 0 : s.block * (12 + 16 + 48) + s.col_group * (8 + 24) + s.row_group * (4 + 1.0 / 8) + fold_gather;
@@ -492,10 +488,8 @@ double search_traffic_bytes(const RunConfig& c, const RankSizes& s) {
   // a route, a bucket per next rank of each hop (at most every rank), its items held in
   // three words where the wire carries two, and others' items pass through it: a relay
   // holds at most as many again as it sends itself, so a route too is bounded by the
-  // level's items, whatever P (2.5 x P batches would be 80 MiB at P = 1,024 and 1.3 GiB
-  // at 16,384). The batches live within a level and a validation round after the
-  // search: the two never meet (measured at 128 ranks, scale 20, 1D: 52.7 MiB with
-  // --overlap, 56.7 without).
+  // level's items, whatever P, where 2.5 x P batches would grow with it. The batches live
+  // within a level and a validation round after the search: the two never meet.
   const double batch_bytes = static_cast<double>(c.batch_bytes);
   const double level_items = std::min(s.row_group, s.directed);
   const double batches = !pipelines_folds(c) ? 0

@@ -179,9 +179,9 @@ GridShape grid_for(const RunConfig& config, int ranks);
 
 // The 2D grid without --grid. On one node, ranks x 1: a processor row of one rank has no
 // fold to exchange and no target rows shared with other ranks, and the column's frontier
-// gathers go through shared memory (scale 20 on 4 ranks of one machine: 4x1 5.6 ms per
-// search, 2x2 10.5 ms, 1x4 16.6 ms; see docs/performance.md). Across nodes, the most
-// square factorisation, whose folds and gathers each span about sqrt(P) ranks.
+// gathers go through shared memory (docs/performance.md compares the grids). Across
+// nodes, the most square factorisation, whose folds and gathers each span about sqrt(P)
+// ranks.
 GridShape default_grid(int ranks, bool one_node);
 
 // Bytes the run needs at its peak, estimated before anything is allocated, with the
@@ -210,11 +210,10 @@ std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks
 std::uint64_t estimate_rank_peak_memory_bytes(const RunConfig& config, int ranks, std::uint64_t n, std::uint64_t m);
 
 // What every run holds besides its graph (program, libraries, their first buffers), and
-// what a rank of an MPI job holds more, in all and per other rank, measured with
-// bench/memory_estimate.py: a rank's part of the node's memory at scale 12 is 20-24 MiB
-// at 1, 4, 16 and 128 ranks alike. (Its resident size at 128 ranks is 55 MiB and more,
-// growing with the traffic: it counts every peer's MPI shared segment that it maps, which
-// the node holds once.)
+// what a rank of an MPI job holds more, in all and per other rank, as
+// bench/memory_estimate.py measures a rank's part of the node's memory on small graphs
+// (docs/scaling.md). Not its resident size, which counts every peer's MPI shared segment
+// that it maps, which the node holds once.
 constexpr std::uint64_t kProgramBytes = std::uint64_t{21} << 20;
 constexpr double kMpiBytes = 4.0 * (1 << 20);
 constexpr double kMpiBytesPerPeer = 16.0 * 1024;

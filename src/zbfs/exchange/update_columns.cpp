@@ -31,8 +31,8 @@ bool dictionary_pays(std::size_t items, std::span<const std::uint32_t> distinct)
 
 // The distinct low halves of `merged`, rising, into scratch.lows, and each item's index
 // among them into scratch.index. An LSD radix sort of (low half, item) pairs on the bytes
-// in which the low halves differ (three for a scale-20 parent), then one pass: a
-// comparison sort and a binary search per item took 4 ms of a 75 ms search under auto.
+// in which the low halves differ (three for a scale-20 parent), then one pass, where a
+// comparison sort and a binary search per item would cost log k each.
 void index_low_halves(std::span<const KeyedItem> merged, UpdateColumnsScratch& scratch) {
   const std::size_t k = merged.size();
   std::vector<std::uint64_t>& pairs = scratch.pairs;

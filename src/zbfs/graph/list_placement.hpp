@@ -81,9 +81,9 @@ inline LargeArray<std::uint64_t> count_tuple_degrees(const InputEdges& edges) {
 // What a row function returns for a vertex whose list this placement does not build.
 inline constexpr std::uint64_t kNotPlaced = ~std::uint64_t{0};
 
-// From this many rows (8 MiB of cursors, a quarter of this machine's L3), the placement
-// goes by blocks: at scale 20 the direct one was 15% faster, at 22 and 24 the blocked one
-// 8% and 10% (docs/performance.md).
+// From this many rows (8 MiB of cursors, more than a core's share of a typical L3), the
+// placement goes by blocks: below it the direct one is faster, above it the blocked one
+// (docs/performance.md).
 inline constexpr std::uint64_t kBlockedFromRows = std::uint64_t{1} << 21;
 
 // Tuples per round of the blocked placement: a round's entries (two per tuple, a row and

@@ -37,8 +37,7 @@ namespace {
 // A new communicator of comm's members in comm's order (its own context: its messages
 // never meet comm's). MPI_Comm_dup; in the SMPI build a split of one colour, which makes
 // the same: SimGrid 3.32's MPI_Comm_dup does work quadratic in the members and charges it
-// to the simulated clock (measured: 12 s, simulated and wall, for one duplicate of 512
-// ranks; a split of them 2 ms), and every Communicator makes one.
+// to the simulated clock (docs/simulation.md), and every Communicator makes one.
 MPI_Comm copy_of(MPI_Comm comm) {
   MPI_Comm copy = MPI_COMM_NULL;
 #ifdef ZBFS_SIMGRID

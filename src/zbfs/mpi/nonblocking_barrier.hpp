@@ -2,8 +2,8 @@
 // (the sparse exchange's termination, a barrier that sleeps between checks). Open MPI and
 // every MPI-3 library: MPI_Ibarrier. The simulated-cluster build (ZBFS_SIMGRID): SimGrid
 // 3.32's MPI_Ibarrier is not a barrier (its members other than rank 0 leave it as soon as
-// rank 0 has entered: measured, a member entering 1 s late found the others gone at 0 s),
-// which let a sparse exchange end before every message had been sent; there it is a
+// rank 0 has entered; docs/simulation.md), which let a sparse exchange end before every
+// message had been sent; there it is a
 // one-word MPI_Iallreduce, which no member can finish before every member has entered.
 // Holds the words MPI reads and writes, so it stays where it was made.
 #pragma once

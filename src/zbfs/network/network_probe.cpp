@@ -68,9 +68,9 @@ LinkMeasurement measure_pair(const Communicator& world, int peer) {
 
 // Swaps go the way Communicator::exchange_probed moves a message, which is what the
 // exchanges the model prices use: the send posted first, then the partner's message
-// probed and received (swap_bytes_probed). The order matters: on two emulated hosts at
-// 1 Gbit/s an MPI_Sendrecv (receive posted first) swapped 1-4 MiB at 60-65 MB/s each way,
-// this at 100-119 MB/s, close to plain TCP both ways at once (about 110 MB/s).
+// probed and received (swap_bytes_probed). The order matters: on emulated hosts an
+// MPI_Sendrecv (receive posted first) swapped large messages at about half the rate this
+// order reaches, which is close to plain TCP both ways at once (docs/network-model.md).
 
 // The loaded swaps: the ping-pong's smallest size (the latency) and its sizes of 64 KiB
 // and more (the bandwidth fit). A timed repetition runs a burst of swaps back to back,
@@ -107,9 +107,9 @@ LoadedMeasurement measure_loaded(const Communicator& world, const std::vector<in
     }
     // Each rank's typical swap first, then the slowest of those: a pair that is slow every
     // time (a worse link) sets the figure, while which pair happens to lag in one
-    // repetition does not. The slowest pair of each repetition would: on 4 emulated hosts
-    // it read 10-30% above the pairs' mean at 4 MiB and twice as noisy, where the model
-    // prices sums over a thousand messages, in which such lags average out.
+    // repetition does not. The slowest pair of each repetition would read high and noisy,
+    // where the model prices sums over a thousand messages, in which such lags average
+    // out.
     m.samples.push_back({kLoadedSizes[s], world.quiet_max(median(mine))});
   }
   m.measured = true;

@@ -60,7 +60,7 @@ class BucketBins {
 
  private:
   // Out of the relaxations' inner loop: a map insertion there kept the compiler from
-  // keeping the loop tight (about 10% of a scale-18 search).
+  // keeping the loop tight.
   [[gnu::noinline]] std::vector<Vertex>& far(std::uint64_t b) { return far_[b]; }
 
   std::uint64_t base_ = 0;

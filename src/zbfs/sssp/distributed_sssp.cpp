@@ -126,7 +126,7 @@ DistributedSssp::DistributedSssp(const ProcessGrid& grid, DistributedGraph<Verte
   }
   // Light edges first; heavy ones by weight for pulls (a prefix is all a pull reads), by
   // neighbour where they are only pushed (the sent distances are then swept, not hit at
-  // random: 2D at scale 20 took 0.29 s a search against 0.35 s).
+  // random; docs/performance.md, "Figures behind the code").
   const auto light = static_cast<float>(delta_);
   graph.order_forward_rows(light, !pull_possible_);
   const std::uint64_t rows = csr.num_rows();
@@ -189,9 +189,8 @@ std::vector<DistributedSssp::Source> DistributedSssp::expand(std::span<const Ver
     sources[i] = {static_cast<Vertex>(col_base_ + owned[i]), distance_bits(owned_[owned[i]].word)};
   }
   if (layout_.expand->size() == 1) return sources;
-  // Along the column as one sorted set of bucket words (a round's and a push's sources
-  // are all in the current bucket: 2D's column bytes under auto went from 43.7% to 32.1%
-  // of their plain bytes, scale 20, 2x2).
+  // Along the column as one sorted set of bucket words: a round's and a push's sources
+  // are all in the current bucket, so the words are narrow and their gaps small.
   const ScopedPhase phase(metrics_, Phase::kColumnExchange);
   const BucketWords words = bucket_words();
   std::vector<std::uint64_t> mine(sources.size());
@@ -215,8 +214,7 @@ void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspSta
     const std::span<const Vertex> col_original = graph_.col_group_original();
     // In 1D a request's parent is its source's row-group index, as a pull's is (looked up
     // once the search is over): indices follow the degree order, so the hubs, which send
-    // most requests, have small ones, and the parents' column compresses better (the
-    // requests under --codec auto on 1gbe: 42.7% to 40.7% of their plain bytes).
+    // most requests, have small ones, and the parents' column compresses better.
     const std::uint64_t row_base = fold_rank_ * block_;
     const auto parent_of = [&](Vertex u) {
       return row_parents_ ? static_cast<std::uint32_t>(row_base + u - col_base_)
@@ -370,8 +368,7 @@ void DistributedSssp::share_settled(bool with_distances) {
     // In 1D a rank's rows hold all of its vertices' neighbours: a vertex all of whose
     // neighbours are known to be settled is offered nothing more, and no open vertex
     // pulls from it, so nobody needs to hear of it: leaves, and vertices farther than
-    // all their neighbours, 61% of the vertices settled at scale 20 (a rank's row bytes went
-    // from 5.3 MB to 3.0 MB a search, the search from 0.078 s to 0.074 s at 4 ranks).
+    // all their neighbours, most of the vertices a Kronecker graph settles.
     if (own_rows_) {
       if (i + kSourcesAhead < settled_.size()) {
         __builtin_prefetch(neighbors + offsets[col_base_ + settled_[i + kSourcesAhead]], 0, 1);
@@ -663,9 +660,8 @@ SsspStats DistributedSssp::run(std::uint64_t root, std::span<std::int64_t> paren
       // the last round: the entries a push would scan, and what a pull would cost, the
       // open vertices it visits (as of the last pull, which drops those that can take
       // nothing from any later one) and a quarter of the unreached ones' heavy entries (an
-      // unreached vertex mostly stops at its first settled neighbour). With this measure
-      // the pull went from 3 buckets to 51 of 99 and heavy entries scanned from 3.3M to
-      // 1.0M a search (scale 20, 1D, 4 ranks: the heavy passes 0.057 s to 0.037 s).
+      // unreached vertex mostly stops at its first settled neighbour), so that the pull is
+      // chosen wherever it scans fewer entries than the push.
       sums[0] = push_volume;
       sums[1] = pull_possible_ ? unsettled_.size() + unreached_heavy_ / 4 : 0;
       sums[2] = round_relaxed;

@@ -63,10 +63,8 @@ struct SubBucketPolicy {
   std::uint64_t min_per_rank = 1024;
   // Once a bucket taken by sub-buckets relaxed its vertices fewer than 1 + this times each
   // on average, the later buckets of the search are taken whole (0: never): sub-buckets
-  // pay only where later rounds find shorter paths (the bucket with the hubs: 1.14 times
-  // each by eighths), past it they only add rounds (1.00 times each, and 10 rounds a
-  // bucket where 2 did; scale 20, 1D, 4 ranks, by eighths: light rounds 351 to 181, the
-  // search 0.087 s to 0.083 s).
+  // pay only where later rounds find shorter paths (the bucket with the hubs); past it
+  // they only add rounds.
   double stop_below = 0.05;
 };
 
@@ -76,11 +74,9 @@ class DistributedSssp {
 
   // A bucket's light rounds relax the lowest sixteenth of it that holds a vertex, while
   // the bucket holds many (the bucket with the hubs, reached through light edges a hop a
-  // round): taken all at once, its vertices were relaxed 2.8 times each on average, as
-  // later rounds found them shorter paths (scale 20, 1D, 4 ranks: by eighths, light
-  // entries 2.0M to 0.87M a search, light rounds 156 to 351, the search 0.152 s to 0.127
-  // s; by sixteenths, 0.79M entries and 192 rounds where eighths took 0.87M and 181 once
-  // they stop, the search 0.078 s to 0.075 s; by 32nds and 64ths, slower).
+  // round): taken all at once, its vertices are relaxed several times each, as later
+  // rounds find them shorter paths. Sixteenths relaxed the fewest entries for the rounds
+  // they add (docs/performance.md, "Figures behind the code").
   static constexpr std::uint64_t kSubBuckets = 16;
 
   // `graph` must be weighted (DistributedGraph built with weights); it, `grid`,
@@ -169,8 +165,7 @@ class DistributedSssp {
   // A vertex gathered with a distance in the current bucket (a round's or a push's
   // source, a pull's settled neighbour) travels as one word: its id above the distance's
   // offset from the bucket's first bits, in as many bits as the bucket's span needs
-  // (about 22 at scale 20, where the whole bits took 32 and the words compressed to 57%
-  // of their plain bytes, 40% so), so that a codec's gaps between words are narrow.
+  // rather than the distance's whole 32, so that a codec's gaps between words are narrow.
   struct BucketWords {
     std::uint32_t first = 0;
     unsigned shift = 32;
