@@ -1,47 +1,54 @@
 #!/usr/bin/env python3
-"""No folder-level include cycle under src/zbfs/: each folder may include folders below it
-only (docs/architecture.md lists the layers), and mpi/ includes nothing of zbfs but core/.
-Prints the cycles, or the includes that break mpi/'s floor, and exits 1 when there are any."""
+"""The folders under src/zbfs/ in their declared order (src/zbfs/LAYERS, bottom up): every
+folder is declared once, each includes only folders declared before it (so there is no
+cycle), mpi/ includes nothing of zbfs but core/, and docs/architecture.md's layer table
+lists the folders in the same order. Prints every break and exits 1 when there is one."""
 import collections
 import pathlib
 import re
 import sys
 
-root = pathlib.Path(sys.argv[1]) / "src" / "zbfs"
+project = pathlib.Path(sys.argv[1])
+root = project / "src" / "zbfs"
+problems = []
+
+declared = [line.strip() for line in (root / "LAYERS").read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+position = {}
+for index, folder in enumerate(declared):
+    if folder in position:
+        problems.append(f"LAYERS declares {folder}/ twice")
+    position.setdefault(folder, index)
+folders = sorted(p.name for p in root.iterdir() if p.is_dir())
+for folder in folders:
+    if folder not in position:
+        problems.append(f"{folder}/ is not declared in src/zbfs/LAYERS")
+for folder in declared:
+    if folder not in folders:
+        problems.append(f"LAYERS declares {folder}/, which does not exist")
+
 uses = collections.defaultdict(set)
-for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-    for source in (p for p in folder.rglob("*") if p.is_file()):
+for folder in folders:
+    for source in sorted(p for p in (root / folder).rglob("*") if p.is_file()):
         for used in re.findall(r'#include "zbfs/([a-z_]+)/', source.read_text(errors="replace")):
-            if used != folder.name:
-                uses[folder.name].add(used)
-
-cycles = []
-state = {}
-path = []
-
-
-def visit(folder):
-    state[folder] = "open"
-    path.append(folder)
-    for used in sorted(uses[folder]):
-        if state.get(used) == "open":
-            cycles.append(path[path.index(used):] + [used])
-        elif used not in state:
-            visit(used)
-    path.pop()
-    state[folder] = "done"
-
-
-for folder in sorted(uses):
-    if folder not in state:
-        visit(folder)
-failed = False
-for cycle in cycles:
-    print("include cycle: " + " -> ".join(cycle))
-    failed = True
+            if used == folder:
+                continue
+            uses[folder].add(used)
+            if folder in position and used in position and position[used] > position[folder]:
+                problems.append(f"{source.relative_to(project)} includes {used}/, a higher layer than {folder}/ in LAYERS")
 if uses["mpi"] - {"core"}:
-    print("mpi/ includes " + ", ".join(sorted(uses["mpi"] - {"core"})) + ": it may include only core/")
-    failed = True
-if not failed:
-    print(f"no include cycle among {len(uses)} folders; mpi/ includes only core/")
-sys.exit(1 if failed else 0)
+    problems.append("mpi/ includes " + ", ".join(sorted(uses["mpi"] - {"core"})) + ": it may include only core/")
+
+# The first column of the layer table: `name/` for each folder of src/zbfs (apps/ rows aside).
+architecture = (project / "docs" / "architecture.md").read_text()
+table = architecture.split("## Layers", 1)[-1]
+listed = [m for m in re.findall(r"^\| `([a-z_]+)/` \|", table, flags=re.MULTILINE) if m in position]
+if listed != declared:
+    problems.append("docs/architecture.md lists the layers as " + ", ".join(listed) + "; LAYERS declares " +
+                    ", ".join(declared))
+
+for problem in problems:
+    print(problem)
+if not problems:
+    print(f"{len(declared)} folders in their declared order; every include goes down; mpi/ includes only core/")
+sys.exit(1 if problems else 0)
