@@ -43,6 +43,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
+
 EXCHANGES = ("row_exchange", "column_exchange")
 # The phases whose wire bytes are set against the first value's.
 WIRE_PHASES = ("row_exchange", "column_exchange", "termination_check", "predecessor_reduction")
@@ -68,13 +71,14 @@ def launcher(args: argparse.Namespace) -> list[str]:
 
 def run_once(args: argparse.Namespace, codec: str, out: str) -> dict:
     cmd = launcher(args) + [os.path.abspath(args.binary), "run", "--scale", str(args.scale), "--partition", args.partition,
-                            "--kernels", args.kernel, "--no-validate", "-q", f"--{args.vary}", codec, "--json",
-                            out] + args.extra
-    done = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
-    if done.returncode != 0:
-        sys.exit(f"codec_ab: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
-    with open(out) as f:
-        return json.load(f)
+                            "--kernels", args.kernel, "--no-validate", "-q", f"--{args.vary}", codec] + args.extra
+    try:
+        record = run_record(cmd, timeout_s=args.timeout)
+    except RunFailed as e:
+        sys.exit(f"codec_ab: {e}")
+    with open(out, "w") as f:
+        json.dump(record, f)
+    return record
 
 
 def phase_sum(record: dict, phases, key: str, stat: str = "sum") -> float:

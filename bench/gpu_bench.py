@@ -18,23 +18,21 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
 
 
 def run_once(binary, scale, backend, roots, validate, extra):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "run.json")
-        command = [binary, "--scale", str(scale), "--backend", backend, "--roots", str(roots), "--json", path]
-        if not validate:
-            command.append("--no-validate")
-        command += extra
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
-        with open(path) as f:
-            return json.load(f), None
+    command = [binary, "--scale", str(scale), "--backend", backend, "--roots", str(roots)]
+    if not validate:
+        command.append("--no-validate")
+    command += extra
+    try:
+        return run_record(command), None
+    except RunFailed as e:
+        return None, str(e)
 
 
 def median_phase(record, name):

@@ -19,26 +19,22 @@ resident memory, from each run's JSON record. The questions of issue 38:
 A baseline binary runs with its own defaults (an older zbfs has neither flag).
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
 
 
 def run_once(binary, scale, threads, roots, extra):
-    with tempfile.TemporaryDirectory() as tmp:
-        record = os.path.join(tmp, "run.json")
-        cmd = [binary, "run", "--scale", str(scale), "--partition", "shared", "--roots", str(roots), "--quiet",
-               "--json", record] + extra
-        if threads:
-            cmd += ["--threads", str(threads)]
-        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            sys.exit(f"memory_ab: {' '.join(cmd)} failed: {done.stderr.strip().splitlines()[-1:]}")
-        with open(record) as f:
-            return json.load(f)
+    cmd = [binary, "run", "--scale", str(scale), "--partition", "shared", "--roots", str(roots), "--quiet"] + extra
+    if threads:
+        cmd += ["--threads", str(threads)]
+    try:
+        return run_record(cmd)
+    except RunFailed as e:
+        sys.exit(f"memory_ab: {e}")
 
 
 def summary(runs):

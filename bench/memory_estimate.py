@@ -22,11 +22,11 @@ run, rather than one node's P x 1) also prints each peak against the first rank 
 A run under --force, so that the check never refuses one (the point is to measure it).
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
 
 PARTITIONS = ["shared", "1d", "2d", "hybrid"]
 KERNELS = ["bfs", "bfs,sssp"]
@@ -38,22 +38,19 @@ def most_square(ranks):
 
 
 def run_once(args, ranks, partition, scale, kernels, extra):
-    with tempfile.TemporaryDirectory() as tmp:
-        record = os.path.join(tmp, "run.json")
-        cmd = [args.binary, "run", "--scale", str(scale), "--partition", partition, "--roots", str(args.roots),
-               "--kernels", kernels, "--quiet", "--force", "--json", record] + extra
-        if args.threads:
-            cmd += ["--threads", str(args.threads)]
-        if args.square_grid and partition == "2d":
-            cmd += ["--grid", most_square(ranks)]
-        if ranks > 1 or partition != "shared":
-            cmd = [args.mpirun, "-np", str(ranks)] + args.mpirun_args.split() + cmd
-        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            return None, done.stderr.strip().splitlines()[-1:] if done.stderr.strip() else ["failed"]
-        with open(record) as f:
-            memory = json.load(f)["memory"]
-        return (memory["estimated_peak_bytes"], memory["peak_share_bytes"], memory["peak_rss_bytes"]), None
+    cmd = [args.binary, "run", "--scale", str(scale), "--partition", partition, "--roots", str(args.roots),
+           "--kernels", kernels, "--quiet", "--force"] + extra
+    if args.threads:
+        cmd += ["--threads", str(args.threads)]
+    if args.square_grid and partition == "2d":
+        cmd += ["--grid", most_square(ranks)]
+    if ranks > 1 or partition != "shared":
+        cmd = [args.mpirun, "-np", str(ranks)] + args.mpirun_args.split() + cmd
+    try:
+        memory = run_record(cmd)["memory"]
+    except RunFailed as e:
+        return None, [str(e)]
+    return (memory["estimated_peak_bytes"], memory["peak_share_bytes"], memory["peak_rss_bytes"]), None
 
 
 def main():

@@ -9,13 +9,13 @@ each run's JSON record. Rank counts above the core count run oversubscribed.
     python3 bench/mpi_sweep.py --ranks 4 --scales 20 20 -- --column-gather union
 """
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
 
 PHASES = ["local_expansion", "column_exchange", "row_exchange", "termination_check", "predecessor_reduction"]
 
@@ -30,17 +30,15 @@ def mpirun_prefix(ranks, mpirun):
 
 
 def run_once(args, ranks, partition, scale):
-    with tempfile.TemporaryDirectory() as tmp:
-        record = os.path.join(tmp, "run.json")
-        cmd = mpirun_prefix(ranks, args.mpirun) + [
-            args.binary, "run", "--scale", str(scale), "--roots", str(args.roots), "--partition", partition,
-            "--quiet", "--json", record]
-        if not args.validate:
-            cmd.append("--no-validate")
-        cmd += args.extra
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        with open(record) as f:
-            return json.load(f)
+    cmd = mpirun_prefix(ranks, args.mpirun) + [
+        args.binary, "run", "--scale", str(scale), "--roots", str(args.roots), "--partition", partition, "--quiet"]
+    if not args.validate:
+        cmd.append("--no-validate")
+    cmd += args.extra
+    try:
+        return run_record(cmd)
+    except RunFailed as e:
+        sys.exit(f"mpi_sweep: {e}")
 
 
 def phase_cells(run):

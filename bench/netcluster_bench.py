@@ -41,6 +41,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 NETCLUSTER = ROOT / "scripts" / "netcluster"
 EXCHANGES = ("row_exchange", "column_exchange")
@@ -62,7 +65,7 @@ def most_square(ranks: int) -> str:
 def run_once(binary: Path, name: str, args: argparse.Namespace, codec: str, out: Path) -> dict:
     command = [str(NETCLUSTER), "run", "--name", name, "--", str(binary), "run", "--scale", str(args.scale),
                "--partition", args.partition, "--threads", str(args.threads), "--no-validate", "-q",
-               "--network", "measure", "--json", str(out)]
+               "--network", "measure"]
     if codec != "none":
         command += ["--codec", codec]
     if args.partition == "2d":
@@ -76,12 +79,11 @@ def run_once(binary: Path, name: str, args: argparse.Namespace, codec: str, out:
     # netcluster's startup timeout); such a run is tried once more, and said so.
     for attempt in (1, 2):
         try:
-            done = subprocess.run(command, text=True, capture_output=True, timeout=args.timeout)
-            failure = f"exit {done.returncode}: {done.stderr.strip()[-400:]}" if done.returncode != 0 else ""
-        except subprocess.TimeoutExpired:
-            failure = f"no result after {args.timeout} s"
-        if not failure:
-            return json.loads(out.read_text())
+            record = run_record(command, timeout_s=args.timeout)
+            out.write_text(json.dumps(record))
+            return record
+        except RunFailed as e:
+            failure = str(e)
         if attempt == 1:
             print(f"   run failed ({failure}); trying it once more", flush=True)
     sys.exit(f"netcluster_bench: run failed twice ({failure})")

@@ -12,26 +12,25 @@ repetitions, so that such a harmonic mean is recognised for what it is.
     python3 bench/scale_sweep.py --scales 16 18 20 22 24 --repeats 3 --threads 2
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
 
 
 def run_once(binary, scale, threads, roots, validate, extra):
-    with tempfile.TemporaryDirectory() as tmp:
-        record = os.path.join(tmp, "run.json")
-        cmd = [binary, "run", "--scale", str(scale), "--roots", str(roots), "--quiet", "--json", record]
-        if threads:
-            cmd += ["--threads", str(threads)]
-        if not validate:
-            cmd.append("--no-validate")
-        cmd += extra
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        with open(record) as f:
-            return json.load(f)
+    cmd = [binary, "run", "--scale", str(scale), "--roots", str(roots), "--quiet"]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    if not validate:
+        cmd.append("--no-validate")
+    cmd += extra
+    try:
+        return run_record(cmd)
+    except RunFailed as e:
+        sys.exit(f"scale_sweep: {e}")
 
 
 def main():

@@ -119,13 +119,13 @@ def _group_gone(pgid: int, wait_s: float) -> bool:
         time.sleep(0.05)
 
 
-def _run(cmd: list[str], timeout_s: float) -> tuple[int | None, str, str]:
+def run_command(cmd: list[str], timeout_s: float | None, env: dict | None = None) -> tuple[int | None, str, str]:
     """Runs cmd in its own process group; on timeout the whole group is killed (mpirun's ranks too),
-    and so it is when this process is interrupted (the exception goes on).
-    Returns (exit status or None on timeout, stdout, stderr)."""
+    and so it is when this process is interrupted (the exception goes on). `env`: the whole
+    environment (None: this process's). Returns (exit status or None on timeout, stdout, stderr)."""
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
+                                text=True, start_new_session=True, env=env)
     except OSError as e:
         return 127, "", f"cannot start {cmd[0]}: {e.strerror}"
     try:
@@ -201,14 +201,14 @@ class Launch:
                "--name", self.launcher.cluster_name]
         if links[1] is not None:
             cmd += ["--delay", str(links[1])]
-        status, _, err = _run(cmd, timeout_s)
+        status, _, err = run_command(cmd, timeout_s)
         self.cluster_up = links
         self.cluster_error = "" if status == 0 else f"{' '.join(cmd)} failed: {err.strip() or status}"
         return self.cluster_error
 
     def close(self, timeout_s: float = 120) -> None:
         if self.launcher.kind == "netcluster" and self.cluster_up is not None:
-            _run([self.launcher.netcluster, "down", "--name", self.launcher.cluster_name], timeout_s)
+            run_command([self.launcher.netcluster, "down", "--name", self.launcher.cluster_name], timeout_s)
             self.cluster_up = None
 
 
@@ -227,7 +227,7 @@ def run_point(experiment: Experiment, launch: Launch, point: Point, rep: int) ->
     _remove_partials(target)
     cmd = launch.command(point, experiment.zbfs_args(point) + ["--json", str(partial)])
     try:
-        status, _, err = _run(cmd, experiment.timeout_s)
+        status, _, err = run_command(cmd, experiment.timeout_s)
         if status == 0 and is_record(partial):
             files.publish(target)
             _forget(failure)
@@ -275,13 +275,13 @@ def run_codec_bench(experiment: Experiment) -> Outcome:
         cmd = mpirun_command(experiment.launcher.mpirun, bench.dump_ranks,
                              [experiment.binary, "run", "--scale", str(bench.dump_scale), "--roots", "4",
                               "--no-validate", "--quiet", "--dump-frontiers", dump])
-        status, _, err = _run(cmd, experiment.timeout_s)
+        status, _, err = run_command(cmd, experiment.timeout_s)
         if status != 0:
             return _failed(failure, cmd, status, err, start, experiment.timeout_s)
         partial = files.partial_path(target)
         cmd = [bench.binary, "--dump", dump, *bench.args, "--benchmark_format=json", f"--benchmark_out={partial}"]
         try:
-            status, _, err = _run(cmd, experiment.timeout_s)
+            status, _, err = run_command(cmd, experiment.timeout_s)
             if status != 0 or not is_record(partial, schema=None):
                 return _failed(failure, cmd, status, err, start, experiment.timeout_s)
             files.publish(target)

@@ -1,0 +1,45 @@
+"""One zbfs run and its JSON record, for the scripts under bench/ that are not experiment files.
+
+    from zbfs_lab.runs import RunFailed, run_record
+    record = run_record(["mpirun", "-np", "4", "build/bin/zbfs", "run", "--scale", "16"])
+
+The command is run in its own process group (an mpirun's ranks are ended with it on a timeout or
+an interrupt, as in a sweep), with `--json` and a temporary path appended; the record comes back
+parsed. A run that fails, times out or writes no record raises RunFailed with zbfs's last error
+line."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from zbfs_lab.sweep import mpirun_command, run_command
+
+__all__ = ["RunFailed", "mpirun_command", "run_record"]
+
+
+class RunFailed(Exception):
+    """A zbfs run that gave no record; str() is one line."""
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def run_record(command: list[str], timeout_s: float | None = None, env: dict | None = None) -> dict:
+    """Runs `command` (a zbfs run, under its launcher if any) with `--json` appended; returns the record.
+    `env`: variables added to this process's environment for the run."""
+    with tempfile.TemporaryDirectory(prefix="zbfs-run-") as tmp:
+        path = Path(tmp) / "run.json"
+        full = [*command, "--json", str(path)]
+        status, _, err = run_command(full, timeout_s, None if env is None else {**os.environ, **env})
+        if status is None:
+            raise RunFailed(f"{' '.join(command)}: no result after {timeout_s} s")
+        if status != 0:
+            raise RunFailed(f"{' '.join(command)}: exit {status}: {_last_line(err) or 'no message'}")
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError) as e:
+            raise RunFailed(f"{' '.join(command)}: no readable record ({e})") from None
