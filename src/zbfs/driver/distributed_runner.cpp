@@ -416,147 +416,198 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
   run_search_loop(config, SearchKernel::kSssp, roots, backend, progress, result.sssp_searches);
 }
 
+// Kernel 1's output for the searches: the graph, and the edges validation reads (the
+// rank's slice, with its SSSP weights, or the generator's share again).
 template <class V>
-void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
-                  int device_index, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
+struct BuiltGraph {
+  LargeArray<float> tuple_weights;
+  std::optional<DistributedGraph<V>> graph;
+  std::optional<InputEdges> validation_edges;
+};
+
+// Kernel 1 from each rank's slice, timed into the result. With --edge-list regenerate,
+// the slice goes once kernel 1 is built, and the generator produces the rank's share
+// again for validation. auto keeps it: here kernel 1 holds the whole slice at its peak
+// anyway, so keeping it costs no peak memory.
+template <class V>
+void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, PhaseMetrics& metrics,
+                 const Progress& progress, RunResult& result, BuiltGraph<V>& built) {
   const Communicator& world = grid.world();
-  // Kernel 1 is built from each rank's slice, which validation reads again. With
-  // --edge-list regenerate, the slice goes once kernel 1 is built, and the generator
-  // produces the rank's share again for validation. auto keeps it: here kernel 1 holds
-  // the whole slice at its peak anyway, so keeping it costs no peak memory.
   PackedEdgeList& slice = input.slice;
-  // SSSP's weights travel with the tuples in kernel 1 (and stay for a kept slice's
-  // validation).
   if constexpr (!std::is_same_v<V, std::uint32_t>) {
     if (config.kernels.sssp)
       throw_usage_error("--kernels sssp numbers a rank's vertex groups in 32 bits: use more ranks");
   }
-  LargeArray<float> tuple_weights;
-  if (config.kernels.sssp) tuple_weights = slice_weights(config, world, input);
+  // SSSP's weights travel with the tuples in kernel 1 (and stay for a kept slice's
+  // validation).
+  if (config.kernels.sssp) built.tuple_weights = slice_weights(config, world, input);
   progress.phase("kernel 1: distributing the graph (" + std::string(to_string(config.partition)) + ", grid " +
                  grid.shape().to_string() + ")");
   world.barrier();
-  Stopwatch clock;
-  std::optional<DistributedGraph<V>> built;
+  const Stopwatch clock;
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
-    built.emplace(grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
-                  config.kernels.sssp ? std::optional<std::span<const float>>(tuple_weights.span()) : std::nullopt,
-                  config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt);
+    built.graph.emplace(
+        grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
+        config.kernels.sssp ? std::optional<std::span<const float>>(built.tuple_weights.span()) : std::nullopt,
+        config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt);
   }
-  const DistributedGraph<V>& graph = *built;
+  const DistributedGraph<V>& graph = *built.graph;
   result.construction_time_s = slowest(world, clock.elapsed_s());
   // --adjacency auto holds plain lists here: construction peaks with plain lists and the
   // received pairs whichever the lists end as, so plain fits wherever compressed does.
   result.adjacency_compressed = graph.forward().compressed();
   result.adjacency_bytes = world.allreduce(graph.list_bytes(), ReduceOp::kSum);
-  const std::optional<InputEdges> regenerated = config.input || config.edge_list != EdgeListPolicy::kRegenerate
-                                                    ? std::nullopt
-                                                    : regenerated_graph_slice(config.graph, world.rank(), world.size());
+  std::optional<InputEdges> regenerated = config.input || config.edge_list != EdgeListPolicy::kRegenerate
+                                              ? std::nullopt
+                                              : regenerated_graph_slice(config.graph, world.rank(), world.size());
   result.edge_list_kept = !regenerated;
   if (!config.validate || regenerated) {
     slice = PackedEdgeList();
-    tuple_weights = LargeArray<float>();
+    built.tuple_weights = LargeArray<float>();
   }
-  InputEdges validation_edges = regenerated ? *regenerated : InputEdges(slice, input.num_vertices);
-  if (config.kernels.sssp && !regenerated) validation_edges.attach_weights(tuple_weights.data());
+  built.validation_edges.emplace(regenerated ? std::move(*regenerated) : InputEdges(slice, input.num_vertices));
+  if (config.kernels.sssp && !regenerated) built.validation_edges->attach_weights(built.tuple_weights.data());
   result.num_graph_edges = graph.global_directed_edges() / 2;
+}
 
-  const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
-
-  // No message carries more ids than there are edge endpoints and vertices, or than
-  // validation's replies: a level and a parent for both ends of every input tuple.
-  const std::uint64_t max_ids =
-      std::max(2 * graph.global_directed_edges() + input.num_vertices, 4 * input.num_input_edges) + 1;
-  std::optional<MessageRecorder> recorder;
-  if (!config.dump_frontiers.empty()) recorder.emplace(config.dump_frontiers, grid.rank());
-  std::unique_ptr<Exchanger> exchanger_owned =
-      make_exchanger({config.column_gather, std::move(message_codec), config.route, max_ids,
-                      recorder ? &*recorder : nullptr, config.transport, pipelines_folds(config), config.batch_bytes});
-  // --codec auto on measured links: a plain exchanger beside the coded one, for the trial.
+// The run's exchanger, and for --codec auto on measured links the switch between it and
+// a plain one that the codec trial flips.
+struct RunExchanger {
+  std::unique_ptr<Exchanger> owned;
   SwitchingExchanger* trial = nullptr;
+};
+
+RunExchanger build_run_exchanger(const RunConfig& config, const Communicator& world, MessageCodec message_codec,
+                                 std::uint64_t max_ids, MessageRecorder* recorder) {
+  RunExchanger built;
+  built.owned = make_exchanger({config.column_gather, std::move(message_codec), config.route, max_ids, recorder,
+                                config.transport, pipelines_folds(config), config.batch_bytes});
   if (runs_codec_trial(config, world.size())) {
     std::unique_ptr<Exchanger> plain =
         make_exchanger({config.column_gather, MessageCodec(), config.route, max_ids, nullptr, config.transport,
                         pipelines_folds(plain_path_config(config)), config.batch_bytes});
-    auto switching = std::make_unique<SwitchingExchanger>(std::move(exchanger_owned), std::move(plain));
-    trial = switching.get();
-    exchanger_owned = std::move(switching);
+    auto switching = std::make_unique<SwitchingExchanger>(std::move(built.owned), std::move(plain));
+    built.trial = switching.get();
+    built.owned = std::move(switching);
   }
-  Exchanger& exchanger = *exchanger_owned;
-  // Forest pruning's peeled trees are part of kernel 1 (the hubs, built with the search,
-  // are not timed: they were not before either).
-  std::optional<DistributedForest<V>> forest;
-  if (config.prune) {
-    world.barrier();
-    clock.restart();
-    {
-      const ScopedPhase phase(metrics, Phase::kConstruction);
-      forest.emplace(grid, graph, exchanger);
+  return built;
+}
+
+// What a distributed run searches with: the CPU's DistributedBfs, or a device backend's
+// DeviceDistributedBfs (32-bit local ids), whose parents come to host memory untimed,
+// for the counts, the result files and the validator.
+template <class V>
+class DistributedSearcher {
+ public:
+  // Collective. A device's set-up and warm-up are timed into kernel 1, as the CPU's
+  // forest is (the CPU search's hubs, built with it, are not: they were not before).
+  DistributedSearcher(const RunConfig& config, const ProcessGrid& grid, const DistributedGraph<V>& graph,
+                      Exchanger& exchanger, PhaseMetrics& metrics, const DistributedForest<V>* forest, int device_index,
+                      MessageRecorder* recorder, RunResult& result) {
+    if (config.backend == Backend::kCpu) {
+      cpu_.emplace(grid, graph, exchanger, metrics, forest);
+      return;
     }
-    result.construction_time_s += slowest(world, clock.elapsed_s());
-  }
-  // The device backends search with DeviceDistributedBfs (32-bit local ids), the CPU's
-  // with DistributedBfs. A device's parents come to host memory untimed, for the counts,
-  // the result files and the validator.
-  std::optional<DistributedBfs<V>> bfs;
-  std::unique_ptr<DeviceDistributedBfs> device;
-  if (config.backend != Backend::kCpu) {
     if constexpr (std::is_same_v<V, std::uint32_t>) {
+      const Communicator& world = grid.world();
       world.barrier();
-      clock.restart();
+      const Stopwatch clock;
       // With a codec on the wire the id lists cross PCIe as device frames too; under
       // auto, each where the device's own calibration prices the frame lower.
       const cuda_backend::IdTransfer transfer = config.codec.is_auto() ? cuda_backend::IdTransfer::kPriced
                                                 : config.codec.fixed != CodecId::kNone
                                                     ? cuda_backend::IdTransfer::kFrames
                                                     : cuda_backend::IdTransfer::kRaw;
-      device = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
-                                                      config.force, transfer, config.device_exchange);
+      device_ = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
+                                                       config.force, transfer, config.device_exchange);
       // The warm-up's messages are no search's: the frontier dump starts with the first.
-      if (recorder) recorder->set_enabled(false);
-      device->warm_up();
+      if (recorder != nullptr) recorder->set_enabled(false);
+      device_->warm_up();
       result.construction_time_s += slowest(world, clock.elapsed_s());
       result.device = DeviceRecord{};
-      result.device->name = device->device_name();
-      result.device->construction = device->traffic();
+      result.device->name = device_->device_name();
+      result.device->construction = device_->traffic();
+      device_parent_ = LargeArray<std::int64_t>(grid.blocks().block());
     } else {
       throw_usage_error("--backend " + std::string(to_string(config.backend)) +
                         " numbers a rank's vertex groups in 32 bits: use more ranks");
     }
-  } else {
-    bfs.emplace(grid, graph, exchanger, metrics, forest ? &*forest : nullptr);
   }
-  // The CPU kernel searches into its own parent array, resetting only what the last
-  // search set; a device's trees come back to this one.
-  LargeArray<std::int64_t> device_parent(device ? grid.blocks().block() : 0);
-  std::span<const std::int64_t> parent;
-  const std::span<const std::uint64_t> tuple_degree = graph.owned_tuple_degree();
-  PhaseMetrics before;  // the counters when the current search started
+
+  BfsStats run(std::uint64_t root, const BfsOptions& options) {
+    return device_ ? device_->run(root, options) : cpu_->run(root, options);
+  }
+  // The last search's parents, owned vertices in original order (a device's copied here).
+  std::span<const std::int64_t> parents() {
+    if (!device_) return cpu_->parent();
+    device_->copy_parents(device_parent_.span());
+    return device_parent_.span();
+  }
+  // Done with the last tree: the CPU search's next starts from a cleared array and
+  // touches only what it reaches (untimed, as a fresh array would be).
+  void clear() {
+    if (cpu_) cpu_->clear_parent();
+  }
+  // The CPU search, for the codec trial (none on a device).
+  DistributedBfs<V>* cpu() { return cpu_ ? &*cpu_ : nullptr; }
+
+  // The device's traffic over the searches, and its lists' framed and raw bytes over
+  // the job (collective; nothing on the CPU).
+  void record_device(const Communicator& world, RunResult& result) const {
+    if (!device_) return;
+    const HostDeviceTraffic total = device_->traffic();
+    result.device->searches = {total.to_device - result.device->construction.to_device,
+                               total.to_host - result.device->construction.to_host};
+    result.device->id_transfer = std::string(to_string(device_->id_transfer()));
+    result.device->exchange = std::string(to_string(device_->exchange()));
+    result.device->pcie = device_->pcie_costs();
+    const auto [framed, raw] = device_->lists_framed_and_raw();
+    std::uint64_t lists[2] = {framed, raw};
+    world.allreduce(std::span<std::uint64_t>(lists), ReduceOp::kSum);
+    result.device->lists_framed = lists[0];
+    result.device->lists_raw = lists[1];
+  }
+
+ private:
+  std::optional<DistributedBfs<V>> cpu_;
+  std::unique_ptr<DeviceDistributedBfs> device_;
+  LargeArray<std::int64_t> device_parent_;
+};
+
+// The tree's traversed edges (input tuples with both ends reached, each counted from its
+// two endpoints) and reached vertices over the job. Collective.
+TreeCounts count_tree(const Communicator& world, std::span<const std::int64_t> parent,
+                      std::span<const std::uint64_t> tuple_degree) {
+  std::uint64_t endpoints = 0;
+  std::uint64_t reached = 0;
+  const auto owned = static_cast<std::int64_t>(parent.size());
+#pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
+  for (std::int64_t o = 0; o < owned; ++o) {
+    if (parent[static_cast<std::size_t>(o)] < 0) continue;
+    endpoints += tuple_degree[static_cast<std::size_t>(o)];
+    ++reached;
+  }
+  std::uint64_t counts[2] = {endpoints, reached};
+  world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
+  return TreeCounts{counts[0] / 2, counts[1]};
+}
+
+// The BFS search loop's hooks over a searcher: search, count, validate, write the first
+// tree and the frontier dump, and each search's phases over the ranks.
+template <class V>
+SearchBackend bfs_search_backend(const RunConfig& config, const ProcessGrid& grid, const LoadedGraph& input,
+                                 const DistributedGraph<V>& graph, const InputEdges& validation_edges,
+                                 Exchanger& exchanger, DistributedSearcher<V>& searcher, PhaseMetrics& metrics,
+                                 MessageRecorder* recorder, const Progress& progress, PhaseMetrics& before,
+                                 std::span<const std::int64_t>& parent) {
+  const Communicator& world = grid.world();
   SearchBackend backend;
   backend.rank = grid.rank();
-  backend.search = [&](std::uint64_t root) {
-    return device ? device->run(root, config.bfs) : bfs->run(root, config.bfs);
-  };
+  backend.search = [&](std::uint64_t root) { return searcher.run(root, config.bfs); };
   backend.count = [&] {
-    if (device) {
-      device->copy_parents(device_parent.span());
-      parent = device_parent.span();
-    } else {
-      parent = bfs->parent();
-    }
-    std::uint64_t endpoints = 0;
-    std::uint64_t reached = 0;
-    const auto owned = static_cast<std::int64_t>(parent.size());
-#pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
-    for (std::int64_t o = 0; o < owned; ++o) {
-      if (parent[static_cast<std::size_t>(o)] < 0) continue;
-      endpoints += tuple_degree[static_cast<std::size_t>(o)];
-      ++reached;
-    }
-    std::uint64_t counts[2] = {endpoints, reached};  // tuple endpoints in the tree, reached vertices
-    world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
-    return TreeCounts{counts[0] / 2, counts[1]};
+    parent = searcher.parents();
+    return count_tree(world, parent, graph.owned_tuple_degree());
   };
   backend.validate = [&](std::uint64_t root) {
     if (world.size() == 1) {
@@ -569,10 +620,10 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   };
   backend.synchronize = [&] { world.barrier(); };
   backend.slowest = [&](double seconds) { return slowest(world, seconds); };
-  backend.before_search = [&](std::size_t i) {
+  backend.before_search = [&, recorder](std::size_t i) {
     before = metrics;
     // The dump holds the first search (validation included): representative and small.
-    if (recorder) recorder->set_enabled(i == 0);
+    if (recorder != nullptr) recorder->set_enabled(i == 0);
   };
   backend.after_search = [&](std::size_t i, const SearchResult& search) {
     if (i == 0) {
@@ -581,53 +632,85 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
           [&] { return bfs_tree_levels(grid, exchanger, search.root, parent); }, progress);
     }
   };
-  backend.finish_search = [&](std::size_t i, SearchResult& search) {
-    // Counted, written and validated: the tree goes, so that the next search starts from
-    // a cleared array and touches only what it reaches (untimed, as a fresh array would be).
-    if (bfs) bfs->clear_parent();
+  backend.finish_search = [&, recorder](std::size_t i, SearchResult& search) {
+    searcher.clear();
     // The dump is complete now. Every rank's file takes its name once all are sealed, or
     // the job ends with the first rank's write error (the partial files go with the
     // recorders).
-    if (recorder && i == 0) {
+    if (recorder != nullptr && i == 0) {
       world.throw_first_error(recorder->seal(), ExitCode::kFailure);
       world.throw_first_error(recorder->publish(), ExitCode::kFailure);
     }
     search.phases = summarize_over_ranks(world, metrics.since(before));
   };
-  if (trial != nullptr && bfs && config.kernels.bfs && !roots.empty()) {
+  return backend;
+}
+
+// The RMA transport's windows, the largest over the ranks (collective).
+void record_transport(const Communicator& world, const Exchanger& exchanger, RunResult& result) {
+  const TransportStats transport = exchanger.transport_stats();
+  std::uint64_t windows[2] = {transport.window_bytes, transport.window_growths};
+  world.allreduce(std::span<std::uint64_t>(windows), ReduceOp::kMax);
+  result.rma_window_bytes = windows[0];
+  result.rma_window_growths = windows[1];
+}
+
+// The distributed run after its input: kernel 1, the exchanger, the searcher, the codec
+// trial, the BFS and SSSP searches, and what the record takes from them.
+template <class V>
+void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
+                  int device_index, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
+  const Communicator& world = grid.world();
+  BuiltGraph<V> built;
+  build_graph(config, grid, input, metrics, progress, result, built);
+  const DistributedGraph<V>& graph = *built.graph;
+  const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
+
+  // No message carries more ids than there are edge endpoints and vertices, or than
+  // validation's replies: a level and a parent for both ends of every input tuple.
+  const std::uint64_t max_ids =
+      std::max(2 * graph.global_directed_edges() + input.num_vertices, 4 * input.num_input_edges) + 1;
+  std::optional<MessageRecorder> recorder;
+  if (!config.dump_frontiers.empty()) recorder.emplace(config.dump_frontiers, grid.rank());
+  MessageRecorder* const dump = recorder ? &*recorder : nullptr;
+  RunExchanger run_exchanger = build_run_exchanger(config, world, std::move(message_codec), max_ids, dump);
+  Exchanger& exchanger = *run_exchanger.owned;
+  // Forest pruning's peeled trees are part of kernel 1.
+  std::optional<DistributedForest<V>> forest;
+  if (config.prune) {
+    world.barrier();
+    const Stopwatch clock;
+    {
+      const ScopedPhase phase(metrics, Phase::kConstruction);
+      forest.emplace(grid, graph, exchanger);
+    }
+    result.construction_time_s += slowest(world, clock.elapsed_s());
+  }
+  DistributedSearcher<V> searcher(config, grid, graph, exchanger, metrics, forest ? &*forest : nullptr, device_index,
+                                  dump, result);
+  PhaseMetrics before;  // the counters when the current search started
+  std::span<const std::int64_t> parent;
+  const SearchBackend backend = bfs_search_backend(config, grid, input, graph, *built.validation_edges, exchanger,
+                                                   searcher, metrics, dump, progress, before, parent);
+  if (run_exchanger.trial != nullptr && searcher.cpu() != nullptr && config.kernels.bfs && !roots.empty()) {
+    DistributedBfs<V>& bfs = *searcher.cpu();
     result.codec_trial = run_codec_trial(
-        *trial, roots,
+        *run_exchanger.trial, roots,
         [&](std::uint64_t root) {
-          bfs->run(root, config.bfs);
-          bfs->clear_parent();
+          bfs.run(root, config.bfs);
+          bfs.clear_parent();
         },
         world, metrics, progress);
   }
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   if constexpr (std::is_same_v<V, std::uint32_t>) {
     if (config.kernels.sssp) {
-      run_sssp_searches(config, grid, *built, exchanger, validation_edges, input, roots, metrics, progress, trial,
-                        recorder ? &*recorder : nullptr, result);
+      run_sssp_searches(config, grid, *built.graph, exchanger, *built.validation_edges, input, roots, metrics, progress,
+                        run_exchanger.trial, dump, result);
     }
   }
-  const TransportStats transport = exchanger.transport_stats();
-  std::uint64_t windows[2] = {transport.window_bytes, transport.window_growths};
-  world.allreduce(std::span<std::uint64_t>(windows), ReduceOp::kMax);
-  result.rma_window_bytes = windows[0];
-  result.rma_window_growths = windows[1];
-  if (device) {
-    const HostDeviceTraffic total = device->traffic();
-    result.device->searches = {total.to_device - result.device->construction.to_device,
-                               total.to_host - result.device->construction.to_host};
-    result.device->id_transfer = std::string(to_string(device->id_transfer()));
-    result.device->exchange = std::string(to_string(device->exchange()));
-    result.device->pcie = device->pcie_costs();
-    const auto [framed, raw] = device->lists_framed_and_raw();
-    std::uint64_t lists[2] = {framed, raw};
-    world.allreduce(std::span<std::uint64_t>(lists), ReduceOp::kSum);
-    result.device->lists_framed = lists[0];
-    result.device->lists_raw = lists[1];
-  }
+  record_transport(world, exchanger, result);
+  searcher.record_device(world, result);
 }
 
 }  // namespace
