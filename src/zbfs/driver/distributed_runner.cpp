@@ -339,6 +339,24 @@ CodecTrialRecord run_codec_trial(SwitchingExchanger& exchanger, const std::vecto
   return record;
 }
 
+// The tree's traversed edges (input tuples with both ends reached, each counted from its
+// two endpoints) and reached vertices over the job. Collective.
+TreeCounts count_tree(const Communicator& world, std::span<const std::int64_t> parent,
+                      std::span<const std::uint64_t> tuple_degree) {
+  std::uint64_t endpoints = 0;
+  std::uint64_t reached = 0;
+  const auto owned = static_cast<std::int64_t>(parent.size());
+#pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
+  for (std::int64_t o = 0; o < owned; ++o) {
+    if (parent[static_cast<std::size_t>(o)] < 0) continue;
+    endpoints += tuple_degree[static_cast<std::size_t>(o)];
+    ++reached;
+  }
+  std::uint64_t counts[2] = {endpoints, reached};
+  world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
+  return TreeCounts{counts[0] / 2, counts[1]};
+}
+
 // Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
 void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, DistributedGraph<std::uint32_t>& graph,
                        Exchanger& exchanger, const InputEdges& validation_edges, const LoadedGraph& input,
@@ -370,20 +388,7 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
   SearchBackend backend;
   backend.rank = grid.rank();
   backend.search_sssp = [&](std::uint64_t root) { return sssp->run(root, parent.span(), distance.span()); };
-  backend.count = [&] {
-    std::uint64_t endpoints = 0;
-    std::uint64_t reached = 0;
-    const auto owned = static_cast<std::int64_t>(block);
-#pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
-    for (std::int64_t o = 0; o < owned; ++o) {
-      if (parent[static_cast<std::size_t>(o)] < 0) continue;
-      endpoints += tuple_degree[static_cast<std::size_t>(o)];
-      ++reached;
-    }
-    std::uint64_t counts[2] = {endpoints, reached};
-    world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
-    return TreeCounts{counts[0] / 2, counts[1]};
-  };
+  backend.count = [&] { return count_tree(world, parent.span(), tuple_degree); };
   backend.validate = [&](std::uint64_t root) {
     if (world.size() == 1) {
       const ScopedPhase phase(metrics, Phase::kValidation);
@@ -574,24 +579,6 @@ class DistributedSearcher {
   std::unique_ptr<DeviceDistributedBfs> device_;
   LargeArray<std::int64_t> device_parent_;
 };
-
-// The tree's traversed edges (input tuples with both ends reached, each counted from its
-// two endpoints) and reached vertices over the job. Collective.
-TreeCounts count_tree(const Communicator& world, std::span<const std::int64_t> parent,
-                      std::span<const std::uint64_t> tuple_degree) {
-  std::uint64_t endpoints = 0;
-  std::uint64_t reached = 0;
-  const auto owned = static_cast<std::int64_t>(parent.size());
-#pragma omp parallel for schedule(static) reduction(+ : endpoints, reached)
-  for (std::int64_t o = 0; o < owned; ++o) {
-    if (parent[static_cast<std::size_t>(o)] < 0) continue;
-    endpoints += tuple_degree[static_cast<std::size_t>(o)];
-    ++reached;
-  }
-  std::uint64_t counts[2] = {endpoints, reached};
-  world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
-  return TreeCounts{counts[0] / 2, counts[1]};
-}
 
 // The BFS search loop's hooks over a searcher: search, count, validate, write the first
 // tree and the frontier dump, and each search's phases over the ranks.
