@@ -104,14 +104,12 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       next_(block_),
       sent_(grid.row_group().local_size()),
       sent_parent_(grid.row_group().local_size()),
-      source_frontier_(grid.bottom_up().source.local_size()),
+      protocol_(grid, exchanger, metrics, *this),
       parent_(block_) {
   std::fill_n(parent_.data(), block_, std::int64_t{-1});
-  adopt_traits();
   const TraversalLayout bottom_up = grid.bottom_up();
   if (bottom_up.expand->size() > 1) {
     source_has_edges_ = Bitmap(bottom_up.source.local_size());
-    source_open_ = Bitmap(bottom_up.source.local_size());
     gather_has_edges(*bottom_up.expand, source_has_edges_, false);
     if (forest != nullptr) {
       source_core_ = Bitmap(bottom_up.source.local_size());
@@ -119,10 +117,6 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
     }
   }
   if (forest != nullptr) anchors_reached_.assign(forest->anchor_mask().size(), 0);
-  if (bottom_up.fold->size() > 1) {
-    ring_held_ = Bitmap(block_);
-    ring_arriving_ = Bitmap(block_);
-  }
   build_hubs(bottom_up);
 }
 
@@ -198,20 +192,9 @@ void DistributedBfs<V>::check_root(std::uint64_t root) const {
 }
 
 template <class V>
-void DistributedBfs<V>::adopt_traits() {
-  const ExchangeTraits traits = exchanger_.traits();
-  update_fold_ = traits.relays_updates && grid_.partition() == Partition::k1D;
-  pipelined_ = traits.pipelines_updates;
-  report_once_ = !(update_fold_ || pipelined_) || traits.merges_updates;
-  // In 1D only top-down steps fold (bottom-up folds along one rank): with parents
-  // carried by every fold, nothing is left to reduce.
-  reduce_after_ = grid_.row().size() > 1 && !update_fold_ && !(pipelined_ && grid_.partition() == Partition::k1D);
-}
-
-template <class V>
 BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
-  // The exchanger may have changed paths since the last search (a codec trial).
-  adopt_traits();
+  protocol_.begin_search();
+  parent_out_ = parent;
   BfsStats stats;
   Stopwatch clock;
   const SearchStart start = find_start(root);
@@ -227,7 +210,6 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
       sent_.clear();
     }
     frontier_.clear();
-    source_open_current_ = false;
     if (grid_.owns(start.id)) {
       const std::uint64_t offset = start.id - first_vertex_;
       visited_.set(offset);
@@ -255,9 +237,7 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
   DirectionPolicy policy(options, pruned_search_ ? forest_->core_vertices() : grid_.blocks().num_vertices(),
                          pruned_search_ ? forest_->core_directed_edges() : graph_.global_directed_edges(), root_degree);
 
-  run_levels(
-      policy, level, stats, [&] { return top_down_step(parent); }, [&] { return bottom_up_step(parent); });
-  reduce_predecessors(parent);
+  protocol_.run(policy, level, stats);
   if (pruned_search_) attach_trees(parent, root, start, stats);
   return stats;
 }
@@ -368,204 +348,157 @@ void DistributedBfs<V>::attach_trees(std::span<std::int64_t> parent, std::uint64
 }
 
 template <class V>
-typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_step(std::span<std::int64_t> parent) {
-  const TraversalLayout layout = grid_.top_down();
-  std::vector<std::uint64_t> sources;
-  {
-    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-    std::vector<std::uint64_t> mine;
-    for (std::size_t w = 0; w < frontier_.num_words(); ++w) {
-      for (std::uint64_t bits = frontier_.word(w); bits != 0; bits &= bits - 1) {
-        mine.push_back(first_vertex_ + w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
-      }
+std::vector<std::uint64_t> DistributedBfs<V>::frontier_ids() {
+  std::vector<std::uint64_t> mine;
+  for (std::size_t w = 0; w < frontier_.num_words(); ++w) {
+    for (std::uint64_t bits = frontier_.word(w); bits != 0; bits &= bits - 1) {
+      mine.push_back(first_vertex_ + w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
     }
-    sources = exchanger_.gather_ids(*layout.expand, mine);
   }
-  if (pipelined_) return top_down_pipelined(layout, sources, parent);
-
-  OutgoingIds outgoing;
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    next_.clear();
-    const LocalCsr<V>& graph = graph_.for_layout(layout);
-    const int my_member = layout.fold->rank();
-    const std::uint64_t block = block_;
-    const std::uint64_t my_first_local = static_cast<std::uint64_t>(my_member) * block;
-    const FastDivider by_block = grid_.blocks().by_block();
-    const int threads = omp_get_max_threads();
-    OutgoingBuilder builder(layout.fold->size(), threads);
-    const auto count = static_cast<std::int64_t>(sources.size());
-    V* sent_parent = sent_parent_.data();
-    const bool pairs = update_fold_;
-    const bool filter_sent = report_once_;
-    const V* owned_original = owned_original_;
-    const V* source_original = col_original_;
-    const bool shared = threads > 1;
-    graph.with_rows([&](const auto& rows) {
-#pragma omp parallel num_threads(threads)
-      {
-        const int t = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 64)
-        for (std::int64_t i = 0; i < count; ++i) {
-          const std::uint64_t u = sources[static_cast<std::size_t>(i)];
-          const std::uint64_t source_local = layout.source.to_local(u);
-          rows.scan(source_local, [&](V target_local) {
-            // Owned targets by one unsigned comparison: a division per edge would cost more
-            // than the rest of the loop.
-            const std::uint64_t offset = target_local - my_first_local;
-            if (offset < block) {
-              discover(visited_, next_, offset, parent[owned_original[offset]],
-                       static_cast<std::int64_t>(layout.source.to_global(source_original[source_local])), shared);
-            } else if (pairs) {
-              // The pair goes out as it is, once per search unless merging is off.
-              if (filter_sent && !sent_.claim(target_local, shared)) return false;
-              auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
-              bucket.push_back(layout.target.to_global(target_local));
-              bucket.push_back(layout.source.to_global(source_original[source_local]));
-            } else if (sent_.claim(target_local, shared)) {
-              sent_parent[target_local] = static_cast<V>(source_local);
-              builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
-                  .push_back(layout.target.to_global(target_local));
-            }
-            return false;
-          });
-        }
-      }
-    });
-    outgoing = builder.finish();
-  }
-  return fold(layout, outgoing, parent, true);
+  return mine;
 }
 
 template <class V>
-typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::top_down_pipelined(const TraversalLayout& layout,
-                                                                              std::span<const std::uint64_t> sources,
-                                                                              std::span<std::int64_t> parent) {
-  const Communicator& fold_comm = *layout.fold;
-  std::unique_ptr<UpdateStream> stream;
-  {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    // Keys are offsets in the owner's block, values global ids: at scale 32 and below
-    // an update is one word.
-    stream = exchanger_.open_updates(fold_comm, block_, grid_.blocks().num_vertices());
-  }
+OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<const std::uint64_t> sources,
+                                      const FoldMode& mode) {
+  next_.clear();
   const LocalCsr<V>& graph = graph_.for_layout(layout);
-  const int members = fold_comm.size();
-  const int my_member = fold_comm.rank();
+  const int my_member = layout.fold->rank();
   const std::uint64_t block = block_;
   const std::uint64_t my_first_local = static_cast<std::uint64_t>(my_member) * block;
   const FastDivider by_block = grid_.blocks().by_block();
   const int threads = omp_get_max_threads();
-  const auto destinations = static_cast<std::size_t>(members);
-  // buckets[t * members + d]: thread t's updates for member d since d's last batch.
-  std::vector<std::vector<KeyedItem>>& buckets = pipeline_.buckets;
-  buckets.resize(static_cast<std::size_t>(threads) * destinations);
-  for (std::vector<KeyedItem>& bucket : buckets) bucket.clear();
-  const bool filter_sent = report_once_;
+  OutgoingBuilder builder(layout.fold->size(), threads);
+  const auto count = static_cast<std::int64_t>(sources.size());
+  V* sent_parent = sent_parent_.data();
+  const bool pairs = mode.update_fold;
+  const bool filter_sent = mode.report_once;
   const V* owned_original = owned_original_;
   const V* source_original = col_original_;
+  const std::span<std::int64_t> parent = parent_out_;
   const bool shared = threads > 1;
-  const std::size_t batch_items = stream->batch_items();
-  std::vector<KeyedItem>& batch = pipeline_.batch;
-  std::vector<KeyedItem>& arrived = pipeline_.arrived;
-  // Moves every thread's updates for member d to the end of `batch`; returns how many.
-  const auto drain = [&](std::size_t d) {
-    std::size_t moved = 0;
-    for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
-      auto& bucket = buckets[t * destinations + d];
-      batch.insert(batch.end(), bucket.begin(), bucket.end());
-      moved += bucket.size();
-      bucket.clear();
-    }
-    return moved;
-  };
-
-  // Chunks of sources with this many edges: long enough that the threads' start and the
-  // poll cost little against them, short enough that batches leave soon after they fill
-  // and arrivals are claimed while the expansion goes on. 4096 << bit_width(threads) is
-  // 8192 edges per thread for 1, 2, 4 or 8 threads; at one thread 8192 beat 2048 and
-  // 131,072 on the emulated cluster (docs/performance.md). Small batches get short
-  // chunks, so that they do leave one by one.
-  const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(batch_items, 64, 4096)
-                                    << std::bit_width(static_cast<unsigned>(threads));
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    next_.clear();
-  }
-  for (std::size_t begin = 0; begin < sources.size();) {
-    std::size_t end = begin;
-    for (std::uint64_t edges = 0; end < sources.size() && edges < chunk_edges; ++end) {
-      edges += 1 + graph.degree(layout.source.to_local(sources[end]));
-    }
+  graph.with_rows([&](const auto& rows) {
+#pragma omp parallel num_threads(threads)
     {
-      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-      const auto first = static_cast<std::int64_t>(begin);
-      const auto last = static_cast<std::int64_t>(end);
-      graph.with_rows([&](const auto& rows) {
-#pragma omp parallel num_threads(threads) if (shared && last - first > 64)
-        {
-          const auto t = static_cast<std::size_t>(omp_get_thread_num());
-#pragma omp for schedule(dynamic, 16)
-          for (std::int64_t i = first; i < last; ++i) {
-            const std::uint64_t u = sources[static_cast<std::size_t>(i)];
-            const std::uint64_t source_local = layout.source.to_local(u);
-            const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
-            rows.scan(source_local, [&](V target_local) {
-              const std::uint64_t offset = target_local - my_first_local;
-              if (offset < block) {
-                // Perhaps found in this level already, by an update that arrived: the
-                // smallest parent wins, so the tree does not depend on arrival times.
-                discover(visited_, next_, offset, parent[owned_original[offset]],
-                         static_cast<std::int64_t>(parent_global), shared);
-              } else if (!filter_sent || sent_.claim(target_local, shared)) {
-                const std::uint64_t owner = by_block.divide(target_local);
-                buckets[t * destinations + owner].push_back({target_local - owner * block, parent_global});
-              }
-              return false;
-            });
+      const int t = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 64)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const std::uint64_t u = sources[static_cast<std::size_t>(i)];
+        const std::uint64_t source_local = layout.source.to_local(u);
+        rows.scan(source_local, [&](V target_local) {
+          // Owned targets by one unsigned comparison: a division per edge would cost more
+          // than the rest of the loop.
+          const std::uint64_t offset = target_local - my_first_local;
+          if (offset < block) {
+            discover(visited_, next_, offset, parent[owned_original[offset]],
+                     static_cast<std::int64_t>(layout.source.to_global(source_original[source_local])), shared);
+          } else if (pairs) {
+            // The pair goes out as it is, once per search unless merging is off.
+            if (filter_sent && !sent_.claim(target_local, shared)) return false;
+            auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
+            bucket.push_back(layout.target.to_global(target_local));
+            bucket.push_back(layout.source.to_global(source_original[source_local]));
+          } else if (sent_.claim(target_local, shared)) {
+            sent_parent[target_local] = static_cast<V>(source_local);
+            builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
+                .push_back(layout.target.to_global(target_local));
           }
-        }
-      });
-    }
-    begin = end;
-    {
-      const ScopedPhase phase(metrics_, Phase::kRowExchange);
-      for (std::size_t d = 0; d < destinations; ++d) {
-        std::size_t waiting = 0;
-        for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t)
-          waiting += buckets[t * destinations + d].size();
-        if (waiting < batch_items) continue;
-        batch.clear();
-        drain(d);
-        stream->push(static_cast<int>(d), batch);
+          return false;
+        });
       }
-      arrived.clear();
-      stream->poll(arrived);
     }
-    claim_updates(arrived, 0, parent);
-  }
-  {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    std::vector<std::uint64_t> counts(destinations, 0);
-    batch.clear();
-    for (std::size_t d = 0; d < destinations; ++d) counts[d] = drain(d);
-    arrived.clear();
-    stream->finish(batch, counts, arrived);
-  }
-  claim_updates(arrived, 0, parent);
-  return finish_level(true);
+  });
+  return builder.finish();
 }
 
 template <class V>
-void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::uint64_t key_base,
-                                      std::span<std::int64_t> parent) {
-  if (arrived.empty()) return;
-  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+void DistributedBfs<V>::begin_pipelined(int members) {
+  bucket_members_ = static_cast<std::size_t>(members);
+  buckets_.resize(static_cast<std::size_t>(omp_get_max_threads()) * bucket_members_);
+  for (std::vector<KeyedItem>& bucket : buckets_) bucket.clear();
+  next_.clear();
+}
+
+template <class V>
+std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::span<const std::uint64_t> sources,
+                                            std::size_t begin, std::size_t batch_items, const FoldMode& mode) {
+  const LocalCsr<V>& graph = graph_.for_layout(layout);
+  const int threads = omp_get_max_threads();
+  // Chunks of sources with this many edges: long enough that the threads' start and the
+  // poll cost little against them, short enough that batches leave soon after they fill
+  // and arrivals are claimed while the expansion goes on (docs/performance.md). Small
+  // batches get short chunks, so that they do leave one by one.
+  const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(batch_items, 64, 4096)
+                                    << std::bit_width(static_cast<unsigned>(threads));
+  std::size_t end = begin;
+  for (std::uint64_t edges = 0; end < sources.size() && edges < chunk_edges; ++end) {
+    edges += 1 + graph.degree(layout.source.to_local(sources[end]));
+  }
+  const std::uint64_t block = block_;
+  const std::uint64_t my_first_local = static_cast<std::uint64_t>(layout.fold->rank()) * block;
+  const FastDivider by_block = grid_.blocks().by_block();
+  const std::size_t destinations = bucket_members_;
+  const bool filter_sent = mode.report_once;
+  const V* owned_original = owned_original_;
+  const V* source_original = col_original_;
+  const std::span<std::int64_t> parent = parent_out_;
+  const bool shared = threads > 1;
+  const auto first = static_cast<std::int64_t>(begin);
+  const auto last = static_cast<std::int64_t>(end);
+  graph.with_rows([&](const auto& rows) {
+#pragma omp parallel num_threads(threads) if (shared && last - first > 64)
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+#pragma omp for schedule(dynamic, 16)
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::uint64_t source_local = layout.source.to_local(sources[static_cast<std::size_t>(i)]);
+        const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
+        rows.scan(source_local, [&](V target_local) {
+          const std::uint64_t offset = target_local - my_first_local;
+          if (offset < block) {
+            // Perhaps found in this level already, by an update that arrived: the
+            // smallest parent wins, so the tree does not depend on arrival times.
+            discover(visited_, next_, offset, parent[owned_original[offset]], static_cast<std::int64_t>(parent_global),
+                     shared);
+          } else if (!filter_sent || sent_.claim(target_local, shared)) {
+            const std::uint64_t owner = by_block.divide(target_local);
+            buckets_[t * destinations + owner].push_back({target_local - owner * block, parent_global});
+          }
+          return false;
+        });
+      }
+    }
+  });
+  return end;
+}
+
+template <class V>
+std::size_t DistributedBfs<V>::waiting(std::size_t member) const {
+  std::size_t items = 0;
+  for (std::size_t at = member; at < buckets_.size(); at += bucket_members_) items += buckets_[at].size();
+  return items;
+}
+
+template <class V>
+std::size_t DistributedBfs<V>::drain(std::size_t member, std::vector<KeyedItem>& batch) {
+  std::size_t moved = 0;
+  for (std::size_t at = member; at < buckets_.size(); at += bucket_members_) {
+    std::vector<KeyedItem>& bucket = buckets_[at];
+    batch.insert(batch.end(), bucket.begin(), bucket.end());
+    moved += bucket.size();
+    bucket.clear();
+  }
+  return moved;
+}
+
+template <class V>
+void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::uint64_t key_base) {
   const auto count = static_cast<std::int64_t>(arrived.size());
   bool foreign = false;
   // Forking threads costs more than claiming a few thousand updates.
   const bool parallel = count > 4096;
   const bool shared = parallel && omp_get_max_threads() > 1;
+  const std::span<std::int64_t> parent = parent_out_;
 #pragma omp parallel for schedule(static) reduction(|| : foreign) if (parallel)
   for (std::int64_t i = 0; i < count; ++i) {
     const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
@@ -580,41 +513,29 @@ void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::u
 }
 
 template <class V>
-const std::uint64_t* DistributedBfs<V>::gather_source_frontier(const TraversalLayout& layout) {
-  // Gathering along a communicator of one rank would only copy this rank's own bitmap:
-  // then the step reads it in place.
-  if (layout.expand->size() == 1) return frontier_.data();
-  const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-  const std::size_t words_per_block = static_cast<std::size_t>(grid_.blocks().words_per_block());
-  const std::span<std::uint64_t> open(source_open_.data(), source_open_.num_words());
-  if (!source_open_current_) {
-    std::copy_n((pruned_search_ ? source_core_ : source_has_edges_).data(), open.size(), open.data());
-    source_open_current_ = true;
-  }
-  exchanger_.gather_bitmap(*layout.expand, std::span<const std::uint64_t>(frontier_.data(), words_per_block),
-                           std::span<std::uint64_t>(source_frontier_.data(), source_frontier_.num_words()), open);
-  // A vertex is in one frontier only: later gathers leave these positions out.
-  const std::uint64_t* gathered = source_frontier_.data();
-  const auto words = static_cast<std::int64_t>(open.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t w = 0; w < words; ++w) open[static_cast<std::size_t>(w)] &= ~gathered[w];
-  return source_frontier_.data();
+std::span<const std::uint64_t> DistributedBfs<V>::frontier_words() {
+  return {frontier_.data(), static_cast<std::size_t>(grid_.blocks().words_per_block())};
 }
 
 template <class V>
-void DistributedBfs<V>::scan_owned_piece(const TraversalLayout& layout, const std::uint64_t* frontier,
-                                         std::span<std::int64_t> parent) {
-  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+std::span<const std::uint64_t> DistributedBfs<V>::open_positions() {
+  const Bitmap& open = pruned_search_ ? source_core_ : source_has_edges_;
+  return {open.data(), open.num_words()};
+}
+
+template <class V>
+void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<const std::uint64_t> gathered) {
   const LocalCsr<V>& graph = graph_.for_layout(layout);
   const auto words_per_block = static_cast<std::int64_t>(grid_.blocks().words_per_block());
   const std::size_t my_first_word = static_cast<std::size_t>(layout.fold->rank()) * grid_.blocks().words_per_block();
   // Raw pointers: parent stores (int64) may alias any uint64 member, which would make
   // the compiler reload every member after each store.
+  const std::uint64_t* frontier = gathered.empty() ? frontier_.data() : gathered.data();
   const V* hubs = hub_.data();
   const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + my_first_word;
   std::uint64_t* next = next_.data();
   std::uint64_t* visited = visited_.data();
-  std::int64_t* parent_of = parent.data();
+  std::int64_t* parent_of = parent_out_.data();
   const V* owned_original = owned_original_;
   const V* source_original = bottom_up_source_original_;
   // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
@@ -639,10 +560,15 @@ void DistributedBfs<V>::scan_owned_piece(const TraversalLayout& layout, const st
 }
 
 template <class V>
-void DistributedBfs<V>::scan_other_piece(const TraversalLayout& layout, const std::uint64_t* frontier, int member,
-                                         std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder) {
-  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+void DistributedBfs<V>::copy_visited(std::span<std::uint64_t> held) {
+  std::copy_n(visited_.data(), held.size(), held.data());
+}
+
+template <class V>
+void DistributedBfs<V>::search_piece(const TraversalLayout& layout, std::span<const std::uint64_t> gathered,
+                                     int member, std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder) {
   const LocalCsr<V>& graph = graph_.for_layout(layout);
+  const std::uint64_t* frontier = gathered.empty() ? frontier_.data() : gathered.data();
   const std::size_t first_word = static_cast<std::size_t>(member) * grid_.blocks().words_per_block();
   const V* hubs = hub_.data();
   const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + first_word;
@@ -670,72 +596,8 @@ void DistributedBfs<V>::scan_other_piece(const TraversalLayout& layout, const st
 }
 
 template <class V>
-typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::bottom_up_step(std::span<std::int64_t> parent) {
-  const TraversalLayout layout = grid_.bottom_up();
-  const std::uint64_t* frontier = gather_source_frontier(layout);
-  // The fold group's pieces go around its ring: each member searches its own piece
-  // first, then, for each predecessor in turn, that member's piece with the visited bits
-  // that the members before it left, and passes them on. A vertex found once is skipped
-  // by the members after, so no member scans the rows another has settled (the RIKEN/
-  // Fugaku code's bottom-up does the same).
-  scan_owned_piece(layout, frontier, parent);
-  const Communicator& fold_comm = *layout.fold;
-  const int members = fold_comm.size();
-  OutgoingBuilder builder(members, omp_get_max_threads());
-  if (members > 1) {
-    const std::size_t words_per_block = static_cast<std::size_t>(grid_.blocks().words_per_block());
-    std::span<std::uint64_t> held(ring_held_.data(), words_per_block);
-    std::span<std::uint64_t> arriving(ring_arriving_.data(), words_per_block);
-    std::copy_n(visited_.data(), words_per_block, held.data());
-    for (int k = 1; k < members; ++k) {
-      {
-        const ScopedPhase phase(metrics_, Phase::kRowExchange);
-        exchanger_.shift_bitmap(fold_comm, held, arriving);
-      }
-      std::swap(held, arriving);
-      scan_other_piece(layout, frontier, (fold_comm.rank() + members - k) % members, held, builder);
-    }
-  }
-  return fold(layout, builder.finish(), parent, false);
-}
-
-template <class V>
-typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::fold(const TraversalLayout& layout,
-                                                                const OutgoingIds& outgoing,
-                                                                std::span<std::int64_t> parent, bool with_edges) {
-  // 1D bottom-up folds along a communicator of one rank, and send ids.
-  if (update_fold_ && layout.fold == &grid_.row()) {
-    fold_updates(layout, outgoing, parent);
-    return finish_level(with_edges);
-  }
-  IncomingIds incoming;
-  {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    incoming = exchanger_.all_to_all(*layout.fold, outgoing, IdsAre::kSet);
-  }
-  claim_incoming(incoming, parent);
-  return finish_level(with_edges);
-}
-
-template <class V>
-void DistributedBfs<V>::fold_updates(const TraversalLayout& layout, const OutgoingIds& outgoing,
-                                     std::span<std::int64_t> parent) {
-  // The top-down step queued (vertex, parent) word pairs.
-  std::vector<KeyedItem> items(outgoing.ids.size() / 2);
-  std::vector<std::uint64_t> counts(outgoing.counts.size());
-  for (std::size_t d = 0; d < counts.size(); ++d) counts[d] = outgoing.counts[d] / 2;
-  for (std::size_t i = 0; i < items.size(); ++i) items[i] = {outgoing.ids[2 * i], outgoing.ids[2 * i + 1]};
-  std::vector<KeyedItem> arrived;
-  {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    arrived = exchanger_.update(*layout.fold, items, counts);
-  }
-  claim_updates(arrived, first_vertex_, parent);
-}
-
-template <class V>
-void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming, std::span<std::int64_t> parent) {
-  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+void DistributedBfs<V>::claim(const IncomingIds& incoming, const FoldMode& mode) {
+  const std::span<std::int64_t> parent = parent_out_;
   for (int s = 0; s < incoming.num_sources(); ++s) {
     const std::span<const std::uint64_t> ids = incoming.from(s);
     const auto count = static_cast<std::int64_t>(ids.size());
@@ -749,52 +611,76 @@ void DistributedBfs<V>::claim_incoming(const IncomingIds& incoming, std::span<st
         parent[owned_original_[offset]] = -2 - s;
         next_.claim(offset, shared);
         // The predecessor reduction asks s for these, without scanning the whole piece.
-        if (reduce_after_) claims_.bucket(omp_get_thread_num(), s).push_back(first_vertex_ + offset);
+        if (mode.reduce_after) claims_.bucket(omp_get_thread_num(), s).push_back(first_vertex_ + offset);
       }
     }
   }
 }
 
 template <class V>
-typename DistributedBfs<V>::LevelCounts DistributedBfs<V>::finish_level(bool with_edges) {
+LevelCounts DistributedBfs<V>::count_level(bool with_edges) {
   frontier_.swap(next_);
-  std::uint64_t counts[2] = {0, 0};
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const std::span<const std::uint64_t> degree = graph_.owned_degree();
-    std::uint64_t vertices = 0;
-    std::uint64_t edges = 0;
-    // A pruned search's depth: the tallest tree hanging below this level's vertices.
-    std::uint64_t tallest = 0;
-    const std::uint64_t* trees = pruned_search_ ? forest_->has_trees().data() : nullptr;
-    const auto words = static_cast<std::int64_t>(frontier_.num_words());
-    // Waking the other threads costs more than counting a few hundred KiB alone.
+  const std::span<const std::uint64_t> degree = graph_.owned_degree();
+  std::uint64_t vertices = 0;
+  std::uint64_t edges = 0;
+  // A pruned search's depth: the tallest tree hanging below this level's vertices.
+  std::uint64_t tallest = 0;
+  const std::uint64_t* trees = pruned_search_ ? forest_->has_trees().data() : nullptr;
+  const auto words = static_cast<std::int64_t>(frontier_.num_words());
+  // Waking the other threads costs more than counting a few hundred KiB alone.
 #pragma omp parallel for schedule(static) reduction(+ : vertices, edges) reduction(max : tallest) if (words > (1 << 16))
-    for (std::int64_t w = 0; w < words; ++w) {
-      const std::uint64_t bits_in_word = frontier_.word(static_cast<std::size_t>(w));
-      vertices += static_cast<std::uint64_t>(std::popcount(bits_in_word));
-      if (trees != nullptr) {
-        for (std::uint64_t bits = bits_in_word & trees[w]; bits != 0; bits &= bits - 1) {
-          tallest = std::max<std::uint64_t>(
-              tallest,
-              forest_->height(static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits))));
-        }
-      }
-      if (!with_edges) continue;
-      for (std::uint64_t bits = bits_in_word; bits != 0; bits &= bits - 1) {
-        edges += degree[static_cast<std::size_t>(w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
+  for (std::int64_t w = 0; w < words; ++w) {
+    const std::uint64_t bits_in_word = frontier_.word(static_cast<std::size_t>(w));
+    vertices += static_cast<std::uint64_t>(std::popcount(bits_in_word));
+    if (trees != nullptr) {
+      for (std::uint64_t bits = bits_in_word & trees[w]; bits != 0; bits &= bits - 1) {
+        tallest = std::max<std::uint64_t>(
+            tallest,
+            forest_->height(static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits))));
       }
     }
-    counts[0] = vertices;
-    counts[1] = edges;
-    if (pruned_search_) {
-      ++level_;
-      if (vertices > 0) deepest_ = std::max(deepest_, level_ + tallest);
+    if (!with_edges) continue;
+    for (std::uint64_t bits = bits_in_word; bits != 0; bits &= bits - 1) {
+      edges += degree[static_cast<std::size_t>(w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
     }
   }
-  const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
-  grid_.world().allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
-  return {counts[0], counts[1]};
+  if (pruned_search_) {
+    ++level_;
+    if (vertices > 0) deepest_ = std::max(deepest_, level_ + tallest);
+  }
+  return {vertices, edges};
+}
+
+template <class V>
+OutgoingIds DistributedBfs<V>::foreign_claims() {
+  return claims_.finish();
+}
+
+template <class V>
+void DistributedBfs<V>::reported_parents(std::span<const std::uint64_t> vertices, std::span<std::uint64_t> parents) {
+  const PieceGroup& targets = grid_.row_group();
+  const PieceGroup& sources = grid_.col_group();
+  const auto count = static_cast<std::int64_t>(vertices.size());
+  bool foreign = false;
+#pragma omp parallel for schedule(static) reduction(|| : foreign)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    // Only vertices of this row group were reported from here; another would index past
+    // the reported parents.
+    if (!targets.contains(vertices[k])) {
+      foreign = true;
+      continue;
+    }
+    parents[k] = sources.to_global(col_original_[sent_parent_[targets.to_local(vertices[k])]]);
+  }
+  if (foreign) throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
+}
+
+template <class V>
+void DistributedBfs<V>::set_parents(std::span<const std::uint64_t> vertices, std::span<const std::uint64_t> parents) {
+  for (std::size_t k = 0; k < vertices.size(); ++k) {
+    parent_out_[owned_original_[vertices[k] - first_vertex_]] = static_cast<std::int64_t>(parents[k]);
+  }
 }
 
 template <class V>
@@ -813,34 +699,6 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   hub_ = bottom_up_hubs(graph_, layout, [this](std::size_t v) { return forest_ != nullptr && forest_->peeled(v); });
   target_rows_with_edges_ = graph_.for_layout(layout).with_rows(
       [&](const auto& rows) { return rows_with_edges(rows, layout.target.local_size()); });
-}
-
-template <class V>
-void DistributedBfs<V>::reduce_predecessors(std::span<std::int64_t> parent) {
-  const ScopedPhase phase(metrics_, Phase::kPredecessorReduction);
-  const Communicator& row = grid_.row();
-  // Alone in its row a rank discovered every vertex it owns itself (the same on all ranks),
-  // and update folds brought the parents along.
-  if (!reduce_after_) return;
-  // Ask each reporting rank for the parent it used, in vertex order. Each rank's claims
-  // are distinct ids of this rank's piece, dense enough that sort_set's bitmap pass beats
-  // the comparison sort (which was a third of a one-thread reduction).
-  OutgoingIds requests = claims_.finish();
-  std::vector<std::uint64_t> sorted;
-  for (std::size_t s = 0, first = 0; s < requests.counts.size(); first += requests.counts[s], ++s) {
-    const std::span<std::uint64_t> claimed(requests.ids.data() + first, requests.counts[s]);
-    sort_set(claimed, sorted);
-    std::copy(sorted.begin(), sorted.end(), claimed.begin());
-  }
-  const PieceGroup& targets = grid_.row_group();
-  const PieceGroup& sources = grid_.col_group();
-  const std::vector<std::uint64_t> parents =
-      exchanger_.read(row, requests.ids, requests.counts, 1, [&](std::uint64_t vertex, std::uint64_t* out) {
-        *out = sources.to_global(col_original_[sent_parent_[targets.to_local(vertex)]]);
-      });
-  for (std::size_t k = 0; k < requests.ids.size(); ++k) {
-    parent[owned_original_[requests.ids[k] - first_vertex_]] = static_cast<std::int64_t>(parents[k]);
-  }
 }
 
 template class DistributedBfs<std::uint32_t>;

@@ -48,6 +48,7 @@
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
+#include "zbfs/bfs/step_protocol.hpp"
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/exchange/exchanger.hpp"
@@ -58,7 +59,7 @@
 namespace zbfs {
 
 template <class V>
-class DistributedBfs {
+class DistributedBfs final : private LocalSteps {
  public:
   // `forest`: the graph's peeled trees (it must outlive this object), or nullptr to
   // search the whole graph.
@@ -111,39 +112,32 @@ class DistributedBfs {
   // chain's parents, and records the attach step and the search's depth.
   void attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start, BfsStats& stats);
 
-  LevelCounts top_down_step(std::span<std::int64_t> parent);
-  // The top-down step when the exchanger pipelines update folds: the sources are
-  // expanded in chunks; after each, the destinations' full batches of (vertex, parent)
-  // updates leave and the updates that have arrived are claimed.
-  LevelCounts top_down_pipelined(const TraversalLayout& layout, std::span<const std::uint64_t> sources,
-                                 std::span<std::int64_t> parent);
-  // Owners claim updates that arrived, with the parent they carry; a key less
-  // `key_base` is the vertex's offset in this rank's block.
-  void claim_updates(std::span<const KeyedItem> arrived, std::uint64_t key_base, std::span<std::int64_t> parent);
-  LevelCounts bottom_up_step(std::span<std::int64_t> parent);
-  // Sends discovered ids to their owners along `fold_comm`, lets the owners claim them,
-  // and finishes the level.
-  LevelCounts fold(const TraversalLayout& layout, const OutgoingIds& outgoing, std::span<std::int64_t> parent,
-                   bool with_edges);
-  // The update fold: (vertex, parent) pairs to the owners, who claim them with that parent.
-  void fold_updates(const TraversalLayout& layout, const OutgoingIds& outgoing, std::span<std::int64_t> parent);
-  // Owners claim the ids that arrived. Until the predecessor reduction, the parent of a
-  // vertex claimed so holds -2 - s, s being the row rank whose report won.
-  void claim_incoming(const IncomingIds& incoming, std::span<std::int64_t> parent);
-  // Swaps in the new frontier and counts it over all ranks; its edges only when asked
-  // (the direction switch needs them after top-down steps only).
-  LevelCounts finish_level(bool with_edges);
-  void reduce_predecessors(std::span<std::int64_t> parent);
-  // Bottom-up: the source group's frontier, gathered (masked) when the group has other
-  // members; this rank's own frontier otherwise.
-  const std::uint64_t* gather_source_frontier(const TraversalLayout& layout);
-  // Bottom-up over this rank's own piece: parents, next and visited are set in place.
-  void scan_owned_piece(const TraversalLayout& layout, const std::uint64_t* frontier, std::span<std::int64_t> parent);
-  // Bottom-up over fold member `member`'s piece, whose visited bits (as the members
-  // before left them) are `piece_visited`; the vertices found are added to it, noted in
-  // sent_ and queued for `member`.
-  void scan_other_piece(const TraversalLayout& layout, const std::uint64_t* frontier, int member,
-                        std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder);
+  // LocalSteps: this rank's part of the steps (bfs/step_protocol.hpp), over the bitmaps
+  // below and the current search's parent array (parent_out_).
+  [[nodiscard]] bool carries_parents() const override { return true; }
+  std::vector<std::uint64_t> frontier_ids() override;
+  OutgoingIds expand(const TraversalLayout& layout, std::span<const std::uint64_t> sources,
+                     const FoldMode& mode) override;
+  // Until the predecessor reduction, the parent of a vertex claimed from an id holds
+  // -2 - s, s being the row rank whose report won.
+  void claim(const IncomingIds& incoming, const FoldMode& mode) override;
+  void claim_updates(std::span<const KeyedItem> arrived, std::uint64_t key_base) override;
+  void begin_pipelined(int members) override;
+  std::size_t expand_chunk(const TraversalLayout& layout, std::span<const std::uint64_t> sources, std::size_t begin,
+                           std::size_t batch_items, const FoldMode& mode) override;
+  [[nodiscard]] std::size_t waiting(std::size_t member) const override;
+  std::size_t drain(std::size_t member, std::vector<KeyedItem>& batch) override;
+  std::span<const std::uint64_t> frontier_words() override;
+  std::span<const std::uint64_t> open_positions() override;
+  void search_own(const TraversalLayout& layout, std::span<const std::uint64_t> frontier) override;
+  void copy_visited(std::span<std::uint64_t> held) override;
+  void search_piece(const TraversalLayout& layout, std::span<const std::uint64_t> frontier, int member,
+                    std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder) override;
+  LevelCounts count_level(bool with_edges) override;
+  OutgoingIds foreign_claims() override;
+  void reported_parents(std::span<const std::uint64_t> vertices, std::span<std::uint64_t> parents) override;
+  void set_parents(std::span<const std::uint64_t> vertices, std::span<const std::uint64_t> parents) override;
+
   // Gathers every member's has-an-edge bits (only core ones when `core_only`) into
   // `has_edges` (collective over `comm`).
   void gather_has_edges(const Communicator& comm, Bitmap& has_edges, bool core_only) const;
@@ -162,19 +156,8 @@ class DistributedBfs {
   const V* owned_original_;             // owned: sorted offset -> original offset
   const V* col_original_;               // column group: sorted local -> original local
   const V* bottom_up_source_original_;  // bottom-up source group (1D: all; 2D: the column group)
-  // Reads the next four from the exchanger's traits (at construction and at each search).
-  void adopt_traits();
-  // 1D top-down folds send (vertex, parent) updates (the exchanger relays them).
-  bool update_fold_ = false;
-  // Top-down folds are pipelined (--overlap on: the exchanger's update stream), and
-  // carry (vertex, parent) updates in 1D and 2D alike.
-  bool pipelined_ = false;
-  // Whether a source reports each vertex once per search (false when the exchanger does
-  // not merge: once per frontier edge that reaches it, as the Graph500 reference does).
-  bool report_once_ = true;
-  // Whether a predecessor reduction follows each search, and the vertices it asks for:
-  // those claimed from another row member's report, by member.
-  bool reduce_after_ = false;
+  // The vertices claimed from another row member's report, by member (the predecessor
+  // reduction asks for their parents).
   OutgoingBuilder claims_;
 
   Bitmap visited_;             // owned vertices reached so far
@@ -182,14 +165,10 @@ class DistributedBfs {
   Bitmap next_;                // owned vertices of the next level
   Bitmap sent_;                // row-group vertices this rank has reported to their owner
   LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with
-  // Bottom-up, when gathered (the communicator has more than one member):
-  Bitmap source_frontier_;            // frontier of the source group
-  Bitmap source_has_edges_;           // its vertices with at least one edge (fixed)
-  Bitmap source_core_;                // those not peeled (with a forest)
-  Bitmap source_open_;                // those in no frontier gathered in this search: the mask
-  bool source_open_current_ = false;  // source_open_ was set up in this search
-  Bitmap ring_held_;                  // bottom-up: the piece this rank searches, on its way around the fold ring
-  Bitmap ring_arriving_;              // and the next one, arriving from the predecessor
+  // Bottom-up gathers' mask, when the source group has other members: its vertices with
+  // at least one edge, and those not peeled (with a forest).
+  Bitmap source_has_edges_;
+  Bitmap source_core_;
   // Bottom-up shortcut (graph/hub_neighbors.hpp): each target row's neighbour of highest
   // degree class (the bit width of its global degree), tested before the row's list, and
   // the rows that have edges here at all (the others can find no parent on this rank).
@@ -201,15 +180,14 @@ class DistributedBfs {
   std::uint64_t level_ = 0;
   std::uint64_t deepest_ = 0;
   std::vector<std::uint64_t> anchors_reached_;  // pruned: the gathered anchors' visited bits
-  // Pipelined top-down steps' buffers, kept from level to level and search to search so
-  // that their pages are not mapped afresh each time (a level's last batch and its
-  // arrivals run to megabytes): each thread's bucket per member, a batch, the arrivals.
-  struct PipelineScratch {
-    std::vector<std::vector<KeyedItem>> buckets;
-    std::vector<KeyedItem> batch;
-    std::vector<KeyedItem> arrived;
-  };
-  PipelineScratch pipeline_;
+  // Pipelined top-down steps' buckets (thread t's updates for member d at t * members +
+  // d), kept from level to level and search to search so that their pages are not mapped
+  // afresh each time.
+  std::vector<std::vector<KeyedItem>> buckets_;
+  std::size_t bucket_members_ = 0;
+  // The current search's parents, and the steps' protocol.
+  std::span<std::int64_t> parent_out_;
+  StepProtocol protocol_;
   // run(root, options)'s parents, and whether its last search's tree is still in them
   // (`dirty_`); `clear_all_` when a run into a caller's array has used visited_ since.
   LargeArray<std::int64_t> parent_;
