@@ -17,10 +17,6 @@ namespace zbfs {
 
 #ifdef ZBFS_HAVE_CUDA
 
-struct DeviceDistributedBfs::Steps : cuda_backend::DistributedSteps {
-  using DistributedSteps::DistributedSteps;
-};
-
 namespace {
 
 // Books the copies between host and device memory made while it lives in `phase`.
@@ -48,6 +44,131 @@ cuda_backend::WireForm wire_form_of(cuda_backend::IdTransfer transfer) {
 }
 
 }  // namespace
+
+// The device's part of the distributed steps (bfs/step_protocol.hpp): each step runs on
+// this rank's piece in target memory, and the copies it makes between host and device
+// memory are booked to the phase the protocol calls it in. The device's top-down steps
+// report ids only (carries_parents() is false): its folds never send updates.
+struct DeviceDistributedBfs::Steps final : cuda_backend::DistributedSteps, LocalSteps {
+  Steps(ExecutionTarget target, const cuda_backend::DistributedPieceView& view, const ProcessGrid& grid,
+        const DistributedGraph<std::uint32_t>& graph, PhaseMetrics& metrics,
+        std::vector<std::uint64_t> source_has_edges)
+      : DistributedSteps(target, view),
+        grid_(grid),
+        graph_(graph),
+        metrics_(metrics),
+        source_has_edges_(std::move(source_has_edges)) {}
+
+  [[nodiscard]] bool carries_parents() const override { return false; }
+  std::vector<std::uint64_t> frontier_ids() override {
+    const BookedCopies copies(metrics_, Phase::kColumnExchange, *this);
+    return DistributedSteps::frontier_ids();
+  }
+  OutgoingIds expand(const TraversalLayout& layout, std::span<const std::uint64_t> sources, const FoldMode&) override {
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
+    const std::vector<std::uint64_t> reported = DistributedSteps::expand(sources);
+    // Reported target-group local ids, by owner (member = local / block), as global ids.
+    const std::uint64_t block = grid_.blocks().block();
+    OutgoingBuilder builder(layout.fold->size(), 1);
+    for (const std::uint64_t local : reported) {
+      builder.bucket(0, static_cast<int>(local / block)).push_back(layout.target.to_global(local));
+    }
+    return builder.finish();
+  }
+  void claim(const IncomingIds& incoming, const FoldMode&) override {
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
+    DistributedSteps::claim(incoming.ids, incoming.offsets);
+  }
+  void claim_updates(std::span<const KeyedItem>, std::uint64_t) override { ids_only(); }
+  void begin_pipelined(int) override { ids_only(); }
+  std::size_t expand_chunk(const TraversalLayout&, std::span<const std::uint64_t>, std::size_t, std::size_t,
+                           const FoldMode&) override {
+    ids_only();
+    return 0;
+  }
+  [[nodiscard]] std::size_t waiting(std::size_t) const override { return 0; }
+  std::size_t drain(std::size_t, std::vector<KeyedItem>&) override { return 0; }
+
+  std::span<const std::uint64_t> frontier_words() override {
+    const BookedCopies copies(metrics_, Phase::kColumnExchange, *this);
+    frontier_copy_ = DistributedSteps::frontier_words();
+    return frontier_copy_;
+  }
+  std::span<const std::uint64_t> open_positions() override { return source_has_edges_; }
+  void search_own(const TraversalLayout&, std::span<const std::uint64_t> frontier) override {
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
+    DistributedSteps::search_own(frontier);
+  }
+  void copy_visited(std::span<std::uint64_t> held) override {
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
+    const std::vector<std::uint64_t> visited = visited_words();
+    std::copy_n(visited.begin(), std::min(visited.size(), held.size()), held.begin());
+  }
+  void search_piece(const TraversalLayout& layout, std::span<const std::uint64_t>, int member,
+                    std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder) override {
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
+    const std::vector<std::uint64_t> found =
+        DistributedSteps::search_piece(static_cast<std::uint64_t>(member), piece_visited);
+    std::vector<std::uint64_t>& bucket = builder.bucket(0, member);
+    for (const std::uint64_t local : found) bucket.push_back(layout.target.to_global(local));
+  }
+  LevelCounts count_level(bool with_edges) override {
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
+    const auto [vertices, edges] = finish_level(with_edges);
+    return {vertices, edges};
+  }
+
+  OutgoingIds foreign_claims() override {
+    const BookedCopies copies(metrics_, Phase::kPredecessorReduction, *this);
+    const std::uint64_t first = grid_.my_first_vertex();
+    OutgoingBuilder builder(grid_.row().size(), 1);
+    for (const cuda_backend::ForeignClaim& c : DistributedSteps::foreign_claims()) {
+      builder.bucket(0, static_cast<int>(c.member)).push_back(first + c.offset);
+    }
+    return builder.finish();
+  }
+  // The reporter looks the parents up on its device in one batch.
+  void reported_parents(std::span<const std::uint64_t> vertices, std::span<std::uint64_t> parents) override {
+    const BookedCopies copies(metrics_, Phase::kPredecessorReduction, *this);
+    const PieceGroup& targets = grid_.row_group();
+    const PieceGroup& sources = grid_.col_group();
+    const std::span<const std::uint32_t> col_original = graph_.col_group_original();
+    std::vector<std::uint64_t> asked(vertices.size());
+    for (std::size_t i = 0; i < vertices.size(); ++i) {
+      // Only vertices of this row group were reported from here; another would index
+      // past the table of reported parents on the device.
+      if (!targets.contains(vertices[i])) {
+        throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
+      }
+      asked[i] = targets.to_local(vertices[i]);
+    }
+    const std::vector<std::uint64_t> answers = DistributedSteps::reported_parents(asked);
+    for (std::size_t i = 0; i < answers.size(); ++i) parents[i] = sources.to_global(col_original[answers[i]]);
+  }
+  void set_parents(std::span<const std::uint64_t> vertices, std::span<const std::uint64_t> parents) override {
+    const BookedCopies copies(metrics_, Phase::kPredecessorReduction, *this);
+    const std::uint64_t first = grid_.my_first_vertex();
+    std::vector<std::uint64_t> offsets(vertices.size());
+    std::vector<std::int64_t> values(vertices.size());
+    for (std::size_t k = 0; k < vertices.size(); ++k) {
+      offsets[k] = vertices[k] - first;
+      values[k] = static_cast<std::int64_t>(parents[k]);
+    }
+    DistributedSteps::set_parents(offsets, values);
+  }
+
+  [[noreturn]] static void ids_only() {
+    throw Error(ExitCode::kFailure, "the device's distributed steps fold ids only, not updates");
+  }
+
+  const ProcessGrid& grid_;
+  const DistributedGraph<std::uint32_t>& graph_;
+  PhaseMetrics& metrics_;
+  // The bottom-up gathers' mask: the source group's vertices with edges (empty when the
+  // source group is this rank's piece alone).
+  std::vector<std::uint64_t> source_has_edges_;
+  std::vector<std::uint64_t> frontier_copy_;  // frontier_words()'s, in host memory
+};
 
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
@@ -112,14 +233,16 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
                                    : "a rank's device is short of memory for its piece of the graph");
   }
   const ScopedPhase phase(metrics, Phase::kConstruction);
+  std::vector<std::uint64_t> source_has_edges;
   if (bottom_up.expand->size() > 1) {
-    source_has_edges_.assign(static_cast<std::size_t>(bottom_up.source.words()), 0);
+    source_has_edges.assign(static_cast<std::size_t>(bottom_up.source.words()), 0);
     gather_has_edges(
         graph, *bottom_up.expand, grid.blocks().words_per_block(), [](std::size_t) { return false; },
-        std::span<std::uint64_t>(source_has_edges_));
+        std::span<std::uint64_t>(source_has_edges));
+    view.source_has_edges = source_has_edges.data();
   }
-  if (!source_has_edges_.empty()) view.source_has_edges = source_has_edges_.data();
-  steps_ = std::make_unique<Steps>(target, view);
+  steps_ = std::make_unique<Steps>(target, view, grid, graph, metrics, std::move(source_has_edges));
+  protocol_ = std::make_unique<StepProtocol>(grid, exchanger, metrics, *steps_);
   if (exchange != DeviceExchange::kStaged) wire_ = make_device_wire(exchange, target);
   metrics.add_device_copies(Phase::kConstruction, steps_->traffic().to_device, steps_->traffic().to_host);
 }
@@ -164,7 +287,7 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
     const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     steps_->begin(owner, start, static_cast<std::int64_t>(root));
-    source_open_current_ = false;
+    protocol_->begin_search();
   }
   stats.init_time_s = clock.elapsed_s();
   std::uint64_t root_degree = owner ? graph_.owned_degree()[start] : 0;
@@ -174,108 +297,20 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
   }
   LevelCounts level{1, root_degree};
   DirectionPolicy policy(options, grid_.blocks().num_vertices(), graph_.global_directed_edges(), root_degree);
+  if (!wire_) {
+    protocol_->run(policy, level, stats);
+    return stats;
+  }
   run_levels(
-      policy, level, stats, [&] { return wire_ ? top_down_on_wire() : top_down_step(); },
-      [&] { return wire_ ? bottom_up_on_wire() : bottom_up_step(); });
-  reduce_predecessors();
+      policy, level, stats, [&] { return top_down_on_wire(); }, [&] { return bottom_up_on_wire(); });
+  // The reduction's requests and answers stay in device memory, unless a route is to
+  // relay and merge them (the exchanger's read).
+  if (exchanger_.traits().relays_updates) {
+    protocol_->reduce_predecessors();
+  } else {
+    reduce_on_wire();
+  }
   return stats;
-}
-
-DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::top_down_step() {
-  const TraversalLayout layout = grid_.top_down();
-  std::vector<std::uint64_t> sources;
-  {
-    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-    const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
-    sources = exchanger_.gather_ids(*layout.expand, steps_->frontier_ids());
-  }
-  std::vector<std::uint64_t> reported;
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-    reported = steps_->expand(sources);
-  }
-  return fold(layout, reported, true);
-}
-
-DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::bottom_up_step() {
-  const TraversalLayout layout = grid_.bottom_up();
-  // The sources' frontier, unless this rank's own frontier is all of it; the target
-  // group's visited bits, unless this rank's piece is all of it.
-  std::vector<std::uint64_t> source_frontier;
-  if (layout.expand->size() > 1) {
-    const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-    const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
-    source_frontier.resize(layout.source.words());
-    // Masked, as the CPU backend gathers it: only positions that can still change travel
-    // (a vertex with edges in no frontier gathered yet in this search).
-    if (!source_open_current_) {
-      source_open_ = source_has_edges_;
-      source_open_current_ = true;
-    }
-    exchanger_.gather_bitmap(*layout.expand, steps_->frontier_words(), source_frontier, source_open_);
-    for (std::size_t w = 0; w < source_open_.size(); ++w) source_open_[w] &= ~source_frontier[w];
-  }
-  // Then around the fold group's ring, as the CPU backend goes: this rank's own piece,
-  // then each predecessor's with the visited bits the members before it left, so that a
-  // vertex one member found is not searched by the next.
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-    steps_->search_own(source_frontier);
-  }
-  std::vector<std::uint64_t> reported;
-  const Communicator& fold_comm = *layout.fold;
-  const int members = fold_comm.size();
-  if (members > 1) {
-    std::vector<std::uint64_t> held;
-    {
-      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-      const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-      held = steps_->visited_words();
-    }
-    std::vector<std::uint64_t> arriving(held.size());
-    for (int k = 1; k < members; ++k) {
-      {
-        const ScopedPhase phase(metrics_, Phase::kRowExchange);
-        exchanger_.shift_bitmap(fold_comm, held, arriving);
-      }
-      std::swap(held, arriving);
-      const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-      const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-      const std::vector<std::uint64_t> found =
-          steps_->search_piece(static_cast<std::uint64_t>((fold_comm.rank() + members - k) % members), held);
-      reported.insert(reported.end(), found.begin(), found.end());
-    }
-  }
-  return fold(layout, reported, false);
-}
-
-DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::fold(const TraversalLayout& layout,
-                                                             std::span<const std::uint64_t> reported, bool with_edges) {
-  // Reported target-group local ids, by owner (member = local / block), as global ids.
-  const int members = layout.fold->size();
-  const std::uint64_t block = grid_.blocks().block();
-  OutgoingIds outgoing;
-  outgoing.counts.assign(static_cast<std::size_t>(members), 0);
-  for (const std::uint64_t local : reported) ++outgoing.counts[static_cast<std::size_t>(local / block)];
-  std::vector<std::uint64_t> at(static_cast<std::size_t>(members), 0);
-  for (std::size_t m = 1; m < at.size(); ++m) at[m] = at[m - 1] + outgoing.counts[m - 1];
-  outgoing.ids.resize(reported.size());
-  for (const std::uint64_t local : reported) {
-    outgoing.ids[at[static_cast<std::size_t>(local / block)]++] = layout.target.to_global(local);
-  }
-  IncomingIds incoming;
-  {
-    const ScopedPhase phase(metrics_, Phase::kRowExchange);
-    incoming = exchanger_.all_to_all(*layout.fold, outgoing, IdsAre::kSet);
-  }
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-    steps_->claim(incoming.ids, incoming.offsets);
-  }
-  return finish_level(with_edges);
 }
 
 void DeviceDistributedBfs::book_wire(std::uint64_t ids_to_others, std::uint64_t raw_bytes, std::uint64_t wire_bytes,
@@ -384,82 +419,24 @@ DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::fold_on_wire(const Trave
     const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
     steps_->claim_inbox(arrived, me, wire_form_of(id_transfer_));
   }
-  return finish_level(with_edges);
+  return protocol_->finish_level(with_edges);
 }
 
-DeviceDistributedBfs::LevelCounts DeviceDistributedBfs::finish_level(bool with_edges) {
-  std::uint64_t counts[2] = {0, 0};
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-    const auto [vertices, edges] = steps_->finish_level(with_edges);
-    counts[0] = vertices;
-    counts[1] = edges;
-  }
-  const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
-  grid_.world().allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
-  return {counts[0], counts[1]};
-}
-
-void DeviceDistributedBfs::reduce_predecessors() {
+void DeviceDistributedBfs::reduce_on_wire() {
   const ScopedPhase phase(metrics_, Phase::kPredecessorReduction);
   const BookedCopies copies(metrics_, Phase::kPredecessorReduction, *steps_);
   const Communicator& row = grid_.row();
   if (row.size() == 1) return;
-  if (wire_ && !exchanger_.traits().relays_updates) {
-    // On the device wire: requests, lookups and answers stay in device memory.
-    const cuda_backend::TargetMessages requests =
-        steps_->parent_requests(static_cast<std::uint64_t>(row.size()), wire_form_of(id_transfer_));
-    const std::vector<std::uint64_t> asked = wire_all_to_all(*wire_, row, requests.data, requests.bytes,
-                                                             [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
-    book_messages(row, requests);
-    const cuda_backend::TargetMessages answers = steps_->parent_answers(asked, wire_form_of(id_transfer_));
-    const std::vector<std::uint64_t> answered = wire_all_to_all(
-        *wire_, row, answers.data, answers.bytes, [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
-    book_messages(row, answers);
-    steps_->set_answered_parents(answered, wire_form_of(id_transfer_));
-    return;
-  }
-  // Ask each reporting member for the parent it used, in vertex order.
-  const std::vector<cuda_backend::ForeignClaim> claims = steps_->foreign_claims();
-  const std::uint64_t first = grid_.my_first_vertex();
-  std::vector<std::vector<std::uint64_t>> asked(static_cast<std::size_t>(row.size()));
-  for (const cuda_backend::ForeignClaim& c : claims) asked[c.member].push_back(first + c.offset);
-  std::vector<std::uint64_t> keys;
-  std::vector<std::uint64_t> counts;
-  for (std::vector<std::uint64_t>& ids : asked) {
-    std::sort(ids.begin(), ids.end());
-    keys.insert(keys.end(), ids.begin(), ids.end());
-    counts.push_back(ids.size());
-  }
-  // The requests go to the reporters, which look the parents up on their devices in one
-  // batch and answer in the requests' order: the exchanger's read, so that a --route
-  // carries it (relayed and merged on the way) as it carries the CPU backend's.
-  const PieceGroup& targets = grid_.row_group();
-  const PieceGroup& sources = grid_.col_group();
-  const std::span<const std::uint32_t> col_original = graph_.col_group_original();
-  const std::vector<std::uint64_t> parents = exchanger_.read_batch(
-      row, keys, counts, 1, [&](std::span<const std::uint64_t> wanted, std::span<std::uint64_t> out) {
-        std::vector<std::uint64_t> asked_here(wanted.size());
-        for (std::size_t i = 0; i < wanted.size(); ++i) {
-          // Only vertices of this row group were reported from here; another would index
-          // past the table of reported parents on the device.
-          if (!targets.contains(wanted[i])) {
-            throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
-          }
-          asked_here[i] = targets.to_local(wanted[i]);
-        }
-        const std::vector<std::uint64_t> answers = steps_->reported_parents(asked_here);
-        for (std::size_t i = 0; i < answers.size(); ++i) out[i] = sources.to_global(col_original[answers[i]]);
-      });
-  if (parents.size() != keys.size()) throw Error(ExitCode::kFailure, "predecessor reduction: answers lost");
-  std::vector<std::uint64_t> offsets(keys.size());
-  std::vector<std::int64_t> values(keys.size());
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    offsets[k] = keys[k] - first;
-    values[k] = static_cast<std::int64_t>(parents[k]);
-  }
-  steps_->set_parents(offsets, values);
+  const cuda_backend::TargetMessages requests =
+      steps_->parent_requests(static_cast<std::uint64_t>(row.size()), wire_form_of(id_transfer_));
+  const std::vector<std::uint64_t> asked = wire_all_to_all(*wire_, row, requests.data, requests.bytes,
+                                                           [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
+  book_messages(row, requests);
+  const cuda_backend::TargetMessages answers = steps_->parent_answers(asked, wire_form_of(id_transfer_));
+  const std::vector<std::uint64_t> answered = wire_all_to_all(
+      *wire_, row, answers.data, answers.bytes, [&](std::uint64_t bytes) { return steps_->inbox(bytes); });
+  book_messages(row, answers);
+  steps_->set_answered_parents(answered, wire_form_of(id_transfer_));
 }
 
 #else

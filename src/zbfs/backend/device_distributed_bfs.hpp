@@ -1,32 +1,19 @@
 // DeviceDistributedBfs: kernel 2 over MPI on the device backend (--backend cuda or
 // cuda-host with --partition 1d, 2d or hybrid): each rank's piece of the graph and its
-// search state live in its device's memory (cuda/distributed_steps.hpp), and the
-// exchanges between the steps go through the Exchanger from host memory (staged: the
-// frontier and the reports are copied out, what arrives is copied in). The same
-// direction-optimizing protocol as DistributedBfs, on the same global counts, so its
-// steps are the CPU backend's:
-// - top-down: the column's frontier is gathered as ids, expanded on the device, owned
-//   targets claimed there and the others' reported to their owners along the row, once
-//   per search each;
-// - bottom-up: the sources' frontier is gathered as a masked bitmap; then around the
-//   row's ring, this rank's own piece first (claimed at once), then each predecessor's
-//   with the visited bits the members before left (reported to the owner), so that a
-//   vertex found by one rank is not searched by the next: the network carries exactly
-//   the CPU backend's bytes;
-// - after the search, the predecessor reduction reads the parents the reporters used
-//   (the exchanger's read, answered by one lookup on the reporter's device, so --route
-//   relays and merges it as it does the CPU backend's).
+// search state live in its device's memory (cuda/distributed_steps.hpp). With the staged
+// exchange the steps are StepProtocol's (bfs/step_protocol.hpp), the CPU backend's
+// protocol, over the device's LocalSteps: the exchanges go through the Exchanger from
+// host memory (the frontier and the reports are copied out, what arrives is copied in),
+// so the network carries exactly the CPU backend's bytes. Its top-down folds send ids
+// only (under --route the CPU backend sends vertex-parent updates instead): the same
+// trees, and the predecessor reduction brings the parents.
+//
 // With a device wire (--device-exchange cuda-aware or nccl; device_wire.hpp) the steps'
 // exchanges skip host memory: the frontier, the reports and the bitmaps stay in device
 // memory and the wire moves them between the ranks' devices, as 64-bit ids (--codec
 // none) or as the device's bitpack frames (--codec bitpack), the masked gather packed on
-// the device, the ring's bits device to device. The predecessor reduction, once per
-// search, stays with the Exchanger.
-// Bottom-up rows test their hub (the neighbour of highest degree class) first, and the
-// sources' frontier is gathered masked, as the CPU's are. Under --route the 1D top-down
-// folds stay id exchanges (the CPU backend sends vertex-parent updates there instead):
-// the same trees, and the reduction brings the parents. Not yet on the device: --prune
-// (refused by the configuration check).
+// the device, the ring's bits device to device. Not yet on the device: --prune (refused
+// by the configuration check).
 #pragma once
 
 #include <cstdint>
@@ -43,6 +30,7 @@
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/bfs/direction_policy.hpp"
+#include "zbfs/bfs/step_protocol.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
@@ -90,13 +78,8 @@ class DeviceDistributedBfs {
 
  private:
   using LevelCounts = zbfs::LevelCounts;
-  LevelCounts top_down_step();
-  LevelCounts bottom_up_step();
-  // Reported vertices (target-group local ids) to their owners, the owners' claims, and
-  // the level's end.
-  LevelCounts fold(const TraversalLayout& layout, std::span<const std::uint64_t> reported, bool with_edges);
-  LevelCounts finish_level(bool with_edges);
-  // The same steps over the device wire.
+  // With a device wire (not staged), the steps whose exchanges skip host memory; the
+  // staged steps are StepProtocol's over the device's LocalSteps (Steps).
   LevelCounts top_down_on_wire();
   LevelCounts bottom_up_on_wire();
   LevelCounts fold_on_wire(const TraversalLayout& layout, bool with_edges);
@@ -104,7 +87,8 @@ class DeviceDistributedBfs {
   // The same for personalised messages (this rank's own not counted).
   void book_messages(const Communicator& comm, const cuda_backend::TargetMessages& sent);
   void book_wire(std::uint64_t ids_to_others, std::uint64_t raw_bytes, std::uint64_t wire_bytes, std::uint64_t frames);
-  void reduce_predecessors();
+  // The predecessor reduction over the device wire.
+  void reduce_on_wire();
 
   const ProcessGrid& grid_;
   const DistributedGraph<std::uint32_t>& graph_;
@@ -114,15 +98,11 @@ class DeviceDistributedBfs {
   cuda_backend::IdTransfer id_transfer_;
   DeviceExchange exchange_;
   std::unique_ptr<DeviceWire> wire_;  // a device wire's (not staged)
-  // Bottom-up gathers' mask (as DistributedBfs keeps it): the source group's vertices with
-  // edges, and of those the ones in no frontier gathered yet in this search.
-  std::vector<std::uint64_t> source_has_edges_;
-  std::vector<std::uint64_t> source_open_;
-  bool source_open_current_ = false;
   // cuda_backend::DistributedSteps where the CUDA backend is built (a build without it
   // refuses the device backends before constructing this).
   struct Steps;
   std::unique_ptr<Steps> steps_;
+  std::unique_ptr<StepProtocol> protocol_;
 };
 
 }  // namespace zbfs

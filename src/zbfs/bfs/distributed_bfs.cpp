@@ -565,8 +565,8 @@ void DistributedBfs<V>::copy_visited(std::span<std::uint64_t> held) {
 }
 
 template <class V>
-void DistributedBfs<V>::search_piece(const TraversalLayout& layout, std::span<const std::uint64_t> gathered,
-                                     int member, std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder) {
+void DistributedBfs<V>::search_piece(const TraversalLayout& layout, std::span<const std::uint64_t> gathered, int member,
+                                     std::span<std::uint64_t> piece_visited, OutgoingBuilder& builder) {
   const LocalCsr<V>& graph = graph_.for_layout(layout);
   const std::uint64_t* frontier = gathered.empty() ? frontier_.data() : gathered.data();
   const std::size_t first_word = static_cast<std::size_t>(member) * grid_.blocks().words_per_block();
@@ -634,9 +634,8 @@ LevelCounts DistributedBfs<V>::count_level(bool with_edges) {
     vertices += static_cast<std::uint64_t>(std::popcount(bits_in_word));
     if (trees != nullptr) {
       for (std::uint64_t bits = bits_in_word & trees[w]; bits != 0; bits &= bits - 1) {
-        tallest = std::max<std::uint64_t>(
-            tallest,
-            forest_->height(static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits))));
+        tallest = std::max<std::uint64_t>(tallest, forest_->height(static_cast<std::uint64_t>(w) * 64 +
+                                                                   static_cast<std::uint64_t>(std::countr_zero(bits))));
       }
     }
     if (!with_edges) continue;

@@ -1,36 +1,14 @@
-// DistributedBfs<V>: kernel 2 over MPI, direction-optimizing, for 1D and 2D layouts.
-// run() is collective over the grid's world communicator.
+// DistributedBfs<V>: kernel 2 over MPI on the CPU, direction-optimizing, for 1D and 2D
+// layouts. run() is collective over the grid's world communicator. The steps' exchanges
+// are StepProtocol's (step_protocol.hpp); this class is the CPU's LocalSteps: the
+// frontier, visited, next and sent bitmaps of this rank's piece, expanded and searched
+// with OpenMP.
 //
-// Top-down step: gather the frontier of the column group as a sorted id list (column
-// exchange), expand it through the local forward graph, claim owned targets directly and
-// send the others' ids, each at most once per search, to their owners (row exchange).
-// Bottom-up step: gather the source group's frontier as a bitmap, masked (Exchanger::
-// gather_bitmap: only positions that can still change are sent; a vertex without edges
-// is never discovered and a vertex in one gathered frontier is in no later one, which at
-// scale 20 halves the bits). Then search the target group piece by piece around the
-// fold group's ring: each rank searches its own piece, then each predecessor's with the
-// visited bits the ranks before it left (Exchanger::shift_bitmap), so a vertex found once
-// is not searched again. Each unvisited row tests its hub (its neighbour of highest
-// degree) before its list, and rows without edges here are skipped. The ids of vertices
-// found for other ranks go to their owners. Only ids travel during the search: a sender
-// remembers the parent it used, and
-// the predecessor reduction after the search fetches it for every vertex whose
-// discovery came from another rank. The direction switch is Beamer's heuristic on global
-// counts, exactly as the single-process kernel applies it.
-//
-// When the exchanger pipelines update folds (ExchangeTraits::pipelines_updates:
-// --overlap on), a top-down step expands its sources in chunks and, between chunks,
-// hands each destination's full batch of (vertex, parent) updates to the exchanger's
-// stream and claims what has arrived: the fold's transfers run under the expansion, and
-// in 1D no predecessor reduction follows (in 2D it remains for bottom-up discoveries).
-//
-// When the exchanger relays updates (ExchangeTraits::relays_updates: --route), 1D
-// top-down folds send (vertex, parent) updates instead, merged on the way (one per
-// vertex: the smallest parent), and owners take the parent as it comes: no predecessor
-// reduction. When it does not merge (--no-dedup) the source does not filter either:
-// every frontier edge to another rank's vertex sends its update. In 2D the folds stay
-// id exchanges and the predecessor reduction is the exchanger's read over the processor
-// row, whichever way that travels.
+// Top-down, owned targets are claimed directly and the others reported once per search
+// (the parent used is remembered for the predecessor reduction), or sent as (vertex,
+// parent) updates when the protocol's folds carry parents (a route in 1D, --overlap on).
+// Bottom-up, each unvisited row tests its hub (its neighbour of highest degree) before
+// its list, and rows without edges here are skipped.
 //
 // Given a DistributedForest (--prune), a search runs on the 2-core: peeled vertices start
 // visited and are never reported, a peeled root's chain is walked to the core first

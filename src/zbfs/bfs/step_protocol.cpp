@@ -32,13 +32,14 @@ void StepProtocol::begin_search() {
   mode_.report_once = !(mode_.update_fold || mode_.pipelined) || traits.merges_updates;
   // In 1D only top-down steps fold (bottom-up folds along one rank): with parents carried
   // by every fold, nothing is left to reduce.
-  mode_.reduce_after = grid_.row().size() > 1 && !mode_.update_fold &&
-                       !(mode_.pipelined && grid_.partition() == Partition::k1D);
+  mode_.reduce_after =
+      grid_.row().size() > 1 && !mode_.update_fold && !(mode_.pipelined && grid_.partition() == Partition::k1D);
   source_open_current_ = false;
 }
 
 void StepProtocol::run(DirectionPolicy& policy, LevelCounts level, BfsStats& stats) {
-  run_levels(policy, level, stats, [&] { return top_down(); }, [&] { return bottom_up(); });
+  run_levels(
+      policy, level, stats, [&] { return top_down(); }, [&] { return bottom_up(); });
   reduce_predecessors();
 }
 
@@ -221,9 +222,11 @@ void StepProtocol::reduce_predecessors() {
     sort_set(claimed, sorted);
     std::copy(sorted.begin(), sorted.end(), claimed.begin());
   }
-  const std::vector<std::uint64_t> parents = exchanger_.read_batch(
-      grid_.row(), requests.ids, requests.counts, 1,
-      [&](std::span<const std::uint64_t> wanted, std::span<std::uint64_t> out) { local_.reported_parents(wanted, out); });
+  const std::vector<std::uint64_t> parents =
+      exchanger_.read_batch(grid_.row(), requests.ids, requests.counts, 1,
+                            [&](std::span<const std::uint64_t> wanted, std::span<std::uint64_t> out) {
+                              local_.reported_parents(wanted, out);
+                            });
   if (parents.size() != requests.ids.size()) throw Error(ExitCode::kFailure, "predecessor reduction: answers lost");
   local_.set_parents(requests.ids, parents);
 }
