@@ -205,7 +205,8 @@ TEST(UnionAllreduce, EqualsTheSortedUnionOfAllLists) {
       std::vector<std::uint64_t> everything = comm.allgatherv(std::span<const std::uint64_t>(mine), counts);
       std::sort(everything.begin(), everything.end());
       everything.erase(std::unique(everything.begin(), everything.end()), everything.end());
-      EXPECT_EQ(union_allreduce(comm, mine), everything) << "range " << range << " count " << count;
+      TwoSidedRounds rounds;
+      EXPECT_EQ(union_allreduce(comm, mine, rounds), everything) << "range " << range << " count " << count;
       DirectExchanger exchanger(ColumnGather::kUnion);
       EXPECT_EQ(exchanger.gather_ids(comm, mine), everything);
     }

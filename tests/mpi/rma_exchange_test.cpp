@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/mpi/piece_rounds.hpp"
 
 namespace zbfs {
 namespace {
@@ -93,6 +94,42 @@ TEST(RmaExchange, HalvesOfTheJobGetTheirOwnWindows) {
     check_rounds(half, rma, 2, 500);
     check_rounds(same, rma, 2, 500);
   }
+}
+
+// Both transports behind PieceRounds move plain words alike: a gather of unequal slices
+// and a ring shift, as the collectives deliver them.
+TEST(PieceRounds, OneSidedWordsArriveAsTheCollectivesDeliverThem) {
+  const Communicator comm = world();
+  const int p = comm.size();
+  const int me = comm.rank();
+  std::vector<std::uint64_t> words(static_cast<std::size_t>(p));
+  for (int s = 0; s < p; ++s) words[static_cast<std::size_t>(s)] = static_cast<std::uint64_t>(s % 3) * 5;
+  std::uint64_t total = 0;
+  for (const std::uint64_t w : words) total += w;
+  std::vector<std::uint64_t> mine(words[static_cast<std::size_t>(me)]);
+  for (std::size_t k = 0; k < mine.size(); ++k) mine[k] = static_cast<std::uint64_t>(me) * 1000 + k;
+  TwoSidedRounds two_sided;
+  RmaRounds one_sided;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::uint64_t> expected(total);
+    std::vector<std::uint64_t> got(total);
+    two_sided.gather_words(comm, mine, words, expected);
+    one_sided.gather_words(comm, mine, words, got);
+    EXPECT_EQ(got, expected) << "round " << round;
+    const std::vector<std::uint64_t> ring(7, static_cast<std::uint64_t>(me) + 100 * static_cast<std::uint64_t>(round));
+    std::vector<std::uint64_t> from_two_sided(7);
+    std::vector<std::uint64_t> from_one_sided(7);
+    const int next = (me + 1) % p;
+    const int previous = (me + p - 1) % p;
+    two_sided.shift_words(comm, ring, next, from_two_sided, previous);
+    one_sided.shift_words(comm, ring, next, from_one_sided, previous);
+    EXPECT_EQ(from_one_sided, from_two_sided);
+    EXPECT_EQ(from_one_sided[0], static_cast<std::uint64_t>(previous) + 100 * static_cast<std::uint64_t>(round));
+  }
+  if (p > 1) {
+    EXPECT_GT(one_sided.stats().window_bytes, 0U);
+  }
+  EXPECT_EQ(two_sided.stats().window_bytes, 0U);
 }
 
 }  // namespace

@@ -89,21 +89,13 @@ std::span<std::uint8_t> receive_room(ByteBuffer& buffer, std::uint64_t bytes) {
   return {buffer.extend(static_cast<std::size_t>(bytes)), static_cast<std::size_t>(bytes)};
 }
 
-// One round of pieces: matched messages (Communicator::exchange_probed), or one-sided
-// puts where `one_sided` is given.
-std::vector<Arrival> exchange_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
-                                     RmaExchange* one_sided, const Communicator::PlaceArrivals& place) {
-  return one_sided != nullptr ? one_sided->exchange(comm, pieces, kind, place)
-                              : comm.exchange_probed(pieces, kind, place);
-}
-
 // One round of id messages. When nothing that arrives is framed the ids land straight in
 // `ids`, as without a codec; otherwise the bytes land in `received`, for decode_pieces.
 // Returns what arrived from each member.
 std::vector<Arrival> exchange_id_pieces(const Communicator& comm, std::span<const Piece> pieces, CommPattern kind,
                                         std::uint64_t max_ids, std::vector<std::uint64_t>& ids, ByteBuffer& received,
-                                        RmaExchange* one_sided) {
-  return exchange_pieces(comm, pieces, kind, one_sided, [&](std::span<const Arrival> arrivals) {
+                                        PieceRounds& rounds) {
+  return rounds.exchange(comm, pieces, kind, [&](std::span<const Arrival> arrivals) {
     std::uint64_t total = 0;
     if (any_framed(arrivals)) {
       for (const Arrival& a : arrivals) total += a.bytes;
@@ -165,7 +157,7 @@ std::vector<std::uint64_t> decode_pieces(std::span<const std::uint8_t> bytes, st
 // Every rank's ids, concatenated in rank order, in one round; through frames with a
 // codec (nullptr: passthrough).
 std::vector<std::uint64_t> allgather_ids(const Communicator& comm, std::span<const std::uint64_t> mine,
-                                         MessageCodec* codec, std::uint64_t max_ids, RmaExchange* one_sided) {
+                                         MessageCodec* codec, std::uint64_t max_ids, PieceRounds& rounds) {
   Stopwatch clock;
   ByteBuffer frame;
   MessageCodec::Encoding how{CodecId::kNone, false};
@@ -180,7 +172,7 @@ std::vector<std::uint64_t> allgather_ids(const Communicator& comm, std::span<con
   std::vector<std::uint64_t> ids;
   ByteBuffer received;
   const std::vector<Arrival> arrivals =
-      exchange_id_pieces(comm, pieces, CommPattern::kGather, max_ids, ids, received, one_sided);
+      exchange_id_pieces(comm, pieces, CommPattern::kGather, max_ids, ids, received, rounds);
   double decode_s = 0;
   if (any_framed(arrivals)) {
     clock.restart();
@@ -249,8 +241,8 @@ void check_update_rest(const Communicator& comm, std::size_t items, std::span<co
 }
 
 std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine,
-                                           MessageCodec* codec, std::uint64_t max_ids_per_message,
-                                           RmaExchange* one_sided) {
+                                           PieceRounds& rounds, MessageCodec* codec,
+                                           std::uint64_t max_ids_per_message) {
   const auto swap_with = [&](std::span<const std::uint64_t> given, int partner) {
     book_ids(comm, given.size());
     return encoding(codec) ? sendrecv_encoded(comm, given, partner, *codec, max_ids_per_message)
@@ -291,7 +283,7 @@ std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<c
   }
   // Rank order is range order: the first halving bit is the highest rank bit.
   book_ids(comm, static_cast<std::uint64_t>(p - 1) * held.size());
-  return allgather_ids(comm, held, codec, max_ids_per_message, one_sided);
+  return allgather_ids(comm, held, codec, max_ids_per_message, rounds);
 }
 
 void DirectExchanger::record(const Communicator& comm, RecordedKind kind, std::uint32_t destination,
@@ -353,7 +345,7 @@ IncomingIds DirectExchanger::send_ids(const Communicator& comm, std::span<const 
   const double encode_s = clock.elapsed_s();
   ByteBuffer received;
   const std::vector<Arrival> arrivals =
-      exchange_id_pieces(comm, pieces, CommPattern::kPersonalized, max_ids_, in.ids, received, rma_.get());
+      exchange_id_pieces(comm, pieces, CommPattern::kPersonalized, max_ids_, in.ids, received, *rounds_);
   double decode_s = 0;
   if (!any_framed(arrivals)) {
     in.offsets = unframed_offsets(arrivals);
@@ -377,24 +369,8 @@ void DirectExchanger::shift_bitmap(const Communicator& comm, std::span<const std
   const int previous = (comm.rank() + p - 1) % p;
   record(comm, RecordedKind::kBitmap, static_cast<std::uint32_t>(next), mine);
   if (p > 1) book_ids(comm, count_set_bits(mine));
-  if (codec_.passthrough() && rma_ == nullptr) {
-    comm.shift_into(mine, next, received, previous);
-    return;
-  }
   if (codec_.passthrough()) {
-    // One-sided: the words as they are, put into the successor's window.
-    std::vector<Piece> pieces(static_cast<std::size_t>(p));
-    pieces[static_cast<std::size_t>(next)] = {byte_view(mine), false};
-    rma_->exchange(comm, pieces, CommPattern::kPairwise, [&](std::span<const Arrival> arrivals) {
-      std::uint64_t total = 0;
-      for (const Arrival& a : arrivals) total += a.bytes;
-      const Arrival& from = arrivals[static_cast<std::size_t>(previous)];
-      if (total != received.size_bytes() || from.bytes != total || from.flagged) {
-        throw DecodeError("bitmap shift: " + std::to_string(total) + " bytes, expected " +
-                          std::to_string(received.size_bytes()));
-      }
-      return byte_view(received);
-    });
+    rounds_->shift_words(comm, mine, next, received, previous);
     return;
   }
   // One byte says whether a frame follows or the words as they are.
@@ -554,9 +530,9 @@ std::vector<std::uint64_t> DirectExchanger::read_batch(const Communicator& comm,
 
 std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) {
   record(comm, RecordedKind::kSet, MessageRecorder::kEveryMember, mine);
-  if (column_gather_ == ColumnGather::kUnion) return union_allreduce(comm, mine, &codec_, max_ids_, rma_.get());
+  if (column_gather_ == ColumnGather::kUnion) return union_allreduce(comm, mine, *rounds_, &codec_, max_ids_);
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * mine.size());
-  std::vector<std::uint64_t> all = allgather_ids(comm, mine, &codec_, max_ids_, rma_.get());
+  std::vector<std::uint64_t> all = allgather_ids(comm, mine, &codec_, max_ids_, *rounds_);
   // Frontier pieces are disjoint and in rank order, so this is already the union; other
   // callers get it made so.
   if (!std::is_sorted(all.begin(), all.end())) std::sort(all.begin(), all.end());
@@ -606,16 +582,11 @@ void DirectExchanger::gather_words(const Communicator& comm, std::span<const std
                                    std::span<const std::uint64_t> words, std::span<std::uint64_t> all) {
   record(comm, RecordedKind::kBitmap, MessageRecorder::kEveryMember, mine);
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * count_set_bits(mine));
-  const bool equal = std::all_of(words.begin(), words.end(), [&](std::uint64_t w) { return w == mine.size(); });
-  if (codec_.passthrough() && rma_ == nullptr) {
-    if (equal) {
-      comm.allgather(mine, all);
-    } else {
-      comm.allgatherv_into(mine, words, all);
-    }
+  if (codec_.passthrough()) {
+    rounds_->gather_words(comm, mine, words, all);
     return;
   }
-  // One-sided, or with a codec: pieces, each member's to every member.
+  // With a codec: pieces, each member's to every member.
   Stopwatch clock;
   ByteBuffer frame;
   MessageCodec::Encoding how{CodecId::kNone, false};
@@ -630,7 +601,7 @@ void DirectExchanger::gather_words(const Communicator& comm, std::span<const std
   // Unframed slices land straight in `all` when no member sent a frame.
   ByteBuffer received;
   const std::vector<Arrival> seen =
-      exchange_pieces(comm, pieces, CommPattern::kGather, rma_.get(), [&](std::span<const Arrival> arrivals) {
+      rounds_->exchange(comm, pieces, CommPattern::kGather, [&](std::span<const Arrival> arrivals) {
         std::uint64_t total = 0;
         for (std::size_t s = 0; s < arrivals.size(); ++s) {
           const Arrival& a = arrivals[s];

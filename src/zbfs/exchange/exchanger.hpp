@@ -11,10 +11,11 @@
 // a one-round allgatherv or a set-union allreduce; a read is two all-to-alls (the keys,
 // then the answers in the same order). With a codec, each message travels as one frame
 // (codec/frame.hpp), chosen per message under `auto`; raw and wire bytes, encode and
-// decode time and frames per codec go to the current phase. Under --transport rma every
-// round of pieces (the personalised exchanges, the id and bitmap gathers, the ring
-// shifts) travels as one-sided puts (mpi/rma_exchange.hpp); the set-union allreduce's
-// pairwise steps and the collectives (counts, termination) stay two-sided.
+// decode time and frames per codec go to the current phase. Every round (the personalised
+// exchanges, the id and bitmap gathers, the ring shifts) moves through the transport the
+// factory chose (mpi/piece_rounds.hpp: matched messages, or one-sided puts under
+// --transport rma); the set-union allreduce's pairwise steps, a coded ring shift and the
+// collectives (counts, termination) stay two-sided.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +31,7 @@
 #include "zbfs/exchange/message_recorder.hpp"
 #include "zbfs/exchange/update_columns.hpp"
 #include "zbfs/mpi/communicator.hpp"
-#include "zbfs/mpi/rma_exchange.hpp"
+#include "zbfs/mpi/piece_rounds.hpp"
 
 namespace zbfs {
 
@@ -84,11 +85,6 @@ using ReadAnswer = std::function<void(std::uint64_t key, std::uint64_t* out)>;
 using ReadBatchAnswer = std::function<void(std::span<const std::uint64_t> keys, std::span<std::uint64_t> out)>;
 
 // What a transport holds for the run (--transport rma: its windows; zeros otherwise).
-struct TransportStats {
-  std::uint64_t window_bytes = 0;    // this rank's windows, all groups
-  std::uint64_t window_growths = 0;  // times a round outgrew a window and it grew
-};
-
 class Exchanger {
  public:
   virtual ~Exchanger() = default;
@@ -137,19 +133,16 @@ class Exchanger {
 class DirectExchanger final : public Exchanger {
  public:
   // `max_ids_per_message`: a received frame announcing more ids is malformed.
-  // `one_sided`: the rounds of pieces travel as one-sided puts (--transport rma;
-  // mpi/rma_exchange.hpp) instead of matched messages.
+  // `rounds`: how the rounds move (--transport; mpi/piece_rounds.hpp).
   explicit DirectExchanger(ColumnGather column_gather, MessageCodec codec = {},
                            std::uint64_t max_ids_per_message = std::uint64_t{1} << 48,
-                           std::unique_ptr<RmaExchange> one_sided = nullptr)
+                           std::unique_ptr<PieceRounds> rounds = std::make_unique<TwoSidedRounds>())
       : column_gather_(column_gather),
         codec_(std::move(codec)),
         max_ids_(max_ids_per_message),
-        rma_(std::move(one_sided)) {}
+        rounds_(std::move(rounds)) {}
   [[nodiscard]] ExchangeTraits traits() const override { return {}; }
-  [[nodiscard]] TransportStats transport_stats() const override {
-    return rma_ ? TransportStats{rma_->window_bytes(), rma_->growths()} : TransportStats{};
-  }
+  [[nodiscard]] TransportStats transport_stats() const override { return rounds_->stats(); }
   IncomingIds all_to_all(const Communicator& comm, const OutgoingIds& outgoing, IdsAre kind) override;
   std::vector<std::uint64_t> gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) override;
   void gather_bitmap(const Communicator& comm, std::span<const std::uint64_t> mine, std::span<std::uint64_t> all,
@@ -183,8 +176,8 @@ class DirectExchanger final : public Exchanger {
   MessageRecorder* recorder_ = nullptr;
   MessageCodec codec_;
   std::uint64_t max_ids_;
-  std::unique_ptr<RmaExchange> rma_;  // --transport rma
-  std::vector<KeyedItem> merged_;     // update's scratch
+  std::unique_ptr<PieceRounds> rounds_;
+  std::vector<KeyedItem> merged_;  // update's scratch
   std::vector<KeyedItem> merge_scratch_;
   UpdateColumnsScratch columns_scratch_;
 };
@@ -194,8 +187,7 @@ class DirectExchanger final : public Exchanger {
 // an allgatherv of the ranges. Non-power-of-two counts fold the extra ranks in first.
 // With a codec (not passthrough) every step's lists travel as frames.
 std::vector<std::uint64_t> union_allreduce(const Communicator& comm, std::span<const std::uint64_t> mine,
-                                           MessageCodec* codec = nullptr,
-                                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48,
-                                           RmaExchange* one_sided = nullptr);
+                                           PieceRounds& rounds, MessageCodec* codec = nullptr,
+                                           std::uint64_t max_ids_per_message = std::uint64_t{1} << 48);
 
 }  // namespace zbfs

@@ -7,13 +7,22 @@
 
 namespace zbfs {
 
+namespace {
+
+// The one place the transport is chosen: every round of the run moves through it.
+std::unique_ptr<PieceRounds> make_piece_rounds(Transport transport) {
+  if (transport == Transport::kRma) return std::make_unique<RmaRounds>();
+  return std::make_unique<TwoSidedRounds>();
+}
+
+}  // namespace
+
 std::unique_ptr<Exchanger> make_exchanger(ExchangeSetup setup) {
   // Routed hops get a codec of their own: under auto each learns its own messages' costs.
   MessageCodec hop_codec = setup.codec;
   MessageCodec stream_codec = setup.codec;
-  auto direct =
-      std::make_unique<DirectExchanger>(setup.column_gather, std::move(setup.codec), setup.max_ids_per_message,
-                                        setup.transport == Transport::kRma ? std::make_unique<RmaExchange>() : nullptr);
+  auto direct = std::make_unique<DirectExchanger>(setup.column_gather, std::move(setup.codec),
+                                                  setup.max_ids_per_message, make_piece_rounds(setup.transport));
   direct->set_recorder(setup.recorder);
   if (setup.overlap && !setup.route) {
     return std::make_unique<OverlappedExchanger>(std::move(direct), std::move(stream_codec), setup.batch_bytes,
