@@ -24,7 +24,7 @@
 
 #include "zbfs/codec/frame.hpp"
 #include "zbfs/codec/sorted_set.hpp"
-#include "zbfs/exchange/message_recorder.hpp"
+#include "zbfs/output/message_recorder.hpp"
 
 namespace {
 

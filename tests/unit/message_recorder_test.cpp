@@ -1,6 +1,6 @@
 // The frontier dump (zbfs run --dump-frontiers): what a recorder writes reads back as
 // written, and a damaged file is refused with an error that names it.
-#include "zbfs/exchange/message_recorder.hpp"
+#include "zbfs/output/message_recorder.hpp"
 
 #include <gtest/gtest.h>
 

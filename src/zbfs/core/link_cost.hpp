@@ -20,6 +20,10 @@ struct LinkCost {
   }
 };
 
+// Ranks of one node talk through shared memory, in every network preset and wherever no
+// network is attached (figures and sources: docs/network-model.md).
+inline constexpr LinkCost kSharedMemoryLink{0.5e-6, 10.0e9};
+
 // Messages and bytes of one rank's part of a call, split by link class.
 struct ClassTraffic {
   std::array<double, 2> messages{};

@@ -36,6 +36,7 @@
 #include "zbfs/mpi/environment.hpp"
 #include "zbfs/network/network_probe.hpp"
 #include "zbfs/output/bfs_output.hpp"
+#include "zbfs/output/message_recorder.hpp"
 #include "zbfs/sssp/distributed_sssp.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/transport/exchanger_factory.hpp"

@@ -529,7 +529,7 @@ std::vector<std::uint64_t> DirectExchanger::read_batch(const Communicator& comm,
 }
 
 std::vector<std::uint64_t> DirectExchanger::gather_ids(const Communicator& comm, std::span<const std::uint64_t> mine) {
-  record(comm, RecordedKind::kSet, MessageRecorder::kEveryMember, mine);
+  record(comm, RecordedKind::kSet, MessageSink::kEveryMember, mine);
   if (column_gather_ == ColumnGather::kUnion) return union_allreduce(comm, mine, *rounds_, &codec_, max_ids_);
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * mine.size());
   std::vector<std::uint64_t> all = allgather_ids(comm, mine, &codec_, max_ids_, *rounds_);
@@ -580,7 +580,7 @@ void DirectExchanger::gather_bitmap(const Communicator& comm, std::span<const st
 
 void DirectExchanger::gather_words(const Communicator& comm, std::span<const std::uint64_t> mine,
                                    std::span<const std::uint64_t> words, std::span<std::uint64_t> all) {
-  record(comm, RecordedKind::kBitmap, MessageRecorder::kEveryMember, mine);
+  record(comm, RecordedKind::kBitmap, MessageSink::kEveryMember, mine);
   book_ids(comm, static_cast<std::uint64_t>(comm.size() - 1) * count_set_bits(mine));
   if (codec_.passthrough()) {
     rounds_->gather_words(comm, mine, words, all);

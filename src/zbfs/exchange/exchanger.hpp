@@ -28,8 +28,8 @@
 #include "zbfs/exchange/column_gather.hpp"
 #include "zbfs/exchange/id_messages.hpp"
 #include "zbfs/exchange/message_codec.hpp"
-#include "zbfs/exchange/message_recorder.hpp"
 #include "zbfs/exchange/update_columns.hpp"
+#include "zbfs/metrics/message_sink.hpp"
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/mpi/piece_rounds.hpp"
 
@@ -157,7 +157,7 @@ class DirectExchanger final : public Exchanger {
                                         std::span<const std::uint64_t> counts, std::size_t width,
                                         const ReadBatchAnswer& answer) override;
   // Every message sent from now on is also written to `recorder` (kept by the caller).
-  void set_recorder(MessageRecorder* recorder) { recorder_ = recorder; }
+  void set_recorder(MessageSink* recorder) { recorder_ = recorder; }
 
  private:
   // all_to_all on a caller's spans. Each message's ids are booked as its raw bytes, or
@@ -173,7 +173,7 @@ class DirectExchanger final : public Exchanger {
                     std::span<std::uint64_t> all);
 
   ColumnGather column_gather_;
-  MessageRecorder* recorder_ = nullptr;
+  MessageSink* recorder_ = nullptr;
   MessageCodec codec_;
   std::uint64_t max_ids_;
   std::unique_ptr<PieceRounds> rounds_;

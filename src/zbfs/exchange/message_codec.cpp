@@ -9,13 +9,6 @@
 namespace zbfs {
 namespace {
 
-// Where no network is attached (a job of one node without a model), messages cross
-// shared memory.
-const LinkCost& shared_memory_link() {
-  static const LinkCost link = network_preset("shm")->intra_node;
-  return link;
-}
-
 // Branch-free within chunks (it vectorises), so that a sorted message costs one quick
 // pass, and an unsorted one is given up on at its first chunk out of order.
 bool strictly_increasing(std::span<const std::uint64_t> ids) {
@@ -54,7 +47,7 @@ void MessageCodec::learn(double predicted_s, double actual_s) {
 }
 
 MessageCodec::Pick MessageCodec::pick(const MessageShape& shape, const LinkCost* link) const {
-  const CodecId codec = model_->choose(shape, link != nullptr ? *link : shared_memory_link(), cpu_scale());
+  const CodecId codec = model_->choose(shape, link != nullptr ? *link : kSharedMemoryLink, cpu_scale());
   return {codec, model_->estimate(codec, shape).encode_s};
 }
 

@@ -19,8 +19,8 @@
 
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"
+#include "zbfs/core/link_cost.hpp"
 #include "zbfs/core/timer.hpp"
-#include "zbfs/network/network_model.hpp"
 
 namespace zbfs {
 

@@ -14,7 +14,7 @@ namespace zbfs {
 namespace {
 
 // Intra-node pairs of every network preset talk through shared memory.
-constexpr LinkCost kSharedMemory{0.5e-6, 10.0e9};
+constexpr LinkCost kSharedMemory = kSharedMemoryLink;
 
 struct Preset {
   const char* name;

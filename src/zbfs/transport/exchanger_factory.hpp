@@ -13,7 +13,7 @@
 #include "zbfs/exchange/column_gather.hpp"
 #include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/exchange/message_codec.hpp"
-#include "zbfs/exchange/message_recorder.hpp"
+#include "zbfs/metrics/message_sink.hpp"
 #include "zbfs/route/route_choice.hpp"
 #include "zbfs/transport/transport_kind.hpp"
 
@@ -26,7 +26,7 @@ struct ExchangeSetup {
   // A received message announcing more ids than this is malformed.
   std::uint64_t max_ids_per_message = std::uint64_t{1} << 48;
   // --dump-frontiers: every direct message is also written here (kept by the caller).
-  MessageRecorder* recorder = nullptr;
+  MessageSink* recorder = nullptr;
   Transport transport = Transport::kTwoSided;      // --transport
   bool overlap = false;                            // --overlap: pipelined update folds
   std::uint64_t batch_bytes = kDefaultBatchBytes;  // --batch-bytes

@@ -1,4 +1,4 @@
-#include "zbfs/exchange/message_recorder.hpp"
+#include "zbfs/output/message_recorder.hpp"
 
 #include <cstring>
 #include <filesystem>

@@ -19,12 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/metrics/message_sink.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/output/output_file.hpp"
 
 namespace zbfs {
-
-enum class RecordedKind : std::uint8_t { kSet = 0, kSequence = 1, kBitmap = 2 };
 
 struct RecordedMessage {
   Phase phase = Phase::kOther;
@@ -33,15 +32,14 @@ struct RecordedMessage {
   std::vector<std::uint64_t> values;
 };
 
-class MessageRecorder {
+class MessageRecorder final : public MessageSink {
  public:
-  static constexpr std::uint32_t kEveryMember = 0xffffffffu;
-
   // Starts DIR/rank-R.zbfsdump; throws Error when it cannot.
   MessageRecorder(const std::string& directory, int rank);
   void set_enabled(bool enabled) { enabled_ = enabled; }
-  [[nodiscard]] bool enabled() const { return enabled_ && out_.has_value(); }
-  void record(Phase phase, RecordedKind kind, std::uint32_t destination, std::span<const std::uint64_t> values);
+  [[nodiscard]] bool enabled() const override { return enabled_ && out_.has_value(); }
+  void record(Phase phase, RecordedKind kind, std::uint32_t destination,
+              std::span<const std::uint64_t> values) override;
   // Ends the recording in two steps, so that the dump files of a job take their names
   // only when every rank's is complete: seal() syncs the file, publish() names it. Each
   // returns the one-line error of a write that failed on the way or now (the partial file
