@@ -36,9 +36,9 @@
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/mpi/environment.hpp"
-#include "zbfs/route/distributed_array.hpp"
-#include "zbfs/route/route_choice.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/routed/distributed_array.hpp"
+#include "zbfs/wire/routed/route_choice.hpp"
 
 namespace zbfs {
 namespace {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "zbfs/core/timer.hpp"
-#include "zbfs/route/route_plan.hpp"
-#include "zbfs/route/routed_update_stream.hpp"
+#include "zbfs/wire/routed/route_plan.hpp"
+#include "zbfs/wire/routed/routed_update_stream.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target for keyed updates in columns (exchange/update_columns.hpp). Each input
+// libFuzzer target for keyed updates in columns (wire/direct/update_columns.hpp). Each input
 // is used twice: as a hostile message (it must read as items with rising keys or throw
 // DecodeError, never crash), and as (key, value) pairs that, merged, must read back as
 // written.
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "zbfs/core/byte_buffer.hpp"
-#include "zbfs/exchange/update_columns.hpp"
+#include "zbfs/wire/direct/update_columns.hpp"
 
 namespace {
 

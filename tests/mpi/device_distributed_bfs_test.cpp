@@ -26,9 +26,9 @@
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/mpi/environment.hpp"
-#include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/validator.hpp"
+#include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
 namespace {

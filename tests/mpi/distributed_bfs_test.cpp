@@ -20,11 +20,12 @@
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
-#include "zbfs/transport/exchanger_factory.hpp"
-#include "zbfs/transport/switching_exchanger.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/validator.hpp"
+#include "zbfs/wire/decorators/switching_exchanger.hpp"
+#include "zbfs/wire/direct/direct_exchanger.hpp"
+#include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
 namespace {

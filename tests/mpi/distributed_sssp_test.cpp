@@ -21,10 +21,10 @@
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/mpi/environment.hpp"
-#include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_sssp.hpp"
 #include "zbfs/validate/sssp_validator.hpp"
+#include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
 namespace {

@@ -17,8 +17,9 @@
 #include "zbfs/bfs/distributed_bfs.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
-#include "zbfs/transport/exchanger_factory.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
+#include "zbfs/wire/direct/direct_exchanger.hpp"
+#include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
 namespace {

@@ -13,10 +13,11 @@
 #include <thread>
 #include <vector>
 
-#include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/network/network_model.hpp"
 #include "zbfs/network/network_probe.hpp"
+#include "zbfs/wire/direct/direct_exchanger.hpp"
+#include "zbfs/wire/exchanger.hpp"
 
 namespace zbfs {
 namespace {

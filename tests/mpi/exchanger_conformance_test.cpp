@@ -16,8 +16,8 @@
 #include "mpi_test_support.hpp"
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/mpi/communicator.hpp"
-#include "zbfs/transport/exchanger_factory.hpp"
-#include "zbfs/transport/switching_exchanger.hpp"
+#include "zbfs/wire/decorators/switching_exchanger.hpp"
+#include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
 namespace {

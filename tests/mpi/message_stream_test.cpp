@@ -1,5 +1,5 @@
 // The pipelined exchange (mpi/message_stream.hpp) and the update streams built on it
-// (transport/overlapped_exchanger.hpp): every message sent arrives once, whole, flagged
+// (wire/decorators/overlapped_exchanger.hpp): every message sent arrives once, whole, flagged
 // as sent, whether it left early or with the last ones, in any order the test hook
 // makes; consecutive streams with no collective between them never mix; the traffic is
 // booked. Update streams deliver every item pushed (one word per item or two, with and
@@ -23,7 +23,7 @@
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
-#include "zbfs/transport/exchanger_factory.hpp"
+#include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
 namespace {

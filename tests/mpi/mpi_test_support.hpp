@@ -8,8 +8,8 @@
 
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/generator/kronecker.hpp"
-#include "zbfs/route/route_choice.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/routed/route_choice.hpp"
 
 namespace zbfs::testing {
 

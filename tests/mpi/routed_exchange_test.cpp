@@ -4,7 +4,7 @@
 // under all-to-all traffic; the overload pattern (every rank reads all of one rank's
 // elements) reaches the owner once per element when merging; and the sparse exchange
 // carries messages of any size, to self too, twice in a row.
-#include "zbfs/route/routed_exchange.hpp"
+#include "zbfs/wire/routed/routed_exchange.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/mpi/communicator.hpp"
-#include "zbfs/route/distributed_array.hpp"
+#include "zbfs/wire/routed/distributed_array.hpp"
 
 namespace zbfs {
 namespace {

@@ -1,9 +1,9 @@
-// Kernel 1's routed shuffle (route/routed_records.hpp) at every rank count the suite
+// Kernel 1's routed shuffle (wire/routed/routed_records.hpp) at every rank count the suite
 // runs: every route delivers exactly what one alltoallv delivers, in the same order, for
 // records of two and three words; bad counts are refused on every rank; and the graph
 // kernel 1 builds over a route, weighted or not, on every layout, is the direct one's,
 // list for list.
-#include "zbfs/route/routed_records.hpp"
+#include "zbfs/wire/routed/routed_records.hpp"
 
 #include <gtest/gtest.h>
 

@@ -20,7 +20,7 @@
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"
 #include "zbfs/codec/sorted_set.hpp"
-#include "zbfs/exchange/message_codec.hpp"
+#include "zbfs/wire/direct/message_codec.hpp"
 
 namespace zbfs {
 namespace {

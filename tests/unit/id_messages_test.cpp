@@ -1,7 +1,7 @@
 // merge_by_key: a keyed update's merge (sorted by key, one per key, the smallest value),
 // the same as sorting by (key, value) and keeping each key's first, whatever the keys'
 // range (the radix sort skips the bytes every key shares).
-#include "zbfs/exchange/id_messages.hpp"
+#include "zbfs/wire/id_messages.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // RouteChoice and the hop codec: gridk's dimensions on communicators of any size, the
 // --route-dims syntax, and hop messages that survive encoding by every codec exactly
 // (items and replies), while truncated or corrupted ones are refused.
-#include "zbfs/route/route_choice.hpp"
+#include "zbfs/wire/routed/route_choice.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/core/byte_buffer.hpp"
-#include "zbfs/route/hop_codec.hpp"
+#include "zbfs/wire/routed/hop_codec.hpp"
 
 namespace zbfs {
 namespace {

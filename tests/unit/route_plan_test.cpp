@@ -2,7 +2,7 @@
 // only between the peers its strategy allows, and keeps each rank's peers within the
 // published bounds: P - 1 direct, N + M - 2 for a full grid2 (one more on a short last
 // row), the sum of (d - 1) for gridk, log2 P for a hypercube of P = 2^k.
-#include "zbfs/route/route_plan.hpp"
+#include "zbfs/wire/routed/route_plan.hpp"
 
 #include <gtest/gtest.h>
 

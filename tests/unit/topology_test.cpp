@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "zbfs/core/fast_divider.hpp"
-#include "zbfs/exchange/id_messages.hpp"
 #include "zbfs/topology/grid_shape.hpp"
 #include "zbfs/topology/vertex_partition.hpp"
+#include "zbfs/wire/id_messages.hpp"
 
 namespace zbfs {
 namespace {

@@ -1,8 +1,8 @@
-// Keyed updates in columns (exchange/update_columns.hpp): every message reads back as the
+// Keyed updates in columns (wire/direct/update_columns.hpp): every message reads back as the
 // items written, whatever their keys, values and repeats; the dictionary is taken when
 // the low halves repeat and makes the framed message smaller; every malformed message is
 // a DecodeError.
-#include "zbfs/exchange/update_columns.hpp"
+#include "zbfs/wire/direct/update_columns.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
-#include "zbfs/exchange/id_messages.hpp"
+#include "zbfs/wire/id_messages.hpp"
 #ifdef ZBFS_HAVE_CUDA
 #include "zbfs/backend/cuda/device_runtime.hpp"
 #include "zbfs/backend/cuda/distributed_steps.hpp"

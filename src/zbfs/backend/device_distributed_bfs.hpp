@@ -31,10 +31,10 @@
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/bfs/step_protocol.hpp"
-#include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/exchanger.hpp"
 
 namespace zbfs {
 

@@ -29,10 +29,10 @@
 #include "zbfs/bfs/step_protocol.hpp"
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/exchanger.hpp"
 
 namespace zbfs {
 

@@ -21,9 +21,9 @@
 
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/exchanger.hpp"
 
 namespace zbfs {
 

@@ -28,10 +28,10 @@
 
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/bfs/direction_policy.hpp"
-#include "zbfs/exchange/exchanger.hpp"
-#include "zbfs/exchange/id_messages.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/exchanger.hpp"
+#include "zbfs/wire/id_messages.hpp"
 
 namespace zbfs {
 

@@ -38,7 +38,7 @@ struct CodecEstimate {
   double encode_s = 0;
   double decode_s = 0;
   // `cpu_scale` multiplies the encode and decode time (what they cost in the run against
-  // the calibration: exchange/message_codec.hpp).
+  // the calibration: wire/direct/message_codec.hpp).
   [[nodiscard]] double total_s(const LinkCost& link, double cpu_scale = 1.0) const {
     return cpu_scale * (encode_s + decode_s) + link.time_s(1, bytes);
   }
@@ -87,7 +87,7 @@ class CodecCostModel {
   double extract_s_per_id_ = 0;
   double clear_s_per_word_ = 0;
   double set_s_per_id_ = 0;
-  double sort_s_per_id_ = 0;  // sorting an unsorted set (exchange/message_codec.hpp's sort_set)
+  double sort_s_per_id_ = 0;  // sorting an unsorted set (wire/direct/message_codec.hpp's sort_set)
 };
 
 }  // namespace zbfs

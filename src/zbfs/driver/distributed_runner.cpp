@@ -26,7 +26,6 @@
 #include "zbfs/driver/codec_trial.hpp"
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/driver/search_harness.hpp"
-#include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/generator/edge_weights.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/generator/search_roots.hpp"
@@ -39,12 +38,13 @@
 #include "zbfs/output/message_recorder.hpp"
 #include "zbfs/sssp/distributed_sssp.hpp"
 #include "zbfs/topology/process_grid.hpp"
-#include "zbfs/transport/exchanger_factory.hpp"
-#include "zbfs/transport/switching_exchanger.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/sssp_validator.hpp"
 #include "zbfs/validate/validator.hpp"
+#include "zbfs/wire/decorators/switching_exchanger.hpp"
+#include "zbfs/wire/exchanger.hpp"
+#include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
 namespace {

@@ -425,7 +425,7 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
   // A round of at most 2^20 tuples: the decoded tuples, the packed pair words (two or
   // three a pair) going out and coming in.
   const double pair_words = (s.sssp ? 3 : 2) * 8.0;
-  // Over a route (route/routed_records.hpp) a relay holds what leaves and what arrived
+  // Over a route (wire/routed/routed_records.hpp) a relay holds what leaves and what arrived
   // while it reads the arrivals into the next hop's: a round's words once more.
   const double rounds =
       s.round * 16 + 2 * s.round * pair_words * (1 + (s.several ? 1.1 : 1.0) + (s.routed ? 1.1 : 0.0));
@@ -500,7 +500,7 @@ double search_traffic_bytes(const RunConfig& c, const RankSizes& s) {
   // (validate/distributed_validator.cpp; measured: 150 bytes a round's tuple for a BFS
   // tree, 190 for an SSSP one with its weights and distances).
   // Over a route, every rank on a request's path remembers who asked it for what, to
-  // retrace the replies (route/routed_exchange.hpp): measured at 16 ranks, scale 18, 2D,
+  // retrace the replies (wire/routed/routed_exchange.hpp): measured at 16 ranks, scale 18, 2D,
   // 85 more bytes a round's tuple over grid2's 2 hops and 104 over the hypercube's 4.
   const double routed_reads = s.routed ? 100.0 + 8.0 * c.route->plan_for(static_cast<int>(s.p)).hops() : 0.0;
   const double validation =

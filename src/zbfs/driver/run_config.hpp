@@ -12,14 +12,14 @@
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/codec/codec_id.hpp"
-#include "zbfs/exchange/column_gather.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/input/graph_format.hpp"
 #include "zbfs/network/network_model.hpp"
 #include "zbfs/output/bfs_output_format.hpp"
-#include "zbfs/route/route_choice.hpp"
 #include "zbfs/topology/grid_shape.hpp"
-#include "zbfs/transport/transport_kind.hpp"
+#include "zbfs/wire/column_gather.hpp"
+#include "zbfs/wire/routed/route_choice.hpp"
+#include "zbfs/wire/transport_kind.hpp"
 
 namespace zbfs {
 
@@ -118,7 +118,7 @@ struct RunConfig {
   // --transport: the exchanges' rounds as matched messages or as one-sided puts.
   Transport transport = Transport::kTwoSided;
   // --overlap: top-down folds pipelined (batches leave while the expansion goes on;
-  // transport/overlapped_exchanger.hpp), and --batch-bytes, a batch's raw size. Unset:
+  // wire/decorators/overlapped_exchanger.hpp), and --batch-bytes, a batch's raw size. Unset:
   // on wherever it applies (pipelines_folds), the default measured faster in
   // docs/performance.md.
   std::optional<bool> overlap;

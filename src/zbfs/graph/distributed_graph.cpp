@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "zbfs/core/error.hpp"
-#include "zbfs/route/routed_records.hpp"
+#include "zbfs/wire/routed/routed_records.hpp"
 
 namespace zbfs {
 namespace {

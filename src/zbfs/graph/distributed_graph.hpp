@@ -20,8 +20,8 @@
 #include "zbfs/graph/degree_order.hpp"
 #include "zbfs/graph/hub_neighbors.hpp"
 #include "zbfs/graph/local_csr.hpp"
-#include "zbfs/route/route_plan.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/routed/route_plan.hpp"
 
 namespace zbfs {
 
@@ -33,7 +33,7 @@ class DistributedGraph {
   // about half. `weights`: one per tuple of `slice` (SSSP), which then travel with the
   // tuples and sit beside the forward lists' entries (the lightest duplicate's; plain
   // lists, 32-bit groups). `shuffle_route`: the route the tuples take to the ranks that
-  // store them (route/routed_records.hpp; the run's --route), a plan for the job's rank
+  // store them (wire/routed/routed_records.hpp; the run's --route), a plan for the job's rank
   // count; none, direct or sparse: one alltoallv over the job a round. The graph is the same.
   DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists = false,
                    std::uint64_t edges_per_round = std::uint64_t{1} << 20,

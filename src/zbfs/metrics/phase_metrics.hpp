@@ -38,7 +38,7 @@ std::string_view to_string(Phase phase);
 std::string_view to_string(CommRole role);
 std::string_view to_string(CommPattern pattern);
 
-// Routed exchanges (route/routed_exchange.hpp) book bytes per hop; a read's replies
+// Routed exchanges (wire/routed/routed_exchange.hpp) book bytes per hop; a read's replies
 // count as the hops after its requests'. Hops past the last slot add to it.
 constexpr std::size_t kMaxRouteHops = 32;
 

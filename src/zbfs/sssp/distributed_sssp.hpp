@@ -47,11 +47,11 @@
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/sssp/sssp_stats.hpp"
 #include "zbfs/topology/process_grid.hpp"
+#include "zbfs/wire/exchanger.hpp"
 
 namespace zbfs {
 

@@ -14,10 +14,10 @@
 
 #include "zbfs/core/input_edges.hpp"
 #include "zbfs/core/large_array.hpp"
-#include "zbfs/exchange/exchanger.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/validator.hpp"
+#include "zbfs/wire/exchanger.hpp"
 
 namespace zbfs {
 
