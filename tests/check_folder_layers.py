@@ -2,7 +2,9 @@
 """The folders under src/zbfs/ in their declared order (src/zbfs/LAYERS, bottom up): every
 folder is declared once, each includes only folders declared before it (so there is no
 cycle), mpi/ includes nothing of zbfs but core/, and docs/architecture.md's layer table
-lists the folders in the same order. Prints every break and exits 1 when there is one."""
+lists the folders in the same order. Each folder is a build unit: its CMakeLists.txt (and
+the .cmake files beside it) names every source under it, and the top-level CMakeLists.txt
+names none. Prints every break and exits 1 when there is one."""
 import collections
 import pathlib
 import re
@@ -47,8 +49,24 @@ if listed != declared:
     problems.append("docs/architecture.md lists the layers as " + ", ".join(listed) + "; LAYERS declares " +
                     ", ".join(declared))
 
+# Folders as build units.
+for folder in folders:
+    lists = [p for p in (root / folder).glob("*.cmake")] + [root / folder / "CMakeLists.txt"]
+    if not lists[-1].is_file():
+        problems.append(f"src/zbfs/{folder}/ has no CMakeLists.txt")
+        continue
+    named = "\n".join(p.read_text() for p in lists)
+    for source in sorted(p for p in (root / folder).rglob("*") if p.suffix in (".cpp", ".cu")):
+        relative = source.relative_to(root / folder).as_posix()
+        if not re.search(r"(?<![\w/.])" + re.escape(relative) + r"(?![\w.])", named):
+            problems.append(f"src/zbfs/{folder}/CMakeLists.txt does not name {relative}")
+top = (project / "CMakeLists.txt").read_text()
+for stray in re.findall(r"src/zbfs/[a-z_]+/[\w/]+\.(?:cpp|cu)", top):
+    problems.append(f"CMakeLists.txt names {stray}: a folder's sources are in its own CMakeLists.txt")
+
 for problem in problems:
     print(problem)
 if not problems:
-    print(f"{len(declared)} folders in their declared order; every include goes down; mpi/ includes only core/")
+    print(f"{len(declared)} folders in their declared order, each a build unit; every include goes down; "
+          "mpi/ includes only core/")
 sys.exit(1 if problems else 0)
