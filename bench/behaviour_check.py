@@ -42,7 +42,7 @@ CONFIGS = [
     ("shared cuda-host", 1, ["--partition", "shared", "--backend", "cuda-host"]),
 ]
 
-TRAFFIC = ("messages", "id_bytes", "raw_bytes", "wire_bytes")
+TRAFFIC = ("messages", "id_bytes", "raw_bytes", "wire_bytes", "host_to_device_bytes", "device_to_host_bytes")
 
 
 def facts(record):

@@ -85,86 +85,35 @@ Graph build_graph(const InputEdges& input, LargeArray<float>* weights = nullptr)
   }
 }
 
-// `edges`: the generated list when it is kept (else empty), and `tuple_weights` its
-// weights when SSSP runs (else empty); `produced`: the generator's list produced again,
-// with its weights, for the families that can (else nullopt, and the list is kept).
-// `Graph`: Csr<V> or CompressedCsr<V> (--adjacency), which the device backends and
-// pruning do not read (validate_config refuses them together).
-// `given_roots`: --root's keys in the list's ids; `first_tree`: where the first search's
-// tree goes once counted, before it is validated (empty: nowhere), and `first_distances`
-// the first SSSP's.
-template <class Graph>
-void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArray<float>& tuple_weights,
-                  const std::optional<InputEdges>& produced, const std::vector<std::uint64_t>& given_roots,
-                  const FirstTreeHook& first_tree, const FirstDistancesHook& first_distances, const Progress& progress,
-                  RunResult& result) {
-  using V = typename Graph::Vertex;
-  constexpr bool kPlain = std::is_same_v<Graph, Csr<V>>;
-  const bool kept = result.edge_list_kept;
-  const std::string lists = kPlain ? "" : " in compressed lists";
-  progress.phase(kept ? "kernel 1: building the graph" + lists
-                      : "kernel 1: building the graph" + lists +
-                            " from tuples the generator produces as it goes (the edge list is not held)");
-  const std::uint64_t num_vertices = result.num_vertices;
-  // Kernel 1 does not depend on the tuples' order, so it reads the list produced again in
-  // the generator's cheapest order, as the validator does.
-  ProductionTimer production;
-  InputEdges kernel1_input = kept ? InputEdges(edges, num_vertices)
-                                  : InputEdges(num_vertices, produced->size(),
-                                               [&produced, &production](std::uint64_t first, std::span<Edge> out) {
-                                                 const Stopwatch produce;
-                                                 produced->read(first, out);
-                                                 production.add(produce.elapsed_s());
-                                               });
-  if (config.kernels.sssp && kept) kernel1_input.attach_weights(tuple_weights.data());
+// Kernel 1's tuples: the kept list, or the generator's list produced again in its
+// cheapest order (kernel 1 does not depend on the tuples' order), with the time spent
+// producing them noted in `production`; with their weights where SSSP runs.
+InputEdges kernel1_input(const RunConfig& config, const PackedEdgeList& edges, const LargeArray<float>& tuple_weights,
+                         const std::optional<InputEdges>& produced, bool kept, std::uint64_t num_vertices,
+                         ProductionTimer& production) {
+  InputEdges input = kept ? InputEdges(edges, num_vertices)
+                          : InputEdges(num_vertices, produced->size(),
+                                       [&produced, &production](std::uint64_t first, std::span<Edge> out) {
+                                         const Stopwatch produce;
+                                         produced->read(first, out);
+                                         production.add(produce.elapsed_s());
+                                       });
+  if (config.kernels.sssp && kept) input.attach_weights(tuple_weights.data());
   if (config.kernels.sssp && !kept) {
-    kernel1_input.attach_weights([&produced, &production](std::uint64_t first, std::span<float> out) {
+    input.attach_weights([&produced, &production](std::uint64_t first, std::span<float> out) {
       const Stopwatch produce;
       produced->read_weights(first, out);
       production.add(produce.elapsed_s());
     });
   }
-  Stopwatch clock;
-  // SSSP's weights beside the lists (placed with the entries), and its workspace: kernel 1
-  // too.
-  constexpr bool kWeighted = kPlain && std::is_same_v<V, std::uint32_t>;
-  LargeArray<float> list_weights;
-  const Graph graph = build_graph<Graph>(kernel1_input, kWeighted && config.kernels.sssp ? &list_weights : nullptr);
-  std::optional<DeltaStepping> sssp;
-  if constexpr (kWeighted) {
-    if (config.kernels.sssp) sssp.emplace(graph, list_weights.span(), config.delta);
-  } else if (config.kernels.sssp) {
-    throw_usage_error("--kernels sssp takes graphs of fewer than 2^32 vertices on plain lists");
-  }
-  // The search's own structures (the peeled forest, hubs, the edgeless bitmap) are part
-  // of kernel 1.
-  PeeledForest<V> forest;
-  if constexpr (kPlain) {
-    if (config.prune) forest = PeeledForest<V>(graph.offsets(), graph.neighbor_data(), graph.num_vertices());
-  }
-  // The CPU kernel's workspace only where it searches (a device backend has its own).
-  constexpr bool kDeviceIds = kPlain && std::is_same_v<V, std::uint32_t>;
-  std::optional<DirectionOptimizingBfs<V>> bfs;
-  if (config.backend == Backend::kCpu || !kDeviceIds) {
-    if constexpr (kPlain) {
-      bfs.emplace(graph, config.prune ? &forest : nullptr);
-    } else {
-      bfs.emplace(graph);
-    }
-  }
-  result.construction_time_s = clock.elapsed_s();
-  if (!kept) {
-    // Producing the tuples is generation, not kernel 1, wherever it happens.
-    result.generation_time_s = production.mean_s();
-    result.construction_time_s = std::max(0.0, result.construction_time_s - result.generation_time_s);
-  }
-  result.num_graph_edges = graph.num_directed_edges() / 2;
-  result.adjacency_bytes = graph.adjacency_bytes();
-  // Without the list, the validator has the generator produce the tuples again (untimed,
-  // as the list's reads are).
-  InputEdges input = kept ? InputEdges(edges, num_vertices) : *produced;
-  if (config.kernels.sssp && kept) input.attach_weights(tuple_weights.data());
+  return input;
+}
 
+// The search keys: --root's (each a vertex with edges), or drawn from the vertices with
+// edges.
+template <class Graph>
+std::vector<std::uint64_t> search_keys(const RunConfig& config, const Graph& graph,
+                                       const std::vector<std::uint64_t>& given_roots, const Progress& progress) {
   std::uint64_t eligible = 0;
   const auto n = static_cast<std::int64_t>(graph.num_vertices());
 #pragma omp parallel for reduction(+ : eligible)
@@ -182,111 +131,209 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
     if (count < config.num_roots) progress.phase(fewer_search_keys(count, config.num_roots));
     roots = sample_search_roots(graph.num_vertices(), eligible, count, config.graph.seed, has_edges);
   }
+  return roots;
+}
 
-  // The CPU kernel searches into its own parent array, resetting only what the last
-  // search set; a device backend's trees come back to this one.
-  LargeArray<std::int64_t> device_parent;
-  std::span<const std::int64_t> parent;
-  SearchBackend backend;
-  if (bfs) {
-    backend.search = [&](std::uint64_t root) { return bfs->run(root, config.bfs); };
-  } else {
-    device_parent = LargeArray<std::int64_t>(graph.num_vertices());
-  }
-  // A device backend searches on its target; its parents come to host memory for the
-  // counts and the validator, untimed (as a GPU Graph500 code hands its tree over).
-  std::unique_ptr<DeviceSearch> device;
-  if constexpr (kDeviceIds) {
-    if (!bfs) {
-      clock.restart();
+// A tree's traversed edges and reached vertices.
+template <class Graph>
+TreeCounts count_tree(const Graph& graph, std::span<const std::int64_t> parent) {
+  std::uint64_t reached = 0;
+  const auto n = static_cast<std::int64_t>(parent.size());
+#pragma omp parallel for reduction(+ : reached)
+  for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
+  return TreeCounts{count_traversed_edges(graph, parent), reached};
+}
+
+// What a one-process run searches with: the CPU's DirectionOptimizingBfs, searching into
+// its own parent array and resetting only what the last search set, or a device backend
+// (32-bit ids on plain lists), whose tree comes to host memory untimed for the counts and
+// the validator, as a GPU Graph500 code hands its tree over.
+template <class Graph>
+class OneProcessSearcher {
+  using V = typename Graph::Vertex;
+  static constexpr bool kDeviceIds = std::is_same_v<Graph, Csr<std::uint32_t>>;
+
+ public:
+  // The CPU search's workspace, or the graph's upload to a device: both part of kernel 1.
+  OneProcessSearcher(const RunConfig& config, const Graph& graph, const PeeledForest<V>* forest,
+                     const Progress& progress, RunResult& result) {
+    if (config.backend == Backend::kCpu || !kDeviceIds) {
+      if constexpr (std::is_same_v<Graph, Csr<V>>) {
+        cpu_.emplace(graph, forest);
+      } else {
+        cpu_.emplace(graph);
+      }
+      return;
+    }
+    if constexpr (kDeviceIds) {
       progress.phase("uploading the graph to the " +
                      std::string(config.backend == Backend::kCuda ? "device" : "host launcher"));
-      device = std::make_unique<DeviceSearch>(config.backend, graph, config.force);
-      result.construction_time_s += clock.elapsed_s();
+      device_ = std::make_unique<DeviceSearch>(config.backend, graph, config.force);
       result.device = DeviceRecord{};
-      result.device->name = device->device_name();
-      result.device->construction = device->traffic();
-      backend.search = [&](std::uint64_t root) { return device->run(root, config.bfs); };
+      result.device->name = device_->device_name();
+      result.device->construction = device_->traffic();
+      device_parent_ = LargeArray<std::int64_t>(graph.num_vertices());
     }
   }
-  // A device backend's copies per search: during the search (its counts), and the tree
-  // coming back for the counts and the validator ("other").
-  HostDeviceTraffic before_search;
-  HostDeviceTraffic after_search;
-  backend.before_search = [&](std::size_t) {
-    if (device) before_search = device->traffic();
-  };
-  backend.count = [&] {
-    if (device) {
-      after_search = device->traffic();
-      device->copy_parents(device_parent.span());
-      parent = device_parent.span();
-    } else {
-      parent = bfs->parent();
-    }
-    std::uint64_t reached = 0;
-#pragma omp parallel for reduction(+ : reached)
-    for (std::int64_t v = 0; v < n; ++v) reached += parent[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
-    return TreeCounts{count_traversed_edges(graph, parent), reached};
-  };
-  backend.validate = [&](std::uint64_t root) { return validate_bfs_tree(input, root, parent); };
-  backend.after_search = [&](std::size_t index, const SearchResult& search) {
-    if (index == 0 && first_tree) first_tree(search.root, parent);
-  };
-  backend.finish_search = [&](std::size_t, SearchResult& search) {
-    // Counted and validated: the tree goes, so that the next search starts from a
-    // cleared array and touches only what it reaches (untimed, as a fresh array would be).
-    if (bfs) bfs->clear_parent();
-    // One process: the whole search is local work, and nothing travels.
-    PhaseMetrics metrics;
-    metrics.add_time(Phase::kLocalExpansion, search.time_s);
-    metrics.add_time(Phase::kValidation, search.validate_time_s);
-    if (device) {
-      const HostDeviceTraffic done = device->traffic();
-      metrics.add_device_copies(Phase::kLocalExpansion, after_search.to_device - before_search.to_device,
-                                after_search.to_host - before_search.to_host);
-      metrics.add_device_copies(Phase::kOther, done.to_device - after_search.to_device,
-                                done.to_host - after_search.to_host);
-    }
-    search.phases = PhaseBreakdown::of_one_rank(metrics);
-  };
-  if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
-  if (device) {
-    const HostDeviceTraffic total = device->traffic();
+
+  // Before a search (untimed): a device's copies so far.
+  void note_start() {
+    if (device_) before_search_ = device_->traffic();
+  }
+  BfsStats run(std::uint64_t root, const BfsOptions& options) {
+    return device_ ? device_->run(root, options) : cpu_->run(root, options);
+  }
+  // The last search's tree, in host memory.
+  std::span<const std::int64_t> parents() {
+    if (!device_) return cpu_->parent();
+    after_search_ = device_->traffic();
+    device_->copy_parents(device_parent_.span());
+    return device_parent_.span();
+  }
+  // Done with the last tree (untimed, as a fresh array would be).
+  void clear() {
+    if (cpu_) cpu_->clear_parent();
+  }
+  // A device's copies: during the search, and the tree coming back ("other").
+  void book_copies(PhaseMetrics& metrics) const {
+    if (!device_) return;
+    const HostDeviceTraffic done = device_->traffic();
+    metrics.add_device_copies(Phase::kLocalExpansion, after_search_.to_device - before_search_.to_device,
+                              after_search_.to_host - before_search_.to_host);
+    metrics.add_device_copies(Phase::kOther, done.to_device - after_search_.to_device,
+                              done.to_host - after_search_.to_host);
+  }
+  // A device's copies over the searches.
+  void record_device(RunResult& result) const {
+    if (!device_) return;
+    const HostDeviceTraffic total = device_->traffic();
     result.device->searches = {total.to_device - result.device->construction.to_device,
                                total.to_host - result.device->construction.to_host};
   }
-  if (!sssp) return;
 
-  // Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
-  LargeArray<std::int64_t> sssp_parent(graph.num_vertices());
+ private:
+  std::optional<DirectionOptimizingBfs<V>> cpu_;
+  std::unique_ptr<DeviceSearch> device_;
+  LargeArray<std::int64_t> device_parent_;
+  HostDeviceTraffic before_search_;
+  HostDeviceTraffic after_search_;
+};
+
+// One process: a search is all local work, and nothing travels.
+PhaseBreakdown one_rank_phases(const SearchResult& search, PhaseMetrics metrics = {}) {
+  metrics.add_time(Phase::kLocalExpansion, search.time_s);
+  metrics.add_time(Phase::kValidation, search.validate_time_s);
+  return PhaseBreakdown::of_one_rank(metrics);
+}
+
+// The BFS search loop's hooks over a searcher: search, count, validate, hand the first
+// tree over, clear it and book the search's phases.
+template <class Graph>
+SearchBackend bfs_search_backend(const RunConfig& config, const Graph& graph, OneProcessSearcher<Graph>& searcher,
+                                 const InputEdges& input, const FirstTreeHook& first_tree,
+                                 std::span<const std::int64_t>& parent) {
+  SearchBackend backend;
+  backend.before_search = [&searcher](std::size_t) { searcher.note_start(); };
+  backend.search = [&config, &searcher](std::uint64_t root) { return searcher.run(root, config.bfs); };
+  backend.count = [&graph, &searcher, &parent] {
+    parent = searcher.parents();
+    return count_tree(graph, parent);
+  };
+  backend.validate = [&input, &parent](std::uint64_t root) { return validate_bfs_tree(input, root, parent); };
+  backend.after_search = [&first_tree, &parent](std::size_t index, const SearchResult& search) {
+    if (index == 0 && first_tree) first_tree(search.root, parent);
+  };
+  backend.finish_search = [&searcher](std::size_t, SearchResult& search) {
+    searcher.clear();
+    PhaseMetrics copies;
+    searcher.book_copies(copies);
+    search.phases = one_rank_phases(search, copies);
+  };
+  return backend;
+}
+
+// Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
+void run_sssp_searches(const RunConfig& config, const Csr<std::uint32_t>& graph, DeltaStepping& sssp,
+                       const std::vector<std::uint64_t>& roots, const InputEdges& input,
+                       const FirstDistancesHook& first_distances, const Progress& progress, RunResult& result) {
+  LargeArray<std::int64_t> parent(graph.num_vertices());
   LargeArray<float> distance(graph.num_vertices());
+  const std::span<const std::int64_t> tree(parent.data(), parent.size());
+  const std::span<const float> distances(distance.data(), distance.size());
   SearchBackend shortest;
-  shortest.search_sssp = [&](std::uint64_t root) { return sssp->run(root, sssp_parent.span(), distance.span()); };
-  shortest.count = [&] {
-    const std::span<const std::int64_t> tree(sssp_parent.data(), sssp_parent.size());
-    std::uint64_t reached = 0;
-#pragma omp parallel for reduction(+ : reached)
-    for (std::int64_t v = 0; v < n; ++v) reached += tree[static_cast<std::size_t>(v)] >= 0 ? 1 : 0;
-    return TreeCounts{count_traversed_edges(graph, tree), reached};
-  };
-  shortest.validate = [&](std::uint64_t root) {
-    return validate_sssp_tree(input, root, std::span<const std::int64_t>(sssp_parent.data(), sssp_parent.size()),
-                              std::span<const float>(distance.data(), distance.size()));
-  };
+  shortest.search_sssp = [&](std::uint64_t root) { return sssp.run(root, parent.span(), distance.span()); };
+  shortest.count = [&] { return count_tree(graph, tree); };
+  shortest.validate = [&](std::uint64_t root) { return validate_sssp_tree(input, root, tree, distances); };
   shortest.after_search = [&](std::size_t index, const SearchResult& search) {
-    if (index == 0 && first_distances) {
-      first_distances(search.root, std::span<const std::int64_t>(sssp_parent.data(), sssp_parent.size()),
-                      std::span<const float>(distance.data(), distance.size()));
-    }
+    if (index == 0 && first_distances) first_distances(search.root, tree, distances);
   };
-  shortest.finish_search = [&](std::size_t, SearchResult& search) {
-    PhaseMetrics metrics;
-    metrics.add_time(Phase::kLocalExpansion, search.time_s);
-    metrics.add_time(Phase::kValidation, search.validate_time_s);
-    search.phases = PhaseBreakdown::of_one_rank(metrics);
-  };
+  shortest.finish_search = [](std::size_t, SearchResult& search) { search.phases = one_rank_phases(search); };
   run_search_loop(config, SearchKernel::kSssp, roots, shortest, progress, result.sssp_searches);
+}
+
+// `edges`: the generated list when it is kept (else empty), and `tuple_weights` its
+// weights when SSSP runs (else empty); `produced`: the generator's list produced again,
+// with its weights, for the families that can (else nullopt, and the list is kept).
+// `Graph`: Csr<V> or CompressedCsr<V> (--adjacency), which the device backends and
+// pruning do not read (validate_config refuses them together).
+// `given_roots`: --root's keys in the list's ids; `first_tree`: where the first search's
+// tree goes once counted, before it is validated (empty: nowhere), and `first_distances`
+// the first SSSP's.
+template <class Graph>
+void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArray<float>& tuple_weights,
+                  const std::optional<InputEdges>& produced, const std::vector<std::uint64_t>& given_roots,
+                  const FirstTreeHook& first_tree, const FirstDistancesHook& first_distances, const Progress& progress,
+                  RunResult& result) {
+  using V = typename Graph::Vertex;
+  constexpr bool kPlain = std::is_same_v<Graph, Csr<V>>;
+  constexpr bool kWeighted = kPlain && std::is_same_v<V, std::uint32_t>;
+  const bool kept = result.edge_list_kept;
+  const std::string lists = kPlain ? "" : " in compressed lists";
+  progress.phase(kept ? "kernel 1: building the graph" + lists
+                      : "kernel 1: building the graph" + lists +
+                            " from tuples the generator produces as it goes (the edge list is not held)");
+  if (config.kernels.sssp && !kWeighted) {
+    throw_usage_error("--kernels sssp takes graphs of fewer than 2^32 vertices on plain lists");
+  }
+  ProductionTimer production;
+  const InputEdges tuples =
+      kernel1_input(config, edges, tuple_weights, produced, kept, result.num_vertices, production);
+  const Stopwatch clock;
+  // Kernel 1: the lists, SSSP's weights beside them (placed with the entries) and its
+  // workspace, and the search's own structures (the peeled forest, hubs, the edgeless
+  // bitmap).
+  LargeArray<float> list_weights;
+  const Graph graph = build_graph<Graph>(tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr);
+  std::optional<DeltaStepping> sssp;
+  if constexpr (kWeighted) {
+    if (config.kernels.sssp) sssp.emplace(graph, list_weights.span(), config.delta);
+  }
+  PeeledForest<V> forest;
+  if constexpr (kPlain) {
+    if (config.prune) forest = PeeledForest<V>(graph.offsets(), graph.neighbor_data(), graph.num_vertices());
+  }
+  OneProcessSearcher<Graph> searcher(config, graph, config.prune ? &forest : nullptr, progress, result);
+  result.construction_time_s = clock.elapsed_s();
+  if (!kept) {
+    // Producing the tuples is generation, not kernel 1, wherever it happens.
+    result.generation_time_s = production.mean_s();
+    result.construction_time_s = std::max(0.0, result.construction_time_s - result.generation_time_s);
+  }
+  result.num_graph_edges = graph.num_directed_edges() / 2;
+  result.adjacency_bytes = graph.adjacency_bytes();
+  // Without the list, the validator has the generator produce the tuples again (untimed,
+  // as the list's reads are).
+  InputEdges input = kept ? InputEdges(edges, result.num_vertices) : *produced;
+  if (config.kernels.sssp && kept) input.attach_weights(tuple_weights.data());
+  const std::vector<std::uint64_t> roots = search_keys(config, graph, given_roots, progress);
+
+  std::span<const std::int64_t> parent;
+  const SearchBackend backend = bfs_search_backend(config, graph, searcher, input, first_tree, parent);
+  if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
+  searcher.record_device(result);
+  if constexpr (kWeighted) {
+    if (sssp) run_sssp_searches(config, graph, *sssp, roots, input, first_distances, progress, result);
+  }
 }
 
 }  // namespace
