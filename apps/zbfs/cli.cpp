@@ -139,7 +139,8 @@ NetworkChoice network_choice_of(const TextOptions& text) {
   return choice;
 }
 
-void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
+// The graph (generated or read) and the search keys, and where the first tree goes.
+void add_input_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   add_graph_options(run, config, text);
   run.add_option("--input", text.input, "read the graph from this file instead of generating one (any rank count)");
   run.add_option("--format", text.format,
@@ -155,6 +156,10 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "a search key, in the graph's own ids (repeatable; replaces the sampled ones)");
   run.add_option("--write-levels", config.write_levels, "write every vertex's BFS level from the first search key");
   run.add_option("--write-parents", config.write_parents, "write every vertex's BFS parent from the first search key");
+}
+
+// Which kernels search, and how.
+void add_kernel_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--kernels", text.kernels,
                  "which Graph500 kernels run on the graph, from the same search keys: bfs, sssp (single-source "
                  "shortest paths over the tuples' weights, on every partition), or bfs,sssp (every BFS, then every "
@@ -187,6 +192,10 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_flag("--prune", config.prune,
                "forest pruning: search the graph's 2-core, then attach the trees that hang from it");
   run.add_flag("--no-validate", text.no_validate, "skip Graph500 validation of the BFS trees");
+}
+
+// What the run holds in memory, what it reports and writes.
+void add_run_control_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--edge-list", text.edge_list,
                  "whether a generated edge list stays in memory: keep (through kernel 1 and validation), "
                  "regenerate (never whole: kernel 1 on one process reads tuples from the generator as it goes, and "
@@ -202,6 +211,10 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
   run.add_flag("-q,--quiet", config.quiet, "no progress messages on stderr");
   run.add_flag("--force", config.force, "run even when the memory estimate exceeds available memory");
+}
+
+// How the graph is split over ranks and devices.
+void add_layout_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("-p,--partition", text.partition,
                  "how the graph is split over MPI ranks: 1d (vertex blocks), 2d (R x C grid of the adjacency "
                  "matrix), hybrid (2d across nodes, 1d among a node's ranks; --ranks-per-node groups them), or "
@@ -226,6 +239,10 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--grid", text.grid,
                  "2D process grid RxC (default: ranks x 1 when every rank is on one node, else the most square "
                  "factorisation of the ranks)");
+}
+
+// How the exchanges travel, and what they report.
+void add_exchange_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--transport", text.transport,
                  "how the exchanges' rounds move: two-sided (matched messages) or rma (MPI-3 one-sided puts into "
                  "windows allocated once per run)")
@@ -275,6 +292,14 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--dump-frontiers", config.dump_frontiers,
                  "write the messages of the first search (before encoding) to DIR/rank-R.zbfsdump, for "
                  "bench/codec_bench");
+}
+
+void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
+  add_input_options(run, config, text);
+  add_kernel_options(run, config, text);
+  add_run_control_options(run, config, text);
+  add_layout_options(run, config, text);
+  add_exchange_options(run, config, text);
   run.add_option("--fail-on-rank", config.fail_on_rank,
                  "testing aid: make this rank fail at the first search (the job must end with an error)")
       ->group("Testing");
