@@ -62,7 +62,10 @@ void validate_simulated_config([[maybe_unused]] const RunConfig& c) {
 #endif
 }
 
-void validate_config(const RunConfig& c, int ranks) {
+namespace {
+
+// The graph, the search keys, and what they are held in.
+void validate_graph_and_keys(const RunConfig& c) {
   if (!c.input) validate_graph_spec(c.graph);  // scale, edgefactor and the family's parameters
   if (c.num_roots < 1) throw_usage_error("--roots must be at least 1");
   if (!c.roots.empty() && c.num_roots != c.roots.size())
@@ -83,6 +86,10 @@ void validate_config(const RunConfig& c, int ranks) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
                       std::to_string(graph_vertices(c.graph)) + " vertices of the graph");
   }
+}
+
+// A device backend, and how its messages travel.
+void validate_backend(const RunConfig& c) {
   if (c.backend != Backend::kCpu) {
     // One process checks its device now; a job's ranks agree on theirs when they open them.
     if (c.shared_memory) {
@@ -105,6 +112,10 @@ void validate_config(const RunConfig& c, int ranks) {
                         "(--codec bitpack)");
     }
   }
+}
+
+// Which kernels run, and their parameters.
+void validate_kernels(const RunConfig& c) {
   if (!c.kernels.bfs && !c.kernels.sssp) throw_usage_error("--kernels must name bfs, sssp or both");
   if (c.kernels.sssp) {
     if (c.backend != Backend::kCpu) throw_usage_error("--kernels sssp runs on the CPU backend");
@@ -128,6 +139,10 @@ void validate_config(const RunConfig& c, int ranks) {
   if (c.threads < 0 || c.threads > kMaxThreads) {
     throw_usage_error("--threads must be in [0, " + std::to_string(kMaxThreads) + "]");
   }
+}
+
+// How the job's ranks are laid out, and its network.
+void validate_layout(const RunConfig& c, int ranks) {
   validate_simulated_config(c);
   if (c.shared_memory && ranks != 1) {
     throw_usage_error("--partition shared runs on one process, but the job has " + std::to_string(ranks) +
@@ -145,6 +160,10 @@ void validate_config(const RunConfig& c, int ranks) {
                       " but the job has " + std::to_string(ranks));
   }
   validate_network_choice(c.network);
+}
+
+// How the exchanges travel: options of the MPI exchanges only.
+void validate_exchanges(const RunConfig& c, int ranks) {
   if (c.shared_memory && !c.dump_frontiers.empty()) {
     throw_usage_error("--dump-frontiers records MPI exchanges; use --partition 1d or 2d");
   }
@@ -183,6 +202,16 @@ void validate_config(const RunConfig& c, int ranks) {
                       (ranks == 1 ? std::string("0") : "0 to " + std::to_string(ranks - 1)) + ", got " +
                       std::to_string(*c.fail_on_rank));
   }
+}
+
+}  // namespace
+
+void validate_config(const RunConfig& c, int ranks) {
+  validate_graph_and_keys(c);
+  validate_backend(c);
+  validate_kernels(c);
+  validate_layout(c, ranks);
+  validate_exchanges(c, ranks);
 }
 
 bool pipelines_folds(const RunConfig& config) {
