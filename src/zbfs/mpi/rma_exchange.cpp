@@ -188,12 +188,118 @@ RmaExchange::Window& RmaExchange::window_for(const Communicator& comm, std::uint
   return *slot;
 }
 
+std::vector<MPI_Request> RmaExchange::send_pieces(const Communicator& comm, Window& window, std::uint64_t h,
+                                                  std::span<const Communicator::Piece> pieces,
+                                                  std::vector<std::uint64_t>& sent) {
+  const auto members = static_cast<std::size_t>(comm.size());
+  const auto me = static_cast<std::size_t>(comm.rank());
+  std::vector<RecordHeader> headers(members);
+  // Every reservation at once, then one flush: one round trip, not one per receiver.
+  std::vector<std::uint64_t> wanted(members, 0);
+  std::vector<std::uint64_t> offset(members, 0);
+  for (std::size_t d = 0; d < members; ++d) {
+    if (d == me || (pieces[d].bytes.empty() && !pieces[d].flagged)) continue;
+    wanted[d] = record_bytes(pieces[d].bytes.size());
+    window.reserve(static_cast<int>(d), h, &wanted[d], &offset[d]);
+  }
+  window.flush_all();
+  // A piece that finds no room goes as a message on the half's spill communicator.
+  std::vector<std::uint64_t> notice(members, kNotification);
+  std::vector<MPI_Request> spills;
+  for (std::size_t d = 0; d < members; ++d) {
+    if (wanted[d] == 0) continue;
+    const std::uint64_t at = offset[d];
+    if (at + wanted[d] > window.half()) {
+      spills.emplace_back(MPI_REQUEST_NULL);
+      check_mpi(MPI_Isend(pieces[d].bytes.data(), mpi_count(pieces[d].bytes.size(), "rma spill"), MPI_BYTE,
+                          static_cast<int>(d), pieces[d].flagged ? 1 : 0, window.spill_comm(h), &spills.back()),
+                "MPI_Isend");
+      notice[d] += kSpill;
+      sent[d] = pieces[d].bytes.size();
+      continue;
+    }
+    headers[d] = {static_cast<std::uint32_t>(me), pieces[d].flagged ? 1U : 0U, pieces[d].bytes.size()};
+    window.put(static_cast<int>(d), h, at, &headers[d], sizeof(RecordHeader));
+    window.put(static_cast<int>(d), h, at + sizeof(RecordHeader), pieces[d].bytes.data(), pieces[d].bytes.size());
+    notice[d] += kRecord;
+    sent[d] = wanted[d];
+  }
+  // The puts are complete at their targets before the notifications that announce them.
+  window.flush_all();
+  for (std::size_t d = 0; d < members; ++d) {
+    if (d != me) window.notify(static_cast<int>(d), h, &notice[d]);
+  }
+  window.flush_all();
+  return spills;
+}
+
+std::uint64_t RmaExchange::await_notifications(const Communicator& comm, Window& window, std::uint64_t h) {
+  const auto members = static_cast<std::uint64_t>(comm.size());
+  const int my_rank = comm.rank();
+  // Every other member's notification: then every record put here is complete, and no
+  // member reserves in this half again before this rank's next exchange is under way.
+  std::uint64_t arrived = window.read(my_rank, arrivals_at(h));
+  for (int polls = 1; (arrived & kFieldMask) < members - 1; ++polls) {
+    // A member still on its way may need this core (more ranks than cores): after a
+    // short spin, every poll first gives it up.
+    if (polls > 64) std::this_thread::yield();
+    arrived = window.read(my_rank, arrivals_at(h));
+  }
+  if ((arrived & kFieldMask) != members - 1) throw Error(ExitCode::kFailure, "rma exchange: too many notifications");
+  window.take(my_rank, arrivals_at(h));
+  return arrived;
+}
+
+void RmaExchange::read_records(const Communicator& comm, Window& window, std::uint64_t h, std::uint64_t records,
+                               std::uint64_t fill, std::vector<Communicator::Arrival>& arrivals,
+                               std::vector<const std::uint8_t*>& from) {
+  const auto members = static_cast<std::size_t>(comm.size());
+  const auto me = static_cast<std::size_t>(comm.rank());
+  // The pieces that fit are the first reservations, back to back from the half's start.
+  const std::uint64_t written = std::min(fill, window.half());
+  const std::uint8_t* half = window.local_half(h);
+  std::uint64_t at = 0;
+  for (std::uint64_t r = 0; r < records; ++r) {
+    RecordHeader header;
+    if (at + sizeof(RecordHeader) > written) throw Error(ExitCode::kFailure, "rma exchange: a record past the fill");
+    std::memcpy(&header, half + at, sizeof(RecordHeader));
+    const auto source = static_cast<std::size_t>(header.source);
+    // The length is bounded before it is padded, so that no sum wraps.
+    if (source >= members || source == me || from[source] != nullptr || header.bytes > written - at ||
+        at + record_bytes(header.bytes) > written) {
+      throw Error(ExitCode::kFailure, "rma exchange: a malformed record in the window");
+    }
+    arrivals[source] = {header.bytes, header.flagged != 0};
+    from[source] = half + at + sizeof(RecordHeader);
+    at += record_bytes(header.bytes);
+  }
+}
+
+void RmaExchange::receive_spills(const Communicator& comm, Window& window, std::uint64_t h, std::uint64_t spilled,
+                                 std::vector<Communicator::Arrival>& arrivals, std::vector<const std::uint8_t*>& from,
+                                 std::vector<std::vector<std::uint8_t>>& spilled_in) {
+  const auto members = static_cast<std::size_t>(comm.size());
+  for (std::uint64_t k = 0; k < spilled; ++k) {
+    MPI_Status status;
+    ProbedMessage matched(MPI_ANY_SOURCE, MPI_ANY_TAG, window.spill_comm(h), status);
+    int count = 0;
+    check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    const auto source = static_cast<std::size_t>(status.MPI_SOURCE);
+    if (source >= members || from[source] != nullptr) {
+      throw Error(ExitCode::kFailure, "rma exchange: a spilled piece from a member already heard");
+    }
+    spilled_in[source].resize(static_cast<std::size_t>(count));
+    matched.receive(spilled_in[source].data(), count, MPI_BYTE);
+    arrivals[source] = {static_cast<std::uint64_t>(count), status.MPI_TAG == 1};
+    from[source] = spilled_in[source].data();
+  }
+}
+
 std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& comm,
                                                          std::span<const Communicator::Piece> pieces, CommPattern kind,
                                                          const Communicator::PlaceArrivals& place) {
   const auto members = static_cast<std::size_t>(comm.size());
   const auto me = static_cast<std::size_t>(comm.rank());
-  const int my_rank = comm.rank();
   if (pieces.size() != members) throw Error(ExitCode::kFailure, "rma exchange: one piece per member expected");
   std::vector<Communicator::Arrival> arrivals(members);
   arrivals[me] = {pieces[me].bytes.size(), pieces[me].flagged};
@@ -209,89 +315,12 @@ std::vector<Communicator::Arrival> RmaExchange::exchange(const Communicator& com
     const std::uint64_t h = window->next_half();
     comm.start_transfers();
     std::vector<std::uint64_t> sent(members, 0);
-    std::vector<RecordHeader> headers(members);
-    // Every reservation at once, then one flush: one round trip, not one per receiver.
-    std::vector<std::uint64_t> wanted(members, 0);
-    std::vector<std::uint64_t> offset(members, 0);
-    for (std::size_t d = 0; d < members; ++d) {
-      if (d == me || (pieces[d].bytes.empty() && !pieces[d].flagged)) continue;
-      wanted[d] = record_bytes(pieces[d].bytes.size());
-      window->reserve(static_cast<int>(d), h, &wanted[d], &offset[d]);
-    }
-    window->flush_all();
-    // A piece that finds no room goes as a message on the half's spill communicator.
-    std::vector<std::uint64_t> notice(members, kNotification);
-    std::vector<MPI_Request> spills;
-    for (std::size_t d = 0; d < members; ++d) {
-      if (wanted[d] == 0) continue;
-      const std::uint64_t at = offset[d];
-      if (at + wanted[d] > window->half()) {
-        spills.emplace_back(MPI_REQUEST_NULL);
-        check_mpi(MPI_Isend(pieces[d].bytes.data(), mpi_count(pieces[d].bytes.size(), "rma spill"), MPI_BYTE,
-                            static_cast<int>(d), pieces[d].flagged ? 1 : 0, window->spill_comm(h), &spills.back()),
-                  "MPI_Isend");
-        notice[d] += kSpill;
-        sent[d] = pieces[d].bytes.size();
-        continue;
-      }
-      headers[d] = {static_cast<std::uint32_t>(me), pieces[d].flagged ? 1U : 0U, pieces[d].bytes.size()};
-      window->put(static_cast<int>(d), h, at, &headers[d], sizeof(RecordHeader));
-      window->put(static_cast<int>(d), h, at + sizeof(RecordHeader), pieces[d].bytes.data(), pieces[d].bytes.size());
-      notice[d] += kRecord;
-      sent[d] = wanted[d];
-    }
-    // The puts are complete at their targets before the notifications that announce them.
-    window->flush_all();
-    for (std::size_t d = 0; d < members; ++d) {
-      if (d != me) window->notify(static_cast<int>(d), h, &notice[d]);
-    }
-    window->flush_all();
-    // Every other member's notification: then every record put here is complete, and no
-    // member reserves in this half again before this rank's next exchange is under way.
-    std::uint64_t arrived = window->read(my_rank, arrivals_at(h));
-    for (int polls = 1; (arrived & kFieldMask) < members - 1; ++polls) {
-      // A member still on its way may need this core (more ranks than cores): after a
-      // short spin, every poll first gives it up.
-      if (polls > 64) std::this_thread::yield();
-      arrived = window->read(my_rank, arrivals_at(h));
-    }
-    if ((arrived & kFieldMask) != members - 1) throw Error(ExitCode::kFailure, "rma exchange: too many notifications");
-    const std::uint64_t records = (arrived >> kRecordShift) & kFieldMask;
+    std::vector<MPI_Request> spills = send_pieces(comm, *window, h, pieces, sent);
+    const std::uint64_t arrived = await_notifications(comm, *window, h);
     const std::uint64_t spilled = arrived >> kSpillShift;
-    window->take(my_rank, arrivals_at(h));
-    const std::uint64_t fill = window->take(my_rank, fill_at(h));
-    // The pieces that fit are the first reservations, back to back from the half's start.
-    const std::uint64_t written = std::min(fill, window->half());
-    const std::uint8_t* half = window->local_half(h);
-    std::uint64_t at = 0;
-    for (std::uint64_t r = 0; r < records; ++r) {
-      RecordHeader header;
-      if (at + sizeof(RecordHeader) > written) throw Error(ExitCode::kFailure, "rma exchange: a record past the fill");
-      std::memcpy(&header, half + at, sizeof(RecordHeader));
-      const auto source = static_cast<std::size_t>(header.source);
-      // The length is bounded before it is padded, so that no sum wraps.
-      if (source >= members || source == me || from[source] != nullptr || header.bytes > written - at ||
-          at + record_bytes(header.bytes) > written) {
-        throw Error(ExitCode::kFailure, "rma exchange: a malformed record in the window");
-      }
-      arrivals[source] = {header.bytes, header.flagged != 0};
-      from[source] = half + at + sizeof(RecordHeader);
-      at += record_bytes(header.bytes);
-    }
-    for (std::uint64_t k = 0; k < spilled; ++k) {
-      MPI_Status status;
-      ProbedMessage matched(MPI_ANY_SOURCE, MPI_ANY_TAG, window->spill_comm(h), status);
-      int count = 0;
-      check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
-      const auto source = static_cast<std::size_t>(status.MPI_SOURCE);
-      if (source >= members || from[source] != nullptr) {
-        throw Error(ExitCode::kFailure, "rma exchange: a spilled piece from a member already heard");
-      }
-      spilled_in[source].resize(static_cast<std::size_t>(count));
-      matched.receive(spilled_in[source].data(), count, MPI_BYTE);
-      arrivals[source] = {static_cast<std::uint64_t>(count), status.MPI_TAG == 1};
-      from[source] = spilled_in[source].data();
-    }
+    const std::uint64_t fill = window->take(comm.rank(), fill_at(h));
+    read_records(comm, *window, h, (arrived >> kRecordShift) & kFieldMask, fill, arrivals, from);
+    receive_spills(comm, *window, h, spilled, arrivals, from, spilled_in);
     if (!spills.empty()) {
       check_mpi(MPI_Waitall(static_cast<int>(spills.size()), spills.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     }

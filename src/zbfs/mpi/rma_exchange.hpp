@@ -61,6 +61,21 @@ class RmaExchange {
   // collectively).
   Window& window_for(const Communicator& comm, std::uint64_t half_bytes);
 
+  // One exchange's steps in half `h` of `window`: reserve room at each receiver, put the
+  // pieces (or spill them as messages: the requests returned) and notify (`sent`: the
+  // bytes to each member); wait for every member's notification (returned); read the
+  // records put here up to the half's `fill`, and receive the spilled pieces.
+  static std::vector<MPI_Request> send_pieces(const Communicator& comm, Window& window, std::uint64_t h,
+                                              std::span<const Communicator::Piece> pieces,
+                                              std::vector<std::uint64_t>& sent);
+  static std::uint64_t await_notifications(const Communicator& comm, Window& window, std::uint64_t h);
+  static void read_records(const Communicator& comm, Window& window, std::uint64_t h, std::uint64_t records,
+                           std::uint64_t fill, std::vector<Communicator::Arrival>& arrivals,
+                           std::vector<const std::uint8_t*>& from);
+  static void receive_spills(const Communicator& comm, Window& window, std::uint64_t h, std::uint64_t spilled,
+                             std::vector<Communicator::Arrival>& arrivals, std::vector<const std::uint8_t*>& from,
+                             std::vector<std::vector<std::uint8_t>>& spilled_in);
+
   std::map<std::vector<int>, std::unique_ptr<Window>> windows_;
   std::uint64_t growths_ = 0;
 };
