@@ -340,6 +340,86 @@ constexpr std::uint64_t kNoVote = 2;
              "parent link (" + std::to_string(p) + ", " + std::to_string(v) + ") is not an input edge");
 }
 
+// A round of this rank's weighted tuples, [begin, begin + edges.size()), read in chunks.
+void read_weighted_round(const InputEdges& slice, std::uint64_t begin, std::vector<Edge>& edges,
+                         std::vector<float>& weights, int threads) {
+  const auto chunks = static_cast<std::int64_t>((edges.size() + InputEdges::kChunk - 1) / InputEdges::kChunk);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t at_edge = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
+    const std::size_t length = std::min(InputEdges::kChunk, edges.size() - at_edge);
+    slice.read(begin + at_edge, std::span(edges.data() + at_edge, length));
+    slice.read_weights(begin + at_edge, std::span(weights.data() + at_edge, length));
+  }
+}
+
+// Rules 2-5 on a round's weighted tuples, whose ends' (level, parent, distance bits) are
+// answers[at[2k]] and answers[at[2k + 1]]: each parent link's vote goes to thread t's
+// bucket for the child's owner (votes[t * ranks + owner]). Returns the tuples traversed.
+std::uint64_t check_weighted_round(const ProcessGrid& grid, std::span<const Edge> edges, std::span<const float> weights,
+                                   std::span<const std::uint64_t> answers, std::span<const std::uint64_t> at,
+                                   std::vector<std::vector<KeyedItem>>& votes, int threads, LocalErrors& errors) {
+  const auto ranks = static_cast<std::size_t>(grid.size());
+  const auto count = static_cast<std::int64_t>(edges.size());
+  std::uint64_t traversed = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto k = static_cast<std::size_t>(i);
+    const Edge e = edges[k];
+    if (e.u == e.v) continue;
+    const std::uint64_t* end_u = &answers[at[2 * k]];  // (level, parent, distance bits) of e.u
+    const std::uint64_t* end_v = &answers[at[2 * k + 1]];
+    const auto lu = static_cast<std::int64_t>(end_u[0]);
+    const auto lv = static_cast<std::int64_t>(end_v[0]);
+    const bool reached_u = lu != kUnreached;
+    const bool reached_v = lv != kUnreached;
+    if (!reached_u && !reached_v) continue;
+    ++traversed;
+    if (reached_u != reached_v) {
+      report_edge_across_component(e, errors);
+      continue;
+    }
+    if (lu < 0 || lv < 0) continue;  // reported under rule 1 or 2
+    const float w = weights[k];
+    const float du = std::bit_cast<float>(static_cast<std::uint32_t>(end_u[2]));
+    const float dv = std::bit_cast<float>(static_cast<std::uint32_t>(end_v[2]));
+    const float via_u = du + w;
+    const float via_v = dv + w;
+    if (via_u < dv || via_v < du) report_triangle(e, w, du, dv, errors);
+    if (static_cast<std::int64_t>(end_v[1]) == static_cast<std::int64_t>(e.u)) {
+      votes[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))].push_back(
+          {e.v, dv == via_u ? kDistanceConfirmed : kLinkOnly});
+    }
+    if (static_cast<std::int64_t>(end_u[1]) == static_cast<std::int64_t>(e.v)) {
+      votes[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))].push_back(
+          {e.u, du == via_v ? kDistanceConfirmed : kLinkOnly});
+    }
+  }
+  return traversed;
+}
+
+// The threads' votes go to the children's owners, who keep each vertex's best.
+void deliver_votes(const ProcessGrid& grid, Exchanger& exchanger, std::vector<std::vector<KeyedItem>>& votes,
+                   int threads, std::span<std::uint64_t> vote) {
+  const auto ranks = static_cast<std::size_t>(grid.size());
+  std::vector<KeyedItem> items;
+  std::vector<std::uint64_t> counts(ranks, 0);
+  for (std::size_t o = 0; o < ranks; ++o) {
+    for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
+      std::vector<KeyedItem>& mine = votes[t * ranks + o];
+      counts[o] += mine.size();
+      items.insert(items.end(), mine.begin(), mine.end());
+      mine.clear();
+    }
+  }
+  const std::uint64_t first = grid.my_first_vertex();
+  for (const KeyedItem& item : exchanger.update(grid.world(), items, counts)) {
+    std::uint64_t& best = vote[item.key - first];
+    best = std::min(best, item.value);
+  }
+}
+
 }  // namespace
 
 ValidationReport validate_distributed_sssp_tree(const ProcessGrid& grid, const InputEdges& slice, Exchanger& exchanger,
@@ -388,71 +468,18 @@ ValidationReport validate_distributed_sssp_tree(const ProcessGrid& grid, const I
   std::vector<float> round_weights;
   for (std::uint64_t round = 0; round < rounds; ++round) {
     const std::uint64_t begin = std::min(slice.size(), round * edges_per_round);
-    const auto count = static_cast<std::int64_t>(std::min(slice.size(), begin + edges_per_round) - begin);
+    const std::uint64_t count = std::min(slice.size(), begin + edges_per_round) - begin;
     round_edges.resize(static_cast<std::size_t>(count));
     round_weights.resize(static_cast<std::size_t>(count));
-    const auto chunks = static_cast<std::int64_t>((round_edges.size() + InputEdges::kChunk - 1) / InputEdges::kChunk);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
-    for (std::int64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t at_edge = static_cast<std::uint64_t>(c) * InputEdges::kChunk;
-      const std::size_t length = std::min(InputEdges::kChunk, round_edges.size() - at_edge);
-      slice.read(begin + at_edge, std::span(round_edges.data() + at_edge, length));
-      slice.read_weights(begin + at_edge, std::span(round_weights.data() + at_edge, length));
-    }
+    read_weighted_round(slice, begin, round_edges, round_weights, threads);
     const std::vector<std::uint64_t> answers =
         ask_for_ends(grid, exchanger, round_edges, requests_builder, at, 3, [&](std::uint64_t o, std::uint64_t* out) {
           out[0] = static_cast<std::uint64_t>(level[o]);
           out[1] = static_cast<std::uint64_t>(parent[o]);
           out[2] = std::bit_cast<std::uint32_t>(distance[o]);
         });
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : traversed)
-    for (std::int64_t i = 0; i < count; ++i) {
-      const auto t = static_cast<std::size_t>(omp_get_thread_num());
-      const auto k = static_cast<std::size_t>(i);
-      const Edge e = round_edges[k];
-      if (e.u == e.v) continue;
-      const std::uint64_t* end_u = &answers[at[2 * k]];  // (level, parent, distance bits) of e.u
-      const std::uint64_t* end_v = &answers[at[2 * k + 1]];
-      const auto lu = static_cast<std::int64_t>(end_u[0]);
-      const auto lv = static_cast<std::int64_t>(end_v[0]);
-      const bool reached_u = lu != kUnreached;
-      const bool reached_v = lv != kUnreached;
-      if (!reached_u && !reached_v) continue;
-      ++traversed;
-      if (reached_u != reached_v) {
-        report_edge_across_component(e, errors);
-        continue;
-      }
-      if (lu < 0 || lv < 0) continue;  // reported under rule 1 or 2
-      const float w = round_weights[k];
-      const float du = std::bit_cast<float>(static_cast<std::uint32_t>(end_u[2]));
-      const float dv = std::bit_cast<float>(static_cast<std::uint32_t>(end_v[2]));
-      const float via_u = du + w;
-      const float via_v = dv + w;
-      if (via_u < dv || via_v < du) report_triangle(e, w, du, dv, errors);
-      if (static_cast<std::int64_t>(end_v[1]) == static_cast<std::int64_t>(e.u)) {
-        votes[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))].push_back(
-            {e.v, dv == via_u ? kDistanceConfirmed : kLinkOnly});
-      }
-      if (static_cast<std::int64_t>(end_u[1]) == static_cast<std::int64_t>(e.v)) {
-        votes[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))].push_back(
-            {e.u, du == via_v ? kDistanceConfirmed : kLinkOnly});
-      }
-    }
-    std::vector<KeyedItem> items;
-    std::vector<std::uint64_t> counts(ranks, 0);
-    for (std::size_t o = 0; o < ranks; ++o) {
-      for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
-        std::vector<KeyedItem>& mine = votes[t * ranks + o];
-        counts[o] += mine.size();
-        items.insert(items.end(), mine.begin(), mine.end());
-        mine.clear();
-      }
-    }
-    for (const KeyedItem& item : exchanger.update(world, items, counts)) {
-      std::uint64_t& best = vote[item.key - first];
-      best = std::min(best, item.value);
-    }
+    traversed += check_weighted_round(grid, round_edges, round_weights, answers, at, votes, threads, errors);
+    deliver_votes(grid, exchanger, votes, threads, vote.span());
   }
 
   std::uint64_t reached = 0;
