@@ -87,17 +87,20 @@ void route_edges(const ProcessGrid& grid, std::span<const Edge> edges, const flo
                          });
 }
 
-}  // namespace
+// This rank's forward pairs after kernel 1's shuffle: each tuple, in rounds of
+// `edges_per_round`, goes to the rank that holds its edge (by alltoallv, or along a
+// relaying route).
+template <class V>
+struct ShuffledPairs {
+  std::vector<V> row_of;         // forward rows: column-group local index of the source
+  std::vector<V> col_of;         // forward neighbours: row-group local index of the target
+  std::vector<float> weight_of;  // and the tuple's weight, when weighted
+};
 
 template <class V>
-DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists,
-                                      std::uint64_t edges_per_round, std::optional<std::span<const float>> weights,
-                                      const std::optional<RoutePlan>& shuffle_route) {
-  if (weights && weights->size() != slice.size()) {
-    throw Error(ExitCode::kFailure, "kernel 1: " + std::to_string(weights->size()) + " weights for " +
-                                        std::to_string(slice.size()) + " tuples");
-  }
-  if (weights && compressed_lists) throw Error(ExitCode::kFailure, "kernel 1: weighted lists stay plain");
+ShuffledPairs<V> shuffle_pairs(const ProcessGrid& grid, const PackedEdgeList& slice, std::uint64_t edges_per_round,
+                               std::optional<std::span<const float>> weights,
+                               const std::optional<RoutePlan>& shuffle_route) {
   const std::uint64_t first = 0;
   const std::uint64_t last = slice.size();
   const std::uint64_t largest_slice = grid.world().allreduce(slice.size(), ReduceOp::kMax);
@@ -105,9 +108,10 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
 
   const PieceGroup& cols = grid.col_group();
   const PieceGroup& rows = grid.row_group();
-  std::vector<V> row_of;         // forward rows: column-group local index of the source
-  std::vector<V> col_of;         // forward neighbours: row-group local index of the target
-  std::vector<float> weight_of;  // and the tuple's weight, when weighted
+  ShuffledPairs<V> pairs;
+  std::vector<V>& row_of = pairs.row_of;
+  std::vector<V>& col_of = pairs.col_of;
+  std::vector<float>& weight_of = pairs.weight_of;
   row_of.reserve(static_cast<std::size_t>(2 * (last - first) * 11 / 10));
   col_of.reserve(row_of.capacity());
   if (weights) weight_of.reserve(row_of.capacity());
@@ -140,17 +144,35 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
     row_of.resize(base + arrived);
     col_of.resize(base + arrived);
     if (weights) weight_of.resize(base + arrived);
-    const auto pairs = static_cast<std::int64_t>(arrived);
+    const auto arrived_pairs = static_cast<std::int64_t>(arrived);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < pairs; ++i) {
+    for (std::int64_t i = 0; i < arrived_pairs; ++i) {
       const auto k = static_cast<std::size_t>(i);
       row_of[base + k] = static_cast<V>(cols.to_local(received[words * k]));
       col_of[base + k] = static_cast<V>(rows.to_local(received[words * k + 1]));
       if (words == 3) weight_of[base + k] = std::bit_cast<float>(static_cast<std::uint32_t>(received[words * k + 2]));
     }
   }
-  std::vector<Edge>().swap(chunk);
-  std::vector<std::uint64_t>().swap(packed);
+  return pairs;
+}
+
+}  // namespace
+
+template <class V>
+DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists,
+                                      std::uint64_t edges_per_round, std::optional<std::span<const float>> weights,
+                                      const std::optional<RoutePlan>& shuffle_route) {
+  if (weights && weights->size() != slice.size()) {
+    throw Error(ExitCode::kFailure, "kernel 1: " + std::to_string(weights->size()) + " weights for " +
+                                        std::to_string(slice.size()) + " tuples");
+  }
+  if (weights && compressed_lists) throw Error(ExitCode::kFailure, "kernel 1: weighted lists stay plain");
+  const PieceGroup& cols = grid.col_group();
+  const PieceGroup& rows = grid.row_group();
+  ShuffledPairs<V> pairs = shuffle_pairs<V>(grid, slice, edges_per_round, weights, shuffle_route);
+  std::vector<V>& row_of = pairs.row_of;
+  std::vector<V>& col_of = pairs.col_of;
+  std::vector<float>& weight_of = pairs.weight_of;
 
   // The degree order: every owner's input tuples per vertex (the pairs of its forward
   // rows, summed over the column: Graph500's tuple degree, kept in original order), then
