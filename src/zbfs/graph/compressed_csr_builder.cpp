@@ -77,17 +77,15 @@ std::uint64_t compressed_csr_build_peak_bytes(std::uint64_t num_vertices, std::u
   return tables + std::max(count, passes);
 }
 
-template <class V>
-CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, std::uint64_t pass_entries) {
-  const std::uint64_t n = edges.num_vertices();
-  if (n - 1 > std::numeric_limits<V>::max()) {
-    throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
-  }
+namespace {
 
-  // 1. Degrees, the degree order, and the tuple degrees in internal ids.
+// The input's tuple degrees, the degree order they give (CsrOrder::kDegree), and the
+// tuple degrees at internal ids.
+template <class V>
+void order_tuple_degrees(const InputEdges& edges, CsrOrder order, DegreeOrder<V>& degree_order,
+                         LargeArray<V>& tuple_degree) {
+  const std::uint64_t n = edges.num_vertices();
   const auto vertices = static_cast<std::int64_t>(n);
-  DegreeOrder<V> degree_order;
-  LargeArray<V> tuple_degree(n);
   {
     const LargeArray<std::uint64_t> counts = count_tuple_degrees(edges);
     const std::uint64_t* count = counts.data();
@@ -105,16 +103,22 @@ CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, s
       tuple_degree[sorted != nullptr ? sorted[at] : at] = static_cast<V>(count[v]);
     }
   }
-  const V* sorted = order == CsrOrder::kDegree ? degree_order.sorted_offsets().data() : nullptr;
-  const V* original = order == CsrOrder::kDegree ? degree_order.original_offsets().data() : nullptr;
-  const auto internal = [sorted](std::uint64_t v) {
-    return sorted != nullptr ? static_cast<std::uint64_t>(sorted[v]) : v;
-  };
-  const V* tdeg = tuple_degree.data();
+}
 
-  // 2. The passes: ranges of internal ids, so that the lists come out in the order bottom-up
-  // steps read them in. Each vertex's pass, by the input's id, is one byte, which is all an
-  // entry outside the pass costs.
+// Kernel 1's passes over ranges of internal ids: their bounds, each vertex's pass by the
+// input's id (one byte, which is all an entry outside the pass costs), and the most rows
+// and entries a pass holds.
+struct PassPlan {
+  std::vector<std::uint64_t> bounds;
+  LargeArray<std::uint8_t> pass_of;
+  std::uint64_t total_entries = 0;
+  std::uint64_t most_rows = 0;
+  std::uint64_t most_entries = 0;
+};
+
+template <class V>
+PassPlan plan_passes(const V* tdeg, std::uint64_t n, const V* original, std::uint64_t pass_entries) {
+  const auto vertices = static_cast<std::int64_t>(n);
   std::uint64_t total_entries = 0;
 #pragma omp parallel for schedule(static) reduction(+ : total_entries)
   for (std::int64_t s = 0; s < vertices; ++s) total_entries += tdeg[s];
@@ -123,11 +127,15 @@ CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, s
   // Ranges closed greedily: two in a row hold more than a pass, so this bound keeps them
   // within a byte's 255.
   pass_entries = std::max(pass_entries, (2 * total_entries + 253) / 254);
-  const std::vector<std::uint64_t> bounds = pass_bounds(tdeg, n, pass_entries);
+  PassPlan plan;
+  plan.total_entries = total_entries;
+  plan.bounds = pass_bounds(tdeg, n, pass_entries);
+  const std::vector<std::uint64_t>& bounds = plan.bounds;
   const std::size_t passes = bounds.size() - 1;
-  LargeArray<std::uint8_t> pass_of(n);
-  std::uint64_t most_rows = 0;
-  std::uint64_t most_entries = 0;
+  plan.pass_of = LargeArray<std::uint8_t>(n);
+  LargeArray<std::uint8_t>& pass_of = plan.pass_of;
+  std::uint64_t& most_rows = plan.most_rows;
+  std::uint64_t& most_entries = plan.most_entries;
   for (std::size_t p = 0; p < passes; ++p) {
     std::uint64_t entries = 0;
     const auto first = static_cast<std::int64_t>(bounds[p]);
@@ -140,6 +148,38 @@ CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, s
     most_rows = std::max(most_rows, bounds[p + 1] - bounds[p]);
     most_entries = std::max(most_entries, entries);
   }
+  return plan;
+}
+
+}  // namespace
+
+template <class V>
+CompressedCsr<V> build_compressed_csr(const InputEdges& edges, CsrOrder order, std::uint64_t pass_entries) {
+  const std::uint64_t n = edges.num_vertices();
+  if (n - 1 > std::numeric_limits<V>::max()) {
+    throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
+  }
+
+  // 1. Degrees, the degree order, and the tuple degrees in internal ids.
+  DegreeOrder<V> degree_order;
+  LargeArray<V> tuple_degree(n);
+  order_tuple_degrees(edges, order, degree_order, tuple_degree);
+  const V* sorted = order == CsrOrder::kDegree ? degree_order.sorted_offsets().data() : nullptr;
+  const V* original = order == CsrOrder::kDegree ? degree_order.original_offsets().data() : nullptr;
+  const auto internal = [sorted](std::uint64_t v) {
+    return sorted != nullptr ? static_cast<std::uint64_t>(sorted[v]) : v;
+  };
+  const V* tdeg = tuple_degree.data();
+
+  // 2. The passes: ranges of internal ids, so that the lists come out in the order bottom-up
+  // steps read them in.
+  const PassPlan plan = plan_passes(tdeg, n, original, pass_entries);
+  const std::vector<std::uint64_t>& bounds = plan.bounds;
+  const std::size_t passes = bounds.size() - 1;
+  const std::uint64_t total_entries = plan.total_entries;
+  const std::uint64_t most_rows = plan.most_rows;
+  const std::uint64_t most_entries = plan.most_entries;
+  const LargeArray<std::uint8_t>& pass_of = plan.pass_of;
   LargeArray<V> buffer(most_entries);
   // A pass's rows: cursor (then start) of each row's entries in `buffer`, and each list's
   // place in the pass's bytes.
