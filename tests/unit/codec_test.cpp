@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "zbfs/codec/bit_packing.hpp"
+#include "zbfs/codec/bit_stream.hpp"
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/codec/frame.hpp"

@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "zbfs/codec/bit_packing.hpp"
+#include "zbfs/codec/bit_stream.hpp"
 #include "zbfs/codec/checksum.hpp"
 #include "zbfs/codec/payload_codecs.hpp"
 #include "zbfs/codec/residuals.hpp"

@@ -19,6 +19,7 @@
 #endif
 
 #include "zbfs/codec/bit_packing.hpp"
+#include "zbfs/codec/bit_stream.hpp"
 #include "zbfs/codec/payload_codecs.hpp"
 #include "zbfs/codec/residuals.hpp"
 
