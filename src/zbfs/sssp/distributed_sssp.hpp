@@ -187,6 +187,22 @@ class DistributedSssp {
   }
   // Moves the far entries now inside the window into it (after the current bucket moved).
   void refill_window();
+  // A search's start: every vertex unreached, the root filed in bucket 0.
+  void begin_search(std::uint64_t root);
+  // The current bucket's light rounds until no rank has a vertex left to relax in it
+  // (by sub-buckets while they pay: `by_sub_buckets`); returns whether its heavy edges are
+  // pulled rather than pushed.
+  bool settle_bucket(SsspStats& stats, bool& by_sub_buckets);
+  // A round's steps: the bucket's bin filed by sub-bucket; then the round's frontier from
+  // sub-buckets 0..limit (the vertices settled for the first time added to settled_ and
+  // their heavy entries to `push_volume`; returns how many).
+  void file_by_sub_bucket();
+  std::uint64_t take_round(std::uint64_t limit, std::uint64_t& push_volume);
+  // Whether `v`, filed in sub-bucket `sub`, is still there and not relaxed at its distance.
+  [[nodiscard]] bool relaxable(Vertex v, std::uint64_t sub) const;
+  // The search's parents and distances by input offset, in input ids; returns the
+  // vertices reached here.
+  std::uint64_t export_tree(std::span<std::int64_t> parent, std::span<float> distance) const;
 
   const ProcessGrid& grid_;
   const DistributedGraph<Vertex>& graph_;
