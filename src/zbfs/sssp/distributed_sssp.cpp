@@ -167,95 +167,107 @@ std::vector<DistributedSssp::Source> DistributedSssp::expand(std::span<const Ver
   return sources;
 }
 
+std::uint32_t DistributedSssp::request_parent(Vertex u) const {
+  // In 1D a request's parent is its source's row-group index, as a pull's is (looked up
+  // once the search is over): indices follow the degree order, so the hubs, which send
+  // most requests, have small ones, and the parents' column compresses better.
+  return row_parents_ ? static_cast<std::uint32_t>(fold_rank_ * block_ + u - col_base_)
+                      : static_cast<std::uint32_t>(col_first_global_ + graph_.col_group_original()[u]);
+}
+
+void DistributedSssp::relax_light(std::span<const Source> sources) {
+  const LocalCsr<Vertex>& csr = graph_.forward();
+  const std::uint64_t* offsets = csr.offsets();
+  const Vertex* neighbors = csr.neighbor_data();
+  const float* weights = csr.weight_data();
+  const std::span<const Vertex> col_original = graph_.col_group_original();
+  const bool own_sources = layout_.expand->size() == 1;
+  const auto count = static_cast<std::int64_t>(sources.size());
+#pragma omp parallel
+  {
+    ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 64)
+    for (std::int64_t i = 0; i < count; ++i) {
+      // A source's row bounds, then its entries, are a random access each: ask for
+      // them ahead (two steps, the entries once the bounds have come).
+      if (i + 2 * kSourcesAhead < count) {
+        const Vertex far = sources[static_cast<std::size_t>(i + 2 * kSourcesAhead)].col_local;
+        __builtin_prefetch(offsets + far, 0, 1);
+        __builtin_prefetch(heavy_start_.data() + far, 0, 1);
+        __builtin_prefetch(col_original.data() + far, 0, 1);
+      }
+      if (i + kSourcesAhead < count) {
+        const std::uint64_t first = offsets[sources[static_cast<std::size_t>(i + kSourcesAhead)].col_local];
+        __builtin_prefetch(neighbors + first, 0, 1);
+        __builtin_prefetch(weights + first, 0, 1);
+      }
+      const Source s = sources[static_cast<std::size_t>(i)];
+      std::uint32_t bits = s.bits;
+      if (own_sources) {
+        // The distance may have dropped since the round began (an earlier source's
+        // edge on this rank): relax from the lowest, so as not to come back for it.
+        const Vertex v = s.col_local - static_cast<Vertex>(col_base_);
+        bits = distance_bits(std::atomic_ref<std::uint64_t>(owned_[v].word).load(std::memory_order_relaxed));
+        owned_[v].relaxed = bits;
+      }
+      const float du = std::bit_cast<float>(bits);
+      const std::uint32_t parent = request_parent(s.col_local);
+      const std::uint64_t end = heavy_start_[s.col_local];
+      for (std::uint64_t e = offsets[s.col_local]; e < end; ++e) {
+        if (e + kPrefetchAhead < end) __builtin_prefetch(sent_.data() + neighbors[e + kPrefetchAhead], 1, 1);
+        offer(work, neighbors[e], du + weights[e], parent);
+      }
+      work.edges += end - offsets[s.col_local];
+    }
+  }
+}
+
+void DistributedSssp::relax_heavy(std::span<const Source> sources) {
+  const LocalCsr<Vertex>& csr = graph_.forward();
+  const std::uint64_t* offsets = csr.offsets();
+  const Vertex* neighbors = csr.neighbor_data();
+  const float* weights = csr.weight_data();
+  // Heavy lists in pieces, so that a hub's is shared among threads.
+  std::vector<HeavyPiece> pieces;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const Vertex u = sources[i].col_local;
+    for (std::uint64_t first = heavy_start_[u]; first < offsets[u + 1]; first += kHeavyPiece) {
+      pieces.push_back({static_cast<std::uint32_t>(i), first, std::min(offsets[u + 1], first + kHeavyPiece)});
+    }
+  }
+  const std::uint32_t* sent = sent_.data();
+  const auto count = static_cast<std::int64_t>(pieces.size());
+#pragma omp parallel
+  {
+    ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (i + kSourcesAhead < count) {
+        const std::uint64_t first = pieces[static_cast<std::size_t>(i + kSourcesAhead)].first;
+        __builtin_prefetch(neighbors + first, 0, 1);
+        __builtin_prefetch(weights + first, 0, 1);
+      }
+      const HeavyPiece piece = pieces[static_cast<std::size_t>(i)];
+      const Source s = sources[piece.source];
+      const float du = std::bit_cast<float>(s.bits);
+      const std::uint32_t parent = request_parent(s.col_local);
+      for (std::uint64_t e = piece.first; e < piece.end; ++e) {
+        // The sent distances are a random access a step: ask for them ahead.
+        if (e + kPrefetchAhead < piece.end) __builtin_prefetch(sent + neighbors[e + kPrefetchAhead], 1, 1);
+        offer(work, neighbors[e], du + weights[e], parent);
+      }
+      work.edges += piece.end - piece.first;
+    }
+  }
+}
+
 void DistributedSssp::relax(std::span<const Source> sources, bool light, SsspStats& stats) {
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    const LocalCsr<Vertex>& csr = graph_.forward();
-    const std::uint64_t* offsets = csr.offsets();
-    const Vertex* neighbors = csr.neighbor_data();
-    const float* weights = csr.weight_data();
-    const std::span<const Vertex> col_original = graph_.col_group_original();
-    // In 1D a request's parent is its source's row-group index, as a pull's is (looked up
-    // once the search is over): indices follow the degree order, so the hubs, which send
-    // most requests, have small ones, and the parents' column compresses better.
-    const std::uint64_t row_base = fold_rank_ * block_;
-    const auto parent_of = [&](Vertex u) {
-      return row_parents_ ? static_cast<std::uint32_t>(row_base + u - col_base_)
-                          : static_cast<std::uint32_t>(col_first_global_ + col_original[u]);
-    };
     if (light) {
-      const bool own_sources = layout_.expand->size() == 1;
-      const auto count = static_cast<std::int64_t>(sources.size());
-#pragma omp parallel
-      {
-        ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 64)
-        for (std::int64_t i = 0; i < count; ++i) {
-          // A source's row bounds, then its entries, are a random access each: ask for
-          // them ahead (two steps, the entries once the bounds have come).
-          if (i + 2 * kSourcesAhead < count) {
-            const Vertex far = sources[static_cast<std::size_t>(i + 2 * kSourcesAhead)].col_local;
-            __builtin_prefetch(offsets + far, 0, 1);
-            __builtin_prefetch(heavy_start_.data() + far, 0, 1);
-            __builtin_prefetch(col_original.data() + far, 0, 1);
-          }
-          if (i + kSourcesAhead < count) {
-            const std::uint64_t first = offsets[sources[static_cast<std::size_t>(i + kSourcesAhead)].col_local];
-            __builtin_prefetch(neighbors + first, 0, 1);
-            __builtin_prefetch(weights + first, 0, 1);
-          }
-          const Source s = sources[static_cast<std::size_t>(i)];
-          std::uint32_t bits = s.bits;
-          if (own_sources) {
-            // The distance may have dropped since the round began (an earlier source's
-            // edge on this rank): relax from the lowest, so as not to come back for it.
-            const Vertex v = s.col_local - static_cast<Vertex>(col_base_);
-            bits = distance_bits(std::atomic_ref<std::uint64_t>(owned_[v].word).load(std::memory_order_relaxed));
-            owned_[v].relaxed = bits;
-          }
-          const float du = std::bit_cast<float>(bits);
-          const std::uint32_t parent = parent_of(s.col_local);
-          const std::uint64_t end = heavy_start_[s.col_local];
-          for (std::uint64_t e = offsets[s.col_local]; e < end; ++e) {
-            if (e + kPrefetchAhead < end) __builtin_prefetch(sent_.data() + neighbors[e + kPrefetchAhead], 1, 1);
-            offer(work, neighbors[e], du + weights[e], parent);
-          }
-          work.edges += end - offsets[s.col_local];
-        }
-      }
+      relax_light(sources);
     } else {
-      // Heavy lists in pieces, so that a hub's is shared among threads.
-      std::vector<HeavyPiece> pieces;
-      for (std::size_t i = 0; i < sources.size(); ++i) {
-        const Vertex u = sources[i].col_local;
-        for (std::uint64_t first = heavy_start_[u]; first < offsets[u + 1]; first += kHeavyPiece) {
-          pieces.push_back({static_cast<std::uint32_t>(i), first, std::min(offsets[u + 1], first + kHeavyPiece)});
-        }
-      }
-      const std::uint32_t* sent = sent_.data();
-      const auto count = static_cast<std::int64_t>(pieces.size());
-#pragma omp parallel
-      {
-        ThreadWork& work = threads_[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 16)
-        for (std::int64_t i = 0; i < count; ++i) {
-          if (i + kSourcesAhead < count) {
-            const std::uint64_t first = pieces[static_cast<std::size_t>(i + kSourcesAhead)].first;
-            __builtin_prefetch(neighbors + first, 0, 1);
-            __builtin_prefetch(weights + first, 0, 1);
-          }
-          const HeavyPiece piece = pieces[static_cast<std::size_t>(i)];
-          const Source s = sources[piece.source];
-          const float du = std::bit_cast<float>(s.bits);
-          const std::uint32_t parent = parent_of(s.col_local);
-          for (std::uint64_t e = piece.first; e < piece.end; ++e) {
-            // The sent distances are a random access a step: ask for them ahead.
-            if (e + kPrefetchAhead < piece.end) __builtin_prefetch(sent + neighbors[e + kPrefetchAhead], 1, 1);
-            offer(work, neighbors[e], du + weights[e], parent);
-          }
-          work.edges += piece.end - piece.first;
-        }
-      }
+      relax_heavy(sources);
     }
   }
   // The requests for other ranks' vertices, by fold member.

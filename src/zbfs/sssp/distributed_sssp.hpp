@@ -187,6 +187,13 @@ class DistributedSssp {
   }
   // Moves the far entries now inside the window into it (after the current bucket moved).
   void refill_window();
+  // A relaxation's local part: the light edges of a round's sources (each from its lowest
+  // distance), or the heavy edges of a bucket's settled vertices in pieces shared among
+  // the threads; requests for other ranks' vertices wait in the threads' work.
+  void relax_light(std::span<const Source> sources);
+  void relax_heavy(std::span<const Source> sources);
+  // The parent a request from `u` (a column-group local id) carries.
+  [[nodiscard]] std::uint32_t request_parent(Vertex u) const;
   // A search's start: every vertex unreached, the root filed in bucket 0.
   void begin_search(std::uint64_t root);
   // The current bucket's light rounds until no rank has a vertex left to relax in it
