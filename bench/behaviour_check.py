@@ -12,8 +12,8 @@ RMA exchange's validation bytes, say) is reported as "varies" and not compared.
 Exit status 0 when every configuration matches.
 
 With --times, it compares speed instead: interleaved runs of both binaries (1d, 2d and hybrid
-BFS, 1d SSSP; no validation, one thread a rank) and each one's median over the rounds of the
-median search time, as the issue's "times unchanged within noise" asks:
+BFS and 1d SSSP at one thread a rank; one process's BFS and SSSP on every core; no validation)
+and each one's median over the rounds of the median search time, as the issue's "times unchanged within noise" asks:
 
     python3 bench/behaviour_check.py --baseline /tmp/zbfs-before --times --scale 20 --ranks 4 --rounds 5
 """
@@ -122,6 +122,9 @@ TIMED = [
     ("2d bfs", ["--partition", "2d"], "searches"),
     ("hybrid bfs", ["--partition", "hybrid", "--ranks-per-node", "2"], "searches"),
     ("1d sssp", ["--partition", "1d", "--kernels", "sssp"], "sssp_searches"),
+    # One process on every core (its own threads, no launcher).
+    ("shared bfs", ["--partition", "shared"], "searches"),
+    ("shared sssp", ["--partition", "shared", "--kernels", "sssp"], "sssp_searches"),
 ]
 
 
@@ -131,10 +134,11 @@ def compare_times(baseline, binary, scale, ranks, rounds, roots):
     for _ in range(rounds):
         for name, args, kind in TIMED:
             for exe in (baseline, binary):
-                command = mpirun_command(("mpirun", "--oversubscribe"), ranks,
-                                         [exe, "run", "--scale", str(scale), "--roots", str(roots), "--threads", "1",
-                                          "--no-validate", "--quiet", "--network", "1gbe", *args])
-                record = run_record(command, timeout_s=900)
+                run = [exe, "run", "--scale", str(scale), "--roots", str(roots), "--no-validate", "--quiet", *args]
+                if "shared" not in args:
+                    run = mpirun_command(("mpirun", "--oversubscribe"), ranks,
+                                         [*run, "--threads", "1", "--network", "1gbe"])
+                record = run_record(run, timeout_s=900)
                 times[(name, exe)].append(statistics.median(s["time_s"] for s in record[kind]))
     print(f"median search time (ms), scale {scale}, {ranks} ranks, {rounds} interleaved rounds")
     for name, _, _ in TIMED:

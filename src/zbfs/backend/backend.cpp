@@ -117,4 +117,8 @@ void require_backend(Backend backend) {
 #endif
 }
 
+void refuse_backend(Backend backend, std::string_view why) {
+  throw_usage_error("--backend " + std::string(to_string(backend)) + " " + std::string(why));
+}
+
 }  // namespace zbfs

@@ -60,4 +60,8 @@ int device_for_rank(int node_rank, std::optional<int> gpus_per_node);
 void require_backend_built(Backend backend);
 void require_backend(Backend backend);
 
+// Throws a usage error "--backend B WHY" (exit status 2): `backend` cannot run what was
+// asked of it.
+[[noreturn]] void refuse_backend(Backend backend, std::string_view why);
+
 }  // namespace zbfs

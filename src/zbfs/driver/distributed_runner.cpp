@@ -10,9 +10,9 @@
 #include <string>
 #include <type_traits>
 
-#include "zbfs/backend/device_distributed_bfs.hpp"
 #include "zbfs/backend/device_wire.hpp"
-#include "zbfs/bfs/distributed_bfs.hpp"
+#include "zbfs/backend/search.hpp"
+#include "zbfs/backend/search_factory.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/core/error.hpp"
@@ -31,7 +31,6 @@
 #include "zbfs/network/network_probe.hpp"
 #include "zbfs/output/bfs_output.hpp"
 #include "zbfs/output/message_recorder.hpp"
-#include "zbfs/sssp/distributed_sssp.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/validate/distributed_validator.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
@@ -138,10 +137,10 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
   if (recorder != nullptr) recorder->set_enabled(false);
   world.barrier();
   Stopwatch clock;
-  std::optional<DistributedSssp> sssp;
+  std::unique_ptr<SsspSearch> sssp;
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
-    sssp.emplace(grid, graph, exchanger, metrics, config.delta);
+    sssp = search_factory(config).sssp(grid, graph, exchanger, metrics);
   }
   result.construction_time_s += slowest(world, clock.elapsed_s());
   const std::uint64_t block = grid.blocks().block();
@@ -269,101 +268,38 @@ RunExchanger build_run_exchanger(const RunConfig& config, const Communicator& wo
   return built;
 }
 
-// What a distributed run searches with: the CPU's DistributedBfs, or a device backend's
-// DeviceDistributedBfs (32-bit local ids), whose parents come to host memory untimed,
-// for the counts, the result files and the validator.
+// The run's BFS search, from the factory (collective). Its set-up is timed into kernel 1,
+// as the forest is: the CPU's hubs, a device's upload and warm-up search. The set-up's
+// messages are no search's: the frontier dump starts with the first.
 template <class V>
-class DistributedSearcher {
- public:
-  // Collective. A device's set-up and warm-up are timed into kernel 1, as the CPU's
-  // forest is (the CPU search's hubs, built with it, are not: they were not before).
-  DistributedSearcher(const RunConfig& config, const ProcessGrid& grid, const DistributedGraph<V>& graph,
-                      Exchanger& exchanger, PhaseMetrics& metrics, const DistributedForest<V>* forest, int device_index,
-                      MessageRecorder* recorder, RunResult& result) {
-    if (config.backend == Backend::kCpu) {
-      cpu_.emplace(grid, graph, exchanger, metrics, forest);
-      return;
-    }
-    if constexpr (std::is_same_v<V, std::uint32_t>) {
-      const Communicator& world = grid.world();
-      world.barrier();
-      const Stopwatch clock;
-      // With a codec on the wire the id lists cross PCIe as device frames too; under
-      // auto, each where the device's own calibration prices the frame lower.
-      const cuda_backend::IdTransfer transfer = config.codec.is_auto() ? cuda_backend::IdTransfer::kPriced
-                                                : config.codec.fixed != CodecId::kNone
-                                                    ? cuda_backend::IdTransfer::kFrames
-                                                    : cuda_backend::IdTransfer::kRaw;
-      device_ = std::make_unique<DeviceDistributedBfs>(config.backend, device_index, grid, graph, exchanger, metrics,
-                                                       config.force, transfer, config.device_exchange);
-      // The warm-up's messages are no search's: the frontier dump starts with the first.
-      if (recorder != nullptr) recorder->set_enabled(false);
-      device_->warm_up();
-      result.construction_time_s += slowest(world, clock.elapsed_s());
-      result.device = DeviceRecord{};
-      result.device->name = device_->device_name();
-      result.device->construction = device_->traffic();
-      device_parent_ = LargeArray<std::int64_t>(grid.blocks().block());
-    } else {
-      throw_usage_error("--backend " + std::string(to_string(config.backend)) +
-                        " numbers a rank's vertex groups in 32 bits: use more ranks");
-    }
-  }
+std::unique_ptr<BfsSearch> build_search(const RunConfig& config, const ProcessGrid& grid,
+                                        const DistributedGraph<V>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
+                                        const DistributedForest<V>* forest, int device_index, MessageRecorder* recorder,
+                                        const Progress& progress, RunResult& result) {
+  const Communicator& world = grid.world();
+  if (recorder != nullptr) recorder->set_enabled(false);
+  announce_search_setup(config, progress);
+  world.barrier();
+  const Stopwatch clock;
+  std::unique_ptr<BfsSearch> search = search_factory(config, device_index).bfs(grid, graph, exchanger, metrics, forest);
+  result.construction_time_s += slowest(world, clock.elapsed_s());
+  return search;
+}
 
-  BfsStats run(std::uint64_t root, const BfsOptions& options) {
-    return device_ ? device_->run(root, options) : cpu_->run(root, options);
-  }
-  // The last search's parents, owned vertices in original order (a device's copied here).
-  std::span<const std::int64_t> parents() {
-    if (!device_) return cpu_->parent();
-    device_->copy_parents(device_parent_.span());
-    return device_parent_.span();
-  }
-  // Done with the last tree: the CPU search's next starts from a cleared array and
-  // touches only what it reaches (untimed, as a fresh array would be).
-  void clear() {
-    if (cpu_) cpu_->clear_parent();
-  }
-  // The CPU search, for the codec trial (none on a device).
-  DistributedBfs<V>* cpu() { return cpu_ ? &*cpu_ : nullptr; }
-
-  // The device's traffic over the searches, and its lists' framed and raw bytes over
-  // the job (collective; nothing on the CPU).
-  void record_device(const Communicator& world, RunResult& result) const {
-    if (!device_) return;
-    const HostDeviceTraffic total = device_->traffic();
-    result.device->searches = {total.to_device - result.device->construction.to_device,
-                               total.to_host - result.device->construction.to_host};
-    result.device->id_transfer = std::string(to_string(device_->id_transfer()));
-    result.device->exchange = std::string(to_string(device_->exchange()));
-    result.device->pcie = device_->pcie_costs();
-    const auto [framed, raw] = device_->lists_framed_and_raw();
-    std::uint64_t lists[2] = {framed, raw};
-    world.allreduce(std::span<std::uint64_t>(lists), ReduceOp::kSum);
-    result.device->lists_framed = lists[0];
-    result.device->lists_raw = lists[1];
-  }
-
- private:
-  std::optional<DistributedBfs<V>> cpu_;
-  std::unique_ptr<DeviceDistributedBfs> device_;
-  LargeArray<std::int64_t> device_parent_;
-};
-
-// The BFS search loop's hooks over a searcher: search, count, validate, write the first
+// The BFS search loop's hooks over a search: search, count, validate, write the first
 // tree and the frontier dump, and each search's phases over the ranks.
 template <class V>
 SearchBackend bfs_search_backend(const RunConfig& config, const ProcessGrid& grid, const LoadedGraph& input,
                                  const DistributedGraph<V>& graph, const InputEdges& validation_edges,
-                                 Exchanger& exchanger, DistributedSearcher<V>& searcher, PhaseMetrics& metrics,
+                                 Exchanger& exchanger, BfsSearch& search, PhaseMetrics& metrics,
                                  MessageRecorder* recorder, const Progress& progress, PhaseMetrics& before,
                                  std::span<const std::int64_t>& parent) {
   const Communicator& world = grid.world();
   SearchBackend backend;
   backend.rank = grid.rank();
-  backend.search = [&](std::uint64_t root) { return searcher.run(root, config.bfs); };
+  backend.search = [&](std::uint64_t root) { return search.run(root, config.bfs); };
   backend.count = [&] {
-    parent = searcher.parents();
+    parent = search.parents();
     return count_tree(world, parent, graph.owned_tuple_degree());
   };
   backend.validate = [&](std::uint64_t root) {
@@ -382,15 +318,15 @@ SearchBackend bfs_search_backend(const RunConfig& config, const ProcessGrid& gri
     // The dump holds the first search (validation included): representative and small.
     if (recorder != nullptr) recorder->set_enabled(i == 0);
   };
-  backend.after_search = [&](std::size_t i, const SearchResult& search) {
+  backend.after_search = [&](std::size_t i, const SearchResult& result) {
     if (i == 0) {
       write_results(
-          config, grid, input.ids, search.root, parent,
-          [&] { return bfs_tree_levels(grid, exchanger, search.root, parent); }, progress);
+          config, grid, input.ids, result.root, parent,
+          [&] { return bfs_tree_levels(grid, exchanger, result.root, parent); }, progress);
     }
   };
-  backend.finish_search = [&, recorder](std::size_t i, SearchResult& search) {
-    searcher.clear();
+  backend.finish_search = [&, recorder](std::size_t i, SearchResult& result) {
+    search.clear();
     // The dump is complete now. Every rank's file takes its name once all are sealed, or
     // the job ends with the first rank's write error (the partial files go with the
     // recorders).
@@ -398,7 +334,7 @@ SearchBackend bfs_search_backend(const RunConfig& config, const ProcessGrid& gri
       world.throw_first_error(recorder->seal(), ExitCode::kFailure);
       world.throw_first_error(recorder->publish(), ExitCode::kFailure);
     }
-    search.phases = summarize_over_ranks(world, metrics.since(before));
+    result.phases = summarize_over_ranks(world, metrics.since(before));
   };
   return backend;
 }
@@ -412,7 +348,7 @@ void record_transport(const Communicator& world, const Exchanger& exchanger, Run
   result.rma_window_growths = windows[1];
 }
 
-// The distributed run after its input: kernel 1, the exchanger, the searcher, the codec
+// The distributed run after its input: kernel 1, the exchanger, the search, the codec
 // trial, the BFS and SSSP searches, and what the record takes from them.
 template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
@@ -443,19 +379,18 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     }
     result.construction_time_s += slowest(world, clock.elapsed_s());
   }
-  DistributedSearcher<V> searcher(config, grid, graph, exchanger, metrics, forest ? &*forest : nullptr, device_index,
-                                  dump, result);
+  const std::unique_ptr<BfsSearch> search = build_search(
+      config, grid, graph, exchanger, metrics, forest ? &*forest : nullptr, device_index, dump, progress, result);
   PhaseMetrics before;  // the counters when the current search started
   std::span<const std::int64_t> parent;
   const SearchBackend backend = bfs_search_backend(config, grid, input, graph, *built.validation_edges, exchanger,
-                                                   searcher, metrics, dump, progress, before, parent);
-  if (run_exchanger.trial != nullptr && searcher.cpu() != nullptr && config.kernels.bfs && !roots.empty()) {
-    DistributedBfs<V>& bfs = *searcher.cpu();
+                                                   *search, metrics, dump, progress, before, parent);
+  if (run_exchanger.trial != nullptr && config.kernels.bfs && !roots.empty()) {
     result.codec_trial = run_codec_trial(
         *run_exchanger.trial, roots,
         [&](std::uint64_t root) {
-          bfs.run(root, config.bfs);
-          bfs.clear_parent();
+          search->run(root, config.bfs);
+          search->clear();
         },
         world, metrics, progress);
   }
@@ -467,7 +402,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
     }
   }
   record_transport(world, exchanger, result);
-  searcher.record_device(world, result);
+  result.device = search->device_record();
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "zbfs/backend/device_search.hpp"
-#include "zbfs/bfs/direction_optimizing_bfs.hpp"
+#include "zbfs/backend/search.hpp"
+#include "zbfs/backend/search_factory.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/input_edges.hpp"
 #include "zbfs/core/large_array.hpp"
@@ -25,7 +25,7 @@
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/graph/csr_builder.hpp"
-#include "zbfs/sssp/delta_stepping.hpp"
+#include "zbfs/graph/peeled_forest.hpp"
 #include "zbfs/validate/sssp_validator.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
 #include "zbfs/validate/validator.hpp"
@@ -144,81 +144,6 @@ TreeCounts count_tree(const Graph& graph, std::span<const std::int64_t> parent) 
   return TreeCounts{count_traversed_edges(graph, parent), reached};
 }
 
-// What a one-process run searches with: the CPU's DirectionOptimizingBfs, searching into
-// its own parent array and resetting only what the last search set, or a device backend
-// (32-bit ids on plain lists), whose tree comes to host memory untimed for the counts and
-// the validator, as a GPU Graph500 code hands its tree over.
-template <class Graph>
-class OneProcessSearcher {
-  using V = typename Graph::Vertex;
-  static constexpr bool kDeviceIds = std::is_same_v<Graph, Csr<std::uint32_t>>;
-
- public:
-  // The CPU search's workspace, or the graph's upload to a device: both part of kernel 1.
-  OneProcessSearcher(const RunConfig& config, const Graph& graph, const PeeledForest<V>* forest,
-                     const Progress& progress, RunResult& result) {
-    if (config.backend == Backend::kCpu || !kDeviceIds) {
-      if constexpr (std::is_same_v<Graph, Csr<V>>) {
-        cpu_.emplace(graph, forest);
-      } else {
-        cpu_.emplace(graph);
-      }
-      return;
-    }
-    if constexpr (kDeviceIds) {
-      progress.phase("uploading the graph to the " +
-                     std::string(config.backend == Backend::kCuda ? "device" : "host launcher"));
-      device_ = std::make_unique<DeviceSearch>(config.backend, graph, config.force);
-      result.device = DeviceRecord{};
-      result.device->name = device_->device_name();
-      result.device->construction = device_->traffic();
-      device_parent_ = LargeArray<std::int64_t>(graph.num_vertices());
-    }
-  }
-
-  // Before a search (untimed): a device's copies so far.
-  void note_start() {
-    if (device_) before_search_ = device_->traffic();
-  }
-  BfsStats run(std::uint64_t root, const BfsOptions& options) {
-    return device_ ? device_->run(root, options) : cpu_->run(root, options);
-  }
-  // The last search's tree, in host memory.
-  std::span<const std::int64_t> parents() {
-    if (!device_) return cpu_->parent();
-    after_search_ = device_->traffic();
-    device_->copy_parents(device_parent_.span());
-    return device_parent_.span();
-  }
-  // Done with the last tree (untimed, as a fresh array would be).
-  void clear() {
-    if (cpu_) cpu_->clear_parent();
-  }
-  // A device's copies: during the search, and the tree coming back ("other").
-  void book_copies(PhaseMetrics& metrics) const {
-    if (!device_) return;
-    const HostDeviceTraffic done = device_->traffic();
-    metrics.add_device_copies(Phase::kLocalExpansion, after_search_.to_device - before_search_.to_device,
-                              after_search_.to_host - before_search_.to_host);
-    metrics.add_device_copies(Phase::kOther, done.to_device - after_search_.to_device,
-                              done.to_host - after_search_.to_host);
-  }
-  // A device's copies over the searches.
-  void record_device(RunResult& result) const {
-    if (!device_) return;
-    const HostDeviceTraffic total = device_->traffic();
-    result.device->searches = {total.to_device - result.device->construction.to_device,
-                               total.to_host - result.device->construction.to_host};
-  }
-
- private:
-  std::optional<DirectionOptimizingBfs<V>> cpu_;
-  std::unique_ptr<DeviceSearch> device_;
-  LargeArray<std::int64_t> device_parent_;
-  HostDeviceTraffic before_search_;
-  HostDeviceTraffic after_search_;
-};
-
 // One process: a search is all local work, and nothing travels.
 PhaseBreakdown one_rank_phases(const SearchResult& search, PhaseMetrics metrics = {}) {
   metrics.add_time(Phase::kLocalExpansion, search.time_s);
@@ -226,34 +151,42 @@ PhaseBreakdown one_rank_phases(const SearchResult& search, PhaseMetrics metrics 
   return PhaseBreakdown::of_one_rank(metrics);
 }
 
-// The BFS search loop's hooks over a searcher: search, count, validate, hand the first
-// tree over, clear it and book the search's phases.
+// The BFS search loop's hooks over a search: search, count, validate, hand the first
+// tree over, clear it and book the search's phases, a device's copies included: during
+// the search, and the tree coming back ("other").
 template <class Graph>
-SearchBackend bfs_search_backend(const RunConfig& config, const Graph& graph, OneProcessSearcher<Graph>& searcher,
+SearchBackend bfs_search_backend(const RunConfig& config, const Graph& graph, BfsSearch& search,
                                  const InputEdges& input, const FirstTreeHook& first_tree,
                                  std::span<const std::int64_t>& parent) {
+  // The copies so far when the current search started, and when it ended.
+  auto copies = std::make_shared<std::pair<HostDeviceTraffic, HostDeviceTraffic>>();
   SearchBackend backend;
-  backend.before_search = [&searcher](std::size_t) { searcher.note_start(); };
-  backend.search = [&config, &searcher](std::uint64_t root) { return searcher.run(root, config.bfs); };
-  backend.count = [&graph, &searcher, &parent] {
-    parent = searcher.parents();
+  backend.before_search = [&search, copies](std::size_t) { copies->first = search.traffic(); };
+  backend.search = [&config, &search](std::uint64_t root) { return search.run(root, config.bfs); };
+  backend.count = [&graph, &search, &parent, copies] {
+    copies->second = search.traffic();
+    parent = search.parents();
     return count_tree(graph, parent);
   };
   backend.validate = [&input, &parent](std::uint64_t root) { return validate_bfs_tree(input, root, parent); };
-  backend.after_search = [&first_tree, &parent](std::size_t index, const SearchResult& search) {
-    if (index == 0 && first_tree) first_tree(search.root, parent);
+  backend.after_search = [&first_tree, &parent](std::size_t index, const SearchResult& result) {
+    if (index == 0 && first_tree) first_tree(result.root, parent);
   };
-  backend.finish_search = [&searcher](std::size_t, SearchResult& search) {
-    searcher.clear();
-    PhaseMetrics copies;
-    searcher.book_copies(copies);
-    search.phases = one_rank_phases(search, copies);
+  backend.finish_search = [&search, copies](std::size_t, SearchResult& result) {
+    search.clear();
+    const auto& [before, after] = *copies;
+    const HostDeviceTraffic done = search.traffic();
+    PhaseMetrics metrics;
+    metrics.add_device_copies(Phase::kLocalExpansion, after.to_device - before.to_device,
+                              after.to_host - before.to_host);
+    metrics.add_device_copies(Phase::kOther, done.to_device - after.to_device, done.to_host - after.to_host);
+    result.phases = one_rank_phases(result, metrics);
   };
   return backend;
 }
 
 // Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
-void run_sssp_searches(const RunConfig& config, const Csr<std::uint32_t>& graph, DeltaStepping& sssp,
+void run_sssp_searches(const RunConfig& config, const Csr<std::uint32_t>& graph, SsspSearch& sssp,
                        const std::vector<std::uint64_t>& roots, const InputEdges& input,
                        const FirstDistancesHook& first_distances, const Progress& progress, RunResult& result) {
   LargeArray<std::int64_t> parent(graph.num_vertices());
@@ -304,15 +237,20 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   // bitmap).
   LargeArray<float> list_weights;
   const Graph graph = build_graph<Graph>(tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr);
-  std::optional<DeltaStepping> sssp;
+  const SearchFactory factory = search_factory(config);
+  std::unique_ptr<SsspSearch> sssp;
   if constexpr (kWeighted) {
-    if (config.kernels.sssp) sssp.emplace(graph, list_weights.span(), config.delta);
+    if (config.kernels.sssp) sssp = factory.sssp(graph, list_weights.span());
   }
+  announce_search_setup(config, progress);
+  std::unique_ptr<BfsSearch> search;
   PeeledForest<V> forest;
   if constexpr (kPlain) {
     if (config.prune) forest = PeeledForest<V>(graph.offsets(), graph.neighbor_data(), graph.num_vertices());
+    search = factory.bfs(graph, config.prune ? &forest : nullptr);
+  } else {
+    search = factory.bfs(graph);
   }
-  OneProcessSearcher<Graph> searcher(config, graph, config.prune ? &forest : nullptr, progress, result);
   result.construction_time_s = clock.elapsed_s();
   if (!kept) {
     // Producing the tuples is generation, not kernel 1, wherever it happens.
@@ -328,9 +266,9 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   const std::vector<std::uint64_t> roots = search_keys(config, graph, given_roots, progress);
 
   std::span<const std::int64_t> parent;
-  const SearchBackend backend = bfs_search_backend(config, graph, searcher, input, first_tree, parent);
+  const SearchBackend backend = bfs_search_backend(config, graph, *search, input, first_tree, parent);
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
-  searcher.record_device(result);
+  result.device = search->device_record();
   if constexpr (kWeighted) {
     if (sssp) run_sssp_searches(config, graph, *sssp, roots, input, first_distances, progress, result);
   }

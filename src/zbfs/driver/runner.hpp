@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "zbfs/backend/cuda/pcie_pricing.hpp"
-#include "zbfs/backend/execution_target.hpp"
+#include "zbfs/backend/device_record.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/driver/codec_trial.hpp"
@@ -33,23 +32,6 @@ struct SearchResult {
   bool validated = false;
   double validate_time_s = 0;
   PhaseBreakdown phases;  // the search and its validation, over ranks
-};
-
-// Where a device backend ran and what it copied between host and device memory, in kernel
-// 1 (the graph's upload, the warm-up search) and over the searches (their starts, counts,
-// and the parents that come back for counting and validation).
-struct DeviceRecord {
-  std::string name;  // the GPU's, or "host" for cuda-host
-  HostDeviceTraffic construction;
-  HostDeviceTraffic searches;
-  // A distributed device search: how its id lists crossed PCIe (raw, frames, priced), rank
-  // 0's calibration when priced, and the lists that crossed as frames and as they were
-  // (all ranks).
-  std::string id_transfer = "raw";
-  std::string exchange = "staged";  // --device-exchange: how the steps' messages travelled
-  cuda_backend::PcieCosts pcie;
-  std::uint64_t lists_framed = 0;
-  std::uint64_t lists_raw = 0;
 };
 
 struct RunResult {

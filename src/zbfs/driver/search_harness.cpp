@@ -33,6 +33,25 @@ void require_valid(const ValidationReport& report, const SearchResult& search, c
 
 }  // namespace
 
+SearchFactory search_factory(const RunConfig& config, int device) {
+  SearchFactory factory;
+  factory.backend = config.backend;
+  factory.force = config.force;
+  factory.device = device;
+  factory.id_transfer = config.codec.is_auto()                 ? cuda_backend::IdTransfer::kPriced
+                        : config.codec.fixed != CodecId::kNone ? cuda_backend::IdTransfer::kFrames
+                                                               : cuda_backend::IdTransfer::kRaw;
+  factory.exchange = config.device_exchange;
+  factory.delta = config.delta;
+  return factory;
+}
+
+void announce_search_setup(const RunConfig& config, const Progress& progress) {
+  if (config.backend == Backend::kCpu) return;
+  progress.phase("uploading the graph to the " +
+                 std::string(config.backend == Backend::kCuda ? "device" : "host launcher"));
+}
+
 void run_search_loop(const RunConfig& config, SearchKernel kernel, const std::vector<std::uint64_t>& roots,
                      const SearchBackend& backend, const Progress& progress, std::vector<SearchResult>& searches) {
   const char* name = kernel == SearchKernel::kBfs ? "BFS" : "SSSP";

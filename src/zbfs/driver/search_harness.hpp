@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "zbfs/backend/search_factory.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/driver/run_config.hpp"
@@ -51,6 +52,16 @@ struct SearchBackend {
                                                                                        const SearchResult&) {};
   std::function<void(std::size_t index, SearchResult& search)> finish_search = [](std::size_t, SearchResult&) {};
 };
+
+// The factory of the run's searches (backend/search_factory.hpp), from its flags:
+// --backend, --force, --device-exchange, --delta, and how a distributed device search's
+// id lists cross PCIe (--codec: with a codec on the wire as device frames too; under
+// auto, each where the device's own calibration prices the frame lower). `device`: this
+// rank's device under --backend cuda.
+SearchFactory search_factory(const RunConfig& config, int device = 0);
+
+// Says what setting up a device's search does (the graph's upload), before it does it.
+void announce_search_setup(const RunConfig& config, const Progress& progress);
 
 // Runs every search of `roots` with `kernel` and appends their records to `searches`.
 // Throws Error (exit status 3, on every rank alike) when a tree fails validation.

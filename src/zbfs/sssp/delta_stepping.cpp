@@ -94,6 +94,222 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
   }
 }
 
+// The shared state of one search, and the steps of its OpenMP team: each thread calls
+// them with its own bins (`me`) from inside the one parallel region of run(), so the
+// worksharing loops, barriers and single blocks in them bind to that team.
+class DeltaStepping::Team {
+ public:
+  Team(DeltaStepping& search, SsspStats& stats)
+      : s_(search),
+        stats_(stats),
+        light_(static_cast<float>(search.delta_)),
+        per_bucket_(1.0 / search.delta_),
+        offsets_(search.graph_.offsets()),
+        neighbors_(search.graph_.neighbor_data()),
+        weights_(search.weights_.data()),
+        state_(search.state_.data()),
+        relaxed_(search.relaxed_.data()),
+        mark_(search.mark_.data()),
+        light_start_(search.light_start_.data()),
+        light_edges_(search.light_.data()),
+        offset_(search.threads_.size() + 1) {}
+
+  // The search from the frontier run() set (its root), by every thread of the team.
+  void run(ThreadBins& me) {
+    while (!done_) {
+      if (light_round(me)) continue;
+#pragma omp master
+      {
+        stats_.light_time_s += phase_.elapsed_s();
+        phase_.restart();
+      }
+      heavy_pass(me);
+      next_bucket();
+      // Once the search has left a bucket (not when a rounding sends it through the
+      // same bucket again), the vertices it settled are final. A bit read before it is
+      // set only costs the read it would have saved.
+      if (advanced_ && !done_) {
+        for (const Vertex u : me.finished) s_.final_.set_atomic(u);
+      }
+      if (advanced_) me.finished.clear();
+      if (!done_) gather(me);
+    }
+  }
+  [[nodiscard]] const Stopwatch& phase() const { return phase_; }
+
+ private:
+  // Monotone in d, so a later bucket never holds a shorter distance (an infinite one, of
+  // no vertex that is filed, saturates).
+  [[nodiscard]] std::uint64_t bucket_of(float d) const {
+    const double scaled = static_cast<double>(d) * per_bucket_;
+    return scaled < 1.8e19 ? static_cast<std::uint64_t>(scaled) : kNoBucket - 1;
+  }
+
+  void relax(ThreadBins& me, Vertex u, float du, Vertex v, float w, std::uint64_t first_bucket) {
+    // A vertex of an earlier bucket is final: no later relaxation can lower it, and its
+    // bit (a bitmap that stays in cache) saves the random read of its word.
+    if (s_.final_.test(v)) return;
+    const float dv = du + w;
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(dv);
+    std::atomic_ref<std::uint64_t> word(state_[v]);
+    std::uint64_t current = word.load(std::memory_order_relaxed);
+    while (bits < distance_bits(current)) {
+      if (word.compare_exchange_weak(current, pack(dv, u), std::memory_order_relaxed)) {
+        me.bins.at(std::max(first_bucket, bucket_of(dv))).push_back(v);
+        ++me.improvements;
+        return;
+      }
+    }
+  }
+
+  // Every thread's part(t) (a vector), one after another, into `out`; the whole team
+  // calls it. It starts with a barrier (every part is complete before it is counted)
+  // and ends with one.
+  template <class Part, class Out>
+  void concatenate(ThreadBins& me, const Part& part, Out& out) {
+#pragma omp barrier
+#pragma omp single
+    {
+      offset_[0] = 0;
+      for (std::size_t t = 0; t < s_.threads_.size(); ++t) offset_[t + 1] = offset_[t] + part(s_.threads_[t]).size();
+      out.resize(offset_.back());
+    }
+    auto& mine = part(me);
+    std::copy(mine.begin(), mine.end(),
+              out.begin() + static_cast<std::ptrdiff_t>(offset_[static_cast<std::size_t>(omp_get_thread_num())]));
+    mine.clear();
+#pragma omp barrier
+  }
+
+  // The next frontier: every thread's vertices in the current bucket.
+  void gather(ThreadBins& me) {
+    std::vector<Vertex> none;
+    concatenate(
+        me,
+        [&](ThreadBins& t) -> std::vector<Vertex>& {
+          std::vector<Vertex>* here = t.bins.find(bucket_);
+          return here != nullptr ? *here : none;
+        },
+        s_.next_frontier_);
+#pragma omp single
+    {
+      s_.frontier_.swap(s_.next_frontier_);
+      frontier_size_ = s_.frontier_.size();
+    }
+  }
+
+  // A frontier vertex that is still in this bucket relaxes its light edges, once per
+  // distance it reaches (a vertex improved twice in a round comes twice); it joins this
+  // pass's settled list once.
+  void settle_light(ThreadBins& me, Vertex u) {
+    const std::uint32_t bits = distance_bits(load(state_[u]));
+    const float du = std::bit_cast<float>(bits);
+    if (bucket_of(du) != bucket_) return;
+    if (std::atomic_ref<std::uint32_t>(mark_[u]).exchange(s_.pass_, std::memory_order_relaxed) != s_.pass_) {
+      me.settled.push_back(u);
+    }
+    if (std::atomic_ref<std::uint32_t>(relaxed_[u]).exchange(bits, std::memory_order_relaxed) == bits) return;
+    for (std::uint64_t k = light_start_[u]; k < light_start_[u + 1]; ++k) {
+      relax(me, u, du, light_edges_[k].to, light_edges_[k].weight, bucket_);
+    }
+    me.light_edges += light_start_[u + 1] - light_start_[u];
+  }
+
+  // A light round over the frontier; true when it found more of the bucket.
+  bool light_round(ThreadBins& me) {
+#pragma omp for schedule(dynamic, 64) nowait
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(frontier_size_); ++i) {
+      settle_light(me, s_.frontier_[static_cast<std::size_t>(i)]);
+    }
+    // Bucket fusion (as GAPBS and GraphIt do): what a thread found for this bucket, while
+    // it is little, it settles itself at once instead of waiting a round for the team;
+    // most of a Kronecker graph's rounds are a handful of vertices.
+    for (std::vector<Vertex>* here = me.bins.find(bucket_); here != nullptr && here->size() < kFusionLimit;
+         here = me.bins.find(bucket_)) {
+      me.fused.swap(*here);
+      for (const Vertex u : me.fused) settle_light(me, u);
+      me.fused.clear();
+    }
+    gather(me);
+#pragma omp master
+    ++stats_.light_rounds;
+    return frontier_size_ > 0;
+  }
+
+  // The bucket is settled: its vertices relax their heavy edges, once, with their final
+  // distances. Those land in later buckets (or, by a rounding of d + w, in this one,
+  // which is then settled again in a new pass). Lists are cut into pieces of kHeavyPiece
+  // entries shared out among the threads: a hub's list is most of a bucket's work on a
+  // Kronecker graph.
+  void heavy_pass(ThreadBins& me) {
+    for (const Vertex u : me.settled) {
+      for (std::uint64_t k = offsets_[u]; k < offsets_[u + 1]; k += kHeavyPiece) me.pieces.push_back({u, k});
+      me.finished.push_back(u);
+      me.heavy_edges += offsets_[u + 1] - offsets_[u] - (light_start_[u + 1] - light_start_[u]);
+    }
+    me.settled.clear();
+    concatenate(
+        me, [](ThreadBins& t) -> std::vector<HeavyPiece>& { return t.pieces; }, s_.pieces_);
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(s_.pieces_.size()); ++i) {
+      const HeavyPiece piece = s_.pieces_[static_cast<std::size_t>(i)];
+      const float du = distance_of(load(state_[piece.vertex]));
+      const std::uint64_t end = std::min(piece.first + kHeavyPiece, offsets_[piece.vertex + 1]);
+      for (std::uint64_t k = piece.first; k < end; ++k) {
+        if (!(weights_[k] < light_)) relax(me, piece.vertex, du, neighbors_[k], weights_[k], bucket_);
+      }
+    }
+  }
+
+  // The next bucket that holds anything (one thread): empty buckets cost nothing,
+  // whatever delta.
+  void next_bucket() {
+#pragma omp single
+    {
+      std::uint64_t next = kNoBucket;
+      for (const ThreadBins& t : s_.threads_) next = std::min(next, t.bins.first_from(bucket_));
+      ++stats_.buckets;
+      advanced_ = next != bucket_;
+      if (next == kNoBucket) {
+        done_ = true;
+        for (ThreadBins& t : s_.threads_) t.bins.advance(0);
+      } else {
+        bucket_ = next;
+        for (ThreadBins& t : s_.threads_) t.bins.advance(bucket_);
+        s_.next_pass();
+      }
+      stats_.heavy_time_s += phase_.elapsed_s();
+      phase_.restart();
+    }
+  }
+
+  DeltaStepping& s_;
+  SsspStats& stats_;
+  const float light_;  // an edge is light when w < light_
+  const double per_bucket_;
+  const std::uint64_t* offsets_;
+  const Vertex* neighbors_;
+  const float* weights_;
+  std::uint64_t* state_;
+  std::uint32_t* relaxed_;
+  std::uint32_t* mark_;
+  const std::uint64_t* light_start_;
+  const LightEdge* light_edges_;
+  std::vector<std::size_t> offset_;  // concatenate's, per thread
+  std::uint64_t bucket_ = 0;
+  std::size_t frontier_size_ = 1;
+  bool done_ = false;
+  bool advanced_ = false;  // the last pass settled its bucket for good
+  Stopwatch phase_;
+};
+
+void DeltaStepping::next_pass() {
+  if (++pass_ == 0) {  // the marks' counter wrapped: start them again
+    std::fill_n(mark_.data(), graph_.num_vertices(), 0U);
+    pass_ = 1;
+  }
+}
+
 SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance) {
   const std::uint64_t n = graph_.num_vertices();
   if (root >= n || parent.size() != n || distance.size() != n) {
@@ -101,189 +317,31 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
   }
   SsspStats stats;
   stats.delta = delta_;
-  const auto light = static_cast<float>(delta_);  // an edge is light when w < light
-  const double per_bucket = 1.0 / delta_;
-  const auto bucket_of = [per_bucket](float d) {
-    // Monotone in d, so a later bucket never holds a shorter distance (an infinite one, of
-    // no vertex that is filed, saturates).
-    const double scaled = static_cast<double>(d) * per_bucket;
-    return scaled < 1.8e19 ? static_cast<std::uint64_t>(scaled) : kNoBucket - 1;
-  };
-  const std::uint64_t* offsets = graph_.offsets();
-  const Vertex* neighbors = graph_.neighbor_data();
-  const float* weights = weights_.data();
-  std::uint64_t* state = state_.data();
-  std::uint32_t* relaxed = relaxed_.data();
-  std::uint32_t* mark = mark_.data();
-  const std::uint64_t* light_start = light_start_.data();
-  const LightEdge* light_edges = light_.data();
-
   const auto r = static_cast<Vertex>(graph_.internal_id(root));
-  state[r] = pack(0.0F, r);
+  state_[r] = pack(0.0F, r);
   frontier_.assign(1, r);
-  if (++pass_ == 0) {  // the marks' counter wrapped: start them again
-    std::fill_n(mark, n, 0U);
-    pass_ = 1;
-  }
-  std::uint64_t bucket = 0;
-  std::size_t frontier_size = 1;
-  bool done = false;
-  bool advanced = false;  // the last pass settled its bucket for good
-  std::vector<std::size_t> offset(threads_.size() + 1);
-  Stopwatch phase;
-
+  next_pass();
+  Team team(*this, stats);
 #pragma omp parallel num_threads(static_cast <int>(threads_.size()))
-  {
-    ThreadBins& me = threads_[static_cast<std::size_t>(omp_get_thread_num())];
-    const auto relax = [&](Vertex u, float du, Vertex v, float w, std::uint64_t first_bucket) {
-      // A vertex of an earlier bucket is final: no later relaxation can lower it, and its
-      // bit (a bitmap that stays in cache) saves the random read of its word.
-      if (final_.test(v)) return;
-      const float dv = du + w;
-      const std::uint32_t bits = std::bit_cast<std::uint32_t>(dv);
-      std::atomic_ref<std::uint64_t> word(state[v]);
-      std::uint64_t current = word.load(std::memory_order_relaxed);
-      while (bits < distance_bits(current)) {
-        if (word.compare_exchange_weak(current, pack(dv, u), std::memory_order_relaxed)) {
-          me.bins.at(std::max(first_bucket, bucket_of(dv))).push_back(v);
-          ++me.improvements;
-          return;
-        }
-      }
-    };
-    // Every thread's part(t) (a vector), one after another, into `out`; the whole team
-    // calls it. It starts with a barrier (every part is complete before it is counted)
-    // and ends with one.
-    const auto concatenate = [&](const auto& part, auto& out) {
-#pragma omp barrier
-#pragma omp single
-      {
-        offset[0] = 0;
-        for (std::size_t t = 0; t < threads_.size(); ++t) offset[t + 1] = offset[t] + part(threads_[t]).size();
-        out.resize(offset.back());
-      }
-      auto& mine = part(me);
-      std::copy(mine.begin(), mine.end(),
-                out.begin() + static_cast<std::ptrdiff_t>(offset[static_cast<std::size_t>(omp_get_thread_num())]));
-      mine.clear();
-#pragma omp barrier
-    };
-    std::vector<Vertex> none;
-    // The next frontier: every thread's vertices in `bucket`.
-    const auto gather = [&] {
-      concatenate(
-          [&](ThreadBins& t) -> std::vector<Vertex>& {
-            std::vector<Vertex>* here = t.bins.find(bucket);
-            return here != nullptr ? *here : none;
-          },
-          next_frontier_);
-#pragma omp single
-      {
-        frontier_.swap(next_frontier_);
-        frontier_size = frontier_.size();
-      }
-    };
-
-    while (!done) {
-      // A light round: the frontier's vertices that are still in this bucket relax their
-      // light edges, once per distance they reach (a vertex improved twice in a round
-      // comes twice); each joins this pass's settled list once.
-      const auto settle_light = [&](Vertex u) {
-        const std::uint32_t bits = distance_bits(load(state[u]));
-        const float du = std::bit_cast<float>(bits);
-        if (bucket_of(du) != bucket) return;
-        if (std::atomic_ref<std::uint32_t>(mark[u]).exchange(pass_, std::memory_order_relaxed) != pass_) {
-          me.settled.push_back(u);
-        }
-        if (std::atomic_ref<std::uint32_t>(relaxed[u]).exchange(bits, std::memory_order_relaxed) == bits) return;
-        for (std::uint64_t k = light_start[u]; k < light_start[u + 1]; ++k) {
-          relax(u, du, light_edges[k].to, light_edges[k].weight, bucket);
-        }
-        me.light_edges += light_start[u + 1] - light_start[u];
-      };
-#pragma omp for schedule(dynamic, 64) nowait
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(frontier_size); ++i) {
-        settle_light(frontier_[static_cast<std::size_t>(i)]);
-      }
-      // Bucket fusion (as GAPBS and GraphIt do): what a thread found for this bucket, while
-      // it is little, it settles itself at once instead of waiting a round for the team;
-      // most of a Kronecker graph's rounds are a handful of vertices.
-      for (std::vector<Vertex>* here = me.bins.find(bucket); here != nullptr && here->size() < kFusionLimit;
-           here = me.bins.find(bucket)) {
-        me.fused.swap(*here);
-        for (const Vertex u : me.fused) settle_light(u);
-        me.fused.clear();
-      }
-      gather();
-#pragma omp master
-      ++stats.light_rounds;
-      if (frontier_size > 0) continue;
-#pragma omp master
-      {
-        stats.light_time_s += phase.elapsed_s();
-        phase.restart();
-      }
-      // The bucket is settled: its vertices relax their heavy edges, once, with their
-      // final distances. Those land in later buckets (or, by a rounding of d + w, in this
-      // one, which is then settled again in a new pass). Lists are cut into pieces of
-      // kHeavyPiece entries shared out among the threads: a hub's list is most of a
-      // bucket's work on a Kronecker graph.
-      for (const Vertex u : me.settled) {
-        for (std::uint64_t k = offsets[u]; k < offsets[u + 1]; k += kHeavyPiece) me.pieces.push_back({u, k});
-        me.finished.push_back(u);
-        me.heavy_edges += offsets[u + 1] - offsets[u] - (light_start[u + 1] - light_start[u]);
-      }
-      me.settled.clear();
-      concatenate([](ThreadBins& t) -> std::vector<HeavyPiece>& { return t.pieces; }, pieces_);
-#pragma omp for schedule(dynamic, 16)
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(pieces_.size()); ++i) {
-        const HeavyPiece piece = pieces_[static_cast<std::size_t>(i)];
-        const float du = distance_of(load(state[piece.vertex]));
-        const std::uint64_t end = std::min(piece.first + kHeavyPiece, offsets[piece.vertex + 1]);
-        for (std::uint64_t k = piece.first; k < end; ++k) {
-          if (!(weights[k] < light)) relax(piece.vertex, du, neighbors[k], weights[k], bucket);
-        }
-      }
-#pragma omp single
-      {
-        // The next bucket that holds anything: empty buckets cost nothing, whatever delta.
-        std::uint64_t next = kNoBucket;
-        for (const ThreadBins& t : threads_) next = std::min(next, t.bins.first_from(bucket));
-        ++stats.buckets;
-        advanced = next != bucket;
-        if (next == kNoBucket) {
-          done = true;
-          for (ThreadBins& t : threads_) t.bins.advance(0);
-        } else {
-          bucket = next;
-          for (ThreadBins& t : threads_) t.bins.advance(bucket);
-          if (++pass_ == 0) {
-            std::fill_n(mark, n, 0U);
-            pass_ = 1;
-          }
-        }
-        stats.heavy_time_s += phase.elapsed_s();
-        phase.restart();
-      }
-      // Once the search has left a bucket (not when a rounding sends it through the
-      // same bucket again), the vertices it settled are final. A bit read before it is
-      // set only costs the read it would have saved.
-      if (advanced && !done) {
-        for (const Vertex u : me.finished) final_.set_atomic(u);
-      }
-      if (advanced) me.finished.clear();
-      if (!done) gather();
-    }
-  }
+  team.run(threads_[static_cast<std::size_t>(omp_get_thread_num())]);
   final_.clear();
+  stats.reached_vertices = export_tree(parent, distance);
+  stats.export_time_s = team.phase().elapsed_s();
+  for (ThreadBins& t : threads_) {
+    stats.light_edges += std::exchange(t.light_edges, 0);
+    stats.heavy_edges += std::exchange(t.heavy_edges, 0);
+    stats.improvements += std::exchange(t.improvements, 0);
+  }
+  return stats;
+}
 
-  // The tree in the input's ids; the words go back to unreached for the next search.
-  const auto count = static_cast<std::int64_t>(n);
+std::uint64_t DeltaStepping::export_tree(std::span<std::int64_t> parent, std::span<float> distance) {
+  const auto count = static_cast<std::int64_t>(graph_.num_vertices());
   std::uint64_t reached = 0;
 #pragma omp parallel for reduction(+ : reached)
   for (std::int64_t i = 0; i < count; ++i) {
     const auto v = static_cast<std::uint64_t>(i);
-    const std::uint64_t word = state[v];
+    const std::uint64_t word = state_[v];
     const std::uint64_t id = original_ != nullptr ? original_[v] : v;
     if (word == kUnreached) {
       parent[id] = -1;
@@ -293,18 +351,11 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
     const auto p = static_cast<std::uint32_t>(word);
     parent[id] = static_cast<std::int64_t>(original_ != nullptr ? original_[p] : p);
     distance[id] = distance_of(word);
-    state[v] = kUnreached;
-    relaxed[v] = distance_bits(kUnreached);
+    state_[v] = kUnreached;
+    relaxed_[v] = distance_bits(kUnreached);
     ++reached;
   }
-  stats.export_time_s = phase.elapsed_s();
-  stats.reached_vertices = reached;
-  for (ThreadBins& t : threads_) {
-    stats.light_edges += std::exchange(t.light_edges, 0);
-    stats.heavy_edges += std::exchange(t.heavy_edges, 0);
-    stats.improvements += std::exchange(t.improvements, 0);
-  }
-  return stats;
+  return reached;
 }
 
 }  // namespace zbfs

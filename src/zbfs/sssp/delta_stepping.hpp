@@ -98,6 +98,16 @@ class DeltaStepping {
     std::uint64_t improvements = 0;
   };
 
+  // One search's team: its state, and the steps every thread of the parallel region
+  // takes (delta_stepping.cpp).
+  class Team;
+
+  // Writes the tree in the input's ids and sets the words back to unreached for the next
+  // search; returns the reached vertices.
+  std::uint64_t export_tree(std::span<std::int64_t> parent, std::span<float> distance);
+  // The next settle pass: its number marks the vertices that joined its settled list.
+  void next_pass();
+
   const Csr<Vertex>& graph_;
   std::span<const float> weights_;
   const Vertex* original_;  // internal id -> input id, or nullptr
