@@ -14,29 +14,19 @@ parsing and decoding, not the disk. Rank counts above the core count run oversub
     python3 bench/input_bench.py --scale 22 --ranks 4
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from zbfs_lab.runs import RunFailed, mpirun_command, run_output, run_record  # noqa: E402
 SUFFIX = {"binary": ".zel", "edgelist": ".txt", "mtx": ".mtx"}
 
 
 def mpirun(ranks, args):
-    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    return cmd + args
-
-
-def run(cmd, timeout=3600):
-    done = subprocess.run(cmd, text=True, capture_output=True, timeout=timeout)
-    if done.returncode != 0:
-        sys.exit(f"input_bench: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
-    return done.stdout
+    return mpirun_command(("mpirun", "--oversubscribe", "--bind-to", "none"), ranks, args)
 
 
 def main():
@@ -59,16 +49,13 @@ def main():
         path = os.path.join(args.dir, f"kronecker-s{args.scale}-e{args.edgefactor}{SUFFIX[fmt]}")
         if args.fresh or not os.path.exists(path):
             print(f"input_bench: writing {path}", file=sys.stderr)
-            run(mpirun(args.ranks, [args.zbfs, "generate", path, "--scale", str(args.scale),
-                                    "--edgefactor", str(args.edgefactor), "--to", fmt]))
-        record = os.path.join(args.dir, "run.json")
+            run_output(mpirun(args.ranks, [args.zbfs, "generate", path, "--scale", str(args.scale),
+                                           "--edgefactor", str(args.edgefactor), "--to", fmt]), 3600)
         times = []
         edges = 0
         for rep in range(args.repeats):
-            run(mpirun(args.ranks, [args.zbfs, "run", "--input", path, "--format", fmt, "--roots", "1",
-                                    "--no-validate", "-q", "--json", record]))
-            with open(record) as f:
-                j = json.load(f)
+            j = run_record(mpirun(args.ranks, [args.zbfs, "run", "--input", path, "--format", fmt, "--roots", "1",
+                                               "--no-validate", "-q"]), 3600)
             times.append(j["generation_time_s"])
             edges = j["graph"]["num_input_edges"]
             print(f"input_bench: {fmt} repeat {rep + 1}: {times[-1]:.3f} s", file=sys.stderr)
@@ -87,4 +74,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except RunFailed as e:
+        sys.exit(f"input_bench: {e}")

@@ -31,20 +31,19 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+from zbfs_lab.runs import mpirun_command, run_command  # noqa: E402
 MEAN_TIME = re.compile(r"^(?:bfs\s+)?mean_time:\s+([0-9.eE+-]+)\s*$", re.M)
 SSSP_MEAN_TIME = re.compile(r"^sssp\s+mean_time:\s+([0-9.eE+-]+)\s*$", re.M)
 GAPBS_AVERAGE = re.compile(r"^Average Time:\s+([0-9.eE+-]+)", re.M)
 
 
 def mpirun(ranks, threads):
-    command = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks), "-x", f"OMP_NUM_THREADS={threads}"]
-    if os.geteuid() == 0:
-        command.insert(1, "--allow-run-as-root")
-    return command
+    return mpirun_command(("mpirun", "--oversubscribe", "--bind-to", "none", "-x", f"OMP_NUM_THREADS={threads}"),
+                          ranks, [])
 
 
 # Runs the command in a fresh process whose descendants are only this command's, and
@@ -59,15 +58,19 @@ PEAK_RSS = re.compile(r"^peer_compare peak rss kib: (\d+)$", re.M)
 
 
 def run(command, pattern, env=None, timeout=1800):
-    """(mean BFS time in s, peak resident bytes of the largest rank)."""
+    """(mean BFS time in s, peak resident bytes of the largest rank). Every code, zbfs and its
+    peers alike, runs through zbfs_lab's runner (its own process group, ended whole on a
+    timeout) and is read from its printed result block, so all are measured the same way."""
     wrapped = [sys.executable, "-c", PEAK_RSS_WRAPPER] + command
-    done = subprocess.run(wrapped, capture_output=True, text=True, env=env, timeout=timeout)
-    if done.returncode != 0:
-        sys.exit(f"peer_compare: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    found = pattern.search(done.stdout)
+    status, out, err = run_command(wrapped, timeout, env)
+    if status is None:
+        sys.exit(f"peer_compare: {' '.join(command)}: no result after {timeout} s")
+    if status != 0:
+        sys.exit(f"peer_compare: {' '.join(command)} failed ({status}):\n{err[-2000:]}")
+    found = pattern.search(out)
     if not found:
         sys.exit(f"peer_compare: no mean BFS time in the output of {' '.join(command)}")
-    rss = PEAK_RSS.search(done.stderr)
+    rss = PEAK_RSS.search(err)
     return float(found.group(1)), int(rss.group(1)) * 1024 if rss else 0
 
 

@@ -29,27 +29,17 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from zbfs_lab.runs import RunFailed, mpirun_command, run_output, run_record  # noqa: E402
 ROUTES = ["direct", "sparse", "grid2", "gridk", "hypercube"]
 NETWORKS = {"1gbe": (50.0e-6, 117.5e6), "10gbe": (12.0e-6, 1.175e9), "ib-hdr": (1.0e-6, 24.0e9)}
 
 
 def mpirun(ranks, binary_args):
-    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    return cmd + binary_args
-
-
-def run(cmd, timeout):
-    done = subprocess.run(cmd, text=True, capture_output=True, timeout=timeout)
-    if done.returncode != 0:
-        sys.exit(f"route_bench: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
-    return done.stdout
+    return mpirun_command(("mpirun", "--oversubscribe", "--bind-to", "none"), ranks, binary_args)
 
 
 # Start-ups per rank of one exchange (one direction) and its hops, by the route's shape.
@@ -115,7 +105,7 @@ def sweep_patterns(args, binary):
             cmd = mpirun(p, [binary, "--graph", graph, "--scale", str(args.scale), "--pattern",
                              ",".join(args.patterns), "--route", ",".join(args.routes), "--dedup", "both",
                              "--repeats", str(args.repeats)])
-            for line in run(cmd, args.timeout).strip().splitlines():
+            for line in run_output(cmd, args.timeout).strip().splitlines():
                 r = json.loads(line)
                 rows.append(r)
                 print(f"{graph:<10} {r['pattern']:<10} {p:>3} {r['route']:<9} {str(r['dedup']).lower():<5} "
@@ -166,16 +156,12 @@ def bfs(args):
         for dedup in ((True,) if route == "none" else (True, False)):
             runs = []
             for _ in range(args.repeats):
-                with tempfile.TemporaryDirectory() as tmp:
-                    record = os.path.join(tmp, "run.json")
-                    cmd = [binary, "run", "--scale", str(args.scale), "--roots", str(args.roots), "--partition", "1d",
-                           "--no-validate", "--quiet", "--json", record, "--direction", args.direction,
-                           "--network", args.network, "--codec", args.codec, "--threads", "1"]
-                    if route != "none":
-                        cmd += ["--route", route] + ([] if dedup else ["--no-dedup"])
-                    run(mpirun(args.ranks, cmd), args.timeout)
-                    with open(record) as f:
-                        runs.append(json.load(f))
+                cmd = [binary, "run", "--scale", str(args.scale), "--roots", str(args.roots), "--partition", "1d",
+                       "--no-validate", "--quiet", "--direction", args.direction, "--network", args.network,
+                       "--codec", args.codec, "--threads", "1"]
+                if route != "none":
+                    cmd += ["--route", route] + ([] if dedup else ["--no-dedup"])
+                runs.append(run_record(mpirun(args.ranks, cmd), args.timeout))
             med = lambda get: statistics.median(get(j) for j in runs)
             row = lambda j: j["phases"]["row_exchange"]
             hop = row(runs[0]).get("route", {}).get("hop_bytes", [])
@@ -217,4 +203,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except RunFailed as e:
+        sys.exit(f"route_bench: {e}")

@@ -28,6 +28,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+from zbfs_lab.runs import RunFailed, run_output, run_record  # noqa: E402
 NETCLUSTER = ROOT / "scripts" / "netcluster"
 PHASES = ("row_exchange", "column_exchange", "predecessor_reduction", "termination_check")
 
@@ -58,11 +60,11 @@ def phase_seconds(record: dict, key: str) -> dict[str, float]:
 def emulated(args: argparse.Namespace, hosts: int, partition: str, out: Path) -> dict:
     # --network measure: the run's model prices the links as zbfs's ping-pong finds them.
     command = [str(NETCLUSTER), "run", "--name", args.name, "--", str(args.binary), "run",
-               *zbfs_args(args, hosts, partition), "--network", "measure", "--json", str(out)]
-    done = sh(command, check=False, timeout=args.timeout)
-    if done.returncode != 0:
-        sys.exit(f"simgrid_compare: emulated run failed: {done.stderr.strip()[-400:]}")
-    return json.loads(out.read_text())
+               *zbfs_args(args, hosts, partition), "--network", "measure"]
+    try:
+        return run_record(command, args.timeout, keep=out)
+    except RunFailed as e:
+        sys.exit(f"simgrid_compare: emulated run failed: {e}")
 
 
 def simulated(args: argparse.Namespace, hosts: int, partition: str, out: Path, links: dict | None) -> dict:
@@ -73,9 +75,10 @@ def simulated(args: argparse.Namespace, hosts: int, partition: str, out: Path, l
     if links is not None:
         command += ["--latency", f"{links['latency_s']:.9g}", "--bandwidth", f"{links['bandwidth_bytes_per_s']:.9g}"]
     command += ["--", *zbfs_args(args, hosts, partition)]
-    done = subprocess.run(command, check=False, text=True, capture_output=True, timeout=args.timeout)
-    if done.returncode != 0:
-        sys.exit(f"simgrid_compare: simulated run failed: {done.stderr.strip()[-400:]}")
+    try:
+        run_output(command, args.timeout)
+    except RunFailed as e:
+        sys.exit(f"simgrid_compare: simulated run failed: {e}")
     return json.loads(out.read_text())
 
 

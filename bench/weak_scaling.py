@@ -37,13 +37,13 @@ import argparse
 import fnmatch
 import json
 import math
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+from zbfs_lab.runs import RunFailed, mpirun_command, run_output, run_record  # noqa: E402
 PHASES = ("row_exchange", "column_exchange", "predecessor_reduction", "termination_check")
 # 2D and hybrid take grid2 too: their searches' column gathers and row folds stay the
 # same, but kernel 1's shuffle and the predecessor reduction follow the route. Without
@@ -76,17 +76,8 @@ def run_args(args: argparse.Namespace, layout: str, codec: str, ranks: int, rank
     return out + args.zbfs_args.split()
 
 
-def run(command: list[str], timeout: float, what: str) -> bool:
-    try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, text=True, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        print(f"weak_scaling: {what} ran past {timeout:g} s", file=sys.stderr, flush=True)
-        return False
-    if done.returncode != 0:
-        # zbfs-lab's message says why first; the command line follows it.
-        print(f"weak_scaling: {what} failed: {done.stderr.strip()[:400]}", file=sys.stderr, flush=True)
-        return False
-    return True
+def failed(what: str, error: RunFailed) -> None:
+    print(f"weak_scaling: {what} failed: {error}", file=sys.stderr, flush=True)
 
 
 def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | None:
@@ -97,7 +88,10 @@ def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | N
         command = [str(args.lab), "simulate", "-np", str(ranks), "--topology", "fattree", "--links", links,
                    "--ranks-per-host", str(per_host), "--binary", str(args.smpi_binary), "-o", str(out),
                    "--timeout", str(args.timeout), "--", *run_args(args, layout, codec, ranks, None)]
-        if not run(command, args.timeout + 60, f"simulating {layout} {codec} {links} P={ranks}"):
+        try:
+            run_output(command, args.timeout + 60)
+        except RunFailed as e:
+            failed(f"simulating {layout} {codec} {links} P={ranks}", e)
             return None
     return json.loads(out.read_text())
 
@@ -114,10 +108,12 @@ def recorded(args, layout: str, codec: str, links: str, ranks: int) -> Path | No
         zargs = run_args(args, layout, codec, ranks, 2)
         if layout.startswith("2d"):
             zargs[zargs.index("--grid") + 1] = most_square(small)
-        root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-        command = ["mpirun", "--oversubscribe", *root, "--bind-to", "none", "-np", str(small), str(args.binary), "run",
-                   *zargs, "--network", links, "--json", str(out)]
-        if not run(command, args.timeout, f"recording {layout} {codec} scale {scale} on {small} ranks"):
+        command = mpirun_command(("mpirun", "--oversubscribe", "--bind-to", "none"), small,
+                                 [str(args.binary), "run", *zargs, "--network", links])
+        try:
+            run_record(command, args.timeout, keep=out)
+        except RunFailed as e:
+            failed(f"recording {layout} {codec} scale {scale} on {small} ranks", e)
             return None
     return out
 
@@ -128,13 +124,14 @@ def projected(args, record: Path, layout: str, links: str, ranks: int) -> dict |
         command += ["--grid", most_square(ranks)]
     if layout == "hybrid":
         command += ["--ranks-per-node", str(args.hybrid_ranks_per_host)]
-    done = subprocess.run(command, stdin=subprocess.DEVNULL, text=True, capture_output=True)
-    if done.returncode != 0:
-        print(f"weak_scaling: zbfs model failed: {done.stderr.strip()[-300:]}", file=sys.stderr)
+    try:
+        output = run_output(command)
+    except RunFailed as e:
+        failed("zbfs model", e)
         return None
-    teps = re.search(r"predicted TEPS: ([0-9.e+-]+)", done.stdout)
+    teps = re.search(r"predicted TEPS: ([0-9.e+-]+)", output)
     phases = {}
-    for line in done.stdout.splitlines():
+    for line in output.splitlines():
         fields = line.split()
         if len(fields) == 6 and fields[0] in PHASES:
             phases[fields[0]] = float(fields[5])

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A stand-in for build/bin/zbfs in sweep tests: `run ... --json PATH` writes a fixture record, and
-logs each call to $FAKE_ZBFS_LOG. `--codec broken` fails like zbfs does; `--codec hang` sleeps. With
+"""A stand-in for build/bin/zbfs in sweep tests: `run ... --json PATH` writes a fixture record,
+`model ... --ranks P` prints a prediction, and logs each call to $FAKE_ZBFS_LOG. `--codec broken` fails like zbfs does; `--codec hang` sleeps. With
 $FAKE_ZBFS_PIDS set, it starts a child (a "rank"), writes half a record, writes both process ids to
 that file and waits: a job for a signal to end."""
 import json
@@ -26,6 +26,9 @@ if codec == "broken":
     sys.exit(1)
 if codec == "hang":
     time.sleep(60)
+if args[:1] == ["model"]:  # a command without a record: it prints
+    print(f"predicted TEPS: {1e6 * int(value('--ranks', 1)):.3g}")
+    sys.exit(0)
 if os.environ.get("FAKE_ZBFS_PIDS"):
     rank = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     with open(value("--json"), "w") as f:

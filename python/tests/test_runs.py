@@ -4,7 +4,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from zbfs_lab.runs import RunFailed, run_record
+from zbfs_lab.runs import RunFailed, run_output, run_record
 
 HERE = Path(__file__).resolve().parent
 FAKE = [sys.executable, str(HERE / "fake_zbfs.py")]
@@ -37,6 +37,24 @@ class RunRecordWithAFakeZbfs(unittest.TestCase):
         record = run_record([*FAKE, "run", "--scale", "11"], env={"FAKE_ZBFS_LOG": str(self.dir / "other.log")})
         self.assertEqual(record["config"]["scale"], 11)
         self.assertTrue((self.dir / "other.log").exists())
+
+    def test_a_kept_record_stays_where_it_was_asked(self):
+        kept = self.dir / "kept.json"
+        record = run_record([*FAKE, "run", "--scale", "13"], keep=kept)
+        self.assertEqual(record["config"]["scale"], 13)
+        self.assertTrue(kept.exists())
+
+    def test_a_kept_record_of_a_failed_run_is_not_there(self):
+        kept = self.dir / "kept.json"
+        with self.assertRaises(RunFailed):
+            run_record([*FAKE, "run", "--codec", "broken"], keep=kept)
+        self.assertFalse(kept.exists())
+
+    def test_a_command_without_a_record_gives_its_output(self):
+        self.assertIn("predicted TEPS: 4e+06", run_output([*FAKE, "model", "r.json", "--ranks", "4"]))
+        with self.assertRaises(RunFailed) as caught:
+            run_output([*FAKE, "run", "--codec", "broken"])
+        self.assertIn("injected failure for codec broken", str(caught.exception))
 
 
 if __name__ == "__main__":

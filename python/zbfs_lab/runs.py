@@ -3,6 +3,8 @@
     from zbfs_lab.runs import RunFailed, run_record
     record = run_record(["mpirun", "-np", "4", "build/bin/zbfs", "run", "--scale", "16"])
 
+run_output runs a command that writes no record (zbfs generate, zbfs model) the same way.
+
 The command is run in its own process group (an mpirun's ranks are ended with it on a timeout or
 an interrupt, as in a sweep), with `--json` and a temporary path appended; the record comes back
 parsed. A run that fails, times out or writes no record raises RunFailed with zbfs's last error
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from zbfs_lab.sweep import mpirun_command, run_command
 
-__all__ = ["RunFailed", "mpirun_command", "run_record"]
+__all__ = ["RunFailed", "mpirun_command", "run_command", "run_output", "run_record"]
 
 
 class RunFailed(Exception):
@@ -28,18 +30,37 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def run_record(command: list[str], timeout_s: float | None = None, env: dict | None = None) -> dict:
+def _run(command: list[str], timeout_s: float | None, env: dict | None) -> str:
+    status, out, err = run_command(command, timeout_s, None if env is None else {**os.environ, **env})
+    if status is None:
+        raise RunFailed(f"{' '.join(command)}: no result after {timeout_s} s")
+    if status != 0:
+        raise RunFailed(f"{' '.join(command)}: exit {status}: {_last_line(err) or 'no message'}")
+    return out
+
+
+def run_output(command: list[str], timeout_s: float | None = None, env: dict | None = None) -> str:
+    """Runs `command` (a zbfs command that writes no record: generate, model, or zbfs-lab
+    simulate) as run_record does; returns its standard output."""
+    return _run(command, timeout_s, env)
+
+
+def _read_record(command: list[str], path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise RunFailed(f"{' '.join(command)}: no readable record ({e})") from None
+
+
+def run_record(command: list[str], timeout_s: float | None = None, env: dict | None = None,
+               keep: str | Path | None = None) -> dict:
     """Runs `command` (a zbfs run, under its launcher if any) with `--json` appended; returns the record.
-    `env`: variables added to this process's environment for the run."""
+    `env`: variables added to this process's environment for the run. `keep`: where the record
+    stays (zbfs writes it there once complete); else a temporary file."""
+    if keep is not None:
+        _run([*command, "--json", str(keep)], timeout_s, env)
+        return _read_record(command, Path(keep))
     with tempfile.TemporaryDirectory(prefix="zbfs-run-") as tmp:
         path = Path(tmp) / "run.json"
-        full = [*command, "--json", str(path)]
-        status, _, err = run_command(full, timeout_s, None if env is None else {**os.environ, **env})
-        if status is None:
-            raise RunFailed(f"{' '.join(command)}: no result after {timeout_s} s")
-        if status != 0:
-            raise RunFailed(f"{' '.join(command)}: exit {status}: {_last_line(err) or 'no message'}")
-        try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError) as e:
-            raise RunFailed(f"{' '.join(command)}: no readable record ({e})") from None
+        _run([*command, "--json", str(path)], timeout_s, env)
+        return _read_record(command, path)

@@ -232,7 +232,9 @@ std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGr
 // This rank's device for --backend cuda, agreed on by all ranks (collective): a rank that
 // has none (a node without GPUs, --gpus-per-node above what a node sees) ends the job on
 // every rank with the same usage error, instead of leaving the others in a collective.
-int agreed_device(const Communicator& world, std::optional<int> gpus_per_node) {
+// Another backend uses none: 0, on every rank alike without a collective.
+int agreed_device(const Communicator& world, Backend backend, std::optional<int> gpus_per_node) {
+  if (backend != Backend::kCuda) return 0;
   const int node_rank = world.split_shared().rank();
   int device = 0;
   std::string why;

@@ -56,7 +56,8 @@ std::vector<std::uint64_t> choose_roots(const RunConfig& config, const ProcessGr
 // This rank's device for --backend cuda, agreed on by all ranks (collective): a rank that
 // has none (a node without GPUs, --gpus-per-node above what a node sees) ends the job on
 // every rank with the same usage error, instead of leaving the others in a collective.
-int agreed_device(const Communicator& world, std::optional<int> gpus_per_node);
+// Another backend uses none: 0, on every rank alike without a collective.
+int agreed_device(const Communicator& world, Backend backend, std::optional<int> gpus_per_node);
 
 // SSSP's weights of this rank's tuples, in the slice's order: the file's, or drawn from
 // the seed and each tuple's place in the file (--weights uniform: the ranks' shares are

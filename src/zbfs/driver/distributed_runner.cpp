@@ -428,7 +428,7 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     Communicator world = Communicator::world();
     world.observe(&metrics);
     // Before any work: every rank has a device, or the job ends on all of them.
-    if (config.backend == Backend::kCuda) device_index = agreed_device(world, config.gpus_per_node);
+    device_index = agreed_device(world, config.backend, config.gpus_per_node);
     // The same library on every rank: the same answer, so every rank refuses alike.
     require_device_wire(config.device_exchange, config.backend);
     node_ranks = ranks_on_this_node(world);

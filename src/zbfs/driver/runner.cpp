@@ -274,6 +274,87 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   }
 }
 
+// What a one-process run searches: the edge list (generated and kept, or read from a
+// file), SSSP's weights of its tuples, the generator's list produced again where it is
+// not kept, and the search keys given.
+struct GraphInput {
+  PackedEdgeList edges;
+  LargeArray<float> tuple_weights;  // the kept list's, for SSSP
+  std::optional<InputEdges> produced;
+  std::vector<std::uint64_t> roots;
+};
+
+// The run's input, with its memory check: a file's edges (`loaded`) or the generator's.
+GraphInput graph_input(const RunConfig& config, std::optional<LoadedEdges> loaded, const Progress& progress,
+                       RunResult& result) {
+  GraphInput in;
+  in.roots = config.roots;
+  if (loaded) {
+    result.num_vertices = loaded->num_vertices;
+    result.num_input_edges = loaded->edges.size();
+    check_memory(config, result.num_vertices, result.num_input_edges, result);
+    result.generation_time_s = loaded->read_time_s;
+    if (config.kernels.sssp) {
+      // The file's weights, or drawn from the seed and each tuple's place in the file.
+      in.tuple_weights = LargeArray<float>(loaded->edges.size());
+      const TupleWeights draw(config.graph.seed);
+      const bool own = !loaded->weights.empty();
+      const auto count = static_cast<std::int64_t>(loaded->edges.size());
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const auto at = static_cast<std::size_t>(i);
+        in.tuple_weights[at] = own ? loaded->weights[at] : draw(at);
+      }
+      std::vector<float>().swap(loaded->weights);
+    }
+    in.edges = std::move(loaded->edges);
+    in.roots = std::move(loaded->roots);
+    return in;
+  }
+  const GraphSpec& spec = config.graph;
+  result.num_vertices = graph_vertices(spec);
+  check_memory(config, result.num_vertices, expected_graph_edges(spec), result);
+  in.produced = regenerated_graph_slice(spec, 0, 1);
+  if (!result.edge_list_kept) {
+    result.num_input_edges = in.produced->size();
+    return in;
+  }
+  progress.phase("generating " + describe_graph_open(spec) + ", " + std::to_string(result.threads) +
+                 (result.threads == 1 ? " thread)" : " threads)"));
+  const Stopwatch clock;
+  in.edges = generate_graph_slice(spec, 0, 1);
+  if (config.kernels.sssp) in.tuple_weights = generate_weight_slice(spec, 0, 1, in.edges);
+  result.generation_time_s = clock.elapsed_s();
+  result.num_input_edges = in.edges.size();
+  return in;
+}
+
+// The run's phases on one process: generation, kernel 1 and its device copies, and every
+// search's time, validation and copies.
+PhaseMetrics run_totals(const RunResult& result) {
+  PhaseMetrics totals;
+  totals.add_time(Phase::kGeneration, result.generation_time_s);
+  totals.add_time(Phase::kConstruction, result.construction_time_s);
+  for (const SearchResult& s : result.sssp_searches) {
+    totals.add_time(Phase::kLocalExpansion, s.time_s);
+    totals.add_time(Phase::kValidation, s.validate_time_s);
+  }
+  for (const SearchResult& s : result.searches) {
+    totals.add_time(Phase::kLocalExpansion, s.time_s);
+    totals.add_time(Phase::kValidation, s.validate_time_s);
+    for (const Phase phase : {Phase::kLocalExpansion, Phase::kOther}) {
+      const PhaseSummary& p = s.phases[phase];
+      totals.add_device_copies(phase, static_cast<std::uint64_t>(p.to_device_bytes.sum),
+                               static_cast<std::uint64_t>(p.to_host_bytes.sum));
+    }
+  }
+  if (result.device) {
+    totals.add_device_copies(Phase::kConstruction, result.device->construction.to_device,
+                             result.device->construction.to_host);
+  }
+  return totals;
+}
+
 }  // namespace
 
 ResultBlock make_result_block(const RunResult& r) {
@@ -332,52 +413,11 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
   result.threads = omp_get_max_threads();
 
   const Progress progress(!config.quiet);
-  PackedEdgeList edges;
-  LargeArray<float> tuple_weights;  // the kept list's, for SSSP
-  std::optional<InputEdges> produced;
-  std::vector<std::uint64_t> roots = config.roots;
-  if (loaded) {
-    result.num_vertices = loaded->num_vertices;
-    result.num_input_edges = loaded->edges.size();
-    check_memory(config, result.num_vertices, result.num_input_edges, result);
-    result.generation_time_s = loaded->read_time_s;
-    if (config.kernels.sssp) {
-      // The file's weights, or drawn from the seed and each tuple's place in the file.
-      tuple_weights = LargeArray<float>(loaded->edges.size());
-      const TupleWeights draw(config.graph.seed);
-      const bool own = !loaded->weights.empty();
-      const auto count = static_cast<std::int64_t>(loaded->edges.size());
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < count; ++i) {
-        const auto at = static_cast<std::size_t>(i);
-        tuple_weights[at] = own ? loaded->weights[at] : draw(at);
-      }
-      std::vector<float>().swap(loaded->weights);
-    }
-    edges = std::move(loaded->edges);
-    roots = std::move(loaded->roots);
-  } else {
-    const GraphSpec& spec = config.graph;
-    result.num_vertices = graph_vertices(spec);
-    check_memory(config, result.num_vertices, expected_graph_edges(spec), result);
-    produced = regenerated_graph_slice(spec, 0, 1);
-    if (result.edge_list_kept) {
-      progress.phase("generating " + describe_graph_open(spec) + ", " + std::to_string(result.threads) +
-                     (result.threads == 1 ? " thread)" : " threads)"));
-      const Stopwatch clock;
-      edges = generate_graph_slice(spec, 0, 1);
-      if (config.kernels.sssp) tuple_weights = generate_weight_slice(spec, 0, 1, edges);
-      result.generation_time_s = clock.elapsed_s();
-      result.num_input_edges = edges.size();
-    } else {
-      result.num_input_edges = produced->size();
-    }
-  }
-
+  GraphInput input = graph_input(config, std::move(loaded), progress, result);
   result.vertex_id_bits = result.num_vertices - 1 <= 0xffffffffULL ? 32 : 64;
   const auto search = [&]<class Graph>() {
-    run_searches<Graph>(config, std::move(edges), tuple_weights, produced, roots, first_tree, first_distances, progress,
-                        result);
+    run_searches<Graph>(config, std::move(input.edges), input.tuple_weights, input.produced, input.roots, first_tree,
+                        first_distances, progress, result);
   };
   if (result.vertex_id_bits == 32) {
     if (result.adjacency_compressed) {
@@ -392,27 +432,7 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
   }
   result.peak_rss_bytes = peak_rss_bytes();
   result.peak_share_bytes = peak_share_bytes();
-  PhaseMetrics totals;
-  totals.add_time(Phase::kGeneration, result.generation_time_s);
-  totals.add_time(Phase::kConstruction, result.construction_time_s);
-  for (const SearchResult& s : result.sssp_searches) {
-    totals.add_time(Phase::kLocalExpansion, s.time_s);
-    totals.add_time(Phase::kValidation, s.validate_time_s);
-  }
-  for (const SearchResult& s : result.searches) {
-    totals.add_time(Phase::kLocalExpansion, s.time_s);
-    totals.add_time(Phase::kValidation, s.validate_time_s);
-    for (const Phase phase : {Phase::kLocalExpansion, Phase::kOther}) {
-      const PhaseSummary& p = s.phases[phase];
-      totals.add_device_copies(phase, static_cast<std::uint64_t>(p.to_device_bytes.sum),
-                               static_cast<std::uint64_t>(p.to_host_bytes.sum));
-    }
-  }
-  if (result.device) {
-    totals.add_device_copies(Phase::kConstruction, result.device->construction.to_device,
-                             result.device->construction.to_host);
-  }
-  result.phases = PhaseBreakdown::of_one_rank(totals);
+  result.phases = PhaseBreakdown::of_one_rank(run_totals(result));
   result.result_block = make_result_block(result);
   return result;
 }

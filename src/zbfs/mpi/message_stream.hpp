@@ -1,31 +1,10 @@
 // MessageStream: one pipelined personalised exchange over a communicator's members
-// (--overlap on). Unlike Communicator::exchange_probed, where every member hands over
-// all its messages at once and waits for all of the others', a sender posts each message
-// as soon as it has one (a nonblocking send), and takes whatever has arrived whenever it
-// polls, so the transfers run while it computes. Each member ends its part with one last
-// message to every other member (possibly empty; it may carry the sender's final data).
-// The exchange ends on a member when every other member's last message has arrived:
-// messages between two members on one communicator arrive in the order they were sent
-// (MPI's non-overtaking rule, which a receive for any tag respects), so all of a
-// sender's messages are in by then. The counts are piggybacked in that order: no extra
-// round, no barrier. Every message is flagged or not (the tag carries it), as pieces are.
-//
-// Lanes: a stream may carry several exchanges at once, each with its own peers (a
-// route's hops: hop h's messages go only to the ranks hop h can reach). A lane is
-// closed by sending its last messages to its `to` members and is done on a member when
-// the last messages of all its `from` members are in; each lane closes on its own, so a
-// relay can close hop h + 1 once hop h is done. The plain stream is one lane of every
-// other member both ways.
-//
-// The messages travel on a StreamChannel: two duplicate communicators that carry
-// nothing else, used by alternate streams, so a member already in the next stream
-// cannot be taken for a sender of this one (a member is never more than one stream
-// ahead, since no stream ends before every member that can reach it has closed its
-// first lane in it).
-//
-// Test hook: with a shuffle seed, sends are held back and released in a pseudo-random
-// order, some at later polls and the rest when their lane closes, to show that what
-// the receivers compute does not depend on the order or timing of arrivals.
+// (--overlap on): a sender posts each message as soon as it has one and takes whatever
+// has arrived whenever it polls, so the transfers run while it computes; each member
+// ends its part with one last message to every other member, and the stream ends on a
+// member when every other's last message is in (MPI's non-overtaking rule). A stream
+// may carry several lanes (a route's hops). docs/transports.md has the lanes, the
+// channels and the shuffle test hook.
 #pragma once
 
 #include <mpi.h>

@@ -1,33 +1,10 @@
 // RmaExchange: the personalised exchange of Communicator::exchange_probed (one piece of
 // any length per member, each flagged or not; the receiver says where the arrivals go)
-// carried by MPI-3 one-sided operations instead of matched messages (--transport rma).
-//
-// Each group of ranks it serves gets one window (MPI_Win_allocate) at its first exchange,
-// kept for the run and in a passive-target epoch (lock_all) for its whole life. Windows
-// are found by the group's members (their world ranks, in order), which every member
-// sees alike: communicators with the same members share a window (their exchanges are
-// collectives of the same ranks, one after another), and a communicator made later at a
-// freed one's address finds nothing stale.
-//
-// A sender reserves room at each receiver with one remote fetch-and-add on the
-// receiver's fill counter (all issued at once, then one flush), puts its piece there
-// behind a 16-byte record header (source, flag, length), flushes, and then notifies
-// every other member with one atomic add on its arrival counter (a notification, and
-// whether a record was put). A receiver is done when every member's notification is in:
-// no receiver matches messages, no sizes travel first, and no collective completes the
-// round. The window has two halves used by alternate exchanges, so that a rank already
-// in the next exchange cannot write into a half its receiver still reads; counters are
-// touched only by atomics (a reset is an atomic replace).
-//
-// A piece that finds no room in its receiver's half goes as a message instead (the
-// notification says so) on a communicator kept for these spills, so the round still
-// completes. Each exchange ends by offering, without waiting, what its half would have
-// needed (a nonblocking allreduce); the next exchange takes the agreement first and,
-// when some half was too small, every member grows the window alike (collectively, after
-// every rank has checked its memory: a machine without room ends the job with one line,
-// as the memory check does). The first window is sized by the first exchange that needs
-// one, so the runs' windows are allocated while kernel 1 warms up and reused by every
-// search.
+// carried by MPI-3 one-sided operations instead of matched messages (--transport rma):
+// one window per group of ranks, kept for the run; a sender reserves room with a remote
+// fetch-and-add, puts its piece and notifies with an atomic add, so no receiver matches
+// messages and no collective completes a round. docs/transports.md has the windows'
+// halves, the spills and how a window grows.
 #pragma once
 
 #include <cstdint>

@@ -1,28 +1,9 @@
 // Kernel 3 on one process: single-source shortest paths by delta-stepping (Meyer and
 // Sanders), OpenMP parallel, over a degree-ordered Csr and its list weights
-// (graph/list_weights.hpp).
-//
-// Tentative distances live in buckets of width delta, settled in increasing order. A
-// bucket's vertices relax their light edges (w < delta) in rounds until the bucket stays
-// empty, since those can land in the same bucket; then each vertex the bucket settled
-// relaxes its heavy edges once, which can only land in later buckets. The light edges are
-// copied out once per graph and delta (a few per vertex: a fraction delta of uniform
-// weights), so that the rounds, which may visit a vertex several times, read only them;
-// the heavy pass reads the graph's own lists. A vertex whose distance a round already
-// relaxed from is not relaxed again until the distance drops. Each thread keeps buckets
-// of its own and the next round's frontier is gathered from them, as GAPBS does.
-//
-// A vertex's distance and parent are one 64-bit word (the distance's float bits above
-// the parent's internal id), changed by compare-and-swap only when the distance strictly
-// drops: so the tree never has a cycle, zero weights included (a cycle would need a
-// relaxation that made a vertex lighter than itself), and the pair is always consistent.
-// Distances are float sums in the order the path takes, d[v] = d[u] + w in single
-// precision, which is what Graph500's validator recomputes and compares exactly; every
-// such order converges to the same least fixed point (float addition of a non-negative
-// weight never decreases), so the distances equal a plain Dijkstra's bit for bit.
-//
-// Internal ids are 32-bit (a graph of up to 2^32 - 1 vertices). Construct once per graph
-// (its workspace is part of kernel 1), then run() per root.
+// (graph/list_weights.hpp). Distances are float sums along the path, equal to a
+// Dijkstra's bit for bit; docs/sssp.md explains the buckets, the light and heavy edges
+// and why the tree has no cycle. Internal ids are 32-bit (fewer than 2^32 vertices).
+// Construct once per graph (its workspace is part of kernel 1), then run() per root.
 #pragma once
 
 #include <cstdint>

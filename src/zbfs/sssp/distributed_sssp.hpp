@@ -1,40 +1,9 @@
 // Kernel 3 over MPI: single-source shortest paths by delta-stepping in 1D and 2D, bucket
-// by bucket in step on every rank. run() is collective over the grid's world.
-//
-// Each rank owns its piece's tentative distances, and relaxes the edges of its forward
-// block (rows: the column group, neighbours: the row group; graph/distributed_graph.hpp,
-// with the lightest tuple's weight beside each entry). A bucket of width delta is settled
-// in light rounds: the bucket's vertices whose distance dropped since they were last
-// relaxed are gathered along the processor column with their distances (2D; in 1D the
-// column is the rank itself), relax their light edges (w < delta), and the relaxation
-// requests for other ranks' vertices go to their owners along the processor row through
-// the Exchanger's keyed update: (vertex, distance bits << 32 | parent), one per vertex,
-// the smallest, merged at the owner and by a route at every hop, so --codec and --route
-// apply as they do to BFS. The rounds end when no rank has a vertex left to relax in the
-// bucket (one allreduce a round, which also sums what the heavy pass would cost each
-// way, and counts the vertices left by sixteenth of the bucket: while there are many, a
-// round relaxes only the lowest sixteenth that has any, so that few are relaxed again
-// when a later round finds them a shorter path; in 1D a vertex relaxes from its distance as it
-// stands when its turn comes in the round). Then the ranks along the row learn which
-// vertices the bucket settled (nothing is sent to those again; in 1D only those with a
-// neighbour not known to be settled, as no other is offered anything or pulled from), and
-// the bucket's heavy edges are relaxed once: pushed from the settled vertices like the
-// light ones, or in 1D, where a pull visits fewer open vertices than a push scans
-// entries, pulled by the open vertices, each reading its weight-ordered list only while a
-// weight is below the gap between its best distance so far and the bucket (no messages:
-// the settled vertices' distances came with the share). Last, the ranks agree on the next
-// bucket with a vertex in it (an allreduce of the minimum). A sender remembers the
-// smallest distance it has sent each vertex in the search and sends only smaller ones
-// (unless the exchanger does not merge: --no-dedup sends every relaxation, as the
-// reference does).
-//
-// A vertex's distance and parent are one 64-bit word, lowered (by compare-and-swap when
-// a rank runs several threads) only when the distance strictly drops, as the one-process
-// kernel does (sssp/delta_stepping.hpp): the tree has no cycle, zero weights included,
-// and the distances are float sums along the path, equal to a Dijkstra's bit for bit on
-// every rank count, partition, codec and route (the parents may differ where paths tie).
-// Parents travel in 32 bits (input ids; in 1D row-group indices, turned into input ids
-// when the search is over): graphs of fewer than 2^32 vertices.
+// by bucket in step on every rank; run() is collective over the grid's world. The
+// relaxation requests travel through the Exchanger's keyed update, so --codec and
+// --route apply as they do to BFS; the distances equal a Dijkstra's bit for bit on every
+// rank count, partition, codec and route. docs/sssp.md explains the rounds, the
+// sub-buckets, the pushes and pulls. Parents travel in 32 bits: fewer than 2^32 vertices.
 #pragma once
 
 #include <bit>
