@@ -21,7 +21,8 @@ StepProtocol::StepProtocol(const ProcessGrid& grid, Exchanger& exchanger, PhaseM
     ring_held_.assign(grid.blocks().words_per_block(), 0);
     ring_arriving_.assign(grid.blocks().words_per_block(), 0);
   }
-  begin_search();
+  // No begin_search() here: `local` is still being built (the protocol is its member),
+  // and every search begins with one.
 }
 
 void StepProtocol::begin_search() {
