@@ -128,11 +128,13 @@ TIMED = [
 ]
 
 
-def compare_times(baseline, binary, scale, ranks, rounds, roots):
-    """Interleaved runs; prints each configuration's median search time for both binaries."""
-    times = {(name, exe): [] for name, _, _ in TIMED for exe in (baseline, binary)}
+def compare_times(baseline, binary, scale, ranks, rounds, roots, only=None):
+    """Interleaved runs; prints each configuration's median search time for both binaries.
+    `only`: the names of the configurations to time (None: all)."""
+    timed = [t for t in TIMED if only is None or t[0] in only]
+    times = {(name, exe): [] for name, _, _ in timed for exe in (baseline, binary)}
     for _ in range(rounds):
-        for name, args, kind in TIMED:
+        for name, args, kind in timed:
             for exe in (baseline, binary):
                 run = [exe, "run", "--scale", str(scale), "--roots", str(roots), "--no-validate", "--quiet", *args]
                 if "shared" not in args:
@@ -141,7 +143,7 @@ def compare_times(baseline, binary, scale, ranks, rounds, roots):
                 record = run_record(run, timeout_s=900)
                 times[(name, exe)].append(statistics.median(s["time_s"] for s in record[kind]))
     print(f"median search time (ms), scale {scale}, {ranks} ranks, {rounds} interleaved rounds")
-    for name, _, _ in TIMED:
+    for name, _, _ in timed:
         before = statistics.median(times[(name, baseline)]) * 1e3
         after = statistics.median(times[(name, binary)]) * 1e3
         print(f"  {name:12} before {before:8.2f}  after {after:8.2f}  ({(after / before - 1) * 100:+.1f}%)")
@@ -156,13 +158,14 @@ def main():
     parser.add_argument("--roots", type=int, default=4)
     parser.add_argument("--baseline-runs", type=int, default=3,
                         help="runs of the baseline per configuration: what differs between them varies run to run")
-    parser.add_argument("--only", nargs="*", help="names of configurations to run (default: all)")
+    parser.add_argument("--only", nargs="*",
+                        help="names of configurations to run, or with --times to time (default: all)")
     parser.add_argument("--times", action="store_true", help="compare search times instead (see above)")
     parser.add_argument("--ranks", type=int, default=4, help="--times: ranks of each run")
     parser.add_argument("--rounds", type=int, default=5, help="--times: interleaved rounds")
     args = parser.parse_args()
     if args.times:
-        return compare_times(args.baseline, args.binary, args.scale, args.ranks, args.rounds, args.roots)
+        return compare_times(args.baseline, args.binary, args.scale, args.ranks, args.rounds, args.roots, args.only)
     failures = 0
     for name, ranks, extra in CONFIGS:
         if args.only and name not in args.only:
