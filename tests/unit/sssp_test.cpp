@@ -243,6 +243,35 @@ TEST(DeltaStepping, MatchesDijkstraAndPassesTheValidator) {
   omp_set_num_threads(omp_get_num_procs());
 }
 
+// The early buckets (the hubs) push their heavy edges and the late ones pull them, which
+// reads far fewer entries than pushing them all, with the same distances as Dijkstra's
+// and a tree the validator accepts, on one thread and several.
+TEST(DeltaStepping, PullsLateBucketsAndPushesEarlyOnes) {
+  const WeightedList list = kronecker_weighted(13, 5);
+  const std::uint64_t n = 1 << 13;
+  const InputEdges in = list.input(n);
+  const Csr<std::uint32_t> g = build_csr<std::uint32_t>(in, CsrOrder::kDegree);
+  const LargeArray<float> lw = build_list_weights(g, in);
+  const std::vector<Edge> edges = testing::unpack(list.edges);
+  std::vector<std::int64_t> parent(n);
+  std::vector<float> distance(n);
+  for (const int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    DeltaStepping sssp(g, lw.span());
+    for (const std::uint64_t root : {list.edges.get(0).u, list.edges.get(9).v}) {
+      const SsspStats stats = sssp.run(root, parent, distance);
+      EXPECT_GT(stats.pull_buckets, 0U);
+      EXPECT_LT(stats.pull_buckets, stats.buckets);
+      // Nearly every entry is heavy (the default delta leaves a couple light a vertex).
+      EXPECT_LT(stats.heavy_edges, g.num_directed_edges() / 4) << "a pull reads a prefix of few lists";
+      EXPECT_EQ(distance, reference_sssp_distances(n, edges, list.weights, root)) << threads << " threads";
+      const ValidationReport report = validate_sssp_tree(in, root, parent, distance);
+      EXPECT_TRUE(report.ok()) << report.messages.front();
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+}
+
 // A tiny delta puts a path's vertices billions of buckets apart: the empty buckets cost
 // nothing (a search takes a bucket per distinct distance at most), and a delta so small
 // that distance / delta overflows 64 bits still gives Dijkstra's distances.

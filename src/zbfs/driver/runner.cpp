@@ -241,6 +241,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   std::unique_ptr<SsspSearch> sssp;
   if constexpr (kWeighted) {
     if (config.kernels.sssp) sssp = factory.sssp(graph, list_weights.span());
+    list_weights = LargeArray<float>();  // the search holds its own lists, weights beside them
   }
   announce_search_setup(config, progress);
   std::unique_ptr<BfsSearch> search;

@@ -15,6 +15,7 @@ namespace zbfs {
 namespace {
 
 constexpr std::uint64_t kUnreached = ~std::uint64_t{0};                        // its distance bits exceed any float's
+constexpr std::uint32_t kUnreachedBits = ~std::uint32_t{0};                    // kUnreached's distance bits
 constexpr std::uint64_t kNoBucket = BucketBins<DeltaStepping::Vertex>::kNone;  // what first_from says of none
 
 std::uint64_t pack(float distance, std::uint32_t parent) {
@@ -29,9 +30,10 @@ std::uint64_t load(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(
 
 DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights, std::optional<double> delta)
     : graph_(graph),
-      weights_(weights),
       original_(graph.original_ids()),
-      light_start_(graph.num_vertices() + 1),
+      to_(graph.num_directed_edges()),
+      weight_(graph.num_directed_edges()),
+      heavy_start_(graph.num_vertices()),
       state_(graph.num_vertices()),
       relaxed_(graph.num_vertices()),
       mark_(graph.num_vertices()),
@@ -72,25 +74,42 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
   if (delta) delta_ = *delta;
   delta_ = std::max(delta_, smallest_delta(largest, n));
 
-  // The light lists: count, place.
+  order_lists(graph.neighbor_data(), weights);
+  pulled_ = Bitmap(n);
+}
+
+void DeltaStepping::order_lists(const Vertex* neighbors, std::span<const float> weights) {
   const auto light = static_cast<float>(delta_);
-  const std::uint64_t* offsets = graph.offsets();
-#pragma omp parallel for schedule(dynamic, 4096)
-  for (std::int64_t v = 0; v < count; ++v) {
-    std::uint64_t c = 0;
-    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) c += weights[k] < light ? 1 : 0;
-    light_start_[static_cast<std::uint64_t>(v) + 1] = c;
-  }
-  light_start_[0] = 0;
-  for (std::uint64_t v = 0; v < n; ++v) light_start_[v + 1] += light_start_[v];
-  light_ = LargeArray<LightEdge>(light_start_[n]);
-  const Vertex* neighbors = graph.neighbor_data();
-#pragma omp parallel for schedule(dynamic, 4096)
-  for (std::int64_t v = 0; v < count; ++v) {
-    std::uint64_t at = light_start_[static_cast<std::uint64_t>(v)];
-    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
-      if (weights[k] < light) light_[at++] = {neighbors[k], weights[k]};
+  const std::uint64_t* offsets = graph_.offsets();
+  const auto count = static_cast<std::int64_t>(graph_.num_vertices());
+#pragma omp parallel
+  {
+    std::vector<std::pair<float, Vertex>> heavy;  // a row's heavy entries, to sort
+#pragma omp for schedule(dynamic, 4096)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto v = static_cast<std::uint64_t>(i);
+      std::uint64_t at = offsets[v];  // light entries first, in list order
+      heavy.clear();
+      for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
+        if (weights[k] < light) {
+          to_[at] = neighbors[k];
+          weight_[at++] = weights[k];
+        } else {
+          heavy.emplace_back(weights[k], neighbors[k]);
+        }
+      }
+      heavy_start_[v] = at;
+      std::sort(heavy.begin(), heavy.end());
+      for (const auto& [w, u] : heavy) {
+        to_[at] = u;
+        weight_[at++] = w;
+      }
     }
+  }
+  for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
+    if (heavy_start_[v] == offsets[v + 1]) continue;
+    with_heavy_.push_back({static_cast<Vertex>(v), weight_[heavy_start_[v]]});
+    heavy_entries_ += offsets[v + 1] - heavy_start_[v];
   }
 }
 
@@ -102,16 +121,14 @@ class DeltaStepping::Team {
   Team(DeltaStepping& search, SsspStats& stats)
       : s_(search),
         stats_(stats),
-        light_(static_cast<float>(search.delta_)),
         per_bucket_(1.0 / search.delta_),
         offsets_(search.graph_.offsets()),
-        neighbors_(search.graph_.neighbor_data()),
-        weights_(search.weights_.data()),
+        to_(search.to_.data()),
+        weight_(search.weight_.data()),
+        heavy_start_(search.heavy_start_.data()),
         state_(search.state_.data()),
         relaxed_(search.relaxed_.data()),
         mark_(search.mark_.data()),
-        light_start_(search.light_start_.data()),
-        light_edges_(search.light_.data()),
         offset_(search.threads_.size() + 1) {}
 
   // The search from the frontier run() set (its root), by every thread of the team.
@@ -157,6 +174,7 @@ class DeltaStepping::Team {
       if (word.compare_exchange_weak(current, pack(dv, u), std::memory_order_relaxed)) {
         me.bins.at(std::max(first_bucket, bucket_of(dv))).push_back(v);
         ++me.improvements;
+        if (current == kUnreached) me.heavy_reached += offsets_[v + 1] - heavy_start_[v];
         return;
       }
     }
@@ -209,10 +227,8 @@ class DeltaStepping::Team {
       me.settled.push_back(u);
     }
     if (std::atomic_ref<std::uint32_t>(relaxed_[u]).exchange(bits, std::memory_order_relaxed) == bits) return;
-    for (std::uint64_t k = light_start_[u]; k < light_start_[u + 1]; ++k) {
-      relax(me, u, du, light_edges_[k].to, light_edges_[k].weight, bucket_);
-    }
-    me.light_edges += light_start_[u + 1] - light_start_[u];
+    for (std::uint64_t k = offsets_[u]; k < heavy_start_[u]; ++k) relax(me, u, du, to_[k], weight_[k], bucket_);
+    me.light_edges += heavy_start_[u] - offsets_[u];
   }
 
   // A light round over the frontier; true when it found more of the bucket.
@@ -236,29 +252,152 @@ class DeltaStepping::Team {
     return frontier_size_ > 0;
   }
 
-  // The bucket is settled: its vertices relax their heavy edges, once, with their final
-  // distances. Those land in later buckets (or, by a rounding of d + w, in this one,
-  // which is then settled again in a new pass). Lists are cut into pieces of kHeavyPiece
-  // entries shared out among the threads: a hub's list is most of a bucket's work on a
-  // Kronecker graph.
+  // The bucket is settled: its heavy edges are relaxed once, with the settled vertices'
+  // final distances. Those land in later buckets (or, by a rounding of d + w, in this
+  // one, which is then settled again in a new pass). They are pushed from the settled
+  // vertices, or pulled by the open ones where those have fewer entries to look at (late
+  // buckets, whose few settled vertices have many edges into final ones).
   void heavy_pass(ThreadBins& me) {
     for (const Vertex u : me.settled) {
-      for (std::uint64_t k = offsets_[u]; k < offsets_[u + 1]; k += kHeavyPiece) me.pieces.push_back({u, k});
       me.finished.push_back(u);
-      me.heavy_edges += offsets_[u + 1] - offsets_[u] - (light_start_[u + 1] - light_start_[u]);
+      me.pass_volume += offsets_[u + 1] - heavy_start_[u];
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+      // A pull visits each open vertex and reads an unreached one's entries until it
+      // finds a settled neighbour (a quarter of them, say).
+      std::uint64_t push = 0;
+      for (ThreadBins& t : s_.threads_) {
+        push += std::exchange(t.pass_volume, 0);
+        s_.unreached_heavy_ -= std::exchange(t.heavy_reached, 0);
+      }
+      const std::uint64_t open = s_.open_ready_ ? s_.open_.size() : s_.with_heavy_.size();
+      pull_ = open + s_.unreached_heavy_ / 4 < push;
+      if (pull_ && !s_.open_ready_) {
+        s_.open_ = s_.with_heavy_;
+        s_.open_ready_ = true;
+      }
+      if (pull_) ++stats_.pull_buckets;
+    }
+    if (pull_) {
+      pull(me);
+    } else {
+      push(me);
+    }
+  }
+
+  // The settled vertices' heavy edges, in pieces of kHeavyPiece entries shared out among
+  // the threads: a hub's list is most of a bucket's work on a Kronecker graph.
+  void push(ThreadBins& me) {
+    for (const Vertex u : me.settled) {
+      for (std::uint64_t k = heavy_start_[u]; k < offsets_[u + 1]; k += kHeavyPiece) me.pieces.push_back({u, k});
+      me.heavy_edges += offsets_[u + 1] - heavy_start_[u];
     }
     me.settled.clear();
     concatenate(
         me, [](ThreadBins& t) -> std::vector<HeavyPiece>& { return t.pieces; }, s_.pieces_);
+    const auto count = static_cast<std::int64_t>(s_.pieces_.size());
 #pragma omp for schedule(dynamic, 16)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(s_.pieces_.size()); ++i) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      // Most lists are short: the words of their neighbours are asked for two pieces
+      // ahead (the lists themselves four ahead), those of a long list's later entries a
+      // few entries ahead.
+      if (i + kPiecesAhead < count) prefetch_list(s_.pieces_[static_cast<std::size_t>(i + kPiecesAhead)]);
+      if (i + kPiecesAhead / 2 < count) prefetch_words(s_.pieces_[static_cast<std::size_t>(i + kPiecesAhead / 2)]);
       const HeavyPiece piece = s_.pieces_[static_cast<std::size_t>(i)];
       const float du = distance_of(load(state_[piece.vertex]));
       const std::uint64_t end = std::min(piece.first + kHeavyPiece, offsets_[piece.vertex + 1]);
       for (std::uint64_t k = piece.first; k < end; ++k) {
-        if (!(weights_[k] < light_)) relax(me, piece.vertex, du, neighbors_[k], weights_[k], bucket_);
+        if (k + kPrefetchAhead < end) prefetch_word(to_[k + kPrefetchAhead]);
+        relax(me, piece.vertex, du, to_[k], weight_[k], bucket_);
       }
     }
+  }
+
+  // Every open vertex takes the best of its heavy edges to a vertex this pass settled.
+  // Nothing else writes a word meanwhile: a vertex is one thread's.
+  void pull(ThreadBins& me) {
+    for (const Vertex u : me.settled) s_.pulled_.set_atomic(u);
+#pragma omp barrier
+    const double low = static_cast<double>(bucket_) / per_bucket_;
+    const double next_low = static_cast<double>(bucket_ + 1) / per_bucket_;
+    const auto count = static_cast<std::int64_t>(s_.open_.size());
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (i + kPiecesAhead < count) {
+        const Vertex ahead = s_.open_[static_cast<std::size_t>(i + kPiecesAhead)].vertex;
+        __builtin_prefetch(state_ + ahead, 0, 1);
+        __builtin_prefetch(to_ + heavy_start_[ahead], 0, 1);
+        __builtin_prefetch(weight_ + heavy_start_[ahead], 0, 1);
+      }
+      pull_into(me, s_.open_[static_cast<std::size_t>(i)], low, next_low);
+    }
+#pragma omp single
+    for (ThreadBins& t : s_.threads_) {
+      for (const Vertex u : t.settled) s_.pulled_.word(Bitmap::word_of(u)) = 0;
+      t.settled.clear();
+    }
+    concatenate(
+        me, [](ThreadBins& t) -> std::vector<OpenVertex>& { return t.still_open; }, s_.open_);
+  }
+
+  // The gap below which a heavy edge from a vertex at `from` or above can lower a
+  // distance of `best_bits` (a little slack for the float sum's rounding).
+  static double gap(std::uint32_t best_bits, double from) {
+    return best_bits == kUnreachedBits
+               ? std::numeric_limits<double>::infinity()
+               : (static_cast<double>(std::bit_cast<float>(best_bits)) - from) * (1 + 0x1p-20) + 0x1p-40;
+  }
+
+  // One open vertex's pull: its heavy edges by weight, while one could still help.
+  void pull_into(ThreadBins& me, OpenVertex open, double low, double next_low) {
+    const Vertex v = open.vertex;
+    const std::uint32_t bits = distance_bits(load(state_[v]));
+    // Settled (in this bucket or before): no heavy edge can lower it.
+    if (bits != kUnreachedBits && bucket_of(std::bit_cast<float>(bits)) <= bucket_) return;
+    std::uint32_t best = bits;
+    double limit = gap(best, low);
+    // A gap below its lightest heavy edge stays so at every later pull (low only grows,
+    // the distance only drops): the vertex leaves the open ones for good.
+    if (!(open.lightest < limit)) return;
+    Vertex by = 0;
+    const std::uint64_t first = heavy_start_[v];
+    const std::uint64_t end = offsets_[v + 1];
+    std::uint64_t k = first;
+    for (; k < end && weight_[k] < limit; ++k) {
+      const Vertex u = to_[k];
+      if (!s_.pulled_.test(u)) continue;
+      const auto candidate = std::bit_cast<std::uint32_t>(distance_of(load(state_[u])) + weight_[k]);
+      if (candidate < best) {
+        best = candidate;
+        by = u;
+        limit = gap(best, low);
+      }
+    }
+    me.heavy_edges += k - first;
+    if (open.lightest < gap(best, next_low)) me.still_open.push_back(open);
+    if (best == bits) return;
+    if (bits == kUnreachedBits) me.heavy_reached += end - first;
+    std::atomic_ref<std::uint64_t>(state_[v]).store(pack(std::bit_cast<float>(best), by), std::memory_order_relaxed);
+    me.bins.at(std::max(bucket_, bucket_of(std::bit_cast<float>(best)))).push_back(v);
+    ++me.improvements;
+  }
+
+  // A piece's list entries and its vertex's word, to cache.
+  void prefetch_list(const HeavyPiece& piece) const {
+    __builtin_prefetch(to_ + piece.first, 0, 1);
+    __builtin_prefetch(weight_ + piece.first, 0, 1);
+    __builtin_prefetch(state_ + piece.vertex, 0, 1);
+  }
+  // The words of a piece's first neighbours.
+  void prefetch_words(const HeavyPiece& piece) const {
+    const std::uint64_t end = std::min(piece.first + kPrefetchAhead, offsets_[piece.vertex + 1]);
+    for (std::uint64_t k = piece.first; k < end; ++k) prefetch_word(to_[k]);
+  }
+  // An open vertex's word (a final one's bit, in cache, says it will not be read).
+  void prefetch_word(Vertex v) const {
+    if (!s_.final_.test(v)) __builtin_prefetch(state_ + v, 1, 1);
   }
 
   // The next bucket that holds anything (one thread): empty buckets cost nothing,
@@ -285,21 +424,20 @@ class DeltaStepping::Team {
 
   DeltaStepping& s_;
   SsspStats& stats_;
-  const float light_;  // an edge is light when w < light_
   const double per_bucket_;
   const std::uint64_t* offsets_;
-  const Vertex* neighbors_;
-  const float* weights_;
+  const Vertex* to_;
+  const float* weight_;
+  const std::uint64_t* heavy_start_;
   std::uint64_t* state_;
   std::uint32_t* relaxed_;
   std::uint32_t* mark_;
-  const std::uint64_t* light_start_;
-  const LightEdge* light_edges_;
   std::vector<std::size_t> offset_;  // concatenate's, per thread
   std::uint64_t bucket_ = 0;
   std::size_t frontier_size_ = 1;
   bool done_ = false;
   bool advanced_ = false;  // the last pass settled its bucket for good
+  bool pull_ = false;      // the current pass's heavy edges are pulled
   Stopwatch phase_;
 };
 
@@ -321,6 +459,8 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
   state_[r] = pack(0.0F, r);
   frontier_.assign(1, r);
   next_pass();
+  open_ready_ = false;
+  unreached_heavy_ = heavy_entries_ - (graph_.offsets()[r + 1] - heavy_start_[r]);
   Team team(*this, stats);
 #pragma omp parallel num_threads(static_cast <int>(threads_.size()))
   team.run(threads_[static_cast<std::size_t>(omp_get_thread_num())]);

@@ -1,8 +1,8 @@
 // Kernel 3 on one process: single-source shortest paths by delta-stepping (Meyer and
 // Sanders), OpenMP parallel, over a degree-ordered Csr and its list weights
 // (graph/list_weights.hpp). Distances are float sums along the path, equal to a
-// Dijkstra's bit for bit; docs/sssp.md explains the buckets, the light and heavy edges
-// and why the tree has no cycle. Internal ids are 32-bit (fewer than 2^32 vertices).
+// Dijkstra's bit for bit; docs/sssp.md explains the buckets, the light and heavy edges,
+// the pushes and pulls, and why the tree has no cycle. Internal ids are 32-bit (fewer than 2^32 vertices).
 // Construct once per graph (its workspace is part of kernel 1), then run() per root.
 #pragma once
 
@@ -23,8 +23,9 @@ class DeltaStepping {
  public:
   using Vertex = std::uint32_t;
 
-  // `weights`: one per directed entry of `graph`, which both must outlive this. `delta`:
-  // the bucket width (> 0), or unset for the default below.
+  // `weights`: one per directed entry of `graph`, which must outlive this; the search
+  // keeps its own copy of the lists in its order, weights beside them, so `weights` need
+  // not. `delta`: the bucket width (> 0), or unset for the default below.
   DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights, std::optional<double> delta = {});
 
   // The default bucket width: the graph's mean weight over its mean degree (among
@@ -47,20 +48,25 @@ class DeltaStepping {
 
   // Workspace bytes for a graph of n vertices and `entries` directed entries (memory
   // estimates): the distance-parent words, the relaxed distances, the settle marks, the
-  // final bits, and
-  // the light lists (whose size depends on delta: a fifth of the entries is the bound the
-  // estimate takes, ten times the default's share).
+  // heavy lists' starts, the final and pulled bits, the vertices with heavy edges (twice,
+  // and each thread's share once), and the lists in the search's order (a neighbour and
+  // a weight an entry).
   static std::uint64_t workspace_bytes(std::uint64_t n, std::uint64_t entries) {
-    return n * (8 + 4 + 4 + 8) + n / 8 + entries / 5 * sizeof(LightEdge);
+    return n * (8 + 4 + 4 + 8 + 3 * sizeof(OpenVertex)) + n / 4 + entries * (sizeof(Vertex) + sizeof(float));
   }
 
  private:
-  struct LightEdge {
-    Vertex to;
-    float weight;
+  // A vertex with heavy edges and the lightest of them: what a pull visits.
+  struct OpenVertex {
+    Vertex vertex;
+    float lightest;
   };
   // A settled vertex's list entries [first, first + kHeavyPiece) (or to its end).
   static constexpr std::uint64_t kHeavyPiece = 256;
+  // How far ahead the heavy pass asks for memory: a neighbour's word so many list
+  // entries on, a piece's list so many pieces on (its first words half as many).
+  static constexpr std::uint64_t kPrefetchAhead = 16;
+  static constexpr std::int64_t kPiecesAhead = 4;
   // A thread settles the vertices it found for the current bucket itself while they are
   // fewer than this (bucket fusion).
   static constexpr std::size_t kFusionLimit = 1000;
@@ -69,11 +75,14 @@ class DeltaStepping {
     std::uint64_t first;
   };
   struct alignas(64) ThreadBins {
-    BucketBins<Vertex> bins;         // vertices by bucket
-    std::vector<Vertex> settled;     // this pass's vertices, for their heavy edges
-    std::vector<HeavyPiece> pieces;  // their lists' pieces
-    std::vector<Vertex> fused;       // the bucket's vertices a thread settles alone
-    std::vector<Vertex> finished;    // settled in this bucket's passes, final once it is left
+    BucketBins<Vertex> bins;             // vertices by bucket
+    std::vector<Vertex> settled;         // this pass's vertices, for their heavy edges
+    std::vector<HeavyPiece> pieces;      // their lists' pieces
+    std::vector<Vertex> fused;           // the bucket's vertices a thread settles alone
+    std::vector<Vertex> finished;        // settled in this bucket's passes, final once it is left
+    std::vector<OpenVertex> still_open;  // what a pull keeps for the next one
+    std::uint64_t pass_volume = 0;       // the heavy entries this pass's settled vertices have
+    std::uint64_t heavy_reached = 0;     // the heavy entries of the vertices first reached
     std::uint64_t light_edges = 0;
     std::uint64_t heavy_edges = 0;
     std::uint64_t improvements = 0;
@@ -88,15 +97,21 @@ class DeltaStepping {
   std::uint64_t export_tree(std::span<std::int64_t> parent, std::span<float> distance);
   // The next settle pass: its number marks the vertices that joined its settled list.
   void next_pass();
+  // to_, weight_, heavy_start_ and with_heavy_ from the graph's lists and their weights.
+  void order_lists(const Vertex* neighbors, std::span<const float> weights);
 
   const Csr<Vertex>& graph_;
-  std::span<const float> weights_;
   const Vertex* original_;  // internal id -> input id, or nullptr
   double delta_ = 1;
-  // Each vertex's light edges (w < delta_), in list order: light_[light_start_[v] ..].
-  LargeArray<std::uint64_t> light_start_;
-  LargeArray<LightEdge> light_;
-  LargeArray<std::uint64_t> state_;  // distance bits << 32 | parent, or kUnreached
+  // The lists in the search's order, on the graph's offsets: each row's light edges
+  // (w < delta_) in list order, then its heavy ones by weight (a pull reads a prefix),
+  // from heavy_start_[v].
+  LargeArray<Vertex> to_;
+  LargeArray<float> weight_;
+  LargeArray<std::uint64_t> heavy_start_;
+  std::vector<OpenVertex> with_heavy_;  // every vertex with heavy edges
+  std::uint64_t heavy_entries_ = 0;     // all of their heavy entries
+  LargeArray<std::uint64_t> state_;     // distance bits << 32 | parent, or kUnreached
   // The distance bits a light round last relaxed a vertex's light edges from.
   LargeArray<std::uint32_t> relaxed_;
   LargeArray<std::uint32_t> mark_;  // the pass in which a vertex last joined a settled list
@@ -106,6 +121,13 @@ class DeltaStepping {
   std::vector<Vertex> frontier_;
   std::vector<Vertex> next_frontier_;
   std::vector<HeavyPiece> pieces_;  // every thread's, for the heavy pass
+  // A search's pulls: the vertices they may still help (from with_heavy_ at the first
+  // pull), the heavy entries of the vertices not reached yet, and the vertices the
+  // current pass settled.
+  std::vector<OpenVertex> open_;
+  bool open_ready_ = false;
+  std::uint64_t unreached_heavy_ = 0;
+  Bitmap pulled_;
 };
 
 }  // namespace zbfs
