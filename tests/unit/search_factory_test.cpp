@@ -111,7 +111,7 @@ TEST(SearchFactory, SsspIsDeltaSteppingsOnTheCpuAndRefusedOnADevice) {
   const std::uint64_t n = graph.num_vertices();
   SearchFactory factory;
   factory.delta = 0.05;
-  const std::unique_ptr<SsspSearch> search = factory.sssp(graph, weights.span());
+  const std::unique_ptr<SsspSearch> search = factory.sssp(graph, build_list_weights(graph, in));
   DeltaStepping direct(graph, weights.span(), 0.05);
   std::vector<std::int64_t> parent(n), want_parent(n);
   std::vector<float> distance(n), want_distance(n);
@@ -120,7 +120,7 @@ TEST(SearchFactory, SsspIsDeltaSteppingsOnTheCpuAndRefusedOnADevice) {
   direct.run(root, want_parent, want_distance);
   EXPECT_EQ(distance, want_distance);
   factory.backend = Backend::kCudaHost;
-  expect_usage_error([&] { (void)factory.sssp(graph, weights.span()); }, "SSSP on a device");
+  expect_usage_error([&] { (void)factory.sssp(graph, build_list_weights(graph, in)); }, "SSSP on a device");
 }
 
 TEST(SearchFactory, RefusesWhatADeviceCannotSearch) {

@@ -1,6 +1,7 @@
 #include "zbfs/backend/search_factory.hpp"
 
 #include <string>
+#include <utility>
 
 #include "zbfs/backend/device_bfs_search.hpp"
 #include "zbfs/backend/device_search.hpp"
@@ -31,8 +32,8 @@ class CpuBfsSearch final : public BfsSearch {
 
 class CpuSsspSearch final : public SsspSearch {
  public:
-  CpuSsspSearch(const Csr<std::uint32_t>& graph, std::span<const float> weights, std::optional<double> delta)
-      : sssp_(graph, weights, delta) {}
+  CpuSsspSearch(const Csr<std::uint32_t>& graph, LargeArray<float> weights, std::optional<double> delta)
+      : sssp_(graph, std::move(weights), delta) {}
   SsspStats run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance) override {
     return sssp_.run(root, parent, distance);
   }
@@ -66,9 +67,9 @@ std::unique_ptr<BfsSearch> SearchFactory::bfs(const CompressedCsr<std::uint64_t>
   return std::make_unique<CpuBfsSearch<std::uint64_t>>(graph);
 }
 
-std::unique_ptr<SsspSearch> SearchFactory::sssp(const Csr<std::uint32_t>& graph, std::span<const float> weights) const {
+std::unique_ptr<SsspSearch> SearchFactory::sssp(const Csr<std::uint32_t>& graph, LargeArray<float> weights) const {
   if (backend != Backend::kCpu) refuse_backend(backend, "runs BFS only: --kernels sssp runs on the CPU backend");
-  return std::make_unique<CpuSsspSearch>(graph, weights, delta);
+  return std::make_unique<CpuSsspSearch>(graph, std::move(weights), delta);
 }
 
 }  // namespace zbfs

@@ -13,6 +13,7 @@
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/cuda/pcie_pricing.hpp"
 #include "zbfs/backend/search.hpp"
+#include "zbfs/core/large_array.hpp"
 
 namespace zbfs {
 
@@ -49,8 +50,8 @@ struct SearchFactory {
                                                const PeeledForest<std::uint64_t>* forest) const;
   [[nodiscard]] std::unique_ptr<BfsSearch> bfs(const CompressedCsr<std::uint32_t>& graph) const;
   [[nodiscard]] std::unique_ptr<BfsSearch> bfs(const CompressedCsr<std::uint64_t>& graph) const;
-  // `weights`: one per list entry, beside the lists.
-  [[nodiscard]] std::unique_ptr<SsspSearch> sssp(const Csr<std::uint32_t>& graph, std::span<const float> weights) const;
+  // `weights`: one per list entry, beside the lists; the search takes them over.
+  [[nodiscard]] std::unique_ptr<SsspSearch> sssp(const Csr<std::uint32_t>& graph, LargeArray<float> weights) const;
 
   // Distributed, collective over `grid`'s world: everything passed must outlive the
   // search. A device search uploads this rank's pieces and runs one warm-up search (its

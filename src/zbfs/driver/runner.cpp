@@ -240,8 +240,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   const SearchFactory factory = search_factory(config);
   std::unique_ptr<SsspSearch> sssp;
   if constexpr (kWeighted) {
-    if (config.kernels.sssp) sssp = factory.sssp(graph, list_weights.span());
-    list_weights = LargeArray<float>();  // the search holds its own lists, weights beside them
+    if (config.kernels.sssp) sssp = factory.sssp(graph, std::move(list_weights));
   }
   announce_search_setup(config, progress);
   std::unique_ptr<BfsSearch> search;

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
@@ -28,11 +29,24 @@ std::uint64_t load(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(
 
 }  // namespace
 
+namespace {
+
+LargeArray<float> copy_of(std::span<const float> weights) {
+  LargeArray<float> copy(weights.size());
+  std::copy(weights.begin(), weights.end(), copy.data());
+  return copy;
+}
+
+}  // namespace
+
 DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights, std::optional<double> delta)
+    : DeltaStepping(graph, copy_of(weights), delta) {}
+
+DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, LargeArray<float> weights, std::optional<double> delta)
     : graph_(graph),
       original_(graph.original_ids()),
       to_(graph.num_directed_edges()),
-      weight_(graph.num_directed_edges()),
+      weight_(std::move(weights)),
       heavy_start_(graph.num_vertices()),
       state_(graph.num_vertices()),
       relaxed_(graph.num_vertices()),
@@ -43,7 +57,7 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
   if (n > std::numeric_limits<Vertex>::max()) {
     throw Error(ExitCode::kUsage, "SSSP on one process takes graphs of fewer than 2^32 vertices");
   }
-  if (weights.size() != graph.num_directed_edges()) {
+  if (weight_.size() != graph.num_directed_edges()) {
     throw Error(ExitCode::kFailure, "DeltaStepping: the weights do not match the graph's lists");
   }
   if (delta && (!(*delta > 0) || !std::isfinite(*delta))) {
@@ -57,13 +71,13 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
     relaxed_[static_cast<std::uint64_t>(v)] = distance_bits(kUnreached);
     with_edges += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
   }
-  const auto entries = static_cast<std::int64_t>(weights.size());
+  const auto entries = static_cast<std::int64_t>(weight_.size());
   double weight_sum = 0;
   float largest = 0;
 #pragma omp parallel for reduction(+ : weight_sum) reduction(max : largest)
   for (std::int64_t k = 0; k < entries; ++k) {
-    weight_sum += weights[static_cast<std::size_t>(k)];
-    largest = std::max(largest, weights[static_cast<std::size_t>(k)]);
+    weight_sum += weight_[static_cast<std::size_t>(k)];
+    largest = std::max(largest, weight_[static_cast<std::size_t>(k)]);
   }
   delta_ = 1.0;
   if (entries > 0 && with_edges > 0 && weight_sum > 0) {
@@ -74,32 +88,39 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
   if (delta) delta_ = *delta;
   delta_ = std::max(delta_, smallest_delta(largest, n));
 
-  order_lists(graph.neighbor_data(), weights);
+  order_lists(graph.neighbor_data());
   pulled_ = Bitmap(n);
 }
 
-void DeltaStepping::order_lists(const Vertex* neighbors, std::span<const float> weights) {
+void DeltaStepping::order_lists(const Vertex* neighbors) {
   const auto light = static_cast<float>(delta_);
   const std::uint64_t* offsets = graph_.offsets();
   const auto count = static_cast<std::int64_t>(graph_.num_vertices());
 #pragma omp parallel
   {
-    std::vector<std::pair<float, Vertex>> heavy;  // a row's heavy entries, to sort
+    // A row's light and heavy entries, read out before the row's weights are written
+    // back in the search's order (in place: the weights are this object's now).
+    std::vector<std::pair<Vertex, float>> light_entries;
+    std::vector<std::pair<float, Vertex>> heavy;
 #pragma omp for schedule(dynamic, 4096)
     for (std::int64_t i = 0; i < count; ++i) {
       const auto v = static_cast<std::uint64_t>(i);
-      std::uint64_t at = offsets[v];  // light entries first, in list order
+      light_entries.clear();
       heavy.clear();
       for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
-        if (weights[k] < light) {
-          to_[at] = neighbors[k];
-          weight_[at++] = weights[k];
+        if (weight_[k] < light) {
+          light_entries.emplace_back(neighbors[k], weight_[k]);
         } else {
-          heavy.emplace_back(weights[k], neighbors[k]);
+          heavy.emplace_back(weight_[k], neighbors[k]);
         }
       }
-      heavy_start_[v] = at;
       std::sort(heavy.begin(), heavy.end());
+      std::uint64_t at = offsets[v];
+      for (const auto& [u, w] : light_entries) {
+        to_[at] = u;
+        weight_[at++] = w;
+      }
+      heavy_start_[v] = at;
       for (const auto& [w, u] : heavy) {
         to_[at] = u;
         weight_[at++] = w;

@@ -23,9 +23,11 @@ class DeltaStepping {
  public:
   using Vertex = std::uint32_t;
 
-  // `weights`: one per directed entry of `graph`, which must outlive this; the search
-  // keeps its own copy of the lists in its order, weights beside them, so `weights` need
-  // not. `delta`: the bucket width (> 0), or unset for the default below.
+  // `weights`: one per directed entry of `graph`, which must outlive this. The search
+  // keeps the lists in its own order, a neighbour and a weight an entry: it takes the
+  // weights over (reordered in place), or copies them from a span. `delta`: the bucket
+  // width (> 0), or unset for the default below.
+  DeltaStepping(const Csr<Vertex>& graph, LargeArray<float> weights, std::optional<double> delta = {});
   DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights, std::optional<double> delta = {});
 
   // The default bucket width: the graph's mean weight over its mean degree (among
@@ -49,10 +51,10 @@ class DeltaStepping {
   // Workspace bytes for a graph of n vertices and `entries` directed entries (memory
   // estimates): the distance-parent words, the relaxed distances, the settle marks, the
   // heavy lists' starts, the final and pulled bits, the vertices with heavy edges (twice,
-  // and each thread's share once), and the lists in the search's order (a neighbour and
-  // a weight an entry).
+  // and each thread's share once), and the lists' neighbours in the search's order (the
+  // weights it takes over are the caller's to count).
   static std::uint64_t workspace_bytes(std::uint64_t n, std::uint64_t entries) {
-    return n * (8 + 4 + 4 + 8 + 3 * sizeof(OpenVertex)) + n / 4 + entries * (sizeof(Vertex) + sizeof(float));
+    return n * (8 + 4 + 4 + 8 + 3 * sizeof(OpenVertex)) + n / 4 + entries * sizeof(Vertex);
   }
 
  private:
@@ -97,8 +99,9 @@ class DeltaStepping {
   std::uint64_t export_tree(std::span<std::int64_t> parent, std::span<float> distance);
   // The next settle pass: its number marks the vertices that joined its settled list.
   void next_pass();
-  // to_, weight_, heavy_start_ and with_heavy_ from the graph's lists and their weights.
-  void order_lists(const Vertex* neighbors, std::span<const float> weights);
+  // to_, heavy_start_ and with_heavy_ from the graph's lists, and weight_ (their
+  // weights) in the same order.
+  void order_lists(const Vertex* neighbors);
 
   const Csr<Vertex>& graph_;
   const Vertex* original_;  // internal id -> input id, or nullptr
