@@ -51,6 +51,27 @@ WeightedList kronecker_weighted(int scale, std::uint64_t seed) {
   return out;
 }
 
+// A weighted Kronecker graph and what a kernel's test reads of it: its input, its
+// degree-ordered lists and their weights, and the tuples for the reference.
+struct WeightedGraph {
+  WeightedGraph(int scale, std::uint64_t seed)
+      : list(kronecker_weighted(scale, seed)),
+        n(std::uint64_t{1} << scale),
+        in(list.input(n)),
+        g(build_csr<std::uint32_t>(in, CsrOrder::kDegree)),
+        lw(build_list_weights(g, in)),
+        edges(testing::unpack(list.edges)) {}
+  WeightedGraph(const WeightedGraph&) = delete;  // `in` reads `list`
+  WeightedGraph& operator=(const WeightedGraph&) = delete;
+
+  WeightedList list;
+  std::uint64_t n;
+  InputEdges in;
+  Csr<std::uint32_t> g;
+  LargeArray<float> lw;
+  std::vector<Edge> edges;
+};
+
 TEST(TupleWeights, AreInTheUnitIntervalAndAFunctionOfSeedAndKey) {
   const TupleWeights a(1);
   const TupleWeights b(2);
@@ -210,12 +231,8 @@ TEST(ListWeights, PlacedWithTheEntriesEqualTheSearchedOnes) {
 // Delta-stepping's distances equal Dijkstra's exactly, and the validator accepts its
 // trees, for narrow, default and wide buckets and 1 to 4 threads.
 TEST(DeltaStepping, MatchesDijkstraAndPassesTheValidator) {
-  const WeightedList list = kronecker_weighted(11, 2);
-  const std::uint64_t n = 1 << 11;
-  const InputEdges in = list.input(n);
-  const Csr<std::uint32_t> g = build_csr<std::uint32_t>(in, CsrOrder::kDegree);
-  const LargeArray<float> lw = build_list_weights(g, in);
-  const std::vector<Edge> edges = testing::unpack(list.edges);
+  const WeightedGraph graph(11, 2);
+  const auto& [list, n, in, g, lw, edges] = graph;
   std::vector<std::int64_t> parent(n);
   std::vector<float> distance(n);
   for (const int threads : {1, 4}) {
@@ -247,12 +264,8 @@ TEST(DeltaStepping, MatchesDijkstraAndPassesTheValidator) {
 // reads far fewer entries than pushing them all, with the same distances as Dijkstra's
 // and a tree the validator accepts, on one thread and several.
 TEST(DeltaStepping, PullsLateBucketsAndPushesEarlyOnes) {
-  const WeightedList list = kronecker_weighted(13, 5);
-  const std::uint64_t n = 1 << 13;
-  const InputEdges in = list.input(n);
-  const Csr<std::uint32_t> g = build_csr<std::uint32_t>(in, CsrOrder::kDegree);
-  const LargeArray<float> lw = build_list_weights(g, in);
-  const std::vector<Edge> edges = testing::unpack(list.edges);
+  const WeightedGraph graph(13, 5);
+  const auto& [list, n, in, g, lw, edges] = graph;
   std::vector<std::int64_t> parent(n);
   std::vector<float> distance(n);
   for (const int threads : {1, 3}) {
