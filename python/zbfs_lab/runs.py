@@ -30,19 +30,15 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def _run(command: list[str], timeout_s: float | None, env: dict | None) -> str:
+def run_output(command: list[str], timeout_s: float | None = None, env: dict | None = None) -> str:
+    """Runs `command` (a zbfs command that writes no record: generate, model, or zbfs-lab
+    simulate) as run_record does; returns its standard output."""
     status, out, err = run_command(command, timeout_s, None if env is None else {**os.environ, **env})
     if status is None:
         raise RunFailed(f"{' '.join(command)}: no result after {timeout_s} s")
     if status != 0:
         raise RunFailed(f"{' '.join(command)}: exit {status}: {_last_line(err) or 'no message'}")
     return out
-
-
-def run_output(command: list[str], timeout_s: float | None = None, env: dict | None = None) -> str:
-    """Runs `command` (a zbfs command that writes no record: generate, model, or zbfs-lab
-    simulate) as run_record does; returns its standard output."""
-    return _run(command, timeout_s, env)
 
 
 def _read_record(command: list[str], path: Path) -> dict:
@@ -58,9 +54,9 @@ def run_record(command: list[str], timeout_s: float | None = None, env: dict | N
     `env`: variables added to this process's environment for the run. `keep`: where the record
     stays (zbfs writes it there once complete); else a temporary file."""
     if keep is not None:
-        _run([*command, "--json", str(keep)], timeout_s, env)
+        run_output([*command, "--json", str(keep)], timeout_s, env)
         return _read_record(command, Path(keep))
     with tempfile.TemporaryDirectory(prefix="zbfs-run-") as tmp:
         path = Path(tmp) / "run.json"
-        _run([*command, "--json", str(path)], timeout_s, env)
+        run_output([*command, "--json", str(path)], timeout_s, env)
         return _read_record(command, path)

@@ -480,8 +480,11 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
   state_[r] = pack(0.0F, r);
   frontier_.assign(1, r);
   next_pass();
+  // The pulls' bookkeeping starts afresh: every vertex but the root unreached, nothing
+  // counted by a thread yet.
   open_ready_ = false;
   unreached_heavy_ = heavy_entries_ - (graph_.offsets()[r + 1] - heavy_start_[r]);
+  for (ThreadBins& t : threads_) t.heavy_reached = t.pass_volume = 0;
   Team team(*this, stats);
 #pragma omp parallel num_threads(static_cast <int>(threads_.size()))
   team.run(threads_[static_cast<std::size_t>(omp_get_thread_num())]);
