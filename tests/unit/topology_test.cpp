@@ -2,6 +2,7 @@
 // local numbering of piece groups.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <utility>
@@ -24,28 +25,37 @@ TEST(GridShape, MostSquareFactorisation) {
   EXPECT_EQ(most_square_grid(36), (GridShape{6, 6}));
 }
 
-// Hybrid: the nodes on the most square grid, each node's ranks side by side in one
-// processor row (a node-local 1D slice), and a processor column's ranks on distinct nodes.
-TEST(GridShape, HybridGridKeepsEachNodeInOneRow) {
-  EXPECT_EQ(hybrid_grid(8, 2), (GridShape{2, 4}));
-  EXPECT_EQ(hybrid_grid(16, 4), (GridShape{2, 8}));
-  EXPECT_EQ(hybrid_grid(6, 6), (GridShape{1, 6}));
-  EXPECT_EQ(hybrid_grid(6, 1), most_square_grid(6));
+// Hybrid: the nodes on the most square grid, tall; each node's ranks stacked in one
+// processor column (a node-local 1D slice by target), and a processor row's ranks on
+// distinct nodes.
+TEST(GridShape, HybridGridStacksEachNodeInOneColumn) {
+  EXPECT_EQ(hybrid_grid(8, 2), (GridShape{4, 2, 2}));
+  EXPECT_EQ(hybrid_grid(16, 4), (GridShape{8, 2, 4}));
+  EXPECT_EQ(hybrid_grid(6, 6), (GridShape{6, 1, 6}));
+  EXPECT_EQ(hybrid_grid(4, 2), (GridShape{4, 1, 2}));
+  EXPECT_EQ(hybrid_grid(6, 1), (GridShape{3, 2, 1}));
   EXPECT_FALSE(hybrid_grid(6, 4));
   EXPECT_FALSE(hybrid_grid(6, 0));
   for (const auto& [ranks, per_node] : std::vector<std::pair<int, int>>{{8, 2}, {12, 3}, {36, 4}, {24, 6}, {9, 3}}) {
     const GridShape g = *hybrid_grid(ranks, per_node);
     ASSERT_EQ(g.size(), ranks);
+    ASSERT_GE(g.rows, g.cols * per_node) << ranks << " " << per_node;
+    std::vector<int> seen(static_cast<std::size_t>(ranks), 0);
     for (int rank = 0; rank < ranks; ++rank) {
       const int node = rank / per_node;
-      EXPECT_EQ(g.row_of(rank), g.row_of(node * per_node)) << ranks << " " << rank;
-      EXPECT_EQ(g.col_of(rank), g.col_of(node * per_node) + rank % per_node) << ranks << " " << rank;
-      for (int row = 0; row < g.rows; ++row) {
-        if (row != g.row_of(rank)) {
-          EXPECT_NE(g.rank_at(row, g.col_of(rank)) / per_node, node);
+      ASSERT_LT(g.row_of(rank), g.rows);
+      ASSERT_LT(g.col_of(rank), g.cols);
+      EXPECT_EQ(g.rank_at(g.row_of(rank), g.col_of(rank)), rank);
+      ++seen[static_cast<std::size_t>(g.piece_of_rank(rank))];
+      EXPECT_EQ(g.col_of(rank), g.col_of(node * per_node)) << ranks << " " << rank;
+      EXPECT_EQ(g.row_of(rank), g.row_of(node * per_node) + rank % per_node) << ranks << " " << rank;
+      for (int col = 0; col < g.cols; ++col) {
+        if (col != g.col_of(rank)) {
+          EXPECT_NE(g.rank_at(g.row_of(rank), col) / per_node, node);
         }
       }
     }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), ranks);  // every piece has one owner
   }
   EXPECT_EQ(parse_partition("hybrid"), Partition::kHybrid);
   EXPECT_EQ(to_string(Partition::kHybrid), "hybrid");

@@ -56,7 +56,11 @@ int members_on_node(CommRole role, const GridShape& grid, int rank, int ranks_pe
   const int node = rank / ranks_per_node;
   switch (role) {
     case CommRole::kWorld: return node_overlap(0, grid.size(), node, ranks_per_node);
-    case CommRole::kRow: return node_overlap(grid.row_of(rank) * grid.cols, grid.cols, node, ranks_per_node);
+    case CommRole::kRow: {
+      int on = 0;
+      for (int col = 0; col < grid.cols; ++col) on += grid.rank_at(grid.row_of(rank), col) / ranks_per_node == node;
+      return on;
+    }
     case CommRole::kColumn: {
       int on = 0;
       for (int row = 0; row < grid.rows; ++row) on += grid.rank_at(row, grid.col_of(rank)) / ranks_per_node == node;

@@ -23,7 +23,7 @@ std::optional<Partition> parse_partition(std::string_view text) {
 std::optional<GridShape> hybrid_grid(int ranks, int ranks_per_node) {
   if (ranks < 1 || ranks_per_node < 1 || ranks % ranks_per_node != 0) return std::nullopt;
   const GridShape nodes = most_square_grid(ranks / ranks_per_node);
-  return GridShape{nodes.rows, nodes.cols * ranks_per_node};
+  return GridShape{nodes.cols * ranks_per_node, nodes.rows, ranks_per_node};
 }
 
 GridShape most_square_grid(int ranks) {

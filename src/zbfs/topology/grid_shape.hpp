@@ -1,7 +1,9 @@
 // The R x C process grid of 2D partitioning as pure arithmetic: the most square
-// factorisation of a rank count, parsing of "RxC", and where a rank sits. World rank
-// w = row * cols + col; the vertex piece a rank owns is col * rows + row, so that a
-// processor column owns a contiguous range of pieces.
+// factorisation of a rank count, parsing of "RxC", and where a rank sits. World ranks
+// fill the grid row by row (w = row * cols + col), or, on a hybrid grid, in stacks of
+// `stack` consecutive ranks (a node's) that each fill `stack` rows of one column. The
+// vertex piece a rank owns is col * rows + row, so that a processor column owns a
+// contiguous range of pieces.
 #pragma once
 
 #include <optional>
@@ -26,11 +28,13 @@ inline bool grid_layout(Partition partition) { return partition != Partition::k1
 struct GridShape {
   int rows = 1;
   int cols = 1;
+  // Consecutive world ranks stacked in one column (rows is a multiple); 1: row by row.
+  int stack = 1;
 
   [[nodiscard]] int size() const { return rows * cols; }
-  [[nodiscard]] int row_of(int rank) const { return rank / cols; }
-  [[nodiscard]] int col_of(int rank) const { return rank % cols; }
-  [[nodiscard]] int rank_at(int row, int col) const { return row * cols + col; }
+  [[nodiscard]] int row_of(int rank) const { return rank / stack / cols * stack + rank % stack; }
+  [[nodiscard]] int col_of(int rank) const { return rank / stack % cols; }
+  [[nodiscard]] int rank_at(int row, int col) const { return ((row / stack) * cols + col) * stack + row % stack; }
   [[nodiscard]] int piece_of_rank(int rank) const { return col_of(rank) * rows + row_of(rank); }
   [[nodiscard]] int rank_of_piece(int piece) const { return rank_at(piece % rows, piece / rows); }
   [[nodiscard]] std::string to_string() const { return std::to_string(rows) + "x" + std::to_string(cols); }
@@ -40,13 +44,16 @@ struct GridShape {
 // rows <= cols, rows * cols == ranks, rows as large as possible (primes give 1 x P).
 GridShape most_square_grid(int ranks);
 
-// The hybrid partition's grid for `ranks` ranks in nodes of `ranks_per_node` consecutive
-// ranks: the nodes form the most square Rn x Cn grid, and each node's ranks sit side by
-// side in one processor row, so the grid is Rn x (Cn * ranks_per_node). With world rank
-// = row * cols + col, node k's ranks (k * g ... k * g + g - 1) are then exactly one row's
-// columns Cn_k * g ...: a top-down fold along the row is a node-local all-to-all among
-// them (1D) plus the other nodes of the row, and the frontier gather along the column
-// crosses nodes only (2D). nullopt unless ranks_per_node divides ranks.
+// The hybrid partition's grid for `ranks` ranks in nodes of `ranks_per_node` (g)
+// consecutive ranks: the nodes form the most square Rn x Cn grid with Rn >= Cn, and each
+// node's ranks are stacked in one processor column (stack = g), so the grid is
+// (Rn * g) x Cn. A node's ranks split its block of the adjacency 1D by target vertex:
+// the frontier gather along the column is node-local among them (plus the other nodes
+// of the column), a processor row has one rank per node of its node row (2D across
+// nodes), and on one node the grid is g x 1: no fold at all. Tall, because zbfs's folds
+// cost more than its gathers (measured at 4 ranks, scale 20, on one node and on two
+// emulated hosts: 4 x 1 searched in half the time of 2 x 2; docs/performance.md).
+// nullopt unless ranks_per_node divides ranks.
 std::optional<GridShape> hybrid_grid(int ranks, int ranks_per_node);
 
 // "RxC" with positive R and C; nullopt when malformed.

@@ -15,6 +15,10 @@ ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num
     throw_usage_error("grid " + shape.to_string() + " has " + counted(shape.size(), "rank") + " but the job has " +
                       std::to_string(world_.size()));
   }
+  if (shape.stack < 1 || shape.rows % shape.stack != 0) {
+    throw Error(ExitCode::kFailure, "grid " + shape.to_string() + ": stacks of " + std::to_string(shape.stack) +
+                                        " ranks do not fill its columns");
+  }
   shape_ = shape;
   blocks_ = VertexBlocks(num_vertices, world_.size());
   row_ = world_.split(my_row(), my_col());
@@ -26,8 +30,8 @@ ProcessGrid::ProcessGrid(Partition partition, GridShape shape, std::uint64_t num
   row_group_ = PieceGroup(blocks_, my_row(), shape_.rows, shape_.cols);
   for (int piece = 0; piece < shape_.size(); ++piece) {
     rank_of_piece_.push_back(shape_.rank_of_piece(piece));
-    row_of_piece_.push_back(piece % shape_.rows);
-    col_of_piece_.push_back(piece / shape_.rows);
+    rank_of_row_.push_back(shape_.rank_at(piece % shape_.rows, 0));
+    rank_of_col_.push_back(shape_.rank_at(0, piece / shape_.rows));
   }
 }
 

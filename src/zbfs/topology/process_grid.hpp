@@ -2,7 +2,7 @@
 // communicators, and where every vertex and every directed edge lives. 1D partitioning is
 // the 1 x P grid: a rank's column is itself and its row is the whole job.
 //
-// Rank (r, c) owns vertex piece c * R + r and stores the directed edges u -> v with u in
+// Rank (r, c) (world rank GridShape::rank_at(r, c)) owns vertex piece c * R + r and stores the directed edges u -> v with u in
 // its column group (the pieces of processor column c) and v in its row group (the pieces
 // of processor row r). A traversal layout says, for one direction, along which
 // communicator the frontier is gathered (expand) and along which discovered vertices go
@@ -64,8 +64,8 @@ class ProcessGrid {
   [[nodiscard]] bool owns(std::uint64_t v) const { return blocks_.piece_of(v) == my_piece(); }
   // World rank that stores directed edge u -> v.
   [[nodiscard]] int holder_of_edge(std::uint64_t u, std::uint64_t v) const {
-    return row_of_piece_[static_cast<std::size_t>(blocks_.piece_of(v))] * shape_.cols +
-           col_of_piece_[static_cast<std::size_t>(blocks_.piece_of(u))];
+    return rank_of_row_[static_cast<std::size_t>(blocks_.piece_of(v))] +
+           rank_of_col_[static_cast<std::size_t>(blocks_.piece_of(u))];
   }
 
   [[nodiscard]] TraversalLayout top_down() const;
@@ -80,10 +80,12 @@ class ProcessGrid {
   Communicator col_;
   PieceGroup col_group_;
   PieceGroup row_group_;
-  // Per piece: its owner's world rank, grid row and grid column (lookups, not divisions).
+  // Per piece: its owner's world rank, and the parts of a world rank that its grid row
+  // and its grid column give (rank_at(r, c) = rank_of_row_[.] + rank_of_col_[.]): lookups,
+  // not divisions.
   std::vector<int> rank_of_piece_;
-  std::vector<int> row_of_piece_;
-  std::vector<int> col_of_piece_;
+  std::vector<int> rank_of_row_;
+  std::vector<int> rank_of_col_;
 };
 
 }  // namespace zbfs
