@@ -45,19 +45,14 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, std::span<const float> we
 DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, LargeArray<float> weights, std::optional<double> delta)
     : graph_(graph),
       original_(graph.original_ids()),
-      to_(graph.num_directed_edges()),
-      weight_(std::move(weights)),
-      heavy_start_(graph.num_vertices()),
-      state_(graph.num_vertices()),
-      relaxed_(graph.num_vertices()),
-      mark_(graph.num_vertices()),
+      words_(graph.num_vertices()),
       final_(graph.num_vertices()),
       threads_(static_cast<std::size_t>(omp_get_max_threads())) {
   const std::uint64_t n = graph.num_vertices();
   if (n > std::numeric_limits<Vertex>::max()) {
     throw Error(ExitCode::kUsage, "SSSP on one process takes graphs of fewer than 2^32 vertices");
   }
-  if (weight_.size() != graph.num_directed_edges()) {
+  if (weights.size() != graph.num_directed_edges()) {
     throw Error(ExitCode::kFailure, "DeltaStepping: the weights do not match the graph's lists");
   }
   if (delta && (!(*delta > 0) || !std::isfinite(*delta))) {
@@ -65,19 +60,23 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, LargeArray<float> weights
   }
   const auto count = static_cast<std::int64_t>(n);
   std::uint64_t with_edges = 0;
-#pragma omp parallel for reduction(+ : with_edges)
+  std::uint64_t largest_degree = 0;
+#pragma omp parallel for reduction(+ : with_edges) reduction(max : largest_degree)
   for (std::int64_t v = 0; v < count; ++v) {
-    state_[static_cast<std::uint64_t>(v)] = kUnreached;
-    relaxed_[static_cast<std::uint64_t>(v)] = distance_bits(kUnreached);
-    with_edges += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
+    const std::uint64_t degree = graph.degree(static_cast<std::uint64_t>(v));
+    with_edges += degree > 0 ? 1 : 0;
+    largest_degree = std::max(largest_degree, degree);
   }
-  const auto entries = static_cast<std::int64_t>(weight_.size());
+  if (largest_degree > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(ExitCode::kUsage, "SSSP on one process takes vertices of fewer than 2^32 edges");
+  }
+  const auto entries = static_cast<std::int64_t>(weights.size());
   double weight_sum = 0;
   float largest = 0;
 #pragma omp parallel for reduction(+ : weight_sum) reduction(max : largest)
   for (std::int64_t k = 0; k < entries; ++k) {
-    weight_sum += weight_[static_cast<std::size_t>(k)];
-    largest = std::max(largest, weight_[static_cast<std::size_t>(k)]);
+    weight_sum += weights[static_cast<std::size_t>(k)];
+    largest = std::max(largest, weights[static_cast<std::size_t>(k)]);
   }
   delta_ = 1.0;
   if (entries > 0 && with_edges > 0 && weight_sum > 0) {
@@ -88,49 +87,48 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, LargeArray<float> weights
   if (delta) delta_ = *delta;
   delta_ = std::max(delta_, smallest_delta(largest, n));
 
-  order_lists(graph.neighbor_data());
+  order_lists(std::move(weights));
   pulled_ = Bitmap(n);
 }
 
-void DeltaStepping::order_lists(const Vertex* neighbors) {
+void DeltaStepping::order_lists(LargeArray<float> weights) {
   const auto light = static_cast<float>(delta_);
   const std::uint64_t* offsets = graph_.offsets();
+  const Vertex* neighbors = graph_.neighbor_data();
+  entries_ = LargeArray<Entry>(graph_.num_directed_edges());
   const auto count = static_cast<std::int64_t>(graph_.num_vertices());
 #pragma omp parallel
   {
-    // A row's light and heavy entries, read out before the row's weights are written
-    // back in the search's order (in place: the weights are this object's now).
-    std::vector<std::pair<Vertex, float>> light_entries;
-    std::vector<std::pair<float, Vertex>> heavy;
+    std::vector<Entry> heavy;
 #pragma omp for schedule(dynamic, 4096)
     for (std::int64_t i = 0; i < count; ++i) {
       const auto v = static_cast<std::uint64_t>(i);
-      light_entries.clear();
       heavy.clear();
+      std::uint64_t at = offsets[v];
       for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
-        if (weight_[k] < light) {
-          light_entries.emplace_back(neighbors[k], weight_[k]);
+        if (weights[k] < light) {
+          entries_[at++] = {neighbors[k], weights[k]};
         } else {
-          heavy.emplace_back(weight_[k], neighbors[k]);
+          heavy.push_back({neighbors[k], weights[k]});
         }
       }
-      std::sort(heavy.begin(), heavy.end());
-      std::uint64_t at = offsets[v];
-      for (const auto& [u, w] : light_entries) {
-        to_[at] = u;
-        weight_[at++] = w;
-      }
-      heavy_start_[v] = at;
-      for (const auto& [w, u] : heavy) {
-        to_[at] = u;
-        weight_[at++] = w;
-      }
+      std::sort(heavy.begin(), heavy.end(), [](const Entry& a, const Entry& b) {
+        return a.weight < b.weight || (a.weight == b.weight && a.to < b.to);
+      });
+      words_[v] = {kUnreached,
+                   kUnreachedBits,
+                   0,
+                   offsets[v],
+                   static_cast<std::uint32_t>(at - offsets[v]),
+                   static_cast<std::uint32_t>(heavy.size())};
+      std::copy(heavy.begin(), heavy.end(), entries_.data() + at);
     }
   }
+  weights = LargeArray<float>();
   for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
-    if (heavy_start_[v] == offsets[v + 1]) continue;
-    with_heavy_.push_back({static_cast<Vertex>(v), weight_[heavy_start_[v]]});
-    heavy_entries_ += offsets[v + 1] - heavy_start_[v];
+    if (words_[v].heavy == 0) continue;
+    with_heavy_.push_back({static_cast<Vertex>(v), entries_[words_[v].heavy_start()].weight});
+    heavy_entries_ += words_[v].heavy;
   }
 }
 
@@ -143,13 +141,8 @@ class DeltaStepping::Team {
       : s_(search),
         stats_(stats),
         per_bucket_(1.0 / search.delta_),
-        offsets_(search.graph_.offsets()),
-        to_(search.to_.data()),
-        weight_(search.weight_.data()),
-        heavy_start_(search.heavy_start_.data()),
-        state_(search.state_.data()),
-        relaxed_(search.relaxed_.data()),
-        mark_(search.mark_.data()),
+        entries_(search.entries_.data()),
+        words_(search.words_.data()),
         offset_(search.threads_.size() + 1) {}
 
   // The search from the frontier run() set (its root), by every thread of the team.
@@ -189,13 +182,13 @@ class DeltaStepping::Team {
     if (s_.final_.test(v)) return;
     const float dv = du + w;
     const std::uint32_t bits = std::bit_cast<std::uint32_t>(dv);
-    std::atomic_ref<std::uint64_t> word(state_[v]);
+    std::atomic_ref<std::uint64_t> word(words_[v].state);
     std::uint64_t current = word.load(std::memory_order_relaxed);
     while (bits < distance_bits(current)) {
       if (word.compare_exchange_weak(current, pack(dv, u), std::memory_order_relaxed)) {
         me.bins.at(std::max(first_bucket, bucket_of(dv))).push_back(v);
         ++me.improvements;
-        if (current == kUnreached) me.heavy_reached += offsets_[v + 1] - heavy_start_[v];
+        if (current == kUnreached) me.heavy_reached += words_[v].heavy;
         return;
       }
     }
@@ -241,15 +234,17 @@ class DeltaStepping::Team {
   // distance it reaches (a vertex improved twice in a round comes twice); it joins this
   // pass's settled list once.
   void settle_light(ThreadBins& me, Vertex u) {
-    const std::uint32_t bits = distance_bits(load(state_[u]));
+    VertexWords& words = words_[u];
+    const std::uint32_t bits = distance_bits(load(words.state));
     const float du = std::bit_cast<float>(bits);
     if (bucket_of(du) != bucket_) return;
-    if (std::atomic_ref<std::uint32_t>(mark_[u]).exchange(s_.pass_, std::memory_order_relaxed) != s_.pass_) {
+    if (std::atomic_ref<std::uint32_t>(words.mark).exchange(s_.pass_, std::memory_order_relaxed) != s_.pass_) {
       me.settled.push_back(u);
     }
-    if (std::atomic_ref<std::uint32_t>(relaxed_[u]).exchange(bits, std::memory_order_relaxed) == bits) return;
-    for (std::uint64_t k = offsets_[u]; k < heavy_start_[u]; ++k) relax(me, u, du, to_[k], weight_[k], bucket_);
-    me.light_edges += heavy_start_[u] - offsets_[u];
+    if (std::atomic_ref<std::uint32_t>(words.relaxed).exchange(bits, std::memory_order_relaxed) == bits) return;
+    const Entry* list = entries_ + words.first;
+    for (std::uint32_t k = 0; k < words.light; ++k) relax(me, u, du, list[k].to, list[k].weight, bucket_);
+    me.light_edges += words.light;
   }
 
   // A light round over the frontier; true when it found more of the bucket.
@@ -281,7 +276,7 @@ class DeltaStepping::Team {
   void heavy_pass(ThreadBins& me) {
     for (const Vertex u : me.settled) {
       me.finished.push_back(u);
-      me.pass_volume += offsets_[u + 1] - heavy_start_[u];
+      me.pass_volume += words_[u].heavy;
     }
 #pragma omp barrier
 #pragma omp single
@@ -312,8 +307,9 @@ class DeltaStepping::Team {
   // the threads: a hub's list is most of a bucket's work on a Kronecker graph.
   void push(ThreadBins& me) {
     for (const Vertex u : me.settled) {
-      for (std::uint64_t k = heavy_start_[u]; k < offsets_[u + 1]; k += kHeavyPiece) me.pieces.push_back({u, k});
-      me.heavy_edges += offsets_[u + 1] - heavy_start_[u];
+      const VertexWords& words = words_[u];
+      for (std::uint64_t k = words.heavy_start(); k < words.end(); k += kHeavyPiece) me.pieces.push_back({u, k});
+      me.heavy_edges += words.heavy;
     }
     me.settled.clear();
     concatenate(
@@ -327,11 +323,11 @@ class DeltaStepping::Team {
       if (i + kPiecesAhead < count) prefetch_list(s_.pieces_[static_cast<std::size_t>(i + kPiecesAhead)]);
       if (i + kPiecesAhead / 2 < count) prefetch_words(s_.pieces_[static_cast<std::size_t>(i + kPiecesAhead / 2)]);
       const HeavyPiece piece = s_.pieces_[static_cast<std::size_t>(i)];
-      const float du = distance_of(load(state_[piece.vertex]));
-      const std::uint64_t end = std::min(piece.first + kHeavyPiece, offsets_[piece.vertex + 1]);
+      const float du = distance_of(load(words_[piece.vertex].state));
+      const std::uint64_t end = std::min(piece.first + kHeavyPiece, words_[piece.vertex].end());
       for (std::uint64_t k = piece.first; k < end; ++k) {
-        if (k + kPrefetchAhead < end) prefetch_word(to_[k + kPrefetchAhead]);
-        relax(me, piece.vertex, du, to_[k], weight_[k], bucket_);
+        if (k + kPrefetchAhead < end) prefetch_word(entries_[k + kPrefetchAhead].to);
+        relax(me, piece.vertex, du, entries_[k].to, entries_[k].weight, bucket_);
       }
     }
   }
@@ -346,11 +342,13 @@ class DeltaStepping::Team {
     const auto count = static_cast<std::int64_t>(s_.open_.size());
 #pragma omp for schedule(dynamic, 256)
     for (std::int64_t i = 0; i < count; ++i) {
+      // An open vertex's words eight ahead, its heavy list (from those words) four ahead.
+      if (i + 2 * kPiecesAhead < count) {
+        __builtin_prefetch(&words_[s_.open_[static_cast<std::size_t>(i + 2 * kPiecesAhead)].vertex], 0, 1);
+      }
       if (i + kPiecesAhead < count) {
-        const Vertex ahead = s_.open_[static_cast<std::size_t>(i + kPiecesAhead)].vertex;
-        __builtin_prefetch(state_ + ahead, 0, 1);
-        __builtin_prefetch(to_ + heavy_start_[ahead], 0, 1);
-        __builtin_prefetch(weight_ + heavy_start_[ahead], 0, 1);
+        const Vertex near = s_.open_[static_cast<std::size_t>(i + kPiecesAhead)].vertex;
+        __builtin_prefetch(entries_ + words_[near].heavy_start(), 0, 1);
       }
       pull_into(me, s_.open_[static_cast<std::size_t>(i)], low, next_low);
     }
@@ -374,7 +372,7 @@ class DeltaStepping::Team {
   // One open vertex's pull: its heavy edges by weight, while one could still help.
   void pull_into(ThreadBins& me, OpenVertex open, double low, double next_low) {
     const Vertex v = open.vertex;
-    const std::uint32_t bits = distance_bits(load(state_[v]));
+    const std::uint32_t bits = distance_bits(load(words_[v].state));
     // Settled (in this bucket or before): no heavy edge can lower it.
     if (bits != kUnreachedBits && bucket_of(std::bit_cast<float>(bits)) <= bucket_) return;
     std::uint32_t best = bits;
@@ -383,13 +381,13 @@ class DeltaStepping::Team {
     // the distance only drops): the vertex leaves the open ones for good.
     if (!(open.lightest < limit)) return;
     Vertex by = 0;
-    const std::uint64_t first = heavy_start_[v];
-    const std::uint64_t end = offsets_[v + 1];
+    const std::uint64_t first = words_[v].heavy_start();
+    const std::uint64_t end = words_[v].end();
     std::uint64_t k = first;
-    for (; k < end && weight_[k] < limit; ++k) {
-      const Vertex u = to_[k];
+    for (; k < end && entries_[k].weight < limit; ++k) {
+      const Vertex u = entries_[k].to;
       if (!s_.pulled_.test(u)) continue;
-      const auto candidate = std::bit_cast<std::uint32_t>(distance_of(load(state_[u])) + weight_[k]);
+      const auto candidate = std::bit_cast<std::uint32_t>(distance_of(load(words_[u].state)) + entries_[k].weight);
       if (candidate < best) {
         best = candidate;
         by = u;
@@ -400,25 +398,25 @@ class DeltaStepping::Team {
     if (open.lightest < gap(best, next_low)) me.still_open.push_back(open);
     if (best == bits) return;
     if (bits == kUnreachedBits) me.heavy_reached += end - first;
-    std::atomic_ref<std::uint64_t>(state_[v]).store(pack(std::bit_cast<float>(best), by), std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(words_[v].state)
+        .store(pack(std::bit_cast<float>(best), by), std::memory_order_relaxed);
     me.bins.at(std::max(bucket_, bucket_of(std::bit_cast<float>(best)))).push_back(v);
     ++me.improvements;
   }
 
   // A piece's list entries and its vertex's word, to cache.
   void prefetch_list(const HeavyPiece& piece) const {
-    __builtin_prefetch(to_ + piece.first, 0, 1);
-    __builtin_prefetch(weight_ + piece.first, 0, 1);
-    __builtin_prefetch(state_ + piece.vertex, 0, 1);
+    __builtin_prefetch(entries_ + piece.first, 0, 1);
+    __builtin_prefetch(&words_[piece.vertex], 0, 1);
   }
   // The words of a piece's first neighbours.
   void prefetch_words(const HeavyPiece& piece) const {
-    const std::uint64_t end = std::min(piece.first + kPrefetchAhead, offsets_[piece.vertex + 1]);
-    for (std::uint64_t k = piece.first; k < end; ++k) prefetch_word(to_[k]);
+    const std::uint64_t end = std::min(piece.first + kPrefetchAhead, words_[piece.vertex].end());
+    for (std::uint64_t k = piece.first; k < end; ++k) prefetch_word(entries_[k].to);
   }
   // An open vertex's word (a final one's bit, in cache, says it will not be read).
   void prefetch_word(Vertex v) const {
-    if (!s_.final_.test(v)) __builtin_prefetch(state_ + v, 1, 1);
+    if (!s_.final_.test(v)) __builtin_prefetch(&words_[v], 1, 1);
   }
 
   // The next bucket that holds anything (one thread): empty buckets cost nothing,
@@ -446,13 +444,8 @@ class DeltaStepping::Team {
   DeltaStepping& s_;
   SsspStats& stats_;
   const double per_bucket_;
-  const std::uint64_t* offsets_;
-  const Vertex* to_;
-  const float* weight_;
-  const std::uint64_t* heavy_start_;
-  std::uint64_t* state_;
-  std::uint32_t* relaxed_;
-  std::uint32_t* mark_;
+  const Entry* entries_;
+  VertexWords* words_;
   std::vector<std::size_t> offset_;  // concatenate's, per thread
   std::uint64_t bucket_ = 0;
   std::size_t frontier_size_ = 1;
@@ -464,7 +457,7 @@ class DeltaStepping::Team {
 
 void DeltaStepping::next_pass() {
   if (++pass_ == 0) {  // the marks' counter wrapped: start them again
-    std::fill_n(mark_.data(), graph_.num_vertices(), 0U);
+    for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) words_[v].mark = 0;
     pass_ = 1;
   }
 }
@@ -477,13 +470,13 @@ SsspStats DeltaStepping::run(std::uint64_t root, std::span<std::int64_t> parent,
   SsspStats stats;
   stats.delta = delta_;
   const auto r = static_cast<Vertex>(graph_.internal_id(root));
-  state_[r] = pack(0.0F, r);
+  words_[r].state = pack(0.0F, r);
   frontier_.assign(1, r);
   next_pass();
   // The pulls' bookkeeping starts afresh: every vertex but the root unreached, nothing
   // counted by a thread yet.
   open_ready_ = false;
-  unreached_heavy_ = heavy_entries_ - (graph_.offsets()[r + 1] - heavy_start_[r]);
+  unreached_heavy_ = heavy_entries_ - words_[r].heavy;
   for (ThreadBins& t : threads_) t.heavy_reached = t.pass_volume = 0;
   Team team(*this, stats);
 #pragma omp parallel num_threads(static_cast <int>(threads_.size()))
@@ -505,7 +498,7 @@ std::uint64_t DeltaStepping::export_tree(std::span<std::int64_t> parent, std::sp
 #pragma omp parallel for reduction(+ : reached)
   for (std::int64_t i = 0; i < count; ++i) {
     const auto v = static_cast<std::uint64_t>(i);
-    const std::uint64_t word = state_[v];
+    const std::uint64_t word = words_[v].state;
     const std::uint64_t id = original_ != nullptr ? original_[v] : v;
     if (word == kUnreached) {
       parent[id] = -1;
@@ -515,8 +508,8 @@ std::uint64_t DeltaStepping::export_tree(std::span<std::int64_t> parent, std::sp
     const auto p = static_cast<std::uint32_t>(word);
     parent[id] = static_cast<std::int64_t>(original_ != nullptr ? original_[p] : p);
     distance[id] = distance_of(word);
-    state_[v] = kUnreached;
-    relaxed_[v] = distance_bits(kUnreached);
+    words_[v].state = kUnreached;
+    words_[v].relaxed = distance_bits(kUnreached);
     ++reached;
   }
   return reached;

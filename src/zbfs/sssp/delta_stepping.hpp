@@ -25,8 +25,8 @@ class DeltaStepping {
 
   // `weights`: one per directed entry of `graph`, which must outlive this. The search
   // keeps the lists in its own order, a neighbour and a weight an entry: it takes the
-  // weights over (reordered in place), or copies them from a span. `delta`: the bucket
-  // width (> 0), or unset for the default below.
+  // weights over (freed once its lists are built), or reads them from a span. `delta`:
+  // the bucket width (> 0), or unset for the default below.
   DeltaStepping(const Csr<Vertex>& graph, LargeArray<float> weights, std::optional<double> delta = {});
   DeltaStepping(const Csr<Vertex>& graph, std::span<const float> weights, std::optional<double> delta = {});
 
@@ -49,12 +49,12 @@ class DeltaStepping {
   SsspStats run(std::uint64_t root, std::span<std::int64_t> parent, std::span<float> distance);
 
   // Workspace bytes for a graph of n vertices and `entries` directed entries (memory
-  // estimates): the distance-parent words, the relaxed distances, the settle marks, the
-  // heavy lists' starts, the final and pulled bits, the vertices with heavy edges (twice,
-  // and each thread's share once), and the lists' neighbours in the search's order (the
-  // weights it takes over are the caller's to count).
+  // estimates): the vertices' words, the final and pulled bits, the vertices with heavy
+  // edges (twice, and each thread's share once), and the lists (neighbour and weight) in
+  // the search's order (the weights it is given, read while the lists are built and then
+  // freed, are the caller's to count).
   static std::uint64_t workspace_bytes(std::uint64_t n, std::uint64_t entries) {
-    return n * (8 + 4 + 4 + 8 + 3 * sizeof(OpenVertex)) + n / 4 + entries * sizeof(Vertex);
+    return n * (32 + 3 * sizeof(OpenVertex)) + n / 4 + entries * 8;
   }
 
  private:
@@ -99,27 +99,39 @@ class DeltaStepping {
   std::uint64_t export_tree(std::span<std::int64_t> parent, std::span<float> distance);
   // The next settle pass: its number marks the vertices that joined its settled list.
   void next_pass();
-  // to_, heavy_start_ and with_heavy_ from the graph's lists, and weight_ (their
-  // weights) in the same order.
-  void order_lists(const Vertex* neighbors);
+  // entries_, the vertices' list fields and with_heavy_ from the graph's lists and
+  // `weights` (freed once read).
+  void order_lists(LargeArray<float> weights);
 
   const Csr<Vertex>& graph_;
   const Vertex* original_;  // internal id -> input id, or nullptr
   double delta_ = 1;
+  // A list entry: the neighbour and the edge's weight side by side (one cache line
+  // holds both).
+  struct Entry {
+    Vertex to;
+    float weight;
+  };
   // The lists in the search's order, on the graph's offsets: each row's light edges
-  // (w < delta_) in list order, then its heavy ones by weight (a pull reads a prefix),
-  // from heavy_start_[v].
-  LargeArray<Vertex> to_;
-  LargeArray<float> weight_;
-  LargeArray<std::uint64_t> heavy_start_;
+  // (w < delta_) in list order, then its heavy ones by weight (a pull reads a prefix).
+  LargeArray<Entry> entries_;
   std::vector<OpenVertex> with_heavy_;  // every vertex with heavy edges
   std::uint64_t heavy_entries_ = 0;     // all of their heavy entries
-  LargeArray<std::uint64_t> state_;     // distance bits << 32 | parent, or kUnreached
-  // The distance bits a light round last relaxed a vertex's light edges from.
-  LargeArray<std::uint32_t> relaxed_;
-  LargeArray<std::uint32_t> mark_;  // the pass in which a vertex last joined a settled list
-  std::uint32_t pass_ = 0;          // the current pass (one per bucket settled)
-  Bitmap final_;                    // vertices of buckets the search has left
+  // What a search reads of a vertex, in one cache line (a settled vertex costs one miss
+  // here and one in its list, not one in each of five arrays).
+  struct alignas(32) VertexWords {
+    std::uint64_t state;    // distance bits << 32 | parent, or kUnreached
+    std::uint32_t relaxed;  // the distance bits a light round last relaxed its light edges from
+    std::uint32_t mark;     // the pass in which it last joined a settled list
+    std::uint64_t first;    // its list's first entry
+    std::uint32_t light;    // its light entries, from first
+    std::uint32_t heavy;    // its heavy entries, after them
+    [[nodiscard]] std::uint64_t heavy_start() const { return first + light; }
+    [[nodiscard]] std::uint64_t end() const { return first + light + heavy; }
+  };
+  LargeArray<VertexWords> words_;
+  std::uint32_t pass_ = 0;  // the current pass (one per bucket settled)
+  Bitmap final_;            // vertices of buckets the search has left
   std::vector<ThreadBins> threads_;
   std::vector<Vertex> frontier_;
   std::vector<Vertex> next_frontier_;
