@@ -4,7 +4,9 @@ scale, rank and thread counts, and prints TEPS ratios (zbfs / peer).
 
 Peers are built outside this repository and given by path:
   --riken  RIKEN-RCCS/Graph500-BFS `runnable` (run as `runnable S -v 1 -n 64`: only the
-           first tree is validated, so no search waits on its 10 s pause of `-v 0`)
+           first tree is validated, so no search waits on its 10 s pause of `-v 0`);
+           with --riken-prune also as `runnable S -v 1 -n 64 -C` (its SC24 forest
+           pruning), a peer of its own ("riken -C")
   --gapbs  GAPBS `bfs` (shared memory only: one rank, `-g S -n 64`)
   --reference  the Graph500 reference `graph500_reference_bfs` (MPI, `S 16`)
 
@@ -97,8 +99,10 @@ def codes(args, scale, ranks, threads):
                             SSSP_MEAN_TIME))
         return out
     if args.riken:
-        out.append(("riken", mpirun(ranks, threads) + [args.riken, str(scale), "-v", "1", "-n", str(args.roots)],
-                    MEAN_TIME))
+        riken = mpirun(ranks, threads) + [args.riken, str(scale), "-v", "1", "-n", str(args.roots)]
+        out.append(("riken", riken, MEAN_TIME))
+        if args.riken_prune:
+            out.append(("riken -C", riken + ["-C"], MEAN_TIME))
     if args.reference:
         out.append(("reference", mpirun(ranks, threads) + [args.reference, str(scale), "16"], MEAN_TIME))
     if args.gapbs and ranks == 1:
@@ -122,6 +126,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--zbfs", default=os.path.join(HERE, "..", "build", "bin", "zbfs"))
     parser.add_argument("--riken", help="path of RIKEN Graph500-BFS's runnable")
+    parser.add_argument("--riken-prune", action="store_true", help="also run RIKEN's code with its pruning (-C)")
     parser.add_argument("--gapbs", help="path of GAPBS's bfs")
     parser.add_argument("--reference", help="path of the Graph500 reference's graph500_reference_bfs")
     parser.add_argument("--scales", type=int, nargs="+", default=[20])
@@ -165,7 +170,7 @@ def main():
             memory = {name: max(p) for name, p in peaks.items()}
             rows.append((scale, f"{ranks} x {threads}", teps, memory))
 
-    peers = [p for p in ("riken", "gapbs", "reference") if any(p in r[2] for r in rows)]
+    peers = [p for p in ("riken", "riken -C", "gapbs", "reference") if any(p in r[2] for r in rows)]
     mine = ([f"zbfs {p}{extra}" for p, extra in zbfs_variants(args)] if args.kernel == "bfs" else
             [f"zbfs {p}" for p in args.partitions])
     print_table(rows, 2, peers, mine, "TEPS", lambda v: f"{v:.3g}", lambda m, p: m / p)

@@ -92,16 +92,34 @@ DeltaStepping::DeltaStepping(const Csr<Vertex>& graph, LargeArray<float> weights
 }
 
 void DeltaStepping::order_lists(LargeArray<float> weights) {
+  const std::uint64_t* offsets = graph_.offsets();
+  entries_ = LargeArray<Entry>(graph_.num_directed_edges());
+  // Rows a block at a time from the last: once a block is ordered, the pages of its
+  // weights go back (LargeArray::shrink), so the lists and the weights never take
+  // 12 bytes an entry together, only the lists' 8 and a block's weights.
+  constexpr std::int64_t kRowsPerBlock = std::int64_t{1} << 16;
+  for (auto end = static_cast<std::int64_t>(graph_.num_vertices()); end > 0; end -= kRowsPerBlock) {
+    const std::int64_t begin = std::max<std::int64_t>(0, end - kRowsPerBlock);
+    order_rows(weights, begin, end);
+    weights.shrink(offsets[begin]);
+  }
+  weights = LargeArray<float>();
+  for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
+    if (words_[v].heavy == 0) continue;
+    with_heavy_.push_back({static_cast<Vertex>(v), entries_[words_[v].heavy_start()].weight});
+    heavy_entries_ += words_[v].heavy;
+  }
+}
+
+void DeltaStepping::order_rows(const LargeArray<float>& weights, std::int64_t begin, std::int64_t end) {
   const auto light = static_cast<float>(delta_);
   const std::uint64_t* offsets = graph_.offsets();
   const Vertex* neighbors = graph_.neighbor_data();
-  entries_ = LargeArray<Entry>(graph_.num_directed_edges());
-  const auto count = static_cast<std::int64_t>(graph_.num_vertices());
 #pragma omp parallel
   {
     std::vector<Entry> heavy;
-#pragma omp for schedule(dynamic, 4096)
-    for (std::int64_t i = 0; i < count; ++i) {
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t i = begin; i < end; ++i) {
       const auto v = static_cast<std::uint64_t>(i);
       heavy.clear();
       std::uint64_t at = offsets[v];
@@ -123,12 +141,6 @@ void DeltaStepping::order_lists(LargeArray<float> weights) {
                    static_cast<std::uint32_t>(heavy.size())};
       std::copy(heavy.begin(), heavy.end(), entries_.data() + at);
     }
-  }
-  weights = LargeArray<float>();
-  for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
-    if (words_[v].heavy == 0) continue;
-    with_heavy_.push_back({static_cast<Vertex>(v), entries_[words_[v].heavy_start()].weight});
-    heavy_entries_ += words_[v].heavy;
   }
 }
 

@@ -102,6 +102,8 @@ class DeltaStepping {
   // entries_, the vertices' list fields and with_heavy_ from the graph's lists and
   // `weights` (freed once read).
   void order_lists(LargeArray<float> weights);
+  // Rows [begin, end) of the lists into entries_ and their words.
+  void order_rows(const LargeArray<float>& weights, std::int64_t begin, std::int64_t end);
 
   const Csr<Vertex>& graph_;
   const Vertex* original_;  // internal id -> input id, or nullptr
