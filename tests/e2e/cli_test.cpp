@@ -658,8 +658,8 @@ TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {
   // nodes on a 2 x 2 grid, each node's ranks in one column, 4 x 2.
   const auto json = std::filesystem::temp_directory_path() / "zbfs_hybrid_grid.json";
   for (const auto& [ranks, grid] : {std::pair<int, const char*>{4, "4x1"}, {8, "4x2"}}) {
-    const Outcome hybrid = run_mpi(ranks, "run --scale 10 --roots 6 -q --partition hybrid --ranks-per-node 2 --json " +
-                                              json.string());
+    const Outcome hybrid =
+        run_mpi(ranks, "run --scale 10 --roots 6 -q --partition hybrid --ranks-per-node 2 --json " + json.string());
     ASSERT_EQ(hybrid.status, 0) << hybrid.err;
     EXPECT_EQ(nedge_lines(hybrid.out), nedge_lines(single.out)) << ranks;
     EXPECT_EQ(nlohmann::json::parse(slurp(json))["config"]["grid"], grid) << ranks;
