@@ -34,6 +34,15 @@ std::vector<int> sample_ranks(int ranks) {
   return {picked.begin(), picked.end()};
 }
 
+// How many of a group's `count` members (world rank member(i)) are on `node`: a row or
+// a column need not be consecutive ranks (a hybrid grid stacks a node in a column).
+template <class Member>
+int count_on_node(int count, int node, int ranks_per_node, Member member) {
+  int on = 0;
+  for (int i = 0; i < count; ++i) on += member(i) / ranks_per_node == node ? 1 : 0;
+  return on;
+}
+
 int node_overlap(int first, int count, int node, int ranks_per_node) {
   const int lo = std::max(first, node * ranks_per_node);
   const int hi = std::min(first + count, (node + 1) * ranks_per_node);
@@ -56,16 +65,12 @@ int members_on_node(CommRole role, const GridShape& grid, int rank, int ranks_pe
   const int node = rank / ranks_per_node;
   switch (role) {
     case CommRole::kWorld: return node_overlap(0, grid.size(), node, ranks_per_node);
-    case CommRole::kRow: {
-      int on = 0;
-      for (int col = 0; col < grid.cols; ++col) on += grid.rank_at(grid.row_of(rank), col) / ranks_per_node == node;
-      return on;
-    }
-    case CommRole::kColumn: {
-      int on = 0;
-      for (int row = 0; row < grid.rows; ++row) on += grid.rank_at(row, grid.col_of(rank)) / ranks_per_node == node;
-      return on;
-    }
+    case CommRole::kRow:
+      return count_on_node(grid.cols, node, ranks_per_node,
+                           [&](int col) { return grid.rank_at(grid.row_of(rank), col); });
+    case CommRole::kColumn:
+      return count_on_node(grid.rows, node, ranks_per_node,
+                           [&](int row) { return grid.rank_at(row, grid.col_of(rank)); });
     case CommRole::kOther: return 1;
   }
   return 1;

@@ -27,10 +27,6 @@ float distance_of(std::uint64_t word) { return std::bit_cast<float>(distance_bit
 
 std::uint64_t load(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(word).load(std::memory_order_relaxed); }
 
-}  // namespace
-
-namespace {
-
 LargeArray<float> copy_of(std::span<const float> weights) {
   LargeArray<float> copy(weights.size());
   std::copy(weights.begin(), weights.end(), copy.data());
@@ -103,7 +99,6 @@ void DeltaStepping::order_lists(LargeArray<float> weights) {
     order_rows(weights, begin, end);
     weights.shrink(offsets[begin]);
   }
-  weights = LargeArray<float>();
   for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
     if (words_[v].heavy == 0) continue;
     with_heavy_.push_back({static_cast<Vertex>(v), entries_[words_[v].heavy_start()].weight});

@@ -2,10 +2,12 @@
 // communicators, and where every vertex and every directed edge lives. 1D partitioning is
 // the 1 x P grid: a rank's column is itself and its row is the whole job.
 //
-// Rank (r, c) (world rank GridShape::rank_at(r, c)) owns vertex piece c * R + r and stores the directed edges u -> v
-// with u in its column group (the pieces of processor column c) and v in its row group (the pieces of processor row r).
-// A traversal layout says, for one direction, along which communicator the frontier is gathered (expand) and along
-// which discovered vertices go to their owners (fold). Construction is collective over MPI_COMM_WORLD.
+// Rank (r, c), world rank GridShape::rank_at(r, c), owns vertex piece c * R + r and
+// stores the directed edges u -> v with u in its column group (the pieces of processor
+// column c) and v in its row group (the pieces of processor row r). A traversal layout
+// says, for one direction, along which communicator the frontier is gathered (expand)
+// and along which discovered vertices go to their owners (fold). Construction is
+// collective over MPI_COMM_WORLD.
 #pragma once
 
 #include <cstdint>
