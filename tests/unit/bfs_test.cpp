@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <numeric>
+#include <random>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -12,6 +14,7 @@
 #include "direction_and_threads.hpp"
 #include "test_graphs.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
+#include "zbfs/bfs/sorted_parents.hpp"
 #include "zbfs/graph/compressed_csr_builder.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
@@ -81,6 +84,44 @@ void expect_correct_bfs(int vertex_bits, const std::vector<Edge>& edges, const s
 }
 
 class BfsVariants : public testing::DirectionAndThreads {};
+
+// The move from sorted to original offsets writes exactly the reached entries, each at
+// its original offset and leaves the others as they were; a search whose threads lower
+// parents finds every sorted entry -1 (filled after a lone thread's search, restored by
+// the move after its own).
+TEST(SortedParents, MovesTheReachedParentsToTheirOriginalOffsets) {
+  const std::size_t n = 1000;  // not a whole number of words
+  std::vector<std::uint32_t> original_of(n);
+  std::iota(original_of.begin(), original_of.end(), 0U);
+  std::shuffle(original_of.begin(), original_of.end(), std::mt19937(7));
+  std::vector<std::uint64_t> reached((n + 63) / 64, 0);
+  SortedParents<std::uint32_t> sorted(original_of);
+  for (std::size_t s = 0; s < n; ++s) {
+    if (s % 3 != 1) reached[s / 64] |= std::uint64_t{1} << (s % 64);
+  }
+  const int saved_threads = omp_get_max_threads();
+  for (const int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    // A lowering search finds every entry -1 (though the one before left its values);
+    // it writes the reached ones.
+    sorted.prepare(threads > 1);
+    for (std::size_t s = 0; s < n; ++s) {
+      if (threads > 1) {
+        EXPECT_EQ(sorted[s], -1) << "sorted " << s;
+      }
+      if (s % 3 != 1) sorted[s] = static_cast<std::int64_t>(5 * s + 2);
+    }
+    std::vector<std::int64_t> parent(n, -7);
+    sorted.move_to(parent, [&](std::uint64_t w) { return reached[w]; });
+    for (std::size_t s = 0; s < n; ++s) {
+      EXPECT_EQ(parent[original_of[s]], s % 3 != 1 ? static_cast<std::int64_t>(5 * s + 2) : -7) << "sorted " << s;
+    }
+  }
+  // After a lowering search every entry is -1 again, without a fill.
+  sorted.prepare(true);
+  for (std::size_t s = 0; s < n; ++s) EXPECT_EQ(sorted[s], -1) << "sorted " << s;
+  omp_set_num_threads(saved_threads);
+}
 
 TEST_P(BfsVariants, DrawnGraph) {
   expect_correct_bfs<std::uint32_t>(testing::kDrawnGraphBits, testing::drawn_graph(), {0, 3, 5, 6, 8, 9}, options_);

@@ -36,6 +36,7 @@ struct BfsStats {
   double conversion_time_s = 0;  // queue <-> bitmap frontier conversions
   double init_time_s = 0;        // resetting the parent array and visited set
   double attach_time_s = 0;      // forest pruning: attaching the peeled trees
+  double output_time_s = 0;      // moving the parents from the kernels' vertex order to the input's
   // A pruned search's deepest level (its steps do not say: the attach step spans levels,
   // and a peeled root's search starts at the level of the core vertex it hangs from).
   std::optional<std::uint64_t> depth;

@@ -103,6 +103,8 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       sent_(grid.row_group().local_size()),
       sent_parent_(grid.row_group().local_size()),
       protocol_(grid, exchanger, metrics, *this),
+      sorted_parents_(graph.order().original_offsets()),
+      attached_(forest != nullptr ? block_ : 0),
       parent_(block_) {
   std::fill_n(parent_.data(), block_, std::int64_t{-1});
   const TraversalLayout bottom_up = grid.bottom_up();
@@ -192,7 +194,6 @@ void DistributedBfs<V>::check_root(std::uint64_t root) const {
 template <class V>
 BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options) {
   protocol_.begin_search();
-  parent_out_ = parent;
   BfsStats stats;
   Stopwatch clock;
   const SearchStart start = find_start(root);
@@ -208,11 +209,13 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
       sent_.clear();
     }
     frontier_.clear();
+    // Threads sharing a step claim vertices and lower their parents (discover()).
+    sorted_parents_.prepare(omp_get_max_threads() > 1);
     if (grid_.owns(start.id)) {
       const std::uint64_t offset = start.id - first_vertex_;
       visited_.set(offset);
       frontier_.set(offset);
-      parent[owned_original_[offset]] =
+      sorted_parents_.data()[offset] =
           static_cast<std::int64_t>(start.chain.empty() ? start.original : start.chain.back().original);
     }
   }
@@ -236,8 +239,25 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
                          pruned_search_ ? forest_->core_directed_edges() : graph_.global_directed_edges(), root_degree);
 
   protocol_.run(policy, level, stats);
-  if (pruned_search_) attach_trees(parent, root, start, stats);
+  if (pruned_search_) attach_trees(root, start, stats);
+  scatter_parents(parent, stats);
   return stats;
+}
+
+template <class V>
+void DistributedBfs<V>::scatter_parents(std::span<std::int64_t> parent, BfsStats& stats) {
+  const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+  const Stopwatch clock;
+  const std::uint64_t* visited = visited_.data();
+  if (pruned_search_) {
+    // The core's reached vertices and the attached peeled ones (all peeled start visited).
+    const std::uint64_t* peeled = forest_->peeled_bits().data();
+    const std::uint64_t* attached = attached_.data();
+    sorted_parents_.move_to(parent, [&](std::uint64_t w) { return (visited[w] & ~peeled[w]) | attached[w]; });
+  } else {
+    sorted_parents_.move_to(parent, [&](std::uint64_t w) { return visited[w]; });
+  }
+  stats.output_time_s = clock.elapsed_s();
 }
 
 template <class V>
@@ -266,9 +286,8 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
   V* sent_parent = sent_parent_.data();
   const bool pairs = mode.update_fold;
   const bool filter_sent = mode.report_once;
-  const V* owned_original = owned_original_;
   const V* source_original = col_original_;
-  const std::span<std::int64_t> parent = parent_out_;
+  std::int64_t* parent = sorted_parents_.data();
   const bool shared = threads > 1;
   graph.with_rows([&](const auto& rows) {
 #pragma omp parallel num_threads(threads)
@@ -283,7 +302,7 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
           // than the rest of the loop.
           const std::uint64_t offset = target_local - my_first_local;
           if (offset < block) {
-            discover(visited_, next_, offset, parent[owned_original[offset]],
+            discover(visited_, next_, offset, parent[offset],
                      static_cast<std::int64_t>(layout.source.to_global(source_original[source_local])), shared);
           } else if (pairs) {
             // The pair goes out as it is, once per search unless merging is off.
@@ -332,9 +351,8 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
   const FastDivider by_block = grid_.blocks().by_block();
   const std::size_t destinations = bucket_members_;
   const bool filter_sent = mode.report_once;
-  const V* owned_original = owned_original_;
   const V* source_original = col_original_;
-  const std::span<std::int64_t> parent = parent_out_;
+  std::int64_t* parent = sorted_parents_.data();
   const bool shared = threads > 1;
   const auto first = static_cast<std::int64_t>(begin);
   const auto last = static_cast<std::int64_t>(end);
@@ -351,8 +369,7 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
           if (offset < block) {
             // Perhaps found in this level already, by an update that arrived: the
             // smallest parent wins, so the tree does not depend on arrival times.
-            discover(visited_, next_, offset, parent[owned_original[offset]], static_cast<std::int64_t>(parent_global),
-                     shared);
+            discover(visited_, next_, offset, parent[offset], static_cast<std::int64_t>(parent_global), shared);
           } else if (!filter_sent || sent_.claim(target_local, shared)) {
             const std::uint64_t owner = by_block.divide(target_local);
             buckets_[t * destinations + owner].push_back({target_local - owner * block, parent_global});
@@ -391,7 +408,7 @@ void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::u
   // Forking threads costs more than claiming a few thousand updates.
   const bool parallel = count > 4096;
   const bool shared = parallel && omp_get_max_threads() > 1;
-  const std::span<std::int64_t> parent = parent_out_;
+  std::int64_t* parent = sorted_parents_.data();
 #pragma omp parallel for schedule(static) reduction(|| : foreign) if (parallel)
   for (std::int64_t i = 0; i < count; ++i) {
     const KeyedItem& item = arrived[static_cast<std::size_t>(i)];
@@ -400,7 +417,7 @@ void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::u
       foreign = true;
       continue;
     }
-    discover(visited_, next_, offset, parent[owned_original_[offset]], static_cast<std::int64_t>(item.value), shared);
+    discover(visited_, next_, offset, parent[offset], static_cast<std::int64_t>(item.value), shared);
   }
   if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");
 }
@@ -428,8 +445,7 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
   const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + my_first_word;
   std::uint64_t* next = next_.data();
   std::uint64_t* visited = visited_.data();
-  std::int64_t* parent_of = parent_out_.data();
-  const V* owned_original = owned_original_;
+  std::int64_t* parent_of = sorted_parents_.data();
   const V* source_original = bottom_up_source_original_;
   // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
   // becomes global by one addition.
@@ -442,7 +458,7 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
       const std::uint64_t found =
           scan_unvisited(~visited[owned_word] & rows_with_edges[owned_word], (my_first_word + owned_word) * 64, rows,
                          hubs, frontier, [&](int bit, V source_local) {
-                           parent_of[owned_original[owned_word * 64 + static_cast<std::size_t>(bit)]] =
+                           parent_of[owned_word * 64 + static_cast<std::size_t>(bit)] =
                                static_cast<std::int64_t>(source_base + source_original[source_local]);
                          });
       // Every owned word is written here, so next_ needs no clearing first.
@@ -490,7 +506,7 @@ void DistributedBfs<V>::search_piece(const TraversalLayout& layout, std::span<co
 
 template <class V>
 void DistributedBfs<V>::claim(const IncomingIds& incoming, const FoldMode& mode) {
-  const std::span<std::int64_t> parent = parent_out_;
+  std::int64_t* parent = sorted_parents_.data();
   for (int s = 0; s < incoming.num_sources(); ++s) {
     const std::span<const std::uint64_t> ids = incoming.from(s);
     const auto count = static_cast<std::int64_t>(ids.size());
@@ -501,7 +517,7 @@ void DistributedBfs<V>::claim(const IncomingIds& incoming, const FoldMode& mode)
     for (std::int64_t i = 0; i < count; ++i) {
       const std::uint64_t offset = ids[static_cast<std::size_t>(i)] - first_vertex_;
       if (visited_.claim(offset, shared)) {
-        parent[owned_original_[offset]] = -2 - s;
+        parent[offset] = -2 - s;
         next_.claim(offset, shared);
         // The predecessor reduction asks s for these, without scanning the whole piece.
         if (mode.reduce_after) claims_.bucket(omp_get_thread_num(), s).push_back(first_vertex_ + offset);
@@ -571,7 +587,7 @@ void DistributedBfs<V>::reported_parents(std::span<const std::uint64_t> vertices
 template <class V>
 void DistributedBfs<V>::set_parents(std::span<const std::uint64_t> vertices, std::span<const std::uint64_t> parents) {
   for (std::size_t k = 0; k < vertices.size(); ++k) {
-    parent_out_[owned_original_[vertices[k] - first_vertex_]] = static_cast<std::int64_t>(parents[k]);
+    sorted_parents_.data()[vertices[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
   }
 }
 

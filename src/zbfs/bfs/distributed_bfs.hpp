@@ -26,6 +26,7 @@
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
+#include "zbfs/bfs/sorted_parents.hpp"
 #include "zbfs/bfs/step_protocol.hpp"
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
@@ -86,12 +87,15 @@ class DistributedBfs final : private LocalSteps {
     std::optional<std::uint64_t> degree;
   };
   SearchStart find_start(std::uint64_t root);
-  // Hangs this rank's peeled vertices whose anchors were reached onto the tree, sets the
-  // chain's parents, and records the attach step and the search's depth.
-  void attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start, BfsStats& stats);
+  // Moves the reached vertices' parents in `parent` from sorted to original offsets.
+  void scatter_parents(std::span<std::int64_t> parent, BfsStats& stats);
+  // Hangs this rank's peeled vertices whose anchors were reached onto the tree (their
+  // parents into sorted_parents_, marked in attached_), sets the chain's parents, and
+  // records the attach step and the search's depth.
+  void attach_trees(std::uint64_t root, const SearchStart& start, BfsStats& stats);
 
   // LocalSteps: this rank's part of the steps (bfs/step_protocol.hpp), over the bitmaps
-  // below and the current search's parent array (parent_out_).
+  // below and the current search's parents at sorted offsets (sorted_parents_).
   [[nodiscard]] bool carries_parents() const override { return true; }
   std::vector<std::uint64_t> frontier_ids() override;
   OutgoingIds expand(const TraversalLayout& layout, std::span<const std::uint64_t> sources,
@@ -130,7 +134,7 @@ class DistributedBfs final : private LocalSteps {
   std::uint64_t block_;
   std::uint64_t first_vertex_;
   // The graph's degree order (graph/degree_order.hpp): everything here is in sorted ids;
-  // parents are written at original offsets, with original ids, through these tables:
+  // parents leave a search at original offsets, with original ids, through these tables:
   const V* owned_original_;             // owned: sorted offset -> original offset
   const V* col_original_;               // column group: sorted local -> original local
   const V* bottom_up_source_original_;  // bottom-up source group (1D: all; 2D: the column group)
@@ -163,9 +167,12 @@ class DistributedBfs final : private LocalSteps {
   // afresh each time.
   std::vector<std::vector<KeyedItem>> buckets_;
   std::size_t bucket_members_ = 0;
-  // The current search's parents, and the steps' protocol.
-  std::span<std::int64_t> parent_out_;
+  // The steps' protocol.
   StepProtocol protocol_;
+  // The current search's parents at sorted offsets (bfs/sorted_parents.hpp): the steps
+  // and the attach step write them there; scatter_parents moves them to the caller's.
+  SortedParents<V> sorted_parents_;
+  Bitmap attached_;  // pruned: the peeled vertices this search attached
   // run(root, options)'s parents, and whether its last search's tree is still in them
   // (`dirty_`); `clear_all_` when a run into a caller's array has used visited_ since.
   LargeArray<std::int64_t> parent_;

@@ -43,14 +43,17 @@ class DistributedForest {
   [[nodiscard]] std::uint64_t attach(std::uint64_t offset) const { return attach_[offset]; }
   // The same vertex in the input's global ids: the parent the attach step writes.
   [[nodiscard]] std::uint64_t attach_original(std::uint64_t offset) const { return attach_original_[offset]; }
-  // The core vertex its tree hangs from (global sorted id), kNone in a tree component.
-  [[nodiscard]] std::uint64_t anchor(std::uint64_t offset) const { return anchor_[offset]; }
   // How many levels of peeled vertices hang below it (0: none); for core vertices too.
   [[nodiscard]] std::uint8_t height(std::uint64_t offset) const { return height_[offset]; }
   // Owned vertices with a tree hanging below them (height > 0).
   [[nodiscard]] const Bitmap& has_trees() const { return has_trees_; }
   // Owned peeled vertices, ascending.
   [[nodiscard]] std::span<const V> peeled_offsets() const { return peeled_offsets_.span(); }
+  // For each of them, in the same order, the anchor_position() of the core vertex its
+  // tree hangs from (its anchor), or kNone in a tree component.
+  [[nodiscard]] std::span<const std::uint64_t> peeled_anchor_positions() const {
+    return peeled_anchor_positions_.span();
+  }
   // Every rank's anchors, over the world's vertices laid out as a world gather of each
   // rank's piece (rank r's piece at words [r * words_per_block, ...)): the mask of the
   // one gather a search needs. anchor_position() finds a vertex there.
@@ -80,10 +83,11 @@ class DistributedForest {
   Bitmap peeled_;
   LargeArray<std::uint64_t> attach_;
   LargeArray<std::uint64_t> attach_original_;
-  LargeArray<std::uint64_t> anchor_;
+  LargeArray<std::uint64_t> anchor_;  // each vertex's anchor (global sorted id): construction only
   LargeArray<std::uint8_t> height_;
   Bitmap has_trees_;
   LargeArray<V> peeled_offsets_;
+  LargeArray<std::uint64_t> peeled_anchor_positions_;
   std::vector<std::uint64_t> anchor_mask_;
   Bitmap row_group_peeled_;
   std::uint64_t num_peeled_ = 0;

@@ -132,7 +132,8 @@ nlohmann::json to_json(const SearchResult& s) {
                         {"top_down", s.stats.top_down_time_s},
                         {"bottom_up", s.stats.bottom_up_time_s},
                         {"conversion", s.stats.conversion_time_s},
-                        {"attach", s.stats.attach_time_s}}},
+                        {"attach", s.stats.attach_time_s},
+                        {"output", s.stats.output_time_s}}},
                       {"steps", steps},
                       {"phases", to_json(s.phases)}};
   if (s.validated) j["validate_time_s"] = s.validate_time_s;
