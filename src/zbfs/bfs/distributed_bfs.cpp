@@ -104,7 +104,6 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       sent_parent_(grid.row_group().local_size()),
       protocol_(grid, exchanger, metrics, *this),
       sorted_parents_(graph.order().original_offsets()),
-      attached_(forest != nullptr ? block_ : 0),
       parent_(block_) {
   std::fill_n(parent_.data(), block_, std::int64_t{-1});
   const TraversalLayout bottom_up = grid.bottom_up();
@@ -239,7 +238,7 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
                          pruned_search_ ? forest_->core_directed_edges() : graph_.global_directed_edges(), root_degree);
 
   protocol_.run(policy, level, stats);
-  if (pruned_search_) attach_trees(root, start, stats);
+  if (pruned_search_) attach_trees(parent, root, start, stats);
   scatter_parents(parent, stats);
   return stats;
 }
@@ -250,10 +249,9 @@ void DistributedBfs<V>::scatter_parents(std::span<std::int64_t> parent, BfsStats
   const Stopwatch clock;
   const std::uint64_t* visited = visited_.data();
   if (pruned_search_) {
-    // The core's reached vertices and the attached peeled ones (all peeled start visited).
+    // The core's reached vertices (all peeled ones start visited; attach_trees wrote theirs).
     const std::uint64_t* peeled = forest_->peeled_bits().data();
-    const std::uint64_t* attached = attached_.data();
-    sorted_parents_.move_to(parent, [&](std::uint64_t w) { return (visited[w] & ~peeled[w]) | attached[w]; });
+    sorted_parents_.move_to(parent, [&](std::uint64_t w) { return visited[w] & ~peeled[w]; });
   } else {
     sorted_parents_.move_to(parent, [&](std::uint64_t w) { return visited[w]; });
   }

@@ -90,9 +90,9 @@ class DistributedBfs final : private LocalSteps {
   // Moves the reached vertices' parents in `parent` from sorted to original offsets.
   void scatter_parents(std::span<std::int64_t> parent, BfsStats& stats);
   // Hangs this rank's peeled vertices whose anchors were reached onto the tree (their
-  // parents into sorted_parents_, marked in attached_), sets the chain's parents, and
+  // parents straight into `parent`, in original order), sets the chain's parents, and
   // records the attach step and the search's depth.
-  void attach_trees(std::uint64_t root, const SearchStart& start, BfsStats& stats);
+  void attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start, BfsStats& stats);
 
   // LocalSteps: this rank's part of the steps (bfs/step_protocol.hpp), over the bitmaps
   // below and the current search's parents at sorted offsets (sorted_parents_).
@@ -172,7 +172,6 @@ class DistributedBfs final : private LocalSteps {
   // The current search's parents at sorted offsets (bfs/sorted_parents.hpp): the steps
   // and the attach step write them there; scatter_parents moves them to the caller's.
   SortedParents<V> sorted_parents_;
-  Bitmap attached_;  // pruned: the peeled vertices this search attached
   // run(root, options)'s parents, and whether its last search's tree is still in them
   // (`dirty_`); `clear_all_` when a run into a caller's array has used visited_ since.
   LargeArray<std::int64_t> parent_;

@@ -56,27 +56,30 @@ DistributedForest<V>::DistributedForest(const ProcessGrid& grid, const Distribut
 
   const Communicator& world = grid.world();
   const std::span<const std::uint64_t> degree = graph.owned_degree();
-  std::vector<V> peeled_list;
-  std::vector<std::uint64_t> anchor_list;
   anchor_mask_.assign(static_cast<std::size_t>(world.size()) * grid.blocks().words_per_block(), 0);
   std::uint64_t counts[3] = {0, 0, 0};  // peeled, core vertices, core directed edges
   for (std::uint64_t o = 0; o < block_; ++o) {
     if (height_[o] > 0) has_trees_.set(o);
     if (peeled_.test(o)) {
-      peeled_list.push_back(static_cast<V>(o));
       ++counts[0];
-      const std::uint64_t at = anchor_[o] == kNone ? kNone : anchor_position(anchor_[o]);
-      anchor_list.push_back(at);
-      if (at != kNone) anchor_mask_[at / 64] |= std::uint64_t{1} << (at % 64);
+      if (anchor_[o] != kNone) {
+        const std::uint64_t at = anchor_position(anchor_[o]);
+        anchor_mask_[at / 64] |= std::uint64_t{1} << (at % 64);
+      }
     } else if (degree[o] > 0) {
       ++counts[1];
       counts[2] += degree[o];
     }
   }
-  peeled_offsets_ = LargeArray<V>(peeled_list.size());
-  std::copy(peeled_list.begin(), peeled_list.end(), peeled_offsets_.data());
-  peeled_anchor_positions_ = LargeArray<std::uint64_t>(anchor_list.size());
-  std::copy(anchor_list.begin(), anchor_list.end(), peeled_anchor_positions_.data());
+  // The peeled vertices in original order (sorted offsets read at random, once).
+  peeled_vertices_ = LargeArray<PeeledVertex>(counts[0]);
+  const std::span<const V> sorted_of = graph.order().sorted_offsets();
+  for (std::uint64_t i = 0, k = 0; i < block_; ++i) {
+    const V o = sorted_of[i];
+    if (!peeled_.test(o)) continue;
+    peeled_vertices_[k++] = {anchor_[o] == kNone ? kNone : anchor_position(anchor_[o]), attach_original_[o], o,
+                             static_cast<V>(i)};
+  }
   anchor_ = LargeArray<std::uint64_t>();  // searches read the positions
   world.allreduce(std::span<std::uint64_t>(anchor_mask_), ReduceOp::kBitOr);
   world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);

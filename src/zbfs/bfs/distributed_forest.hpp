@@ -47,13 +47,18 @@ class DistributedForest {
   [[nodiscard]] std::uint8_t height(std::uint64_t offset) const { return height_[offset]; }
   // Owned vertices with a tree hanging below them (height > 0).
   [[nodiscard]] const Bitmap& has_trees() const { return has_trees_; }
-  // Owned peeled vertices, ascending.
-  [[nodiscard]] std::span<const V> peeled_offsets() const { return peeled_offsets_.span(); }
-  // For each of them, in the same order, the anchor_position() of the core vertex its
-  // tree hangs from (its anchor), or kNone in a tree component.
-  [[nodiscard]] std::span<const std::uint64_t> peeled_anchor_positions() const {
-    return peeled_anchor_positions_.span();
-  }
+  // An owned peeled vertex as the attach step reads it: the anchor_position() of the core
+  // vertex its tree hangs from (its anchor; kNone in a tree component), its parent (the
+  // attach vertex, input id), and its sorted and original offsets.
+  struct PeeledVertex {
+    std::uint64_t anchor_at;
+    std::uint64_t parent;
+    V offset;
+    V original;
+  };
+  // Every owned peeled vertex, by ascending original offset: the attach step writes the
+  // parent array in order.
+  [[nodiscard]] std::span<const PeeledVertex> peeled_vertices() const { return peeled_vertices_.span(); }
   // Every rank's anchors, over the world's vertices laid out as a world gather of each
   // rank's piece (rank r's piece at words [r * words_per_block, ...)): the mask of the
   // one gather a search needs. anchor_position() finds a vertex there.
@@ -86,8 +91,7 @@ class DistributedForest {
   LargeArray<std::uint64_t> anchor_;  // each vertex's anchor (global sorted id): construction only
   LargeArray<std::uint8_t> height_;
   Bitmap has_trees_;
-  LargeArray<V> peeled_offsets_;
-  LargeArray<std::uint64_t> peeled_anchor_positions_;
+  LargeArray<PeeledVertex> peeled_vertices_;
   std::vector<std::uint64_t> anchor_mask_;
   Bitmap row_group_peeled_;
   std::uint64_t num_peeled_ = 0;

@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <vector>
 
 #include "zbfs/bfs/distributed_bfs.hpp"
@@ -60,7 +59,8 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
 }
 
 template <class V>
-void DistributedBfs<V>::attach_trees(std::uint64_t root, const SearchStart& start, BfsStats& stats) {
+void DistributedBfs<V>::attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start,
+                                     BfsStats& stats) {
   Stopwatch clock;
   const Communicator& world = grid_.world();
   {
@@ -72,60 +72,40 @@ void DistributedBfs<V>::attach_trees(std::uint64_t root, const SearchStart& star
   std::uint64_t deepest = deepest_;
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    // Parents go to sorted offsets, as the steps' (scatter_parents moves them all).
-    attached_.clear();
-    const std::span<const V> peeled = forest_->peeled_offsets();
-    const std::uint64_t* anchor_at = forest_->peeled_anchor_positions().data();
+    using Peeled = typename DistributedForest<V>::PeeledVertex;
+    const Peeled* peeled = forest_->peeled_vertices().data();
     const std::uint64_t* reached = anchors_reached_.data();
-    std::uint64_t* attached_bits = attached_.data();
-    std::int64_t* out = sorted_parents_.data();
-    const auto count = static_cast<std::int64_t>(peeled.size());
+    std::int64_t* out = parent.data();
+    const auto count = static_cast<std::int64_t>(forest_->peeled_vertices().size());
     const std::vector<ChainLink>& chain = start.chain;
     // The root's own tree hangs from the start (a chain's last vertex): its depth counts.
     const std::uint64_t start_at = chain.empty() ? DistributedForest<V>::kNone : forest_->anchor_position(start.id);
-    // The peeled offsets ascend: a thread gathers a word's attached bits and ORs them in
-    // once the word is done (atomically: two threads share the word at their seam).
-    const auto flush = [attached_bits](std::uint64_t word, std::uint64_t bits) {
-      if (bits != 0) std::atomic_ref<std::uint64_t>(attached_bits[word]).fetch_or(bits, std::memory_order_relaxed);
-    };
-#pragma omp parallel reduction(+ : attached) reduction(max : deepest)
-    {
-      std::uint64_t word = 0;
-      std::uint64_t bits = 0;
-#pragma omp for schedule(static)
-      for (std::int64_t i = 0; i < count; ++i) {
-        const auto k = static_cast<std::size_t>(i);
-        const std::uint64_t at = anchor_at[k];
-        if (at == DistributedForest<V>::kNone || ((reached[at / 64] >> (at % 64)) & 1) == 0) continue;
-        const V o = peeled[k];
-        out[o] = static_cast<std::int64_t>(forest_->attach_original(o));
-        if (o / 64 != word) {
-          flush(word, bits);
-          word = o / 64;
-          bits = 0;
-        }
-        bits |= std::uint64_t{1} << (o % 64);
-        ++attached;
-        if (at != start_at) continue;
-        // The root's own tree: a vertex hanging from the chain's i-th vertex (the start
-        // at i = chain.size()) is at level i + 1, but for the one the chain came up by.
-        const std::uint64_t by = forest_->attach(o);
-        const std::uint64_t self = first_vertex_ + o;
-        for (std::size_t c = 0; c <= chain.size(); ++c) {
-          const std::uint64_t link = c < chain.size() ? chain[c].id : start.id;
-          if (by == link && (c == 0 || self != chain[c - 1].id)) {
-            deepest = std::max<std::uint64_t>(deepest, c + 1 + forest_->height(o));
-          }
+    // In original order: the parent array is written from front to back.
+#pragma omp parallel for schedule(static) reduction(+ : attached) reduction(max : deepest)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const Peeled& vertex = peeled[i];
+      const std::uint64_t at = vertex.anchor_at;
+      if (at == DistributedForest<V>::kNone || ((reached[at / 64] >> (at % 64)) & 1) == 0) continue;
+      out[vertex.original] = static_cast<std::int64_t>(vertex.parent);
+      ++attached;
+      if (at != start_at) continue;
+      // The root's own tree: a vertex hanging from the chain's i-th vertex (the start
+      // at i = chain.size()) is at level i + 1, but for the one the chain came up by.
+      const V o = vertex.offset;
+      const std::uint64_t by = forest_->attach(o);
+      const std::uint64_t self = first_vertex_ + o;
+      for (std::size_t c = 0; c <= chain.size(); ++c) {
+        const std::uint64_t link = c < chain.size() ? chain[c].id : start.id;
+        if (by == link && (c == 0 || self != chain[c - 1].id)) {
+          deepest = std::max<std::uint64_t>(deepest, c + 1 + forest_->height(o));
         }
       }
-      flush(word, bits);
     }
     // The chain's parents point back towards the root.
     for (std::size_t c = 0; c < chain.size(); ++c) {
       if (!grid_.owns(chain[c].id)) continue;
       const std::uint64_t offset = chain[c].id - first_vertex_;
-      out[offset] = static_cast<std::int64_t>(c == 0 ? root : chain[c - 1].original);
-      attached_.set(offset);
+      out[owned_original_[offset]] = static_cast<std::int64_t>(c == 0 ? root : chain[c - 1].original);
     }
   }
   {
@@ -143,7 +123,9 @@ void DistributedBfs<V>::attach_trees(std::uint64_t root, const SearchStart& star
 // distributed_bfs.cpp).
 template DistributedBfs<std::uint32_t>::SearchStart DistributedBfs<std::uint32_t>::find_start(std::uint64_t);
 template DistributedBfs<std::uint64_t>::SearchStart DistributedBfs<std::uint64_t>::find_start(std::uint64_t);
-template void DistributedBfs<std::uint32_t>::attach_trees(std::uint64_t, const SearchStart&, BfsStats&);
-template void DistributedBfs<std::uint64_t>::attach_trees(std::uint64_t, const SearchStart&, BfsStats&);
+template void DistributedBfs<std::uint32_t>::attach_trees(std::span<std::int64_t>, std::uint64_t, const SearchStart&,
+                                                          BfsStats&);
+template void DistributedBfs<std::uint64_t>::attach_trees(std::span<std::int64_t>, std::uint64_t, const SearchStart&,
+                                                          BfsStats&);
 
 }  // namespace zbfs
