@@ -472,7 +472,8 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
 
 // A search's state: BFS, --prune's forest and SSSP.
 double search_state_bytes(const RunConfig& c, const RankSizes& s) {
-  // BFS: parent, winner and three bitmaps per owned vertex; sent flags and parents per
+  // BFS: parent, sorted parent (bfs/sorted_parents.hpp), winner and three bitmaps per
+  // owned vertex; sent flags and parents per
   // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
   // (four bitmaps per group at most).
   // Bottom-up hubs: one id and one row bit per target vertex (owned in 1D, the row group in
@@ -481,13 +482,14 @@ double search_state_bytes(const RunConfig& c, const RankSizes& s) {
   const double hubs = (s.one_d ? s.block : s.row_group) * (s.id_bytes + 1.0 / 8) +
                       (s.one_d ? s.vertices : std::max(s.row_group, s.col_group));
   const double bfs =
-      s.block * (8 + 4 + 1) + s.row_group * (s.id_bytes + 1) + 4 * (s.row_group + s.col_group) / 8 + hubs;
-  // --prune (bfs/distributed_forest.hpp): four words, a height and a peeled offset per
-  // owned vertex, the row group's peeled bits, the anchor mask and the gathered anchor
+      s.block * (8 + 8 + 4 + 1) + s.row_group * (s.id_bytes + 1) + 4 * (s.row_group + s.col_group) / 8 + hubs;
+  // --prune (bfs/distributed_forest.hpp): four words and a height per owned vertex, and
+  // the attach step's record (two words and two ids) per peeled one, at most every owned
+  // vertex (a tree's); the row group's peeled bits, the anchor mask and the gathered anchor
   // bits over the world, a core mask of the source group; while it is built, the
   // column group's neighbour XOR.
   const double forest = !c.prune ? 0
-                                 : s.block * (4 * 8 + 1 + s.id_bytes) + s.row_group / 8 + 2 * (s.block * s.p) / 8 +
+                                 : s.block * (4 * 8 + 1 + 16 + 2 * s.id_bytes) + s.row_group / 8 + 2 * (s.block * s.p) / 8 +
                                        std::max(s.row_group, s.col_group) / 8 + s.col_group * 8;
   // SSSP (sssp/distributed_sssp.hpp): the tree and distances, the owned state, a heavy
   // start per row, sent distances per row-group vertex, the buckets' and messages'
