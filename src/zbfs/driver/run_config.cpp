@@ -488,9 +488,10 @@ double search_state_bytes(const RunConfig& c, const RankSizes& s) {
   // vertex (a tree's); the row group's peeled bits, the anchor mask and the gathered anchor
   // bits over the world, a core mask of the source group; while it is built, the
   // column group's neighbour XOR.
-  const double forest = !c.prune ? 0
-                                 : s.block * (4 * 8 + 1 + 16 + 2 * s.id_bytes) + s.row_group / 8 + 2 * (s.block * s.p) / 8 +
-                                       std::max(s.row_group, s.col_group) / 8 + s.col_group * 8;
+  const double forest = !c.prune
+                            ? 0
+                            : s.block * (4 * 8 + 1 + 16 + 2 * s.id_bytes) + s.row_group / 8 + 2 * (s.block * s.p) / 8 +
+                                  std::max(s.row_group, s.col_group) / 8 + s.col_group * 8;
   // SSSP (sssp/distributed_sssp.hpp): the tree and distances, the owned state, a heavy
   // start per row, sent distances per row-group vertex, the buckets' and messages'
   // vertices, and a bucket's frontier gathered over the column, a source and its word per
