@@ -214,7 +214,7 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
       const std::uint64_t offset = start.id - first_vertex_;
       visited_.set(offset);
       frontier_.set(offset);
-      sorted_parents_.data()[offset] =
+      sorted_parents_[offset] =
           static_cast<std::int64_t>(start.chain.empty() ? start.original : start.chain.back().original);
     }
   }
@@ -585,7 +585,7 @@ void DistributedBfs<V>::reported_parents(std::span<const std::uint64_t> vertices
 template <class V>
 void DistributedBfs<V>::set_parents(std::span<const std::uint64_t> vertices, std::span<const std::uint64_t> parents) {
   for (std::size_t k = 0; k < vertices.size(); ++k) {
-    sorted_parents_.data()[vertices[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
+    sorted_parents_[vertices[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
   }
 }
 

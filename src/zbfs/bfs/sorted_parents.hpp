@@ -9,7 +9,7 @@
 // the cache, and each top-down edge to a vertex found in the same level read one back
 // (the smallest parent wins). At scale 20 on 2 ranks, pruned, that made the top-down and
 // bottom-up steps 1.8 ms of a 9 ms search slower than with the parents here; the move at
-// the end costs about 1.1 ms, in one loop of independent stores. (Two streaming passes
+// the end costs 0.8-1.4 ms, in one loop of independent stores. (Two streaming passes
 // through buckets of 2^15 original offsets, which touch each cache line once, moved more
 // bytes and took 1.4-1.8 ms.) Local, no MPI.
 #pragma once
