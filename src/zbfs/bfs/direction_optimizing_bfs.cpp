@@ -235,23 +235,32 @@ std::uint64_t DirectionOptimizingBfs<V>::bottom_up_step(const Rows& rows, std::i
     const auto word = static_cast<std::size_t>(w);
     std::uint64_t unvisited = ~visited_.word(word) & visited_.valid_mask(word);
     std::uint64_t found = 0;
+    std::uint64_t scans = 0;
+    const auto claim = [&](int bit, V v) {
+      const std::uint64_t u = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(bit);
+      set_parent(parent, original, static_cast<V>(u), v);
+      found |= std::uint64_t{1} << bit;
+      if (height != nullptr) tall = std::max(tall, height[u]);
+    };
     while (unvisited != 0) {
       const int bit = std::countr_zero(unvisited);
       unvisited &= unvisited - 1;
       const std::uint64_t u = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(bit);
-      const auto claim = [&](V v) {
-        set_parent(parent, original, static_cast<V>(u), v);
-        found |= std::uint64_t{1} << bit;
-        if (height != nullptr) tall = std::max(tall, height[u]);
-      };
       // The hub first: on a Kronecker graph it finds most parents without the list.
       if (const V hub = hubs[u]; front_.test(hub)) {
-        claim(hub);
+        claim(bit, hub);
         continue;
       }
+      scans |= std::uint64_t{1} << bit;
+      rows.prefetch(u);
+    }
+    while (scans != 0) {
+      const int bit = std::countr_zero(scans);
+      scans &= scans - 1;
+      const std::uint64_t u = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(bit);
       rows.scan(u, [&](V v) {
         if (!front_.test(v)) return false;
-        claim(v);
+        claim(bit, v);
         return true;
       });
     }

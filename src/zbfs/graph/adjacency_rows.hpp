@@ -20,6 +20,7 @@ struct PlainRows {
   const V* neighbors;
 
   [[nodiscard]] std::uint64_t degree(std::uint64_t u) const { return offsets[u + 1] - offsets[u]; }
+  void prefetch(std::uint64_t u) const { __builtin_prefetch(neighbors + offsets[u]); }
   template <class Visit>
   bool scan(std::uint64_t u, Visit&& visit) const {
     for (std::uint64_t e = offsets[u], end = offsets[u + 1]; e < end; ++e) {
@@ -45,6 +46,7 @@ struct GapRows {
   const std::uint8_t* bytes;
 
   [[nodiscard]] std::uint64_t degree(std::uint64_t u) const { return degrees[u]; }
+  void prefetch(std::uint64_t u) const { __builtin_prefetch(bytes + starts[u]); }
   template <class Visit>
   bool scan(std::uint64_t u, Visit&& visit) const {
     return scan_gap_list<V>(bytes + starts[u], degrees[u], visit);
