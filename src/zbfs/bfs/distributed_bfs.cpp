@@ -17,35 +17,41 @@ namespace zbfs {
 
 namespace {
 
-// The bottom-up search of one bitmap word: for each vertex in `unvisited` (bits of the
-// word starting at local index `first`, each with a neighbour here), its hub or else the
-// first neighbour in `frontier` (`rows`: the lists' rows view), reported as
-// on_found(bit, neighbour). Returns the mask of vertices found.
-// Every vertex's hub is checked before any list is read, and the lists of those whose hub
-// is not in the frontier are prefetched meanwhile: the first line of each list was a miss
-// the scan waited for (on_found sees the hubs' finds first, then the lists', each in bit
-// order; a vertex's parent is the same either way).
+// The bottom-up search of one bitmap word, in two halves: for each vertex in `unvisited`
+// (bits of the word starting at local index `first`, each with a neighbour here), its hub
+// (check_hubs: on a Kronecker graph the hub finds most parents without the list), then,
+// for those whose hub is not in `frontier`, the first neighbour in the frontier
+// (scan_lists; `rows`: the lists' rows view). Finds are reported as on_found(bit,
+// neighbour), hubs' first. The lists to scan are prefetched while the other hubs are
+// checked: the first line of each list was a miss the scan waited for.
+struct HubChecks {
+  std::uint64_t found = 0;  // found by their hubs
+  std::uint64_t scans = 0;  // lists to scan
+};
 template <class V, class Rows, class OnFound>
-inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first, const Rows& rows, const V* hubs,
-                                    const std::uint64_t* frontier, OnFound on_found) {
-  std::uint64_t found = 0;
-  std::uint64_t scans = 0;
+inline HubChecks check_hubs(std::uint64_t unvisited, std::uint64_t first, const Rows& rows, const V* hubs,
+                            const std::uint64_t* frontier, OnFound on_found) {
+  HubChecks checks;
   for (; unvisited != 0; unvisited &= unvisited - 1) {
     const int bit = std::countr_zero(unvisited);
     const std::uint64_t vertex = first + static_cast<std::uint64_t>(bit);
-    // The hub first: on a Kronecker graph it finds most parents without the list.
     if (const V hub = hubs[vertex]; (frontier[hub >> 6] >> (hub & 63)) & 1) {
-      found |= std::uint64_t{1} << bit;
+      checks.found |= std::uint64_t{1} << bit;
       on_found(bit, hub);
-      continue;
+    } else {
+      checks.scans |= std::uint64_t{1} << bit;
+      rows.prefetch(vertex);
     }
-    scans |= std::uint64_t{1} << bit;
-    rows.prefetch(vertex);
   }
+  return checks;
+}
+template <class V, class Rows, class OnFound>
+inline std::uint64_t scan_lists(std::uint64_t scans, std::uint64_t first, const Rows& rows,
+                                const std::uint64_t* frontier, OnFound on_found) {
+  std::uint64_t found = 0;
   for (; scans != 0; scans &= scans - 1) {
     const int bit = std::countr_zero(scans);
-    const std::uint64_t vertex = first + static_cast<std::uint64_t>(bit);
-    rows.scan(vertex, [&](V neighbour) {
+    rows.scan(first + static_cast<std::uint64_t>(bit), [&](V neighbour) {
       if (((frontier[neighbour >> 6] >> (neighbour & 63)) & 1) == 0) return false;
       found |= std::uint64_t{1} << bit;
       on_found(bit, neighbour);
@@ -53,6 +59,12 @@ inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first
     });
   }
   return found;
+}
+template <class V, class Rows, class OnFound>
+inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first, const Rows& rows, const V* hubs,
+                                    const std::uint64_t* frontier, OnFound on_found) {
+  const HubChecks checks = check_hubs(unvisited, first, rows, hubs, frontier, on_found);
+  return checks.found | scan_lists<V>(checks.scans, first, rows, frontier, on_found);
 }
 
 // Discovers the owned vertex at `offset` in this level from the parent `candidate`.
@@ -452,6 +464,7 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
   // the compiler reload every member after each store.
   const std::uint64_t* frontier = gathered.empty() ? frontier_.data() : gathered.data();
   const V* hubs = hub_.data();
+  const V* hub_original = hub_original_.data();
   const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + my_first_word;
   std::uint64_t* next = next_.data();
   std::uint64_t* visited = visited_.data();
@@ -465,21 +478,26 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::int64_t w = 0; w < words_per_block; ++w) {
       const auto owned_word = static_cast<std::size_t>(w);
-      // A source's original id is a random read in a table of 4 bytes a source (4 MiB in
-      // 1D at scale 20), the most a step waited for: prefetched when found, read once the
-      // word's scan is done. (Bottom-up steps of 2 ranks at scale 20 took 11% less with
-      // this and the lists' prefetch.)
+      // A parent's original id: the hub's from a table read in step with the hubs; a
+      // list's is a random read in a table of 4 bytes a source (4 MiB in 1D at scale 20),
+      // prefetched when found and read once the word's lists are done.
+      const std::uint64_t first = (my_first_word + owned_word) * 64;
+      std::int64_t* word_parents = parent_of + owned_word * 64;
+      const HubChecks checks =
+          check_hubs(~visited[owned_word] & rows_with_edges[owned_word], first, rows, hubs, frontier, [&](int bit, V) {
+            word_parents[bit] =
+                static_cast<std::int64_t>(source_base + hub_original[first + static_cast<std::uint64_t>(bit)]);
+          });
       std::array<V, 64> found_from;
-      const std::uint64_t found =
-          scan_unvisited(~visited[owned_word] & rows_with_edges[owned_word], (my_first_word + owned_word) * 64, rows,
-                         hubs, frontier, [&](int bit, V source_local) {
-                           __builtin_prefetch(source_original + source_local);
-                           found_from[static_cast<std::size_t>(bit)] = source_local;
-                         });
-      for (std::uint64_t bits = found; bits != 0; bits &= bits - 1) {
+      const std::uint64_t listed = scan_lists<V>(checks.scans, first, rows, frontier, [&](int bit, V source_local) {
+        __builtin_prefetch(source_original + source_local);
+        found_from[static_cast<std::size_t>(bit)] = source_local;
+      });
+      for (std::uint64_t bits = listed; bits != 0; bits &= bits - 1) {
         const auto bit = static_cast<std::size_t>(std::countr_zero(bits));
-        parent_of[owned_word * 64 + bit] = static_cast<std::int64_t>(source_base + source_original[found_from[bit]]);
+        word_parents[bit] = static_cast<std::int64_t>(source_base + source_original[found_from[bit]]);
       }
+      const std::uint64_t found = checks.found | listed;
       // Every owned word is written here, so next_ needs no clearing first.
       next[owned_word] = found;
       visited[owned_word] |= found;
@@ -624,6 +642,11 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   const ScopedPhase phase(metrics_, Phase::kConstruction);
   // A peeled vertex is never in a pruned search's frontier: a hub is a core neighbour.
   hub_ = bottom_up_hubs(graph_, layout, [this](std::size_t v) { return forest_ != nullptr && forest_->peeled(v); });
+  // The hubs' original ids, read in step with the hubs where a parent is written.
+  hub_original_ = LargeArray<V>(hub_.size());
+  const auto targets = static_cast<std::int64_t>(hub_.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < targets; ++v) hub_original_[v] = bottom_up_source_original_[hub_[v]];
   target_rows_with_edges_ = graph_.for_layout(layout).with_rows(
       [&](const auto& rows) { return rows_with_edges(rows, layout.target.local_size()); });
 }

@@ -152,9 +152,11 @@ class DistributedBfs final : private LocalSteps {
   Bitmap source_has_edges_;
   Bitmap source_core_;
   // Bottom-up shortcut (graph/hub_neighbors.hpp): each target row's neighbour of highest
-  // degree class (the bit width of its global degree), tested before the row's list, and
-  // the rows that have edges here at all (the others can find no parent on this rank).
+  // degree class (the bit width of its global degree), tested before the row's list, its
+  // original id (in the source group), and the rows that have edges here at all (the
+  // others can find no parent on this rank).
   LargeArray<V> hub_;
+  LargeArray<V> hub_original_;
   Bitmap target_rows_with_edges_;
   // The current search: whether it is pruned, the level of its current frontier, and
   // this rank's deepest level with the trees hanging below (pruned searches).
