@@ -353,6 +353,9 @@ void DistributedBfs<V>::begin_pipelined(int members) {
   next_.clear();
 }
 
+// Lists this long are split at the owned ids before they are expanded.
+constexpr std::ptrdiff_t kSplitListAt = 32;
+
 template <class V>
 std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::span<const std::uint64_t> sources,
                                             std::size_t begin, std::size_t batch_items, const FoldMode& mode) {
@@ -376,6 +379,7 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
   const V* source_original = col_original_;
   std::int64_t* parent = sorted_parents_.data();
   const bool shared = threads > 1;
+  const bool by_id = !graph.weighted();  // SSSP's lists are ordered by weight
   const auto first = static_cast<std::int64_t>(begin);
   const auto last = static_cast<std::int64_t>(end);
   graph.with_rows([&](const auto& rows) {
@@ -386,15 +390,38 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
       for (std::int64_t i = first; i < last; ++i) {
         const std::uint64_t source_local = layout.source.to_local(sources[static_cast<std::size_t>(i)]);
         const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
-        rows.scan(source_local, [&](V target_local) {
+        const auto found_here = [&](V target_local) {
+          // Perhaps found in this level already, by an update that arrived: the
+          // smallest parent wins, so the tree does not depend on arrival times.
           const std::uint64_t offset = target_local - my_first_local;
-          if (offset < block) {
-            // Perhaps found in this level already, by an update that arrived: the
-            // smallest parent wins, so the tree does not depend on arrival times.
-            discover(visited_, next_, offset, parent[offset], static_cast<std::int64_t>(parent_global), shared);
-          } else if (!filter_sent || sent_.claim(target_local, shared)) {
+          discover(visited_, next_, offset, parent[offset], static_cast<std::int64_t>(parent_global), shared);
+        };
+        const auto found_there = [&](V target_local) {
+          if (!filter_sent || sent_.claim(target_local, shared)) {
             const std::uint64_t owner = by_block.divide(target_local);
             buckets_[t * destinations + owner].push_back({target_local - owner * block, parent_global});
+          }
+        };
+        if constexpr (requires { rows.neighbors; }) {
+          const V* list = rows.neighbors + rows.offsets[source_local];
+          const V* list_end = rows.neighbors + rows.offsets[source_local + 1];
+          if (by_id && list_end - list >= kSplitListAt) {
+            // A list sorted by id holds each owner's together: no branch per edge on whose
+            // it is (a miss on half the edges at two ranks).
+            const auto below = [](V id, std::uint64_t bound) { return id < bound; };  // 2^32 fits
+            const V* mine = std::lower_bound(list, list_end, my_first_local, below);
+            const V* mine_end = std::lower_bound(mine, list_end, my_first_local + block, below);
+            for (const V* at = list; at < mine; ++at) found_there(*at);
+            for (const V* at = mine; at < mine_end; ++at) found_here(*at);
+            for (const V* at = mine_end; at < list_end; ++at) found_there(*at);
+            continue;
+          }
+        }
+        rows.scan(source_local, [&](V target_local) {
+          if (target_local - my_first_local < block) {
+            found_here(target_local);
+          } else {
+            found_there(target_local);
           }
           return false;
         });
