@@ -501,7 +501,8 @@ TEST(DistributedBfs, PrunedSearchesGiveTheSequentialLevels) {
 
 // Hand-drawn trees (as in the single-process kernel's test): a core with trees of depth
 // 1 to 3, a tree component, an isolated edge, a path longer than twice the rounds, and a
-// triangle whose tallest tree holds the root's chain, which the depth must not count.
+// triangle whose tallest tree holds the root's chain, which the depth must not count:
+// two core components, searched in turns.
 TEST(DistributedBfs, PrunedSearchesOnHandDrawnTrees) {
   std::vector<Edge> edges{{0, 1},   {1, 2},   {2, 3},   {3, 4},   {4, 0},   {0, 10},  {10, 11}, {11, 12}, {11, 13},
                           {2, 14},  {2, 15},  {15, 16}, {3, 17},  {20, 21}, {20, 22}, {20, 23}, {23, 24}, {24, 25},
@@ -523,7 +524,9 @@ TEST(DistributedBfs, PrunedSearchesOnHandDrawnTrees) {
       const DistributedForest<std::uint32_t> forest(grid, graph, exchanger, rounds);
       DistributedBfs<std::uint32_t> bfs(grid, graph, exchanger, metrics, &forest);
       std::vector<std::int64_t> owned(grid.blocks().block());
-      for (const std::uint64_t root : {56, 54, 0, 12, 16, 17, 25, 31, 30, 100, 250, 399, 40}) {
+      // Keys in one core component after another reuse the anchors it reached (54 after
+      // 56, 12 after 0), and a key in another component gathers them anew (0, 53).
+      for (const std::uint64_t root : {56, 54, 0, 12, 53, 57, 16, 17, 25, 31, 30, 100, 250, 399, 40}) {
         SCOPED_TRACE("root " + std::to_string(root));
         const BfsStats stats = bfs.run(root, owned, BfsOptions{});
         const std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);

@@ -221,6 +221,7 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
   Stopwatch clock;
   const SearchStart start = find_start(root);
   pruned_search_ = start.pruned;
+  anchors_current_ = false;  // visited_ is cleared below; attach_trees sets it again
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
     if (pruned_search_) {

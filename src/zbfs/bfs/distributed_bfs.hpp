@@ -85,6 +85,9 @@ class DistributedBfs final : private LocalSteps {
     std::vector<ChainLink> chain;
     // The start's degree when the chain walk's collective brought it to every rank.
     std::optional<std::uint64_t> degree;
+    // Pruned: the last search reached the start (anchors_current_), so it searched the
+    // same component and reached the same anchors.
+    bool anchors_known = false;
   };
   SearchStart find_start(std::uint64_t root);
   // Moves the reached vertices' parents in `parent` from sorted to original offsets.
@@ -164,6 +167,12 @@ class DistributedBfs final : private LocalSteps {
   std::uint64_t level_ = 0;
   std::uint64_t deepest_ = 0;
   std::vector<std::uint64_t> anchors_reached_;  // pruned: the gathered anchors' visited bits
+  // Whether anchors_reached_ holds the last search's, a pruned one whose visited bits are
+  // still in visited_: a search that starts at a core vertex it reached covers the same
+  // component, reaches the same anchors, and skips the gather (a collective over all
+  // ranks, most of the attach step at 4 ranks).
+  bool anchors_current_ = false;
+  std::uint64_t anchors_attached_ = 0;  // the vertices they hang, over all ranks
   // Pipelined top-down steps' buckets (thread t's updates for member d at t * members +
   // d), kept from level to level and search to search so that their pages are not mapped
   // afresh each time.

@@ -25,10 +25,12 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
   }
   std::uint64_t id = root_id;
   std::uint64_t original = root;
+  bool anchors_known = false;
   for (bool first = true;; first = false) {
     // The vertex's owner says: its sorted id, whether it is peeled, the vertex it hangs
-    // from (sorted and input ids), and its degree.
-    std::uint64_t info[5] = {0, 0, 0, 0, 0};
+    // from (sorted and input ids), its degree, and whether the last search reached it
+    // (anchors_current_: before this search clears visited_).
+    std::uint64_t info[6] = {0, 0, 0, 0, 0, 0};
     if (first ? root_owned : grid_.owns(id)) {
       const std::uint64_t offset = id - first_vertex_;
       info[0] = id;
@@ -36,11 +38,13 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
       info[2] = forest_->attach(offset);
       info[3] = forest_->attach_original(offset);
       info[4] = graph_.owned_degree()[offset];
+      info[5] = anchors_current_ && visited_.test(offset) ? 1 : 0;
     }
     grid_.world().allreduce(std::span<std::uint64_t>(info), ReduceOp::kSum);
     id = info[0];
     if (first) start.id = id;
     if (first || info[1] == 0) start.degree = info[4];
+    anchors_known = info[5] != 0;
     if (info[1] == 0) break;  // a core vertex (or one without edges): the search starts here
     if (info[2] == id) {
       // A tree that hangs from no core vertex: searched whole, unpruned, from the root
@@ -55,6 +59,7 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
   start.pruned = true;
   start.id = id;
   start.original = original;
+  start.anchors_known = anchors_known;
   return start;
 }
 
@@ -63,11 +68,12 @@ void DistributedBfs<V>::attach_trees(std::span<std::int64_t> parent, std::uint64
                                      BfsStats& stats) {
   Stopwatch clock;
   const Communicator& world = grid_.world();
-  {
+  if (!start.anchors_known) {
     const ScopedPhase phase(metrics_, Phase::kColumnExchange);
     exchanger_.gather_bitmap(world, std::span<const std::uint64_t>(visited_.data(), visited_.num_words()),
                              anchors_reached_, forest_->anchor_mask());
   }
+  anchors_current_ = true;
   std::uint64_t attached = 0;
   std::uint64_t deepest = deepest_;
   {
@@ -110,7 +116,9 @@ void DistributedBfs<V>::attach_trees(std::span<std::int64_t> parent, std::uint64
   }
   {
     const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
-    attached = world.allreduce(attached, ReduceOp::kSum);
+    // The same anchors hang the same trees: their count is the last search's.
+    if (!start.anchors_known) anchors_attached_ = world.allreduce(attached, ReduceOp::kSum);
+    attached = anchors_attached_;
     deepest = world.allreduce(deepest, ReduceOp::kMax);
   }
   const double t = clock.elapsed_s();
