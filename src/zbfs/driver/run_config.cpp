@@ -473,9 +473,8 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
 // A search's state: BFS, --prune's forest and SSSP.
 double search_state_bytes(const RunConfig& c, const RankSizes& s) {
   // BFS: parent, sorted parent (bfs/sorted_parents.hpp), winner and three bitmaps per
-  // owned vertex; sent flags and parents per
-  // row-group vertex; bottom-up copies of the gathered bitmaps, their masks and scratch
-  // (four bitmaps per group at most).
+  // owned vertex; sent flags and parents per row-group vertex; bottom-up copies of the
+  // gathered bitmaps, their masks and scratch (four bitmaps per group at most).
   // Bottom-up hubs: two ids (sorted and original) and one row bit per target vertex (owned
   // in 1D, the row group in 2D), and, while they are built, a degree byte per source vertex
   // (all in 1D, a group in 2D).
