@@ -23,7 +23,8 @@ TEPS is 2^S * 16 / mean search time for every code, so that the codes' different
 counts (and RIKEN's shared edge count under -v 1) do not enter. Each (scale, layout) runs
 every code once per repeat, codes interleaved, and the table shows medians. A second
 table gives each code's peak resident memory on its largest rank (the most of the
-repeats) and zbfs's against each peer's.
+repeats) and zbfs's against each peer's, and a third each code's kernel 1 time (median;
+construction_time, GAPBS's Build Time) and how many times faster zbfs's is.
 
   bench/peer_compare.py --riken /tmp/riken/mpi/runnable --scales 20 22 \\
       --layouts 1x2 2x1 4x1 --repeats 3
@@ -41,6 +42,9 @@ from zbfs_lab.runs import mpirun_command, run_command  # noqa: E402
 MEAN_TIME = re.compile(r"^(?:bfs\s+)?mean_time:\s+([0-9.eE+-]+)\s*$", re.M)
 SSSP_MEAN_TIME = re.compile(r"^sssp\s+mean_time:\s+([0-9.eE+-]+)\s*$", re.M)
 GAPBS_AVERAGE = re.compile(r"^Average Time:\s+([0-9.eE+-]+)", re.M)
+# Kernel 1: the Graph500 block's construction_time (zbfs, RIKEN, the reference), GAPBS's
+# Build Time.
+CONSTRUCTION = re.compile(r"^(?:construction_time:|Build Time:)\s+([0-9.eE+-]+)", re.M)
 
 
 def mpirun(ranks, threads):
@@ -60,7 +64,8 @@ PEAK_RSS = re.compile(r"^peer_compare peak rss kib: (\d+)$", re.M)
 
 
 def run(command, pattern, env=None, timeout=1800):
-    """(mean BFS time in s, peak resident bytes of the largest rank). Every code, zbfs and its
+    """(mean BFS time in s, peak resident bytes of the largest rank, kernel 1's time in s or
+    None where the code prints none). Every code, zbfs and its
     peers alike, runs through zbfs_lab's runner (its own process group, ended whole on a
     timeout) and is read from its printed result block, so all are measured the same way."""
     wrapped = [sys.executable, "-c", PEAK_RSS_WRAPPER] + command
@@ -73,7 +78,8 @@ def run(command, pattern, env=None, timeout=1800):
     if not found:
         sys.exit(f"peer_compare: no mean BFS time in the output of {' '.join(command)}")
     rss = PEAK_RSS.search(err)
-    return float(found.group(1)), int(rss.group(1)) * 1024 if rss else 0
+    built = CONSTRUCTION.search(out)
+    return float(found.group(1)), int(rss.group(1)) * 1024 if rss else 0, float(built.group(1)) if built else None
 
 
 def codes(args, scale, ranks, threads):
@@ -158,17 +164,21 @@ def main():
             plan = codes(args, scale, ranks, threads)
             times = {name: [] for name, _, _ in plan}
             peaks = {name: [] for name, _, _ in plan}
+            builds = {name: [] for name, _, _ in plan}
             for repeat in range(args.repeats):
                 for name, command, pattern in plan:
-                    seconds, peak = run(command, pattern)
+                    seconds, peak, built = run(command, pattern)
                     times[name].append(seconds)
                     peaks[name].append(peak)
+                    if built is not None:
+                        builds[name].append(built)
                     print(f"scale {scale} {ranks}x{threads} repeat {repeat + 1}: {name} "
                           f"{seconds * 1e3:.3f} ms, peak rss per rank {peak / 2**20:.0f} MiB", file=sys.stderr,
                           flush=True)
             teps = {name: (2 ** scale) * 16 / statistics.median(t) for name, t in times.items()}
             memory = {name: max(p) for name, p in peaks.items()}
-            rows.append((scale, f"{ranks} x {threads}", teps, memory))
+            kernel1 = {name: statistics.median(b) for name, b in builds.items() if b}
+            rows.append((scale, f"{ranks} x {threads}", teps, memory, kernel1))
 
     peers = [p for p in ("riken", "riken -C", "gapbs", "reference") if any(p in r[2] for r in rows)]
     mine = ([f"zbfs {p}{extra}" for p, extra in zbfs_variants(args)] if args.kernel == "bfs" else
@@ -178,6 +188,10 @@ def main():
     print()
     print_table(rows, 3, peers, mine, "peak MiB", lambda v: f"{v / 2**20:.0f}", lambda m, p: m / p if p > 0 else None,
                 " memory")
+    # Kernel 1's time (median), and how many times faster zbfs builds the graph.
+    print()
+    print_table(rows, 4, peers, mine, "kernel 1 s", lambda v: f"{v:.3g}", lambda m, p: p / m if m > 0 else None,
+                " kernel 1 speed")
 
 
 def print_table(rows, column, peers, mine, unit, show, ratio, suffix=""):

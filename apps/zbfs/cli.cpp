@@ -208,6 +208,10 @@ void add_run_control_options(CLI::App& run, RunConfig& config, TextOptions& text
       ->check(CLI::IsMember({"auto", "plain", "compressed"}))
       ->capture_default_str();
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
+  run.add_option("--powercap", config.powercap_root,
+                 "where the host's RAPL energy counters are (Linux's powercap tree): the run reports joules per "
+                 "phase and TEPS per watt where they (and under --backend cuda the GPU's, through NVML) can be read")
+      ->capture_default_str();
   run.add_flag("-q,--quiet", config.quiet, "no progress messages on stderr");
   run.add_flag("--force", config.force, "run even when the memory estimate exceeds available memory");
 }

@@ -154,7 +154,7 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
   std::filesystem::remove(json_path);
   const Outcome o = run_zbfs("run --scale 10 --roots 8 --threads 2 --json " + json_path.string());
   ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_EQ(count_lines(o.out), 34) << o.out;
+  EXPECT_EQ(count_lines(o.out), 36) << o.out;
   EXPECT_EQ(o.out.rfind("SCALE:                          10\n", 0), 0U) << o.out;
   EXPECT_NE(o.out.find("NBFS:                           8\n"), std::string::npos);
   EXPECT_NE(o.out.find("bfs  harmonic_mean_TEPS:     !  "), std::string::npos);
@@ -184,6 +184,60 @@ TEST(Cli, SmallRunPrintsOnlyTheResultBlockAndWritesJson) {
   EXPECT_GE(j["summary"]["small_component_keys"].get<int>(), 0);
   EXPECT_LE(j["summary"]["small_component_keys"].get<int>(), 8);
   std::filesystem::remove(json_path);
+}
+
+// A powercap tree (a fixture: a package and its DRAM, counts that stand still) is read on
+// one process and by one rank of a job on one node: the record names its counters and
+// books joules per phase, and the block says "not measured" where the counters did not
+// move. Without a tree the record says why nothing was measured.
+std::filesystem::path powercap_fixture() {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "zbfs_cli_powercap";
+  fs::remove_all(root);
+  const auto zone = [](const fs::path& dir, const char* name, const char* count) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "name") << name << "\n";
+    std::ofstream(dir / "energy_uj") << count << "\n";
+    std::ofstream(dir / "max_energy_range_uj") << "262143328850\n";
+  };
+  zone(root / "intel-rapl:0", "package-0", "123456789");
+  zone(root / "intel-rapl:0" / "intel-rapl:0:0", "dram", "4567");
+  return root;
+}
+
+TEST(CliEnergy, ReadFromAPowercapTreeOrSaidNotMeasured) {
+  const auto root = powercap_fixture();
+  const auto json_path = std::filesystem::temp_directory_path() / "zbfs_cli_energy.json";
+  for (const int ranks : {1, 2}) {
+    std::filesystem::remove(json_path);
+    const std::string args = "run --scale 8 --roots 4 -q --powercap " + root.string() + " --json " + json_path.string();
+    const Outcome o = ranks == 1 ? run_zbfs(args) : run_mpi(ranks, args);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(count_lines(o.out), 36) << o.out;
+    EXPECT_NE(o.out.find("bfs  mean_power_W:              not measured\n"), std::string::npos) << o.out;
+    const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+    const nlohmann::json& e = j["energy"];
+    EXPECT_TRUE(e["measured"].get<bool>()) << e.dump();
+    EXPECT_TRUE(e["device_measured"].is_null()) << e.dump();
+    EXPECT_EQ(e["counters"], nlohmann::json({"package-0", "package-0/dram"})) << e.dump();
+    EXPECT_EQ(e["joules"]["bfs"]["total"].get<double>(), 0.0) << e.dump();
+    EXPECT_TRUE(e["joules"].contains("construction")) << e.dump();
+    EXPECT_TRUE(e["bfs"].is_null()) << e.dump();
+    EXPECT_EQ(j["config"]["powercap"], root.string());
+  }
+  std::filesystem::remove(json_path);
+  const Outcome none =
+      run_zbfs("run --scale 8 --roots 4 -q --powercap /nonexistent/powercap --json " + json_path.string());
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_NE(none.out.find("bfs  TEPS_per_W:                not measured\n"), std::string::npos) << none.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json_path));
+  EXPECT_FALSE(j["energy"]["measured"].get<bool>());
+  EXPECT_NE(j["energy"]["why_not"].get<std::string>().find("no powercap tree at /nonexistent/powercap"),
+            std::string::npos)
+      << j["energy"].dump();
+  EXPECT_TRUE(j["energy"]["joules"].is_null());
+  std::filesystem::remove(json_path);
+  std::filesystem::remove_all(root);
 }
 
 TEST(Cli, SameSeedGivesTheSameTraversedEdgesAtAnyThreadCount) {
@@ -226,7 +280,7 @@ TEST(CliSssp, BothKernelsSearchTheSameKeysAndCountTheSameEdges) {
   std::filesystem::remove(json_path);
   const Outcome o = run_zbfs("run --scale 10 --roots 8 --threads 2 --kernels bfs,sssp --json " + json_path.string());
   ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_EQ(count_lines(o.out), 55) << o.out;
+  EXPECT_EQ(count_lines(o.out), 59) << o.out;
   EXPECT_NE(o.out.find("sssp harmonic_mean_TEPS:     !  "), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("sssp min_validate:              -1"), std::string::npos) << "SSSP validation should have run";
   EXPECT_NE(o.err.find("SSSP 8/8"), std::string::npos) << o.err;
@@ -372,7 +426,7 @@ TEST(CliMpi, SsspDistancesAreTheSameOnEveryPartitionCodecAndRoute) {
     const std::string out = path("zbfs_md" + std::to_string(i + 1) + ".txt");
     const Outcome o = run_mpi(runs[i].first, base + out + " " + runs[i].second);
     ASSERT_EQ(o.status, 0) << runs[i].second << ": " << o.err;
-    EXPECT_EQ(count_lines(o.out), 55) << runs[i].second << ": " << o.out;
+    EXPECT_EQ(count_lines(o.out), 59) << runs[i].second << ": " << o.out;
     EXPECT_EQ(o.out.find("sssp min_validate:              -1"), std::string::npos) << runs[i].second;
     EXPECT_EQ(slurp(out), expected) << runs[i].second;
     std::filesystem::remove(out);
@@ -794,7 +848,7 @@ TEST(CliMpi, EveryRankCountPrintsOneResultBlock) {
   // would be 3x1; the next test checks that).
   const Outcome o = run_mpi(3, "run --scale 9 --roots 4 --partition 2d --grid 1x3 --json " + json_path.string());
   ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_EQ(count_lines(o.out), 34) << o.out;
+  EXPECT_EQ(count_lines(o.out), 36) << o.out;
   EXPECT_NE(o.out.find("NBFS:                           4\n"), std::string::npos) << o.out;
   EXPECT_NE(o.err.find("phase breakdown over 3 ranks"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("row_exchange"), std::string::npos) << o.err;

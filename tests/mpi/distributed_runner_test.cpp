@@ -8,12 +8,16 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "zbfs/metrics/energy_counter.hpp"
+#include "zbfs/metrics/energy_meter.hpp"
+#include "zbfs/metrics/rank_aggregation.hpp"
 #include "zbfs/mpi/communicator.hpp"
 #include "zbfs/mpi/environment.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
@@ -217,6 +221,59 @@ TEST(DistributedRunner, TinyGraphsRunEveryKernelOnEveryPartition) {
   }
   world.barrier();
   if (world.rank() == 0) std::filesystem::remove_all(dir);
+}
+
+// A counter that counts `step` microjoules more at every reading.
+class SteppingCounter final : public EnergyCounter {
+ public:
+  SteppingCounter(EnergyScope scope, std::uint64_t step) : scope_(scope), step_(step) {}
+  [[nodiscard]] std::string name() const override { return scope_ == EnergyScope::kHost ? "host" : "device"; }
+  [[nodiscard]] EnergyScope scope() const override { return scope_; }
+  std::optional<std::uint64_t> read_microjoules(std::string&) override { return count_ += step_; }
+  [[nodiscard]] std::uint64_t range_microjoules() const override { return 0; }
+
+ private:
+  EnergyScope scope_;
+  std::uint64_t step_;
+  std::uint64_t count_ = 0;
+};
+
+// Every other rank stands for a node's first rank and reads its host counters, each
+// counting 1 J a reading; rank 1 also reads a device. The sums go over the readers, and
+// a reader without counters makes its part not measured, named by the count of ranks.
+TEST(DistributedRunner, EnergyIsSummedOverTheRanksThatRead) {
+  const Communicator world = Communicator::world();
+  const bool host_reader = world.rank() % 2 == 0;
+  const bool device_reader = world.rank() == 1;
+  const auto meter = [&](bool host_fails) {
+    std::vector<std::unique_ptr<EnergyCounter>> counters;
+    if (host_reader && !host_fails) counters.push_back(std::make_unique<SteppingCounter>(EnergyScope::kHost, 1000000));
+    if (device_reader) counters.push_back(std::make_unique<SteppingCounter>(EnergyScope::kDevice, 3000000));
+    EnergyMeter m(std::move(counters));
+    m.enter(EnergyPhase::kGeneration);
+    m.enter(EnergyPhase::kBfs);
+    m.enter(EnergyPhase::kOther);
+    return m;
+  };
+  const int host_readers = (world.size() + 1) / 2;
+  const EnergyRecord all = summarize_energy(world, meter(false), host_reader, device_reader, true, "");
+  EXPECT_TRUE(all.host_measured);
+  EXPECT_EQ(all.device_measured, world.size() > 1);
+  EXPECT_DOUBLE_EQ(all.joules[static_cast<std::size_t>(EnergyPhase::kBfs)].host, host_readers);
+  EXPECT_DOUBLE_EQ(all.joules[static_cast<std::size_t>(EnergyPhase::kBfs)].device, world.size() > 1 ? 3.0 : 0.0);
+  EXPECT_EQ(all.why_not.empty(), world.size() > 1) << all.why_not;
+
+  if (world.size() < 3) return;
+  // Rank 2's host counters cannot be read: the host part is not measured on any rank.
+  const EnergyRecord partial = summarize_energy(world, meter(world.rank() == 2), host_reader, device_reader, true, "");
+  EXPECT_FALSE(partial.host_measured);
+  EXPECT_TRUE(partial.device_measured);
+  EXPECT_TRUE(partial.measured());
+  EXPECT_DOUBLE_EQ(partial.total(EnergyPhase::kBfs), 3.0);
+  if (world.rank() != 2) {
+    EXPECT_EQ(partial.why_not,
+              "the RAPL counters of 1 of " + std::to_string(host_readers) + " nodes could not be read");
+  }
 }
 
 }  // namespace

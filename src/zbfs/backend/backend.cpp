@@ -84,6 +84,15 @@ bool cuda_device_visible() {
 #endif
 }
 
+std::string device_pci_bus_id(int device) {
+#ifdef ZBFS_HAVE_CUDA
+  std::string why;
+  if (cuda_backend::visible_devices(why) > device) return cuda_backend::pci_bus_id(device);
+#endif
+  (void)device;
+  return "";
+}
+
 int device_for_rank(int node_rank, std::optional<int> gpus_per_node) {
   int visible = 0;
   std::string why = "built without CUDA";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace zbfs {
@@ -47,6 +48,10 @@ void require_device_memory(std::uint64_t needed, std::uint64_t free, std::uint64
 
 // Whether a CUDA device is visible to this process (false on a build without CUDA).
 bool cuda_device_visible();
+
+// Device `device`'s PCI bus id ("0000:19:00.0"), where NVML finds its board's energy
+// counter; "" without a visible device or on a build without CUDA.
+std::string device_pci_bus_id(int device);
 
 // The device a rank uses: rank `node_rank` of its node takes device node_rank % gpus,
 // gpus being `gpus_per_node` or else every visible device. Throws a usage error when

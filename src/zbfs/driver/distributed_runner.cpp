@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/device_wire.hpp"
 #include "zbfs/backend/search.hpp"
 #include "zbfs/backend/search_factory.hpp"
@@ -23,6 +24,7 @@
 #include "zbfs/driver/codec_trial.hpp"
 #include "zbfs/driver/distributed_job.hpp"
 #include "zbfs/driver/progress.hpp"
+#include "zbfs/driver/run_energy.hpp"
 #include "zbfs/driver/search_harness.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
@@ -130,12 +132,13 @@ TreeCounts count_tree(const Communicator& world, std::span<const std::int64_t> p
 void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, DistributedGraph<std::uint32_t>& graph,
                        Exchanger& exchanger, const InputEdges& validation_edges, const LoadedGraph& input,
                        const std::vector<std::uint64_t>& roots, PhaseMetrics& metrics, const Progress& progress,
-                       SwitchingExchanger* trial, MessageRecorder* recorder, RunResult& result) {
+                       SwitchingExchanger* trial, MessageRecorder* recorder, EnergyMeter& energy, RunResult& result) {
   const Communicator& world = grid.world();
   // --dump-frontiers holds the job's first search: SSSP's first when no BFS ran before it.
   const bool dumps = recorder != nullptr && !config.kernels.bfs;
   if (recorder != nullptr) recorder->set_enabled(false);
   world.barrier();
+  energy.enter(EnergyPhase::kConstruction);
   Stopwatch clock;
   std::unique_ptr<SsspSearch> sssp;
   {
@@ -143,6 +146,7 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
     sssp = search_factory(config).sssp(grid, graph, exchanger, metrics);
   }
   result.construction_time_s += slowest(world, clock.elapsed_s());
+  energy.enter(EnergyPhase::kOther);
   const std::uint64_t block = grid.blocks().block();
   LargeArray<std::int64_t> parent(block);
   LargeArray<float> distance(block);
@@ -156,6 +160,7 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
   PhaseMetrics before;
   SearchBackend backend;
   backend.rank = grid.rank();
+  backend.energy = &energy;
   backend.search_sssp = [&](std::uint64_t root) { return sssp->run(root, parent.span(), distance.span()); };
   backend.count = [&] { return count_tree(world, parent.span(), tuple_degree); };
   backend.validate = [&](std::uint64_t root) {
@@ -352,9 +357,13 @@ void record_transport(const Communicator& world, const Exchanger& exchanger, Run
 // trial, the BFS and SSSP searches, and what the record takes from them.
 template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
-                  int device_index, PhaseMetrics& metrics, const Progress& progress, RunResult& result) {
+                  int device_index, PhaseMetrics& metrics, const Progress& progress, EnergyMeter& energy,
+                  RunResult& result) {
   const Communicator& world = grid.world();
   BuiltGraph<V> built;
+  // Kernel 1's energy: the graph, the forest and the search's set-up (the root choice,
+  // the exchanger's and between them too, for they take no time to speak of).
+  energy.enter(EnergyPhase::kConstruction);
   build_graph(config, grid, input, metrics, progress, result, built);
   const DistributedGraph<V>& graph = *built.graph;
   const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
@@ -381,10 +390,12 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   }
   const std::unique_ptr<BfsSearch> search = build_search(
       config, grid, graph, exchanger, metrics, forest ? &*forest : nullptr, device_index, dump, progress, result);
+  energy.enter(EnergyPhase::kOther);
   PhaseMetrics before;  // the counters when the current search started
   std::span<const std::int64_t> parent;
-  const SearchBackend backend = bfs_search_backend(config, grid, input, graph, *built.validation_edges, exchanger,
-                                                   *search, metrics, dump, progress, before, parent);
+  SearchBackend backend = bfs_search_backend(config, grid, input, graph, *built.validation_edges, exchanger, *search,
+                                             metrics, dump, progress, before, parent);
+  backend.energy = &energy;
   if (run_exchanger.trial != nullptr && config.kernels.bfs && !roots.empty()) {
     result.codec_trial = run_codec_trial(
         *run_exchanger.trial, roots,
@@ -398,7 +409,7 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   if constexpr (std::is_same_v<V, std::uint32_t>) {
     if (config.kernels.sssp) {
       run_sssp_searches(config, grid, *built.graph, exchanger, *built.validation_edges, input, roots, metrics, progress,
-                        run_exchanger.trial, dump, result);
+                        run_exchanger.trial, dump, energy, result);
     }
   }
   record_transport(world, exchanger, result);
@@ -424,6 +435,13 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   int node_ranks = 1;
   RunConfig config = given;
   int device_index = 0;  // --backend cuda: this rank's device
+  // Energy: a node's first rank reads its RAPL counters, and a device's first rank its
+  // board (rank r of a node takes device r % gpus).
+  const bool on_device = config.backend == Backend::kCuda;
+  bool reads_host = false;
+  bool reads_device = false;
+  std::string energy_why;
+  EnergyMeter energy;
   {
     Communicator world = Communicator::world();
     world.observe(&metrics);
@@ -431,6 +449,11 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     device_index = agreed_device(world, config.backend, config.gpus_per_node);
     // The same library on every rank: the same answer, so every rank refuses alike.
     require_device_wire(config.device_exchange, config.backend);
+    const int node_rank = world.split_shared().rank();
+    reads_host = node_rank == 0;
+    reads_device = on_device && node_rank == device_index;
+    energy = open_energy_meter(config.powercap_root, reads_host, reads_device ? device_pci_bus_id(device_index) : "",
+                               energy_why);
     node_ranks = ranks_on_this_node(world);
     // A 2D run without --grid takes its grid from where its ranks are.
     const bool one_node = world.allreduce(std::uint64_t{node_ranks == ranks ? 0U : 1U}, ReduceOp::kMax) == 0;
@@ -440,7 +463,9 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     choose_threads(config, node_ranks);
     check_job_openmp_threads(world);
     result.threads = omp_get_max_threads();
+    energy.enter(EnergyPhase::kGeneration);
     input = load_graph(config, world, node_ranks, progress, metrics, result);
+    energy.enter(EnergyPhase::kOther);
   }
   ProcessGrid grid(config.partition, grid_for(config, ranks), input.num_vertices, &metrics);
   result.grid = grid.shape();
@@ -472,11 +497,15 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   const std::uint64_t largest_group = std::max(grid.row_group().local_size(), grid.col_group().local_size());
   if (largest_group <= (std::uint64_t{1} << 32)) {
     result.vertex_id_bits = 32;
-    run_searches<std::uint32_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, result);
+    run_searches<std::uint32_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, energy,
+                                result);
   } else {
     result.vertex_id_bits = 64;
-    run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, result);
+    run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, energy,
+                                result);
   }
+  energy.enter(EnergyPhase::kOther);
+  result.energy = summarize_energy(grid.world(), energy, reads_host, reads_device, on_device, energy_why);
   result.phases = summarize_over_ranks(grid.world(), metrics);
   std::uint64_t peaks[2] = {peak_rss_bytes(), peak_share_bytes()};
   grid.world().allreduce(std::span<std::uint64_t>(peaks), ReduceOp::kMax);

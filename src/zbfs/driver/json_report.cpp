@@ -241,6 +241,32 @@ nlohmann::json device_json(const DeviceRecord& d) {
                                                                           {"frame_s_per_id", d.pcie.frame_s_per_id}}}};
 }
 
+// The run's energy: what was measured, joules per phase, and each kernel's Green Graph500
+// figure (its mean power while searching, and TEPS per watt of it).
+nlohmann::json energy_json(const RunResult& r) {
+  const EnergyRecord& e = r.energy;
+  nlohmann::json joules = nlohmann::json::object();
+  for (std::size_t p = 0; p < kEnergyPhases; ++p) {
+    const auto phase = static_cast<EnergyPhase>(p);
+    const EnergyJoules& j = e.joules[p];
+    joules[to_string(phase)] = {{"host", e.host_measured ? nlohmann::json(j.host) : nlohmann::json(nullptr)},
+                                {"device", e.device_measured ? nlohmann::json(j.device) : nlohmann::json(nullptr)},
+                                {"total", e.total(phase)}};
+  }
+  const auto figure = [](const std::optional<KernelStatistics>& k) {
+    if (!k || !k->mean_power_w || *k->mean_power_w <= 0) return nlohmann::json(nullptr);
+    return nlohmann::json{{"mean_power_w", *k->mean_power_w}, {"teps_per_w", k->teps.harmonic_mean / *k->mean_power_w}};
+  };
+  return {{"measured", e.measured()},
+          {"host_measured", e.host_measured},
+          {"device_measured", e.device_in_run ? nlohmann::json(e.device_measured) : nlohmann::json(nullptr)},
+          {"why_not", e.why_not.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.why_not)},
+          {"counters", e.counters},
+          {"joules", e.measured() ? joules : nlohmann::json(nullptr)},
+          {"bfs", figure(r.result_block.bfs)},
+          {"sssp", figure(r.result_block.sssp)}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunResult& r) {
@@ -289,6 +315,7 @@ nlohmann::json to_json(const RunResult& r) {
                            : nlohmann::json(nullptr)},
         {"dedup", c.route ? nlohmann::json(c.route->dedup) : nlohmann::json(nullptr)},
         {"time_waits", c.time_waits},
+        {"powercap", c.powercap_root},
         {"graph_source", graph_source_json(c)}}},
       {"graph",
        {{"num_vertices", r.num_vertices},
@@ -311,6 +338,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"network", network_json(r)},
       {"device", r.device ? device_json(*r.device) : nlohmann::json(nullptr)},
       {"codec_trial", r.codec_trial ? codec_trial_json(*r.codec_trial) : nlohmann::json(nullptr)},
+      {"energy", energy_json(r)},
       {"rma_windows", c.transport != Transport::kRma
                           ? nlohmann::json(nullptr)
                           : nlohmann::json{{"bytes_max", r.rma_window_bytes}, {"growths_max", r.rma_window_growths}}},

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
+#include <string>
+
 namespace zbfs {
 namespace {
 
@@ -58,6 +60,20 @@ std::string format_result_block(const ResultBlock& b) {
     SummaryStatistics validate = k.validate_time_s;
     if (!b.validated) validate = {-1, -1, -1, -1, -1, -1, 0};
     statistics_lines(out, prefix, "validate", validate);
+  });
+  // The Green Graph500 figure, as the Green Graph500 list ranks it: TEPS per watt of the
+  // power drawn while searching.
+  each([&](const char* prefix, const KernelStatistics& k) {
+    const bool measured = k.mean_power_w && *k.mean_power_w > 0;
+    const std::string power_key = fmt::format("{}mean_power_W:", prefix);
+    const std::string per_watt_key = fmt::format("{}TEPS_per_W:", prefix);
+    if (!measured) {
+      out += fmt::sprintf("%-32snot measured\n", power_key);
+      out += fmt::sprintf("%-32snot measured\n", per_watt_key);
+      return;
+    }
+    line(out, power_key.c_str(), *k.mean_power_w);
+    line(out, per_watt_key.c_str(), k.teps.harmonic_mean / *k.mean_power_w);
   });
   return out;
 }

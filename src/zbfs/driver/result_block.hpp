@@ -10,16 +10,22 @@
 
 namespace zbfs {
 
-// One kernel's lines: its search times, TEPS and validation times.
+// One kernel's lines: its search times, TEPS and validation times, and the Green
+// Graph500 figure: the mean power over its timed searches (their joules over their
+// summed time; unset when the run's energy was not measured) and the harmonic-mean TEPS
+// per watt of it.
 struct KernelStatistics {
   SummaryStatistics time_s;
   TepsStatistics teps;
   SummaryStatistics validate_time_s;
+  std::optional<double> mean_power_w;
 };
 
 // A kernel that did not run has no lines: BFS alone prints graph500_reference_bfs's block,
 // both print graph500_reference_bfs_sssp's (each SSSP group after the BFS one), SSSP
-// alone prints the latter without its bfs lines.
+// alone prints the latter without its bfs lines. After the reference's lines (which have
+// no energy figure) come each kernel's mean_power_W and TEPS_per_W, numbers where the
+// energy was measured and "not measured" otherwise.
 struct ResultBlock {
   int scale = 0;
   std::uint64_t edgefactor = 0;

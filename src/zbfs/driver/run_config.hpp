@@ -109,6 +109,10 @@ struct RunConfig {
   bool force = false;  // run even when the memory estimate exceeds available memory
   bool quiet = false;  // no progress on stderr
   std::string json_path;
+  // --powercap: where the host's RAPL energy counters are (Linux's powercap tree). The run
+  // reports joules per phase and TEPS per watt where they, and under --backend cuda the
+  // GPU's board counter (NVML), can be read, and says "not measured" otherwise.
+  std::string powercap_root = "/sys/class/powercap";
   // Distribution over MPI ranks. shared_memory selects the single-process kernel of
   // DirectionOptimizingBfs instead (one rank only).
   bool shared_memory = false;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/search.hpp"
 #include "zbfs/backend/search_factory.hpp"
 #include "zbfs/core/error.hpp"
@@ -19,6 +20,7 @@
 #include "zbfs/core/packed_edge_list.hpp"
 #include "zbfs/core/timer.hpp"
 #include "zbfs/driver/progress.hpp"
+#include "zbfs/driver/run_energy.hpp"
 #include "zbfs/driver/search_harness.hpp"
 #include "zbfs/generator/edge_weights.hpp"
 #include "zbfs/generator/graph_generator.hpp"
@@ -188,7 +190,8 @@ SearchBackend bfs_search_backend(const RunConfig& config, const Graph& graph, Bf
 // Kernel 3 from the same keys, after every BFS (as the Graph500 reference runs them).
 void run_sssp_searches(const RunConfig& config, const Csr<std::uint32_t>& graph, SsspSearch& sssp,
                        const std::vector<std::uint64_t>& roots, const InputEdges& input,
-                       const FirstDistancesHook& first_distances, const Progress& progress, RunResult& result) {
+                       const FirstDistancesHook& first_distances, const Progress& progress, EnergyMeter& energy,
+                       RunResult& result) {
   LargeArray<std::int64_t> parent(graph.num_vertices());
   LargeArray<float> distance(graph.num_vertices());
   const std::span<const std::int64_t> tree(parent.data(), parent.size());
@@ -201,6 +204,7 @@ void run_sssp_searches(const RunConfig& config, const Csr<std::uint32_t>& graph,
     if (index == 0 && first_distances) first_distances(search.root, tree, distances);
   };
   shortest.finish_search = [](std::size_t, SearchResult& search) { search.phases = one_rank_phases(search); };
+  shortest.energy = &energy;
   run_search_loop(config, SearchKernel::kSssp, roots, shortest, progress, result.sssp_searches);
 }
 
@@ -216,7 +220,7 @@ template <class Graph>
 void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArray<float>& tuple_weights,
                   const std::optional<InputEdges>& produced, const std::vector<std::uint64_t>& given_roots,
                   const FirstTreeHook& first_tree, const FirstDistancesHook& first_distances, const Progress& progress,
-                  RunResult& result) {
+                  EnergyMeter& energy, RunResult& result) {
   using V = typename Graph::Vertex;
   constexpr bool kPlain = std::is_same_v<Graph, Csr<V>>;
   constexpr bool kWeighted = kPlain && std::is_same_v<V, std::uint32_t>;
@@ -257,6 +261,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
     result.generation_time_s = production.mean_s();
     result.construction_time_s = std::max(0.0, result.construction_time_s - result.generation_time_s);
   }
+  energy.enter(EnergyPhase::kOther);
   result.num_graph_edges = graph.num_directed_edges() / 2;
   result.adjacency_bytes = graph.adjacency_bytes();
   // Without the list, the validator has the generator produce the tuples again (untimed,
@@ -266,11 +271,12 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   const std::vector<std::uint64_t> roots = search_keys(config, graph, given_roots, progress);
 
   std::span<const std::int64_t> parent;
-  const SearchBackend backend = bfs_search_backend(config, graph, *search, input, first_tree, parent);
+  SearchBackend backend = bfs_search_backend(config, graph, *search, input, first_tree, parent);
+  backend.energy = &energy;
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   result.device = search->device_record();
   if constexpr (kWeighted) {
-    if (sssp) run_sssp_searches(config, graph, *sssp, roots, input, first_distances, progress, result);
+    if (sssp) run_sssp_searches(config, graph, *sssp, roots, input, first_distances, progress, energy, result);
   }
 }
 
@@ -367,7 +373,8 @@ ResultBlock make_result_block(const RunResult& r) {
   b.num_processes = r.num_processes;
   b.construction_time_s = r.construction_time_s;
   b.validated = r.config.validate;
-  const auto kernel = [](const std::vector<SearchResult>& searches, KernelStatistics& out, SummaryStatistics& nedge) {
+  const auto kernel = [&r](const std::vector<SearchResult>& searches, EnergyPhase phase, KernelStatistics& out,
+                           SummaryStatistics& nedge) {
     std::vector<double> times;
     std::vector<double> edges;
     std::vector<double> validate_times;
@@ -380,18 +387,21 @@ ResultBlock make_result_block(const RunResult& r) {
     out.teps = summarize_teps(edges, times);
     out.validate_time_s = summarize(validate_times);
     nedge = summarize(edges);
+    double searching_s = 0;
+    for (const double t : times) searching_s += t;
+    if (r.energy.measured() && searching_s > 0) out.mean_power_w = r.energy.total(phase) / searching_s;
   };
   // Both kernels search the same keys and count the same edges; the block's nedge lines
   // are the BFS's when it ran.
   if (r.config.kernels.sssp) {
     b.num_searches = r.sssp_searches.size();
     b.sssp.emplace();
-    kernel(r.sssp_searches, *b.sssp, b.nedge);
+    kernel(r.sssp_searches, EnergyPhase::kSssp, *b.sssp, b.nedge);
   }
   if (r.config.kernels.bfs) {
     b.num_searches = r.searches.size();
     b.bfs.emplace();
-    kernel(r.searches, *b.bfs, b.nedge);
+    kernel(r.searches, EnergyPhase::kBfs, *b.bfs, b.nedge);
   }
   return b;
 }
@@ -413,11 +423,18 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
   result.threads = omp_get_max_threads();
 
   const Progress progress(!config.quiet);
+  // The host's counters, and the device's under --backend cuda. A file read before this
+  // call counts as generation but not in its energy.
+  const bool on_device = config.backend == Backend::kCuda;
+  std::string energy_why;
+  EnergyMeter energy = open_energy_meter(config.powercap_root, true, on_device ? device_pci_bus_id(0) : "", energy_why);
+  energy.enter(EnergyPhase::kGeneration);
   GraphInput input = graph_input(config, std::move(loaded), progress, result);
+  energy.enter(EnergyPhase::kConstruction);
   result.vertex_id_bits = result.num_vertices - 1 <= 0xffffffffULL ? 32 : 64;
   const auto search = [&]<class Graph>() {
     run_searches<Graph>(config, std::move(input.edges), input.tuple_weights, input.produced, input.roots, first_tree,
-                        first_distances, progress, result);
+                        first_distances, progress, energy, result);
   };
   if (result.vertex_id_bits == 32) {
     if (result.adjacency_compressed) {
@@ -430,6 +447,8 @@ RunResult run_benchmark(const RunConfig& config, std::optional<LoadedEdges> load
   } else {
     search.template operator()<Csr<std::uint64_t>>();
   }
+  energy.enter(EnergyPhase::kOther);
+  result.energy = record_of(energy, on_device, energy_why);
   result.peak_rss_bytes = peak_rss_bytes();
   result.peak_share_bytes = peak_share_bytes();
   result.phases = PhaseBreakdown::of_one_rank(run_totals(result));

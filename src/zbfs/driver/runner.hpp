@@ -16,6 +16,7 @@
 #include "zbfs/driver/codec_trial.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/run_config.hpp"
+#include "zbfs/metrics/energy_meter.hpp"
 #include "zbfs/metrics/phase_breakdown.hpp"
 #include "zbfs/sssp/sssp_stats.hpp"
 
@@ -70,6 +71,7 @@ struct RunResult {
   std::uint64_t rma_window_growths = 0;
   std::optional<DeviceRecord> device;           // the device backend's device
   std::optional<CodecTrialRecord> codec_trial;  // --codec auto's trial, where it ran
+  EnergyRecord energy;                          // joules per phase, where measured
 };
 
 // Throws Error (exit 2 for bad configuration or too little memory, 3 when a search

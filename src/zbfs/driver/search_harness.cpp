@@ -55,6 +55,9 @@ void announce_search_setup(const RunConfig& config, const Progress& progress) {
 void run_search_loop(const RunConfig& config, SearchKernel kernel, const std::vector<std::uint64_t>& roots,
                      const SearchBackend& backend, const Progress& progress, std::vector<SearchResult>& searches) {
   const char* name = kernel == SearchKernel::kBfs ? "BFS" : "SSSP";
+  const auto enter = [&backend](EnergyPhase phase) {
+    if (backend.energy != nullptr) backend.energy->enter(phase);
+  };
   Stopwatch clock;
   release_free_heap();  // what kernel 1 freed
   for (std::size_t i = 0; i < roots.size(); ++i) {
@@ -63,6 +66,7 @@ void run_search_loop(const RunConfig& config, SearchKernel kernel, const std::ve
     SearchResult search;
     search.root = roots[i];
     backend.synchronize();
+    enter(kernel == SearchKernel::kBfs ? EnergyPhase::kBfs : EnergyPhase::kSssp);
     clock.restart();
     if (kernel == SearchKernel::kBfs) {
       search.stats = backend.search(search.root);
@@ -70,6 +74,7 @@ void run_search_loop(const RunConfig& config, SearchKernel kernel, const std::ve
       search.sssp = backend.search_sssp(search.root);
     }
     search.time_s = backend.slowest(clock.elapsed_s());
+    enter(EnergyPhase::kOther);
     const TreeCounts counts = backend.count();
     search.traversed_edges = counts.traversed_edges;
     search.reached_vertices = counts.reached_vertices;
@@ -80,9 +85,11 @@ void run_search_loop(const RunConfig& config, SearchKernel kernel, const std::ve
       // validation's before the next search.
       release_free_heap();
       backend.synchronize();
+      enter(EnergyPhase::kValidation);
       clock.restart();
       const ValidationReport report = backend.validate(search.root);
       search.validate_time_s = backend.slowest(clock.elapsed_s());
+      enter(EnergyPhase::kOther);
       search.validated = true;
       require_valid(report, search, name);
       release_free_heap();

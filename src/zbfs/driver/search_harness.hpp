@@ -19,6 +19,7 @@
 #include "zbfs/driver/progress.hpp"
 #include "zbfs/driver/run_config.hpp"
 #include "zbfs/driver/runner.hpp"
+#include "zbfs/metrics/energy_meter.hpp"
 #include "zbfs/validate/validator.hpp"
 
 namespace zbfs {
@@ -51,6 +52,10 @@ struct SearchBackend {
   std::function<void(std::size_t index, const SearchResult& search)> after_search = [](std::size_t,
                                                                                        const SearchResult&) {};
   std::function<void(std::size_t index, SearchResult& search)> finish_search = [](std::size_t, SearchResult&) {};
+  // This rank's energy meter (none: nothing read): read at the timed parts' edges, after
+  // the synchronisation before them and the slowest time after them, so that a node's
+  // counters cover its ranks' whole part (metrics/energy_meter.hpp).
+  EnergyMeter* energy = nullptr;
 };
 
 // The factory of the run's searches (backend/search_factory.hpp), from its flags:

@@ -1,5 +1,8 @@
 #include "zbfs/metrics/rank_aggregation.hpp"
 
+#include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace zbfs {
@@ -63,6 +66,47 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   world.allreduce(std::span<double>(tallies), ReduceOp::kSum);
   b.traffic = PhaseBreakdown::records_of(tallies);
   return b;
+}
+
+}  // namespace zbfs
+
+namespace zbfs {
+
+EnergyRecord summarize_energy(const Communicator& world, const EnergyMeter& meter, bool reads_host, bool reads_device,
+                              bool device_in_run, const std::string& why_not) {
+  const bool host_read = reads_host && meter.reads(EnergyScope::kHost);
+  const bool device_read = reads_device && meter.reads(EnergyScope::kDevice);
+  std::uint64_t counts[4] = {reads_host ? 1U : 0U, host_read ? 1U : 0U, reads_device ? 1U : 0U, device_read ? 1U : 0U};
+  world.allreduce(std::span<std::uint64_t>(counts), ReduceOp::kSum);
+  std::vector<double> joules(2 * kEnergyPhases);
+  for (std::size_t p = 0; p < kEnergyPhases; ++p) {
+    joules[2 * p] = host_read ? meter.joules()[p].host : 0.0;
+    joules[2 * p + 1] = device_read ? meter.joules()[p].device : 0.0;
+  }
+  world.allreduce(std::span<double>(joules), ReduceOp::kSum);
+
+  EnergyRecord record;
+  record.device_in_run = device_in_run;
+  record.host_measured = counts[0] > 0 && counts[1] == counts[0];
+  record.device_measured = device_in_run && counts[2] > 0 && counts[3] == counts[2];
+  for (std::size_t p = 0; p < kEnergyPhases; ++p) record.joules[p] = {joules[2 * p], joules[2 * p + 1]};
+  record.counters = meter.names();
+  const bool complete = record.host_measured && (record.device_measured || !device_in_run);
+  if (!complete) {
+    const std::string mine = !meter.failure().empty() ? meter.failure() : why_not;
+    if (!mine.empty()) {
+      record.why_not = mine;
+    } else if (counts[1] != counts[0]) {
+      record.why_not = "the RAPL counters of " + std::to_string(counts[0] - counts[1]) + " of " +
+                       std::to_string(counts[0]) + " nodes could not be read";
+    } else if (counts[2] == 0) {
+      record.why_not = "no rank read a device's energy counter";
+    } else {
+      record.why_not = "the energy counters of " + std::to_string(counts[2] - counts[3]) + " of " +
+                       std::to_string(counts[2]) + " devices could not be read";
+    }
+  }
+  return record;
 }
 
 }  // namespace zbfs

@@ -26,6 +26,12 @@ DeviceInfo use_device(int index) {
   return {index, properties.name, total_bytes, free_bytes};
 }
 
+std::string pci_bus_id(int index) {
+  char id[64] = {};
+  if (cudaDeviceGetPCIBusId(id, sizeof(id), index) != cudaSuccess) return "";
+  return id;
+}
+
 }  // namespace zbfs::cuda_backend
 
 namespace zbfs::cuda_backend {

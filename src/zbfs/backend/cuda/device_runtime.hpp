@@ -23,4 +23,8 @@ int visible_devices(std::string& why);
 // Makes `index` this process's device and describes it (free memory as of now).
 DeviceInfo use_device(int index);
 
+// Device `index`'s PCI bus id ("0000:19:00.0", where NVML finds the same board); "" when
+// the runtime cannot say.
+std::string pci_bus_id(int index);
+
 }  // namespace zbfs::cuda_backend
