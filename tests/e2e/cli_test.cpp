@@ -541,8 +541,45 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
   }
   std::filesystem::remove(cpu_json);
   std::filesystem::remove(host_json);
-  expect_usage_error("run --scale 8 --backend cuda-host --prune", "--prune");
   expect_usage_error("run --scale 8 --backend cuda-host --gpus-per-node 2", "--gpus-per-node");
+}
+
+// --prune on the device backend's one-process search: the CPU kernel's pruned steps
+// (the attach step's vertices included) and depths, every tree validated. The distributed
+// device search does not prune yet and says so.
+TEST(Cli, CudaHostBackendPrunesAsTheCpuKernelDoes) {
+  if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto cpu_json = dir / "zbfs_prune_cpu.json";
+  const auto host_json = dir / "zbfs_prune_cuda_host.json";
+  const Outcome cpu = run_zbfs("run --scale 11 --roots 8 -q --partition shared --prune --json " + cpu_json.string());
+  const Outcome host =
+      run_zbfs("run --scale 11 --roots 8 -q --backend cuda-host --prune --threads 2 --json " + host_json.string());
+  ASSERT_EQ(cpu.status, 0) << cpu.err;
+  ASSERT_EQ(host.status, 0) << host.err;
+  const nlohmann::json c = nlohmann::json::parse(slurp(cpu_json));
+  const nlohmann::json h = nlohmann::json::parse(slurp(host_json));
+  EXPECT_TRUE(h["config"]["prune"].get<bool>());
+  ASSERT_EQ(h["searches"].size(), 8U);
+  bool attached = false;
+  for (std::size_t i = 0; i < 8; ++i) {
+    const nlohmann::json& want = c["searches"][i];
+    const nlohmann::json& got = h["searches"][i];
+    EXPECT_EQ(got["levels"], want["levels"]) << "search " << i;
+    EXPECT_EQ(got["traversed_edges"], want["traversed_edges"]) << "search " << i;
+    EXPECT_TRUE(got.contains("validate_time_s")) << "search " << i;
+    ASSERT_EQ(got["steps"].size(), want["steps"].size()) << "search " << i;
+    for (std::size_t s = 0; s < want["steps"].size(); ++s) {
+      EXPECT_EQ(got["steps"][s]["direction"], want["steps"][s]["direction"]) << "search " << i << " step " << s;
+      EXPECT_EQ(got["steps"][s]["discovered_vertices"], want["steps"][s]["discovered_vertices"])
+          << "search " << i << " step " << s;
+      attached = attached || (got["steps"][s]["direction"] == "attach" && got["steps"][s]["discovered_vertices"] > 0);
+    }
+  }
+  EXPECT_TRUE(attached) << "no search attached a tree";
+  std::filesystem::remove(cpu_json);
+  std::filesystem::remove(host_json);
+  expect_usage_error("run --scale 8 --backend cuda-host --prune --partition 1d", "one process only");
 }
 
 // --backend cuda runs where a GPU is visible and otherwise ends with one line and exit 2.

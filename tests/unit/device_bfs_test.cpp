@@ -20,6 +20,7 @@
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/peeled_forest.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
 #include "zbfs/validate/validator.hpp"
@@ -35,8 +36,10 @@ std::vector<Backend> device_backends() {
   return backends;
 }
 
+// `prune`: both search with the graph's peeled forest (--prune): the core, then the trees
+// attached, the same steps, attached vertices and depth on the device as on the CPU.
 void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
-                               const BfsOptions& options) {
+                               const BfsOptions& options, bool prune = false) {
   const PackedEdgeList packed = testing::pack(vertex_bits, edges);
   for (const auto& [order, backend] : [] {
          std::vector<std::pair<CsrOrder, Backend>> cases;
@@ -48,8 +51,9 @@ void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, 
     SCOPED_TRACE(std::string(order == CsrOrder::kDegree ? "degree order, " : "input order, ") +
                  std::string(to_string(backend)));
     const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(packed, order);
-    DirectionOptimizingBfs<std::uint32_t> cpu(graph);
-    DeviceSearch device(backend, graph, false);
+    const PeeledForest<std::uint32_t> forest(graph.offsets(), graph.neighbor_data(), graph.num_vertices());
+    DirectionOptimizingBfs<std::uint32_t> cpu(graph, prune ? &forest : nullptr);
+    DeviceSearch device(backend, graph, false, prune ? &forest : nullptr);
     EXPECT_EQ(device.device_name() == "host", backend == Backend::kCudaHost);
     std::vector<std::int64_t> cpu_parent(graph.num_vertices());
     std::vector<std::int64_t> parent(graph.num_vertices(), 7);
@@ -99,6 +103,29 @@ TEST_P(DeviceBfsVariants, StarAndHub) {
 TEST_P(DeviceBfsVariants, KroneckerGraph) {
   const std::vector<Edge> edges = testing::kronecker_edges(12, 16, 2);
   expect_device_matches_cpu(12, edges, {edges[0].u, edges[1].v, edges[7].u, edges[100].v}, options_);
+}
+
+// --prune on the device: roots in the core, peeled roots deep in their trees (the chain
+// to the core walked first), and roots in tree components (searched whole).
+TEST_P(DeviceBfsVariants, PrunedSearchesMatchTheCpuKernel) {
+  // A core triangle with trees on it: a path 3-4-5-6 off vertex 0, a star 7-{8,9,10} off
+  // vertex 1, and a tree component 11-12-13 with no core.
+  const std::vector<Edge> drawn = {{0, 1}, {1, 2}, {2, 0}, {0, 3},  {3, 4},   {4, 5},  {5, 6},
+                                   {1, 7}, {7, 8}, {7, 9}, {7, 10}, {11, 12}, {12, 13}};
+  expect_device_matches_cpu(4, drawn, {0, 2, 6, 4, 9, 7, 12, 13, 11}, options_, true);
+  const std::vector<Edge> edges = testing::kronecker_edges(12, 16, 3);
+  std::vector<std::uint64_t> roots = {edges[0].u, edges[1].v, edges[7].u, edges[100].v};
+  // Vertices of degree one: peeled roots.
+  std::vector<std::uint64_t> degree(std::uint64_t{1} << 12, 0);
+  for (const Edge& e : edges) {
+    if (e.u == e.v) continue;
+    ++degree[e.u];
+    ++degree[e.v];
+  }
+  for (std::uint64_t v = 0; v < degree.size() && roots.size() < 10; ++v) {
+    if (degree[v] == 1) roots.push_back(v);
+  }
+  expect_device_matches_cpu(12, edges, roots, options_, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(DirectionsAndThreads, DeviceBfsVariants,

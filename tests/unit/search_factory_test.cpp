@@ -134,9 +134,15 @@ TEST(SearchFactory, RefusesWhatADeviceCannotSearch) {
     SCOPED_TRACE(std::string(to_string(backend)));
     SearchFactory factory;
     factory.backend = backend;
-    expect_usage_error([&] { (void)factory.bfs(plain, &forest); }, "a pruned device search");
     expect_usage_error([&] { (void)factory.bfs(wide, nullptr); }, "64-bit ids on a device");
     expect_usage_error([&] { (void)factory.bfs(compressed); }, "compressed lists on a device");
+  }
+  // A pruned device search is built (DeviceBfsVariants.PrunedSearchesMatchTheCpuKernel
+  // checks its searches).
+  if (cuda_backend_built()) {
+    SearchFactory host;
+    host.backend = Backend::kCudaHost;
+    EXPECT_NE(host.bfs(plain, &forest), nullptr);
   }
 }
 

@@ -15,14 +15,18 @@
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/graph/csr.hpp"
+#include "zbfs/graph/peeled_forest.hpp"
 
 namespace zbfs {
 
 class DeviceSearch {
  public:
   // `backend`: kCuda (device 0 of the visible ones) or kCudaHost. Throws a usage error
-  // when the device's memory is short (unless `force`).
-  DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, bool force);
+  // when the device's memory is short (unless `force`). `forest`: --prune's trees (it
+  // must outlive this object), or nullptr: searches run on the 2-core and the trees are
+  // attached on the device, as the CPU kernel does it.
+  DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, bool force,
+               const PeeledForest<std::uint32_t>* forest = nullptr);
   ~DeviceSearch();
   DeviceSearch(const DeviceSearch&) = delete;
   DeviceSearch& operator=(const DeviceSearch&) = delete;

@@ -47,8 +47,7 @@ class CpuSsspSearch final : public SsspSearch {
 std::unique_ptr<BfsSearch> SearchFactory::bfs(const Csr<std::uint32_t>& graph,
                                               const PeeledForest<std::uint32_t>* forest) const {
   if (backend == Backend::kCpu) return std::make_unique<CpuBfsSearch<std::uint32_t>>(graph, forest);
-  if (forest != nullptr) refuse_backend(backend, "does not prune: leave out --prune");
-  return std::make_unique<DeviceBfsSearch<DeviceSearch>>(graph.num_vertices(), backend, graph, force);
+  return std::make_unique<DeviceBfsSearch<DeviceSearch>>(graph.num_vertices(), backend, graph, force, forest);
 }
 
 std::unique_ptr<BfsSearch> SearchFactory::bfs(const Csr<std::uint64_t>& graph,

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -130,31 +131,8 @@ DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const Pee
       pruned_.word(w) = edgeless_.word(w) | forest->peeled_bits().word(w);
     }
     // Each peeled vertex's parent (in the input's ids) and anchor, the core vertex its
-    // tree hangs from, in the forest's order: the last round first, so the vertex it
-    // hangs from has its anchor already.
-    const std::span<const V> order = forest->order();
-    const std::span<const std::uint64_t> starts = forest->round_starts();
-    attach_parent_ = LargeArray<V>(order.size());
-    attach_anchor_ = LargeArray<V>(order.size());
-    LargeArray<V> anchor_of(graph.num_vertices());
-    for (std::size_t round = 0; round + 1 < starts.size(); ++round) {
-      const auto first = static_cast<std::int64_t>(starts[round]);
-      const auto last = static_cast<std::int64_t>(starts[round + 1]);
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = first; i < last; ++i) {
-        const auto at = static_cast<std::size_t>(i);
-        const V v = order[at];
-        const V by = forest->attach(v);
-        // A tree component's root and everything hanging from it have no anchor: the root
-        // stands in (a peeled vertex, which the attach step skips). A vertex hangs from one
-        // of its own round only as the larger end of a component's last edge, from the root.
-        const bool from_root = by == v || (forest->peeled(by) && forest->attach(by) == by);
-        const V anchor = from_root ? by : (forest->peeled(by) ? anchor_of[by] : by);
-        anchor_of[v] = anchor;
-        attach_anchor_[at] = anchor;
-        attach_parent_[at] = original_ != nullptr ? original_[by] : by;
-      }
-    }
+    // tree hangs from, in the forest's order.
+    forest->attach_tables(original_, attach_parent_, attach_anchor_);
   }
 }
 
@@ -307,21 +285,6 @@ void DirectionOptimizingBfs<V>::front_bitmap_to_queue() {
 }
 
 template <class V>
-std::uint64_t DirectionOptimizingBfs<V>::chain_depth(const std::vector<V>& chain, V start) const {
-  std::uint64_t deepest = chain.size();
-  for (std::size_t i = 0; i <= chain.size(); ++i) {
-    const V at = i < chain.size() ? chain[i] : start;
-    // The trees hanging from `at`, but the one the chain came up through.
-    for (const V w : plain_->neighbors(at)) {
-      if (forest_->peeled(w) && forest_->attach(w) == at && (i == 0 || w != chain[i - 1])) {
-        deepest = std::max<std::uint64_t>(deepest, i + 1 + forest_->height(w));
-      }
-    }
-  }
-  return deepest;
-}
-
-template <class V>
 std::uint64_t DirectionOptimizingBfs<V>::attach_trees(std::int64_t* parent, const std::vector<V>& chain,
                                                       std::uint64_t root) {
   // A peeled vertex is reached exactly when its anchor is (a core vertex: its visited bit
@@ -420,16 +383,12 @@ BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* par
   // vertex at the end of its chain (root first, the core vertex not included).
   V start = static_cast<V>(graph_.internal_id(root));
   std::vector<V> chain;
-  bool pruned = forest_ != nullptr;
-  if (pruned) {
-    while (forest_->peeled(start) && forest_->attach(start) != start) {
-      chain.push_back(start);
-      start = forest_->attach(start);
-    }
-    if (forest_->peeled(start)) {  // a tree that hangs from no core vertex: search it whole
-      pruned = false;
-      start = static_cast<V>(graph_.internal_id(root));
-      chain.clear();
+  bool pruned = false;
+  if (forest_ != nullptr) {
+    // A tree that hangs from no core vertex is searched whole.
+    if (const std::optional<V> core = forest_->core_start(start, chain)) {
+      pruned = true;
+      start = *core;
     }
   }
   // Vertices without edges (and a pruned search's peeled ones) start visited: bottom-up
@@ -449,7 +408,7 @@ BfsStats DirectionOptimizingBfs<V>::search(std::uint64_t root, std::int64_t* par
   // A pruned search's depth: each level's vertices with the trees hanging from them.
   const std::uint8_t* height = pruned ? forest_->heights() : nullptr;
   std::uint64_t level = chain.size();
-  std::uint64_t deepest = pruned ? (chain.empty() ? forest_->height(start) : chain_depth(chain, start)) : 0;
+  std::uint64_t deepest = pruned ? forest_->chain_depth(plain_->offsets(), plain_->neighbor_data(), chain, start) : 0;
   const auto discovered_level = [&](std::uint64_t discovered, std::uint8_t tallest) {
     ++level;
     if (discovered > 0) deepest = std::max(deepest, level + tallest);

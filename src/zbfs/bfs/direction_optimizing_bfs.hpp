@@ -91,9 +91,6 @@ class DirectionOptimizingBfs {
   // The hubs and the edgeless bitmap, from the rows view.
   template <class Rows>
   void find_hubs(const Rows& rows);
-  // A pruned search from a peeled root: the deepest level among the chain's vertices and
-  // the trees that hang from them (the search's start, the chain's end, included).
-  [[nodiscard]] std::uint64_t chain_depth(const std::vector<V>& chain, V start) const;
   // Hangs the peeled trees onto the reached core, each peeled vertex whose anchor was
   // reached in one pass, then points the chain's parents back to `root`; returns the
   // vertices attached.

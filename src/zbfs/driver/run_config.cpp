@@ -98,7 +98,9 @@ void validate_backend(const RunConfig& c) {
       require_backend_built(c.backend);
     }
     const std::string flag = "--backend " + std::string(to_string(c.backend));
-    if (c.prune) throw_usage_error(flag + " does not prune yet; leave out --prune");
+    if (c.prune && !c.shared_memory) {
+      throw_usage_error(flag + " prunes on one process only so far (--partition shared); leave out --prune");
+    }
     if (c.graph.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
   if (c.device_exchange != DeviceExchange::kStaged) {
@@ -361,9 +363,10 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
   const std::uint64_t forest_bytes =
       vertex_bytes == 4 ? PeeledForest<std::uint32_t>::peak_bytes(n) : PeeledForest<std::uint64_t>::peak_bytes(n);
   const std::uint64_t forest = !c.prune ? 0 : n / 8 + 3 * n * vertex_bytes + forest_bytes;
-  // cuda-host keeps the device backend's copy of the graph in host memory.
+  // cuda-host keeps the device backend's copy of the graph in host memory (with --prune
+  // its forest, every vertex counted as peeled).
   const std::uint64_t device_copy =
-      c.backend == Backend::kCudaHost ? cuda_backend::DeviceBfs::memory_bytes(n, 2 * m) : 0;
+      c.backend == Backend::kCudaHost ? cuda_backend::DeviceBfs::memory_bytes(n, 2 * m, n, c.prune) : 0;
   return edges + graph + bfs + forest + validation + device_copy + sssp + kProgramBytes;
 }
 

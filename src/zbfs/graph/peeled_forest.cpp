@@ -135,6 +135,66 @@ PeeledForest<V>::PeeledForest(const std::uint64_t* offsets, const V* adjacency, 
   core_directed_edges_ = core_edges;
 }
 
+template <class V>
+void PeeledForest<V>::attach_tables(const V* original, LargeArray<V>& parent, LargeArray<V>& anchor) const {
+  // The last round first, so the vertex a peeled one hangs from has its anchor already.
+  const std::span<const V> order = order_.span();
+  parent = LargeArray<V>(order.size());
+  anchor = LargeArray<V>(order.size());
+  LargeArray<V> anchor_of(num_vertices());
+  for (std::size_t round = 0; round + 1 < round_starts_.size(); ++round) {
+    const auto first = static_cast<std::int64_t>(round_starts_[round]);
+    const auto last = static_cast<std::int64_t>(round_starts_[round + 1]);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = first; i < last; ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      const V v = order[at];
+      const V by = attach_[v];
+      // A tree component's root and everything hanging from it have no anchor: the root
+      // stands in (a peeled vertex, which the attach step skips). A vertex hangs from one
+      // of its own round only as the larger end of a component's last edge, from the root.
+      const bool from_root = by == v || (peeled(by) && attach_[by] == by);
+      const V a = from_root ? by : (peeled(by) ? anchor_of[by] : by);
+      anchor_of[v] = a;
+      anchor[at] = a;
+      parent[at] = original != nullptr ? original[by] : by;
+    }
+  }
+}
+
+template <class V>
+std::optional<V> PeeledForest<V>::core_start(V root, std::vector<V>& chain) const {
+  chain.clear();
+  V start = root;
+  while (peeled(start) && attach_[start] != start) {
+    chain.push_back(start);
+    start = attach_[start];
+  }
+  if (peeled(start)) {
+    chain.clear();
+    return std::nullopt;
+  }
+  return start;
+}
+
+template <class V>
+std::uint64_t PeeledForest<V>::chain_depth(const std::uint64_t* offsets, const V* adjacency,
+                                           const std::vector<V>& chain, V start) const {
+  if (chain.empty()) return height_[start];
+  std::uint64_t deepest = chain.size();
+  for (std::size_t i = 0; i <= chain.size(); ++i) {
+    const V at = i < chain.size() ? chain[i] : start;
+    // The trees hanging from `at`, but the one the chain came up through.
+    for (std::uint64_t e = offsets[at]; e < offsets[at + 1]; ++e) {
+      const V w = adjacency[e];
+      if (peeled(w) && attach_[w] == at && (i == 0 || w != chain[i - 1])) {
+        deepest = std::max<std::uint64_t>(deepest, i + 1 + height_[w]);
+      }
+    }
+  }
+  return deepest;
+}
+
 template class PeeledForest<std::uint32_t>;
 template class PeeledForest<std::uint64_t>;
 

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -60,6 +61,22 @@ class PeeledForest {
   // direction switch weighs them.
   [[nodiscard]] std::uint64_t core_vertices() const { return core_vertices_; }
   [[nodiscard]] std::uint64_t core_directed_edges() const { return core_directed_edges_; }
+
+  // What the attach step reads, in order()'s order: each peeled vertex's parent (the
+  // vertex it hangs from, through `original`, internal -> input ids, when not nullptr)
+  // and its anchor, the core vertex its tree hangs from (reached exactly when the anchor
+  // is); a tree component's vertices get a peeled anchor, which no core search reaches.
+  void attach_tables(const V* original, LargeArray<V>& parent, LargeArray<V>& anchor) const;
+
+  // Where a pruned search from `root` starts: the core vertex at the end of its chain of
+  // peeled vertices (root first, in `chain`, the core vertex not included), or nullopt
+  // for a root in a tree component, which is searched whole.
+  [[nodiscard]] std::optional<V> core_start(V root, std::vector<V>& chain) const;
+  // The depth the trees along `chain` (to `start`) reach, from the root's level 0, the
+  // trees the chain came up through left out: a pruned search's depth before its core
+  // levels. `offsets`, `adjacency`: the graph's lists.
+  [[nodiscard]] std::uint64_t chain_depth(const std::uint64_t* offsets, const V* adjacency, const std::vector<V>& chain,
+                                          V start) const;
 
   // Bytes at the peak of construction and kept afterwards, for n vertices (for memory
   // estimates; the peeled list counted at its largest, every vertex).

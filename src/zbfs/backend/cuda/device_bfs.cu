@@ -109,10 +109,63 @@ struct FoldWord {
   ZBFS_HD void operator()(std::uint64_t w) const { visited[w] |= next[w]; }
 };
 
+// A pruned search's depth: the tallest tree hanging below a level's vertices, over the
+// queue (top-down) or the discovered bits (bottom-up).
+struct QueueHeight {
+  const std::uint8_t* height;
+  ZBFS_HD std::uint32_t operator()(Vertex v) const { return height[v]; }
+};
+
+struct WordHeight {
+  const std::uint64_t* bits;
+  const std::uint8_t* height;
+  ZBFS_HD std::uint32_t operator()(std::uint64_t w) const {
+    std::uint32_t tallest = 0;
+    for (std::uint64_t b = bits[w]; b != 0; b &= b - 1) {
+      const std::uint32_t h = height[w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(b))];
+      tallest = h > tallest ? h : tallest;
+    }
+    return tallest;
+  }
+};
+
+struct Larger {
+  ZBFS_HD std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a > b ? a : b; }
+};
+
+// The attach step, one index per peeled vertex (the forest's order): a vertex is reached
+// exactly when its anchor is, a core vertex the search visited (a tree component's
+// anchor is peeled: never).
+struct AnchorReached {
+  const Vertex* anchor;
+  const std::uint64_t* pruned;
+  const std::uint64_t* visited;
+  ZBFS_HD bool operator()(std::uint64_t i) const {
+    const Vertex a = anchor[i];
+    return (pruned[a >> 6] & bit_of(a)) == 0 && (visited[a >> 6] & bit_of(a)) != 0;
+  }
+};
+
+struct AttachTree {
+  AnchorReached reached;
+  const Vertex* order;
+  const Vertex* attach_parent;
+  const Vertex* original;
+  std::int64_t* parent;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    if (reached(i)) parent[input_id(original, order[i])] = static_cast<std::int64_t>(attach_parent[i]);
+  }
+};
+
+struct CountReached {
+  AnchorReached reached;
+  ZBFS_HD std::uint64_t operator()(std::uint64_t i) const { return reached(i) ? 1 : 0; }
+};
+
 }  // namespace
 
 struct DeviceBfs::State {
-  State(ExecutionTarget target, const HostGraphView& g)
+  State(ExecutionTarget target, const HostGraphView& g, const HostForestView* forest)
       : stream(target),
         n(g.num_vertices),
         words((g.num_vertices + 63) / 64),
@@ -129,12 +182,27 @@ struct DeviceBfs::State {
         queue(target, n),
         next_queue(target, n),
         scan(target, n + 1),
-        parent(target, n) {
+        parent(target, n),
+        pruned(target, forest != nullptr ? words : 0),
+        peeled_order(target, forest != nullptr ? forest->num_peeled : 0),
+        peeled_anchor(target, forest != nullptr ? forest->num_peeled : 0),
+        peeled_parent(target, forest != nullptr ? forest->num_peeled : 0),
+        height(target, forest != nullptr ? n : 0) {
     traffic.to_device += offsets.upload(stream, g.offsets, n + 1);
     traffic.to_device += neighbors.upload(stream, g.neighbors, directed_edges);
     traffic.to_device += hubs.upload(stream, g.hubs, n);
     if (g.original != nullptr) traffic.to_device += original.upload(stream, g.original, n);
     traffic.to_device += edgeless.upload(stream, g.edgeless, words);
+    if (forest != nullptr) {
+      has_forest = true;
+      core_vertices = forest->core_vertices;
+      core_directed_edges = forest->core_directed_edges;
+      traffic.to_device += pruned.upload(stream, forest->pruned, words);
+      traffic.to_device += peeled_order.upload(stream, forest->order, forest->num_peeled);
+      traffic.to_device += peeled_anchor.upload(stream, forest->anchor, forest->num_peeled);
+      traffic.to_device += peeled_parent.upload(stream, forest->parent, forest->num_peeled);
+      traffic.to_device += height.upload(stream, forest->heights, n);
+    }
   }
 
   void zero(const DeviceArray<std::uint64_t>& array, std::uint64_t count) {
@@ -198,6 +266,39 @@ struct DeviceBfs::State {
 
   [[nodiscard]] const Vertex* original_ids() const { return original.size() != 0 ? original.data() : nullptr; }
 
+  // The tallest tree below the vertices a step discovered (a pruned search's depth).
+  std::uint32_t tallest_in_queue() {
+    const Vertex* q = queue.data();
+    return on_policy(stream, [&](auto policy) {
+      return thrust::transform_reduce(policy, q, q + queue_size, QueueHeight{height.data()}, std::uint32_t{0},
+                                      Larger{});
+    });
+  }
+  std::uint32_t tallest_in_front() {
+    return on_policy(stream, [&](auto policy) {
+      return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
+                                      thrust::counting_iterator<std::uint64_t>(words_with_edges),
+                                      WordHeight{front.data(), height.data()}, std::uint32_t{0}, Larger{});
+    });
+  }
+
+  // Hangs the peeled vertices whose anchors were reached; returns how many.
+  std::uint64_t attach_trees() {
+    const AnchorReached reached{peeled_anchor.data(), pruned.data(), visited.data()};
+    const std::uint64_t count = peeled_order.size();
+    for_each_index(stream, count,
+                   AttachTree{reached, peeled_order.data(), peeled_parent.data(), original_ids(), parent.data()});
+    return on_policy(stream, [&](auto policy) {
+      return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
+                                      thrust::counting_iterator<std::uint64_t>(count), CountReached{reached},
+                                      std::uint64_t{0}, cuda::std::plus<std::uint64_t>());
+    });
+  }
+
+  // A search from internal vertex `start`; with `prune`, on the core (the peeled vertices
+  // start visited), then the attach step and the chain's parents.
+  BfsStats search(std::uint64_t root, std::uint64_t start, const BfsOptions& options, const PrunedStart* prune);
+
   Stream stream;
   std::uint64_t n;
   std::uint64_t words;
@@ -215,11 +316,20 @@ struct DeviceBfs::State {
   DeviceArray<Vertex> next_queue;
   DeviceArray<std::uint64_t> scan;
   DeviceArray<std::int64_t> parent;
+  // --prune: the start-visited bits, the attach step's tables, the trees' heights.
+  DeviceArray<std::uint64_t> pruned;
+  DeviceArray<Vertex> peeled_order;
+  DeviceArray<Vertex> peeled_anchor;
+  DeviceArray<Vertex> peeled_parent;
+  DeviceArray<std::uint8_t> height;
+  bool has_forest = false;
+  std::uint64_t core_vertices = 0;
+  std::uint64_t core_directed_edges = 0;
   std::uint64_t queue_size = 0;
   HostDeviceTraffic traffic;
 };
 
-DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force) {
+DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force, const HostForestView* forest) {
   if (graph.num_vertices > (std::uint64_t{1} << 32)) {
     throw_usage_error("the device backend numbers vertices in 32 bits; this graph has " +
                       std::to_string(graph.num_vertices));
@@ -228,10 +338,11 @@ DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool fo
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    require_device_memory(memory_bytes(graph.num_vertices, graph.offsets[graph.num_vertices]), free_bytes, total_bytes,
-                          force);
+    require_device_memory(memory_bytes(graph.num_vertices, graph.offsets[graph.num_vertices],
+                                       forest != nullptr ? forest->num_peeled : 0, forest != nullptr),
+                          free_bytes, total_bytes, force);
   }
-  state_ = std::make_unique<State>(target, graph);
+  state_ = std::make_unique<State>(target, graph, forest);
 }
 
 DeviceBfs::~DeviceBfs() = default;
@@ -241,14 +352,25 @@ ExecutionTarget DeviceBfs::target() const { return state_->stream.target(); }
 HostDeviceTraffic DeviceBfs::traffic() const { return state_->traffic; }
 
 BfsStats DeviceBfs::run(std::uint64_t root, std::uint64_t start, const BfsOptions& options) {
-  State& s = *state_;
+  return state_->search(root, start, options, nullptr);
+}
+
+BfsStats DeviceBfs::run_pruned(std::uint64_t root, const PrunedStart& start, const BfsOptions& options) {
+  if (!state_->has_forest) throw Error(ExitCode::kFailure, "a pruned device search needs the forest");
+  return state_->search(root, start.start, options, &start);
+}
+
+BfsStats DeviceBfs::State::search(std::uint64_t root, std::uint64_t start, const BfsOptions& options,
+                                  const PrunedStart* prune) {
+  State& s = *this;
   BfsStats stats;
   Stopwatch clock;
-  std::int64_t* parent = s.parent.data();
-  on_policy(s.stream, [&](auto policy) { thrust::fill(policy, parent, parent + s.n, std::int64_t{-1}); });
-  s.visited.assign(s.stream, s.edgeless);
+  std::int64_t* parent_of = s.parent.data();
+  on_policy(s.stream, [&](auto policy) { thrust::fill(policy, parent_of, parent_of + s.n, std::int64_t{-1}); });
+  // Vertices without edges (and a pruned search's peeled ones) start visited.
+  s.visited.assign(s.stream, prune != nullptr ? s.pruned : s.edgeless);
   const auto start_vertex = static_cast<Vertex>(start);
-  for_each_index(s.stream, 1, StartSearch{parent, s.visited.data(), s.queue.data(), root, start_vertex});
+  for_each_index(s.stream, 1, StartSearch{parent_of, s.visited.data(), s.queue.data(), root, start_vertex});
   s.queue_size = 1;
   std::uint64_t start_degree = 0;
   {
@@ -259,7 +381,16 @@ BfsStats DeviceBfs::run(std::uint64_t root, std::uint64_t start, const BfsOption
   s.stream.synchronize();
   stats.init_time_s = clock.elapsed_s();
 
-  DirectionPolicy policy(options, s.n, s.directed_edges, start_degree);
+  DirectionPolicy policy(options, prune != nullptr ? s.core_vertices : s.n,
+                         prune != nullptr ? s.core_directed_edges : s.directed_edges, start_degree);
+  // A pruned search's depth: each level's vertices with the trees hanging from them.
+  std::uint64_t level = prune != nullptr ? prune->level : 0;
+  std::uint64_t deepest = prune != nullptr ? prune->deepest : 0;
+  const auto discovered_level = [&](std::uint64_t discovered, bool bottom_up) {
+    ++level;
+    if (prune == nullptr || discovered == 0) return;
+    deepest = std::max<std::uint64_t>(deepest, level + (bottom_up ? s.tallest_in_front() : s.tallest_in_queue()));
+  };
   while (s.queue_size > 0) {
     if (policy.go_bottom_up()) {
       clock.restart();
@@ -272,6 +403,7 @@ BfsStats DeviceBfs::run(std::uint64_t root, std::uint64_t start, const BfsOption
         previous_awake = awake;
         clock.restart();
         awake = s.bottom_up_step();
+        discovered_level(awake, true);
         const double t = clock.elapsed_s();
         stats.steps.push_back({StepKind::kBottomUp, previous_awake, awake, t});
         stats.bottom_up_time_s += t;
@@ -286,11 +418,25 @@ BfsStats DeviceBfs::run(std::uint64_t root, std::uint64_t start, const BfsOption
       clock.restart();
       std::uint64_t frontier_edges = 0;
       const std::uint64_t discovered = s.top_down_step(frontier_edges);
+      discovered_level(discovered, false);
       policy.top_down_done(frontier_edges);
       const double t = clock.elapsed_s();
       stats.steps.push_back({StepKind::kTopDown, frontier, discovered, t});
       stats.top_down_time_s += t;
     }
+  }
+  if (prune != nullptr) {
+    clock.restart();
+    const std::uint64_t attached = s.attach_trees();
+    // The chain from a peeled root: its parents point back towards the root.
+    for (const auto& [vertex, chain_parent] : prune->chain_parents) {
+      s.traffic.to_device += s.parent.upload(s.stream, &chain_parent, 1, vertex);
+    }
+    s.stream.synchronize();
+    const double t = clock.elapsed_s();
+    stats.steps.push_back({StepKind::kAttach, 0, attached, t});
+    stats.attach_time_s = t;
+    stats.depth = deepest;
   }
   return stats;
 }

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_options.hpp"
@@ -40,11 +42,38 @@ struct HostGraphView {
   std::uint64_t words_with_edges = 0;
 };
 
+// --prune (graph/peeled_forest.hpp), as the device backend uploads it (host pointers):
+// the bit per vertex a pruned search starts visited (edgeless or peeled), the peeled
+// vertices in the attach step's order with each one's anchor (internal id) and parent
+// (input id), and each vertex's tree height.
+struct HostForestView {
+  const std::uint64_t* pruned = nullptr;
+  std::uint64_t num_peeled = 0;
+  const std::uint32_t* order = nullptr;
+  const std::uint32_t* anchor = nullptr;
+  const std::uint32_t* parent = nullptr;
+  const std::uint8_t* heights = nullptr;
+  std::uint64_t core_vertices = 0;
+  std::uint64_t core_directed_edges = 0;
+};
+
+// A pruned search's start, found on the host: the core vertex it starts from (internal
+// id), its level (the peeled chain from the root to it), the depth the chain's trees reach,
+// and the parents (input ids) the chain takes once the trees are attached, the root's and
+// the start's included.
+struct PrunedStart {
+  std::uint64_t start = 0;
+  std::uint64_t level = 0;
+  std::uint64_t deepest = 0;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> chain_parents;
+};
+
 class DeviceBfs {
  public:
   // Uploads the graph. Throws a usage error (exit status 2) when the device lacks the
   // memory (checked before anything is allocated) unless `force`.
-  DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force);
+  // `forest`: --prune's trees (nullptr: none), for run_pruned.
+  DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force, const HostForestView* forest = nullptr);
   ~DeviceBfs();
   DeviceBfs(const DeviceBfs&) = delete;
   DeviceBfs& operator=(const DeviceBfs&) = delete;
@@ -52,6 +81,9 @@ class DeviceBfs {
   // Searches from `root` (an input id) starting at internal vertex `start` (its internal
   // id); parents stay in the target's memory until copy_parents.
   BfsStats run(std::uint64_t root, std::uint64_t start, const BfsOptions& options);
+  // A pruned search (the forest given at construction): the core from `start.start` with
+  // the peeled vertices visited from the start, then the attach step on the target.
+  BfsStats run_pruned(std::uint64_t root, const PrunedStart& start, const BfsOptions& options);
   // The last search's parents, indexed by input id (-1: unreached).
   void copy_parents(std::span<std::int64_t> parent);
 
@@ -60,8 +92,13 @@ class DeviceBfs {
   // The target memory a graph of n vertices and m directed edges takes: offsets and the
   // scan (8 bytes per vertex each), the parents (8), the neighbours (4 per edge), hubs,
   // original ids and two queues (4 each), five bitmaps, and the runtime's own reserve.
-  static std::uint64_t memory_bytes(std::uint64_t n, std::uint64_t directed_edges) {
-    return 8 * (n + 1) * 2 + 8 * n + 4 * directed_edges + 4 * 4 * n + 5 * 8 * ((n + 63) / 64) + (256ULL << 20);
+  // With a forest of `peeled` vertices: its bitmap, heights (1 per vertex) and three
+  // words a peeled vertex.
+  static std::uint64_t memory_bytes(std::uint64_t n, std::uint64_t directed_edges, std::uint64_t peeled = 0,
+                                    bool forest = false) {
+    const std::uint64_t pruning = forest ? 8 * ((n + 63) / 64) + n + 3 * 4 * peeled : 0;
+    return 8 * (n + 1) * 2 + 8 * n + 4 * directed_edges + 4 * 4 * n + 5 * 8 * ((n + 63) / 64) + pruning +
+           (256ULL << 20);
   }
 
  private:
