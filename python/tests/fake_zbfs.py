@@ -23,6 +23,9 @@ codec = value("--codec", "none")
 if codec == "broken":
     print("zbfs: kernel 1: distributing the graph", file=sys.stderr)
     print("zbfs: error: injected failure for codec broken", file=sys.stderr)
+    # What mpirun adds after a rank's error: the zbfs line must still be the one reported.
+    print("-" * 74 + "\nmpirun detected that one or more processes exited with non-zero status\n" + "-" * 74,
+          file=sys.stderr)
     sys.exit(1)
 if codec == "hang":
     time.sleep(60)

@@ -26,8 +26,11 @@ class RunFailed(Exception):
 
 
 def _last_line(text: str) -> str:
+    """zbfs's last line of its own ("zbfs: error: ..."), else the last line: under mpirun the
+    launcher's notice of the failed rank comes after zbfs's error."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else ""
+    own = [line for line in lines if line.startswith("zbfs: ")]
+    return own[-1] if own else (lines[-1] if lines else "")
 
 
 def run_output(command: list[str], timeout_s: float | None = None, env: dict | None = None) -> str:

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Several ranks on one device: the distributed device search with its ranks sharing a GPU.
+
+For 2 and 4 ranks, each partition (1d, 2d, hybrid) and each id encoding on the staged
+exchange (--codec none and bitpack), runs
+
+  MPIRUN -np N zbfs run --backend cuda --gpus-per-node 1 -p P --codec C --scale S --roots R
+
+with every tree validated, and prints one table: the harmonic-mean TEPS, the mean search
+time, the slowest rank's time in each phase of the searches (summed over them), the bytes
+copied between host and device memory, and whether every tree validated. Exit status 1
+when a run failed or a tree did not validate.
+
+  bench/gpu_ranks.py --binary /tmp/zbfs-gpu-build-mpi/bin/zbfs --mpirun "mpirun --oversubscribe"
+  bench/gpu_ranks.py --binary build/bin/zbfs --backend cuda-host --scale 12   # no GPU: the host launcher
+"""
+import argparse
+import os
+import shlex
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
+
+PHASES = ("local_expansion", "column_exchange", "row_exchange", "termination_check", "predecessor_reduction")
+
+
+def phase_max_s(record, name):
+    phase = record["phases"].get(name) or {}
+    return (phase.get("time_s") or {}).get("max", 0.0)
+
+
+def row(record, ranks, partition, codec):
+    searches = record["searches"]
+    device = record.get("device") or {}
+    return {
+        "ranks": ranks,
+        "partition": partition,
+        "grid": record["config"]["grid"],
+        "codec": codec,
+        "gteps": record["summary"]["teps"]["harmonic_mean"] / 1e9,
+        "search_ms": record["summary"]["bfs_time_s"]["mean"] * 1e3,
+        "phases": [phase_max_s(record, p) * 1e3 / max(1, len(searches)) for p in PHASES],
+        "to_device_mib": device.get("host_to_device_bytes", 0) / 2**20,
+        "to_host_mib": device.get("device_to_host_bytes", 0) / 2**20,
+        "validated": all(s.get("validate_time_s") is not None for s in searches) and bool(searches),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", required=True, help="zbfs built with MPI and CUDA")
+    parser.add_argument("--mpirun", default="mpirun --oversubscribe", help="the launcher and its flags")
+    parser.add_argument("--backend", default="cuda", choices=["cuda", "cuda-host"])
+    parser.add_argument("--scale", type=int, default=20)
+    parser.add_argument("--roots", type=int, default=16)
+    parser.add_argument("--ranks", default="2,4")
+    parser.add_argument("--partitions", default="1d,2d,hybrid")
+    parser.add_argument("--codecs", default="none,bitpack")
+    args = parser.parse_args()
+
+    launcher = shlex.split(args.mpirun)
+    rows, failures = [], []
+    for ranks in [int(r) for r in args.ranks.split(",") if r]:
+        for partition in [p for p in args.partitions.split(",") if p]:
+            for codec in [c for c in args.codecs.split(",") if c]:
+                command = launcher + ["--bind-to", "none", "-np", str(ranks), args.binary, "run", "--backend",
+                                      args.backend, "-p", partition, "--codec", codec, "--scale", str(args.scale),
+                                      "--roots", str(args.roots), "-q"]
+                if args.backend == "cuda":
+                    command += ["--gpus-per-node", "1"]
+                label = f"{ranks} ranks, {partition}, --codec {codec}"
+                try:
+                    record = run_record(command, timeout_s=600)
+                except RunFailed as e:
+                    failures.append(f"{label}: {e}")
+                    continue
+                rows.append(row(record, ranks, partition, codec))
+                print(f"gpu_ranks: {label}: {rows[-1]['gteps']:.3f} GTEPS", file=sys.stderr, flush=True)
+
+    header = ["ranks", "partition", "grid", "codec", "GTEPS", "search ms"] + [f"{p} ms" for p in PHASES]
+    header += ["H2D MiB", "D2H MiB", "validated"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for r in rows:
+        cells = [str(r["ranks"]), r["partition"], r["grid"], r["codec"], f"{r['gteps']:.3f}", f"{r['search_ms']:.3f}"]
+        cells += [f"{v:.3f}" for v in r["phases"]]
+        cells += [f"{r['to_device_mib']:.1f}", f"{r['to_host_mib']:.1f}", "yes" if r["validated"] else "NO"]
+        print("| " + " | ".join(cells) + " |")
+    print("\nphase columns: the slowest rank's time in the phase, per search (ms)")
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    return 1 if failures or not all(r["validated"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
