@@ -30,6 +30,39 @@ TEST(LocalCsr, SortsAndDeduplicatesRows) {
             (std::vector<std::uint32_t>{0}));
 }
 
+// Consuming the pairs a range of rows at a time gives the same lists, for any number of
+// ranges and threads, with long and empty rows and duplicates; the pairs are left empty.
+TEST(LocalCsr, ConsumedPairsGiveTheSameLists) {
+  std::mt19937_64 random(5);
+  std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> cols;
+  for (int i = 0; i < 20000; ++i) {
+    const auto r = static_cast<std::uint32_t>(i % 5 == 0 ? 3 : random() % 90);  // row 3 is long
+    rows.push_back(r == 40 ? 41 : r);                                           // row 40 is empty
+    cols.push_back(static_cast<std::uint32_t>(random() % 700));
+  }
+  const LocalCsr<std::uint32_t> want = build_local_csr<std::uint32_t>(100, rows, cols);
+  const int threads = omp_get_max_threads();
+  for (const int ranges : {1, 3, 4, 200}) {
+    for (const int t : {1, 3}) {
+      omp_set_num_threads(t);
+      std::vector<std::uint32_t> r = rows;
+      std::vector<std::uint32_t> c = cols;
+      const LocalCsr<std::uint32_t> got = build_local_csr<std::uint32_t>(100, std::move(r), std::move(c), ranges);
+      EXPECT_TRUE(r.empty() && c.empty());
+      ASSERT_EQ(got.num_entries(), want.num_entries()) << ranges << " ranges, " << t << " threads";
+      for (std::uint32_t row = 0; row < 100; ++row) {
+        ASSERT_EQ(std::vector<std::uint32_t>(got.neighbors(row).begin(), got.neighbors(row).end()),
+                  std::vector<std::uint32_t>(want.neighbors(row).begin(), want.neighbors(row).end()))
+            << "row " << row << ", " << ranges << " ranges, " << t << " threads";
+      }
+    }
+  }
+  omp_set_num_threads(threads);
+  const LocalCsr<std::uint64_t> none = build_local_csr<std::uint64_t>(3, {}, {}, 4);
+  EXPECT_EQ(none.num_entries(), 0U);
+}
+
 // A weight beside each entry, the lightest of its duplicates, rows ordered by weight; the
 // same entries as the plain lists, on a long row (the radix path) and short ones.
 TEST(LocalCsr, WeightedRowsKeepTheLightestDuplicate) {

@@ -1,6 +1,8 @@
 #include "zbfs/core/memory.hpp"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -97,6 +99,18 @@ void fix_heap_mmap_threshold() {
 void release_free_heap() {
 #if defined(__GLIBC__)
   malloc_trim(0);
+#endif
+}
+
+void release_pages(void* begin, std::size_t bytes) {
+#if defined(__linux__)
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto first = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
+  const auto last = (reinterpret_cast<std::uintptr_t>(begin) + bytes) / page * page;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+#else
+  (void)begin;
+  (void)bytes;
 #endif
 }
 

@@ -3,6 +3,7 @@
 // that other processes' resident sets count too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,11 @@ void fix_heap_mmap_threshold();
 // nothing), between phases and outside timed regions, so that what one phase freed in
 // the middle of the heap does not add to the next one's peak.
 void release_free_heap();
+
+// Gives the whole pages inside [begin, begin + bytes) back to the system (madvise
+// MADV_DONTNEED; elsewhere nothing): they read as zero if touched again. For the unused
+// tail of a buffer that is still owned, so that a consumed part stops counting.
+void release_pages(void* begin, std::size_t bytes);
 
 // "3.50 GiB" style rendering for messages.
 std::string format_bytes(std::uint64_t bytes);

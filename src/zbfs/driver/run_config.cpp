@@ -16,6 +16,7 @@
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/list_placement.hpp"
 #include "zbfs/graph/list_weights.hpp"
+#include "zbfs/graph/local_csr.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
 #include "zbfs/sssp/delta_stepping.hpp"
 
@@ -463,8 +464,10 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
       s.round * 16 + 2 * s.round * pair_words * (1 + (s.several ? 1.1 : 1.0) + (s.routed ? 1.1 : 0.0));
   // Building the forward CSR from the pairs: offsets and cursors per row; a weighted one
   // places an entry as one word, then splits the kept ones into id and weight beside the
-  // kept rows' offsets (graph/local_csr.cpp).
-  const double building = s.col_group * (s.sssp ? 24 : 16) + s.directed * (s.sssp ? 16 : s.id_bytes);
+  // kept rows' offsets; a plain one places a range of rows at a time, consuming the pairs,
+  // so that beside the whole pairs stand only the first range's lists (graph/local_csr.cpp).
+  const double building =
+      s.col_group * (s.sssp ? 24 : 16) + (s.sssp ? s.directed * 16 : s.directed * s.id_bytes / kPlacementRanges);
   // Degrees summed over the column (twice: the tuples' with the pairs held, the lists'
   // once both CSRs are built): a word per column-group vertex, and over a column of
   // several ranks MPI's reduce-scatter holds twice that again.

@@ -1,11 +1,15 @@
 #include "zbfs/graph/local_csr.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstring>
 #include <vector>
 
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/memory.hpp"
 #include "zbfs/graph/gap_list.hpp"
 #include "zbfs/graph/list_placement.hpp"
 #include "zbfs/graph/list_sort.hpp"
@@ -115,25 +119,16 @@ void LocalCsr<V>::order_weighted_rows(float light_below, bool heavy_by_neighbour
   }
 }
 
+namespace {
+
+// The placed lists (each row's entries at [off[r], cursor[r]) in any order) sorted, free
+// of duplicates and packed in row order.
 template <class V>
-LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols) {
-  const auto m = static_cast<std::int64_t>(rows.size());
-  LargeArray<std::uint64_t> offsets = row_starts(rows, num_rows);
-  std::uint64_t* off = offsets.data();
-
-  // Place: a per-row cursor starting at the row's offset.
-  LargeArray<std::uint64_t> cursor(num_rows + 1);
-  std::copy(off, off + num_rows + 1, cursor.data());
-  LargeArray<V> adjacency(static_cast<std::size_t>(m));
+LocalCsr<V> finish_lists(std::uint64_t num_rows, LargeArray<std::uint64_t> offsets, LargeArray<std::uint64_t> cursor,
+                         LargeArray<V> adjacency) {
   V* adj = adjacency.data();
+  std::uint64_t* off = offsets.data();
   std::uint64_t* cur = cursor.data();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < m; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    const std::uint64_t slot = std::atomic_ref<std::uint64_t>(cur[rows[k]]).fetch_add(1, std::memory_order_relaxed);
-    adj[slot] = cols[k];
-  }
-
   // Sort and deduplicate each row; cursor[r] takes the deduplicated length.
   sort_and_deduplicate_lists(adj, off, num_rows, [cur](std::uint64_t r, std::uint64_t length) { cur[r] = length; });
   // Compact in row order: lists only move towards the front.
@@ -148,6 +143,97 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std
   off[num_rows] = write;
   adjacency.shrink(write);
   return LocalCsr<V>(num_rows, std::move(offsets), std::move(adjacency));
+}
+
+LargeArray<std::uint64_t> copy_of(const LargeArray<std::uint64_t>& offsets, std::uint64_t num_rows) {
+  LargeArray<std::uint64_t> cursor(num_rows + 1);
+  std::copy(offsets.data(), offsets.data() + num_rows + 1, cursor.data());
+  return cursor;
+}
+
+}  // namespace
+
+template <class V>
+LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols) {
+  const auto m = static_cast<std::int64_t>(rows.size());
+  LargeArray<std::uint64_t> offsets = row_starts(rows, num_rows);
+  // Place: a per-row cursor starting at the row's offset.
+  LargeArray<std::uint64_t> cursor = copy_of(offsets, num_rows);
+  LargeArray<V> adjacency(static_cast<std::size_t>(m));
+  V* adj = adjacency.data();
+  std::uint64_t* cur = cursor.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const std::uint64_t slot = std::atomic_ref<std::uint64_t>(cur[rows[k]]).fetch_add(1, std::memory_order_relaxed);
+    adj[slot] = cols[k];
+  }
+  return finish_lists(num_rows, std::move(offsets), std::move(cursor), std::move(adjacency));
+}
+
+template <class V>
+LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::vector<V>&& rows, std::vector<V>&& cols, int ranges) {
+  LargeArray<std::uint64_t> offsets = row_starts(std::span<const V>(rows), num_rows);
+  LargeArray<std::uint64_t> cursor = copy_of(offsets, num_rows);
+  const std::uint64_t m = rows.size();
+  // The lists' pages are touched only where a range places entries.
+  LargeArray<V> adjacency(static_cast<std::size_t>(m));
+  V* adj = adjacency.data();
+  std::uint64_t* cur = cursor.data();
+  const std::uint64_t* off = offsets.data();
+  ranges = std::max(1, ranges);
+  std::size_t left = rows.size();
+  const int threads = omp_get_max_threads();
+  std::vector<std::size_t> kept(static_cast<std::size_t>(threads) + 1, 0);
+  std::uint64_t row_begin = 0;
+  for (int range = 0; range < ranges && left > 0; ++range) {
+    // The rows whose entries reach the next share of m.
+    const std::uint64_t share = m / static_cast<std::uint64_t>(ranges) * static_cast<std::uint64_t>(range + 1);
+    const std::uint64_t row_end =
+        range + 1 == ranges
+            ? num_rows
+            : std::max<std::uint64_t>(
+                  row_begin, static_cast<std::uint64_t>(std::upper_bound(off, off + num_rows + 1, share) - off) - 1);
+    V* r = rows.data();
+    V* c = cols.data();
+    // Place the range's pairs; each thread moves the others to the front of its chunk.
+#pragma omp parallel num_threads(threads)
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      const std::size_t begin = left * t / static_cast<std::size_t>(threads);
+      const std::size_t end = left * (t + 1) / static_cast<std::size_t>(threads);
+      std::size_t write = begin;
+      for (std::size_t i = begin; i < end; ++i) {
+        const V row = r[i];
+        if (row >= row_begin && row < row_end) {
+          const std::uint64_t slot = std::atomic_ref<std::uint64_t>(cur[row]).fetch_add(1, std::memory_order_relaxed);
+          adj[slot] = c[i];
+        } else {
+          r[write] = row;
+          c[write] = c[i];
+          ++write;
+        }
+      }
+      kept[t] = write - begin;
+    }
+    // Close the chunks' gaps, then give back the pages past what is left.
+    std::size_t front = 0;
+    for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
+      const std::size_t begin = left * t / static_cast<std::size_t>(threads);
+      if (front != begin && kept[t] != 0) {
+        std::memmove(r + front, r + begin, kept[t] * sizeof(V));
+        std::memmove(c + front, c + begin, kept[t] * sizeof(V));
+      }
+      front += kept[t];
+    }
+    left = front;
+    release_pages(r + left, (rows.capacity() - left) * sizeof(V));
+    release_pages(c + left, (cols.capacity() - left) * sizeof(V));
+    row_begin = row_end;
+  }
+  std::vector<V>().swap(rows);
+  std::vector<V>().swap(cols);
+  return finish_lists(num_rows, std::move(offsets), std::move(cursor), std::move(adjacency));
 }
 
 LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::span<const std::uint32_t> rows,
@@ -244,6 +330,10 @@ template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, s
                                                                 std::span<const std::uint32_t>);
 template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::span<const std::uint64_t>,
                                                                 std::span<const std::uint64_t>);
+template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::vector<std::uint32_t>&&,
+                                                                std::vector<std::uint32_t>&&, int);
+template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::vector<std::uint64_t>&&,
+                                                                std::vector<std::uint64_t>&&, int);
 template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&, std::uint64_t);
 template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&, std::uint64_t);
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/graph/adjacency_rows.hpp"
@@ -92,6 +93,18 @@ class LocalCsr {
 template <class V>
 LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::span<const V> rows, std::span<const V> cols);
 
+// The same from pairs it consumes (left empty), so that the pairs and the lists never
+// both stand whole (kernel 1's peak): `ranges` rounds each place the pairs of the rows
+// that hold the next share of the entries, touching only those lists' pages, move the
+// pairs left to the front and give the pages behind them back. Each round reads what is
+// left: (ranges + 1) / 2 passes over the pairs in all.
+template <class V>
+LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::vector<V>&& rows, std::vector<V>&& cols, int ranges);
+
+// The rounds kernel 1 (graph/distributed_graph.hpp) places its forward lists in: at its
+// peak the pairs stand whole beside a quarter of the lists.
+inline constexpr int kPlacementRanges = 4;
+
 // The same with a weight per pair: a row's duplicate entries keep the lightest weight
 // (weights are finite and not negative), and each row is ordered by weight, then by
 // neighbour (the light edges are a prefix). 32-bit ids only.
@@ -110,6 +123,10 @@ extern template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const
                                                                            std::uint64_t);
 extern template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
                                                                        std::span<const std::uint32_t>);
+extern template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::vector<std::uint32_t>&&,
+                                                                       std::vector<std::uint32_t>&&, int);
+extern template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::vector<std::uint64_t>&&,
+                                                                       std::vector<std::uint64_t>&&, int);
 extern template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::span<const std::uint64_t>,
                                                                        std::span<const std::uint64_t>);
 
