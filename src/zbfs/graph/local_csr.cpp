@@ -183,8 +183,7 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::vector<V>&& rows, std::
   const std::uint64_t* off = offsets.data();
   ranges = std::max(1, ranges);
   std::size_t left = rows.size();
-  const int threads = omp_get_max_threads();
-  std::vector<std::size_t> kept(static_cast<std::size_t>(threads) + 1, 0);
+  std::vector<std::size_t> kept(static_cast<std::size_t>(omp_get_max_threads()), 0);
   std::uint64_t row_begin = 0;
   for (int range = 0; range < ranges && left > 0; ++range) {
     // The rows whose entries reach the next share of m.
@@ -196,12 +195,16 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::vector<V>&& rows, std::
                   row_begin, static_cast<std::uint64_t>(std::upper_bound(off, off + num_rows + 1, share) - off) - 1);
     V* r = rows.data();
     V* c = cols.data();
-    // Place the range's pairs; each thread moves the others to the front of its chunk.
-#pragma omp parallel num_threads(threads)
+    // Place the range's pairs; each thread moves the others to the front of its chunk
+    // (chunks by the team the runtime gave, which may be fewer threads than asked for).
+    std::size_t team = 1;
+#pragma omp parallel
     {
+#pragma omp single
+      team = static_cast<std::size_t>(omp_get_num_threads());
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
-      const std::size_t begin = left * t / static_cast<std::size_t>(threads);
-      const std::size_t end = left * (t + 1) / static_cast<std::size_t>(threads);
+      const std::size_t begin = left * t / team;
+      const std::size_t end = left * (t + 1) / team;
       std::size_t write = begin;
       for (std::size_t i = begin; i < end; ++i) {
         const V row = r[i];
@@ -218,8 +221,8 @@ LocalCsr<V> build_local_csr(std::uint64_t num_rows, std::vector<V>&& rows, std::
     }
     // Close the chunks' gaps, then give back the pages past what is left.
     std::size_t front = 0;
-    for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) {
-      const std::size_t begin = left * t / static_cast<std::size_t>(threads);
+    for (std::size_t t = 0; t < team; ++t) {
+      const std::size_t begin = left * t / team;
       if (front != begin && kept[t] != 0) {
         std::memmove(r + front, r + begin, kept[t] * sizeof(V));
         std::memmove(c + front, c + begin, kept[t] * sizeof(V));
