@@ -52,9 +52,7 @@ DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, boo
   if (forest != nullptr) {
     // The pruned search's start-visited bits and the attach step's tables, as the CPU
     // kernel has them; uploaded with the graph, then freed here.
-    Bitmap pruned(graph.num_vertices());
-    for (std::size_t w = 0; w < pruned.num_words(); ++w)
-      pruned.word(w) = edgeless.word(w) | forest->peeled_bits().word(w);
+    const Bitmap pruned = forest->start_visited(edgeless);
     LargeArray<std::uint32_t> attach_parent;
     LargeArray<std::uint32_t> attach_anchor;
     forest->attach_tables(graph.original_ids(), attach_parent, attach_anchor);

@@ -126,10 +126,7 @@ template <class V>
 DirectionOptimizingBfs<V>::DirectionOptimizingBfs(const Csr<V>& graph, const PeeledForest<V>* forest)
     : DirectionOptimizingBfs(graph, &graph, nullptr, graph.num_directed_edges(), forest) {
   if (forest != nullptr) {
-    pruned_ = Bitmap(graph.num_vertices());
-    for (std::size_t w = 0; w < pruned_.num_words(); ++w) {
-      pruned_.word(w) = edgeless_.word(w) | forest->peeled_bits().word(w);
-    }
+    pruned_ = forest->start_visited(edgeless_);
     // Each peeled vertex's parent (in the input's ids) and anchor, the core vertex its
     // tree hangs from, in the forest's order.
     forest->attach_tables(original_, attach_parent_, attach_anchor_);

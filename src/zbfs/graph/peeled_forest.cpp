@@ -136,6 +136,15 @@ PeeledForest<V>::PeeledForest(const std::uint64_t* offsets, const V* adjacency, 
 }
 
 template <class V>
+Bitmap PeeledForest<V>::start_visited(const Bitmap& edgeless) const {
+  if (edgeless.num_words() != peeled_.num_words())
+    throw Error(ExitCode::kFailure, "the forest belongs to another graph");
+  Bitmap bits(num_vertices());
+  for (std::size_t w = 0; w < bits.num_words(); ++w) bits.word(w) = edgeless.word(w) | peeled_.word(w);
+  return bits;
+}
+
+template <class V>
 void PeeledForest<V>::attach_tables(const V* original, LargeArray<V>& parent, LargeArray<V>& anchor) const {
   // The last round first, so the vertex a peeled one hangs from has its anchor already.
   const std::span<const V> order = order_.span();

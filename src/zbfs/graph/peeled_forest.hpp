@@ -62,6 +62,10 @@ class PeeledForest {
   [[nodiscard]] std::uint64_t core_vertices() const { return core_vertices_; }
   [[nodiscard]] std::uint64_t core_directed_edges() const { return core_directed_edges_; }
 
+  // The bits a pruned search starts visited: `edgeless` (the graph's vertices without
+  // edges, one bit each) and the peeled vertices.
+  [[nodiscard]] Bitmap start_visited(const Bitmap& edgeless) const;
+
   // What the attach step reads, in order()'s order: each peeled vertex's parent (the
   // vertex it hangs from, through `original`, internal -> input ids, when not nullptr)
   // and its anchor, the core vertex its tree hangs from (reached exactly when the anchor
