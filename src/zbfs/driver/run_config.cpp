@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "zbfs/backend/cuda/device_bfs.hpp"
+#include "zbfs/backend/cuda/device_kernel1.hpp"
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/packed_edge_list.hpp"
@@ -365,9 +366,13 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
       vertex_bytes == 4 ? PeeledForest<std::uint32_t>::peak_bytes(n) : PeeledForest<std::uint64_t>::peak_bytes(n);
   const std::uint64_t forest = !c.prune ? 0 : n / 8 + 3 * n * vertex_bytes + forest_bytes;
   // cuda-host keeps the device backend's copy of the graph in host memory (with --prune
-  // its forest, every vertex counted as peeled).
+  // its forest, every vertex counted as peeled), and before it kernel 1's target arrays
+  // beside the host's lists (SSSP's lists are built on the CPU).
+  const std::uint64_t kernel1_target = vertex_bytes == 4 && !c.kernels.sssp ? cuda_backend::kernel1_host_target_bytes(n, m) : 0;
   const std::uint64_t device_copy =
-      c.backend == Backend::kCudaHost ? cuda_backend::DeviceBfs::memory_bytes(n, 2 * m, n, c.prune) : 0;
+      c.backend == Backend::kCudaHost
+          ? std::max(cuda_backend::DeviceBfs::memory_bytes(n, 2 * m, n, c.prune), kernel1_target)
+          : 0;
   return edges + graph + bfs + forest + validation + device_copy + sssp + kProgramBytes;
 }
 

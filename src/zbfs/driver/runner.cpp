@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/device_csr_builder.hpp"
 #include "zbfs/backend/search.hpp"
 #include "zbfs/backend/search_factory.hpp"
 #include "zbfs/core/error.hpp"
@@ -75,11 +76,19 @@ class ProductionTimer {
   std::vector<Slot> slots_;
 };
 
-// Kernel 1 in degree order, into plain or compressed lists.
-// With `weights`, plain 32-bit lists get their SSSP weights placed with the entries.
+// Kernel 1 in degree order, into plain or compressed lists: on the device backends'
+// target where they search it (32-bit plain lists; `copies`: what it copied between host
+// and target), else on the CPU. With `weights`, plain 32-bit lists get their SSSP weights
+// placed with the entries (on the CPU: SSSP runs there).
 template <class Graph>
-Graph build_graph(const InputEdges& input, LargeArray<float>* weights = nullptr) {
+Graph build_graph(const RunConfig& config, const InputEdges& input, LargeArray<float>* weights,
+                  HostDeviceTraffic& copies) {
   using V = typename Graph::Vertex;
+  if constexpr (std::is_same_v<Graph, Csr<std::uint32_t>>) {
+    if (config.backend != Backend::kCpu && weights == nullptr) {
+      return build_csr_on_target(config.backend, input, config.force, copies);
+    }
+  }
   if constexpr (std::is_same_v<Graph, Csr<V>>) {
     return build_csr<V>(input, CsrOrder::kDegree, weights);
   } else {
@@ -240,7 +249,9 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   // workspace, and the search's own structures (the peeled forest, hubs, the edgeless
   // bitmap).
   LargeArray<float> list_weights;
-  const Graph graph = build_graph<Graph>(tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr);
+  HostDeviceTraffic kernel1_copies;
+  const Graph graph =
+      build_graph<Graph>(config, tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr, kernel1_copies);
   const SearchFactory factory = search_factory(config);
   std::unique_ptr<SsspSearch> sssp;
   if constexpr (kWeighted) {
@@ -275,6 +286,10 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   backend.energy = &energy;
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   result.device = search->device_record();
+  if (result.device) {
+    result.device->construction.to_device += kernel1_copies.to_device;
+    result.device->construction.to_host += kernel1_copies.to_host;
+  }
   if constexpr (kWeighted) {
     if (sssp) run_sssp_searches(config, graph, *sssp, roots, input, first_distances, progress, energy, result);
   }

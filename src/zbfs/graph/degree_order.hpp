@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "zbfs/core/large_array.hpp"
@@ -29,6 +30,10 @@ template <class V>
 class DegreeOrder {
  public:
   DegreeOrder() = default;
+  // The two tables as another builder computed them (a device's kernel 1): `sorted_of`
+  // (original offset -> sorted offset) and its inverse.
+  DegreeOrder(LargeArray<V> sorted_of, LargeArray<V> original_of)
+      : sorted_of_(std::move(sorted_of)), original_of_(std::move(original_of)) {}
 
   // Orders `degree.size()` offsets by descending degree; equal degrees keep their
   // original order (so padding offsets past the real vertices, of degree 0, stay last).

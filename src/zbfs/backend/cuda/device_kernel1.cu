@@ -1,0 +1,413 @@
+#include "zbfs/backend/cuda/device_kernel1.hpp"
+
+#include <omp.h>
+#include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/unique.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/launch.cuh"
+#include "zbfs/core/error.hpp"
+
+namespace zbfs::cuda_backend {
+namespace {
+
+using Vertex = std::uint32_t;
+using Word = std::uint64_t;
+
+// Where a self-loop's entries would go: selected by no pass (no entry of a graph of at most
+// 2^32 vertices is this word: it would be the last vertex's self-loop).
+constexpr Word kNoEntry = ~Word{0};
+// What a device's own allocations (Thrust's and CUB's temporaries, the runtime) are left.
+constexpr std::uint64_t kDeviceReserve = 256ULL << 20;
+
+// The kernel bodies. Each is correct for any order of its indices (launch.cuh).
+
+// Both ends of tuple i count, unless it is a self-loop.
+struct CountDegrees {
+  const Vertex* pairs;
+  std::uint64_t* degree;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const Vertex u = pairs[2 * i];
+    const Vertex v = pairs[2 * i + 1];
+    if (u == v) return;
+    shared_word(degree[u]).fetch_add(1, cuda::std::memory_order_relaxed);
+    shared_word(degree[v]).fetch_add(1, cuda::std::memory_order_relaxed);
+  }
+};
+
+// Sorting by this key ascending orders by degree descending.
+struct DescendingDegree {
+  const std::uint64_t* degree;
+  ZBFS_HD Word operator()(std::uint64_t v) const { return ~degree[v]; }
+};
+
+// Sorted offset s: its vertex's sorted id, and its count (the rows' starts before the scan,
+// and the input tuple degree the Csr keeps).
+struct DegreeTables {
+  const Vertex* original;
+  const std::uint64_t* degree;
+  Vertex* sorted;
+  std::uint64_t* starts;
+  Vertex* tuple_degree;
+  ZBFS_HD void operator()(std::uint64_t s) const {
+    const Vertex o = original[s];
+    sorted[o] = static_cast<Vertex>(s);
+    starts[s] = degree[o];
+    tuple_degree[s] = static_cast<Vertex>(degree[o]);
+  }
+};
+
+// Entry k of a part of tuples: tuple k / 2's, from its first end (k even) or its second,
+// as (row << 32 | neighbour) in sorted ids; kNoEntry for a self-loop.
+struct EntryWord {
+  const Vertex* pairs;
+  const Vertex* sorted;
+  ZBFS_HD Word operator()(std::uint64_t k) const {
+    const Vertex u = pairs[k & ~std::uint64_t{1}];
+    const Vertex v = pairs[k | 1];
+    if (u == v) return kNoEntry;
+    const Word a = sorted[u];
+    const Word b = sorted[v];
+    return (k & 1) == 0 ? (a << 32 | b) : (b << 32 | a);
+  }
+};
+
+// A pass's rows: [first, last).
+struct InRows {
+  std::uint64_t first;
+  std::uint64_t last;
+  ZBFS_HD bool operator()(Word word) const {
+    const std::uint64_t row = word >> 32;
+    return word != kNoEntry && row >= first && row < last;
+  }
+};
+
+struct Neighbour {
+  ZBFS_HD Vertex operator()(Word word) const { return static_cast<Vertex>(word); }
+};
+
+// The first word row r's entries can be.
+struct RowFirstWord {
+  ZBFS_HD Word operator()(std::uint64_t r) const { return r << 32; }
+};
+
+struct AddBase {
+  std::uint64_t* values;
+  std::uint64_t base;
+  ZBFS_HD void operator()(std::uint64_t i) const { values[i] += base; }
+};
+
+// Page-locked host memory (the copy engine's full rate), RAII.
+class PinnedArray {
+ public:
+  explicit PinnedArray(std::uint64_t count) {
+    check_cuda(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(Vertex)), "cudaMallocHost");
+  }
+  ~PinnedArray() { cudaFreeHost(data_); }
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+  [[nodiscard]] Vertex* data() const { return data_; }
+
+ private:
+  Vertex* data_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { check_cuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate"); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  [[nodiscard]] cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Writes tuples [first, first + count) of `edges` as 32-bit pairs to `out` (host memory),
+// in parallel; a self-loop is written (0, 0). Throws the CPU build's error when a tuple
+// that is not a self-loop names a vertex outside the graph.
+void convert_tuples(const InputEdges& edges, std::uint64_t first, std::uint64_t count, Vertex* out) {
+  const std::uint64_t n = edges.num_vertices();
+  const auto pieces = static_cast<std::int64_t>((count + InputEdges::kChunk - 1) / InputEdges::kChunk);
+  std::uint64_t outside = 0;
+#pragma omp parallel reduction(+ : outside)
+  {
+    std::vector<Edge> part(InputEdges::kChunk);
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t p = 0; p < pieces; ++p) {
+      const std::uint64_t at = static_cast<std::uint64_t>(p) * InputEdges::kChunk;
+      const std::size_t length = std::min<std::uint64_t>(InputEdges::kChunk, count - at);
+      edges.read(first + at, std::span<Edge>(part.data(), length));
+      Vertex* to = out + 2 * at;
+      for (std::size_t i = 0; i < length; ++i) {
+        const Edge e = part[i];
+        const bool loop = e.u == e.v;
+        if (!loop && (e.u >= n || e.v >= n)) ++outside;
+        to[2 * i] = loop || e.u >= n ? 0 : static_cast<Vertex>(e.u);
+        to[2 * i + 1] = loop || e.v >= n ? 0 : static_cast<Vertex>(e.v);
+      }
+    }
+  }
+  if (outside != 0) {
+    throw Error(ExitCode::kFailure, "an input tuple names a vertex outside the " + std::to_string(n) + " vertices");
+  }
+}
+
+// The tuples on the target, part by part: sent chunk by chunk (the host converts a chunk
+// into one pinned buffer while the other's copy runs), and kept there when resident, so
+// that later visits read them where they are.
+class TupleFeed {
+ public:
+  TupleFeed(const Stream& stream, const InputEdges& edges, std::uint64_t chunk, bool resident,
+            HostDeviceTraffic& traffic)
+      : stream_(stream),
+        edges_(edges),
+        resident_(resident),
+        traffic_(traffic),
+        chunk_(std::min(edges.size(), chunk)),
+        tuples_(stream.target(), 2 * (resident ? edges.size() : chunk_)) {
+    if (stream.target() == ExecutionTarget::kDevice && chunk_ > 0) {
+      for (auto& buffer : pinned_) buffer = std::make_unique<PinnedArray>(2 * chunk_);
+      for (auto& event : done_) event = std::make_unique<Event>();
+    }
+  }
+
+  // visit(pairs, count) over every tuple, a part at a time, on the stream.
+  template <class Visit>
+  void for_each_part(const Visit& visit) {
+    if (resident_ && sent_) {
+      if (edges_.size() > 0) visit(tuples_.data(), edges_.size());
+      return;
+    }
+    std::uint64_t k = 0;
+    for (std::uint64_t first = 0; first < edges_.size(); first += chunk_, ++k) {
+      const std::uint64_t count = std::min(chunk_, edges_.size() - first);
+      Vertex* to = tuples_.data() + (resident_ ? 2 * first : 0);
+      send(first, count, to, k & 1);
+      visit(to, count);
+    }
+    sent_ = true;
+  }
+
+ private:
+  void send(std::uint64_t first, std::uint64_t count, Vertex* to, std::uint64_t slot) {
+    traffic_.to_device += 2 * count * sizeof(Vertex);
+    if (stream_.target() == ExecutionTarget::kHost) return convert_tuples(edges_, first, count, to);
+    // The pinned buffer's last copy must be done before it is written again.
+    if (recorded_[slot]) check_cuda(cudaEventSynchronize(done_[slot]->get()), "cudaEventSynchronize");
+    convert_tuples(edges_, first, count, pinned_[slot]->data());
+    check_cuda(cudaMemcpyAsync(to, pinned_[slot]->data(), 2 * count * sizeof(Vertex), cudaMemcpyHostToDevice,
+                               stream_.get()),
+               "cudaMemcpyAsync (tuples)");
+    check_cuda(cudaEventRecord(done_[slot]->get(), stream_.get()), "cudaEventRecord");
+    recorded_[slot] = true;
+  }
+
+  const Stream& stream_;
+  const InputEdges& edges_;
+  bool resident_;
+  HostDeviceTraffic& traffic_;
+  std::uint64_t chunk_;
+  DeviceArray<Vertex> tuples_;
+  std::array<std::unique_ptr<PinnedArray>, 2> pinned_;  // the device's only
+  std::array<std::unique_ptr<Event>, 2> done_;  // the device's only
+  std::array<bool, 2> recorded_{};
+  bool sent_ = false;
+};
+
+std::uint64_t device_free_bytes(std::uint64_t* total = nullptr) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  if (total != nullptr) *total = total_bytes;
+  return free_bytes;
+}
+
+// The degree order and its tables: `sorted` (input id -> sorted id) and `starts` (each
+// sorted vertex's count) on the target, the inverse table and the tuple degrees to the
+// host.
+void order_by_degree(const Stream& stream, const DeviceArray<std::uint64_t>& degree, std::uint64_t n,
+                     DeviceArray<Vertex>& sorted, DeviceArray<std::uint64_t>& starts, Kernel1Lists& lists) {
+  const ExecutionTarget target = stream.target();
+  const std::uint64_t* deg = degree.data();
+  const std::uint64_t max_degree = on_policy(stream, [&](auto policy) {
+    return thrust::reduce(policy, deg, deg + n, std::uint64_t{0}, thrust::maximum<std::uint64_t>());
+  });
+  if (max_degree > 0xffffffffULL) throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
+  DeviceArray<Vertex> original(target, n);
+  {
+    DeviceArray<Word> keys(target, n);
+    Word* key = keys.data();
+    Vertex* value = original.data();
+    on_policy(stream, [&](auto policy) {
+      thrust::transform(policy, thrust::counting_iterator<std::uint64_t>(0), thrust::counting_iterator<std::uint64_t>(n),
+                        key, DescendingDegree{deg});
+      thrust::sequence(policy, value, value + n, Vertex{0});
+      // Stable: equal degrees keep their input order, as the CPU's counting sort does.
+      thrust::stable_sort_by_key(policy, key, key + n, value);
+      return 0;
+    });
+  }
+  DeviceArray<Vertex> tuple_degree(target, n);
+  for_each_index(stream, n, DegreeTables{original.data(), deg, sorted.data(), starts.data(), tuple_degree.data()});
+  lists.original_of = LargeArray<std::uint32_t>(n);
+  lists.tuple_degree = LargeArray<std::uint32_t>(n);
+  lists.traffic.to_host += original.download(stream, lists.original_of.data(), n);
+  lists.traffic.to_host += tuple_degree.download(stream, lists.tuple_degree.data(), n);
+}
+
+// The lists of rows [row, last), whose entries (duplicates included) are starts[row] ..
+// starts[last]: selected from every tuple, sorted, deduplicated, their neighbours written
+// at neighbors[out...] and their rows' starts at offsets[row, last). Returns the entries
+// kept.
+std::uint64_t build_pass(const Stream& stream, TupleFeed& feed, const Vertex* sorted, std::uint64_t row,
+                         std::uint64_t last, std::uint64_t entries, std::uint64_t out, std::uint64_t* offsets,
+                         Vertex* neighbors) {
+  if (entries == 0) {
+    on_policy(stream, [&](auto policy) {
+      thrust::fill(policy, offsets + row, offsets + last, out);
+      return 0;
+    });
+    return 0;
+  }
+  DeviceArray<Word> words(stream.target(), entries);
+  Word* word = words.data();
+  std::uint64_t filled = 0;
+  feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
+    const auto first = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
+                                                       EntryWord{pairs, sorted});
+    Word* end = on_policy(stream, [&](auto policy) {
+      return thrust::copy_if(policy, first, first + 2 * count, word + filled, InRows{row, last});
+    });
+    filled = static_cast<std::uint64_t>(end - word);
+  });
+  if (filled != entries) {
+    throw Error(ExitCode::kFailure, "kernel 1 on the device: a pass found " + std::to_string(filled) +
+                                        " entries where the degrees promised " + std::to_string(entries));
+  }
+  Word* unique_end = on_policy(stream, [&](auto policy) {
+    thrust::sort(policy, word, word + entries);
+    return thrust::unique(policy, word, word + entries);
+  });
+  const auto kept = static_cast<std::uint64_t>(unique_end - word);
+  on_policy(stream, [&](auto policy) {
+    thrust::transform(policy, word, word + kept, neighbors + out, Neighbour{});
+    const auto rows = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(row), RowFirstWord{});
+    thrust::lower_bound(policy, word, word + kept, rows, rows + (last - row), offsets + row);
+    return 0;
+  });
+  for_each_index(stream, last - row, AddBase{offsets + row, out});
+  return kept;
+}
+
+// Reads one word of target memory.
+std::uint64_t read_word(const Stream& stream, const std::uint64_t* at, HostDeviceTraffic& traffic) {
+  std::uint64_t value = 0;
+  copy_bytes(stream, &value, at, sizeof(value), cudaMemcpyDeviceToHost);
+  traffic.to_host += sizeof(value);
+  return value;
+}
+
+}  // namespace
+
+Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const Kernel1Plan& plan) {
+  const std::uint64_t n = edges.num_vertices();
+  const std::uint64_t m = edges.size();
+  if (n > (std::uint64_t{1} << 32)) {
+    throw_usage_error("the device backend numbers vertices in 32 bits; this graph has " + std::to_string(n));
+  }
+  Kernel1Lists lists;
+  lists.num_vertices = n;
+  if (n == 0) {
+    lists.offsets = LargeArray<std::uint64_t>(1);
+    lists.offsets[0] = 0;
+    return lists;
+  }
+  const Stream stream(target);
+  bool resident = plan.tuples == Kernel1Plan::Tuples::kResident;
+  if (target == ExecutionTarget::kDevice) {
+    std::uint64_t total = 0;
+    const std::uint64_t free = device_free_bytes(&total);
+    require_device_memory(kernel1_min_bytes(n, m), free, total, plan.force);
+    // Resident where the tuples leave room for passes of a quarter of the entries.
+    if (plan.tuples == Kernel1Plan::Tuples::kAuto) resident = free >= kernel1_min_bytes(n, m) + 8 * m + 16 * (m / 2);
+  }
+  lists.tuples_resident = resident;
+  TupleFeed feed(stream, edges, plan.chunk_tuples != 0 ? plan.chunk_tuples : kChunkTuples, resident, lists.traffic);
+
+  // Degrees, then the order and each sorted row's start (before deduplication).
+  DeviceArray<Vertex> sorted(target, n);
+  DeviceArray<std::uint64_t> starts(target, n + 1);
+  {
+    DeviceArray<std::uint64_t> degree(target, n + 1);
+    std::uint64_t* deg = degree.data();
+    on_policy(stream, [&](auto policy) {
+      thrust::fill(policy, deg, deg + n + 1, std::uint64_t{0});
+      return 0;
+    });
+    feed.for_each_part(
+        [&](const Vertex* pairs, std::uint64_t count) { for_each_index(stream, count, CountDegrees{pairs, deg}); });
+    order_by_degree(stream, degree, n, sorted, starts, lists);
+  }
+  const std::uint64_t entries = scan_counts(stream, starts.data(), n, lists.traffic.to_host);
+
+  // The lists, pass by pass over ranges of rows.
+  DeviceArray<std::uint64_t> offsets(target, n + 1);
+  DeviceArray<Vertex> neighbors(target, entries);
+  std::uint64_t budget = plan.pass_entries;
+  std::uint64_t total = 0;
+  if (budget == 0 && target == ExecutionTarget::kHost) budget = kHostPassEntries;
+  if (budget == 0) {
+    // A pass's words and the radix sort's second buffer, 8 bytes each an entry.
+    const std::uint64_t free = device_free_bytes();
+    budget = free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1;
+  }
+  std::uint64_t row = 0;
+  std::uint64_t done = 0;
+  std::uint64_t out = 0;
+  const std::uint64_t* start = starts.data();
+  while (row < n) {
+    // The rows whose entries end within the budget (one row at least).
+    const std::uint64_t past = on_policy(stream, [&](auto policy) {
+      return static_cast<std::uint64_t>(thrust::upper_bound(policy, start, start + n + 1, done + budget) - start);
+    });
+    const std::uint64_t last = std::min(n, std::max(row + 1, past - 1));
+    const std::uint64_t end = read_word(stream, start + last, lists.traffic);
+    if (target == ExecutionTarget::kDevice && end - done > budget) {
+      const std::uint64_t free = device_free_bytes(&total);
+      require_device_memory(16 * (end - done) + kDeviceReserve, free, total, plan.force);
+    }
+    out += build_pass(stream, feed, sorted.data(), row, last, end - done, out, offsets.data(), neighbors.data());
+    ++lists.passes;
+    done = end;
+    row = last;
+  }
+  lists.traffic.to_device += offsets.upload(stream, &out, 1, n);
+
+  lists.offsets = LargeArray<std::uint64_t>(n + 1);
+  lists.neighbors = LargeArray<std::uint32_t>(out);
+  lists.sorted_of = LargeArray<std::uint32_t>(n);
+  lists.traffic.to_host += offsets.download(stream, lists.offsets.data(), n + 1);
+  lists.traffic.to_host += neighbors.download(stream, lists.neighbors.data(), out);
+  lists.traffic.to_host += sorted.download(stream, lists.sorted_of.data(), n);
+  return lists;
+}
+
+}  // namespace zbfs::cuda_backend

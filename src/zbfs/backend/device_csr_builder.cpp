@@ -1,0 +1,34 @@
+#include "zbfs/backend/device_csr_builder.hpp"
+
+#include <utility>
+
+#ifdef ZBFS_HAVE_CUDA
+#include "zbfs/backend/cuda/device_kernel1.hpp"
+#include "zbfs/backend/cuda/device_runtime.hpp"
+#endif
+
+namespace zbfs {
+
+Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force,
+                                       HostDeviceTraffic& traffic) {
+  require_backend(backend);
+#ifdef ZBFS_HAVE_CUDA
+  const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
+  if (target == ExecutionTarget::kDevice) cuda_backend::use_device(0);
+  cuda_backend::Kernel1Plan plan;
+  plan.force = force;
+  cuda_backend::Kernel1Lists lists = cuda_backend::build_lists(target, edges, plan);
+  traffic.to_device += lists.traffic.to_device;
+  traffic.to_host += lists.traffic.to_host;
+  return Csr<std::uint32_t>(lists.num_vertices, std::move(lists.offsets), std::move(lists.neighbors),
+                            std::move(lists.tuple_degree),
+                            DegreeOrder<std::uint32_t>(std::move(lists.sorted_of), std::move(lists.original_of)));
+#else
+  (void)edges;
+  (void)force;
+  (void)traffic;
+  return {};
+#endif
+}
+
+}  // namespace zbfs
