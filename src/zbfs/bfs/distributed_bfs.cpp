@@ -126,6 +126,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       next_(block_),
       sent_(grid.row_group().local_size()),
       sent_parent_(grid.row_group().local_size()),
+      pruning_(grid, graph, forest, exchanger, metrics),
       protocol_(grid, exchanger, metrics, *this),
       sorted_parents_(graph.order().original_offsets()),
       parent_(block_) {
@@ -139,7 +140,6 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       gather_has_edges(*bottom_up.expand, source_core_, true);
     }
   }
-  if (forest != nullptr) anchors_reached_.assign(forest->anchor_mask().size(), 0);
   build_hubs(bottom_up);
 }
 
@@ -219,9 +219,9 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
   protocol_.begin_search();
   BfsStats stats;
   Stopwatch clock;
-  const SearchStart start = find_start(root);
+  const SearchStart start = pruning_.find_start(root, [this](std::uint64_t offset) { return visited_.test(offset); });
   pruned_search_ = start.pruned;
-  anchors_current_ = false;  // visited_ is cleared below; attach_trees sets it again
+  pruning_.forget_anchors();  // visited_ is cleared below; attach_trees finds them again
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
     if (pruned_search_) {
@@ -239,8 +239,7 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
       const std::uint64_t offset = start.id - first_vertex_;
       visited_.set(offset);
       frontier_.set(offset);
-      sorted_parents_[offset] =
-          static_cast<std::int64_t>(start.chain.empty() ? start.original : start.chain.back().original);
+      sorted_parents_[offset] = static_cast<std::int64_t>(start.start_parent());
     }
   }
   stats.init_time_s = clock.elapsed_s();
@@ -251,13 +250,7 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
     const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
     root_degree = grid_.world().allreduce(root_degree, ReduceOp::kSum);
   }
-  // The start's level, and with a core root the trees hanging from it (a chain's start
-  // has the root's tree among them: attach_trees counts its others).
-  level_ = start.chain.size();
-  deepest_ = level_;
-  if (pruned_search_ && start.chain.empty() && grid_.owns(start.id)) {
-    deepest_ += forest_->height(start.id - first_vertex_);
-  }
+  pruning_.begin_levels(start);
   LevelCounts level{1, root_degree};
   DirectionPolicy policy(options, pruned_search_ ? forest_->core_vertices() : grid_.blocks().num_vertices(),
                          pruned_search_ ? forest_->core_directed_edges() : graph_.global_directed_edges(), root_degree);
@@ -281,6 +274,39 @@ void DistributedBfs<V>::scatter_parents(std::span<std::int64_t> parent, BfsStats
     sorted_parents_.move_to(parent, [&](std::uint64_t w) { return visited[w]; });
   }
   stats.output_time_s = clock.elapsed_s();
+}
+
+template <class V>
+void DistributedBfs<V>::attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start,
+                                     BfsStats& stats) {
+  const Stopwatch clock;
+  const std::span<const std::uint64_t> anchors =
+      pruning_.anchors_reached(start, std::span<const std::uint64_t>(visited_.data(), visited_.num_words()));
+  std::uint64_t attached = 0;
+  std::uint64_t deepest = pruning_.deepest();
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    using Peeled = typename DistributedForest<V>::PeeledVertex;
+    const Peeled* peeled = forest_->peeled_vertices().data();
+    const std::uint64_t* reached = anchors.data();
+    std::int64_t* out = parent.data();
+    const auto count = static_cast<std::int64_t>(forest_->peeled_vertices().size());
+    const std::uint64_t own_tree = pruning_.own_tree_anchor(start);
+    // In original order: the parent array is written from front to back.
+#pragma omp parallel for schedule(static) reduction(+ : attached) reduction(max : deepest)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const Peeled& vertex = peeled[i];
+      const std::uint64_t at = vertex.anchor_at;
+      if (at == DistributedForest<V>::kNone || ((reached[at / 64] >> (at % 64)) & 1) == 0) continue;
+      out[vertex.original] = static_cast<std::int64_t>(vertex.parent);
+      ++attached;
+      if (at == own_tree) deepest = std::max(deepest, pruning_.own_tree_depth(start, vertex.offset));
+    }
+    for (const auto& [offset, by] : pruning_.chain_parents(start, root)) {
+      out[owned_original_[offset]] = static_cast<std::int64_t>(by);
+    }
+  }
+  pruning_.finish(start, attached, deepest, clock, stats);
 }
 
 template <class V>
@@ -617,10 +643,7 @@ LevelCounts DistributedBfs<V>::count_level(bool with_edges) {
       edges += degree[static_cast<std::size_t>(w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
     }
   }
-  if (pruned_search_) {
-    ++level_;
-    if (vertices > 0) deepest_ = std::max(deepest_, level_ + tallest);
-  }
+  if (pruned_search_) pruning_.level_counted(vertices, tallest);
   return {vertices, edges};
 }
 

@@ -26,6 +26,7 @@
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
+#include "zbfs/bfs/distributed_pruned_search.hpp"
 #include "zbfs/bfs/sorted_parents.hpp"
 #include "zbfs/bfs/step_protocol.hpp"
 #include "zbfs/core/bitmap.hpp"
@@ -67,34 +68,13 @@ class DistributedBfs final : private LocalSteps {
   BfsStats search(std::uint64_t root, std::span<std::int64_t> parent, const BfsOptions& options);
 
   using LevelCounts = zbfs::LevelCounts;
+  using SearchStart = typename DistributedPrunedSearch<V>::Start;
 
-  // A peeled root's way to the core: the vertices from the root (first) to the last
-  // peeled one, in sorted and in input ids.
-  struct ChainLink {
-    std::uint64_t id = 0;
-    std::uint64_t original = 0;
-  };
-  // Where a search starts: the root, or for a pruned search from a peeled root the core
-  // vertex its chain ends at. Collective.
-  struct SearchStart {
-    bool pruned = false;
-    // Sorted global id; on ranks that do not own the start, any id of the start's piece
-    // (ownership is all they ask).
-    std::uint64_t id = 0;
-    std::uint64_t original = 0;  // input global id
-    std::vector<ChainLink> chain;
-    // The start's degree when the chain walk's collective brought it to every rank.
-    std::optional<std::uint64_t> degree;
-    // Pruned: the last search reached the start (anchors_current_), so it searched the
-    // same component and reached the same anchors.
-    bool anchors_known = false;
-  };
-  SearchStart find_start(std::uint64_t root);
   // Moves the reached vertices' parents in `parent` from sorted to original offsets.
   void scatter_parents(std::span<std::int64_t> parent, BfsStats& stats);
   // Hangs this rank's peeled vertices whose anchors were reached onto the tree (their
   // parents straight into `parent`, in original order), sets the chain's parents, and
-  // records the attach step and the search's depth.
+  // records the attach step and the search's depth (collective).
   void attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start, BfsStats& stats);
 
   // LocalSteps: this rank's part of the steps (bfs/step_protocol.hpp), over the bitmaps
@@ -161,18 +141,10 @@ class DistributedBfs final : private LocalSteps {
   LargeArray<V> hub_;
   LargeArray<V> hub_original_;
   Bitmap target_rows_with_edges_;
-  // The current search: whether it is pruned, the level of its current frontier, and
-  // this rank's deepest level with the trees hanging below (pruned searches).
+  // The current search: whether it is pruned; and what every pruned search does around
+  // its core search (the chain walk, the depth, the attach step's collectives).
   bool pruned_search_ = false;
-  std::uint64_t level_ = 0;
-  std::uint64_t deepest_ = 0;
-  std::vector<std::uint64_t> anchors_reached_;  // pruned: the gathered anchors' visited bits
-  // Whether anchors_reached_ holds the last search's, a pruned one whose visited bits are
-  // still in visited_: a search that starts at a core vertex it reached covers the same
-  // component, reaches the same anchors, and skips the gather (a collective over all
-  // ranks, most of the attach step at 4 ranks).
-  bool anchors_current_ = false;
-  std::uint64_t anchors_attached_ = 0;  // the vertices they hang, over all ranks
+  DistributedPrunedSearch<V> pruning_;
   // Pipelined top-down steps' buckets (thread t's updates for member d at t * members +
   // d), kept from level to level and search to search so that their pages are not mapped
   // afresh each time.

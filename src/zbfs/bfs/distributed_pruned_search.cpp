@@ -1,19 +1,27 @@
-// DistributedBfs's pruned search (--prune): the walk from a peeled root to the core, and
-// the trees attached after the core search (distributed_bfs.hpp).
-#include <omp.h>
+#include "zbfs/bfs/distributed_pruned_search.hpp"
 
 #include <algorithm>
-#include <vector>
-
-#include "zbfs/bfs/distributed_bfs.hpp"
-#include "zbfs/core/timer.hpp"
 
 namespace zbfs {
 
 template <class V>
-typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint64_t root) {
+DistributedPrunedSearch<V>::DistributedPrunedSearch(const ProcessGrid& grid, const DistributedGraph<V>& graph,
+                                                    const DistributedForest<V>* forest, Exchanger& exchanger,
+                                                    PhaseMetrics& metrics)
+    : grid_(grid),
+      graph_(graph),
+      forest_(forest),
+      exchanger_(exchanger),
+      metrics_(metrics),
+      first_vertex_(grid.my_first_vertex()) {
+  if (forest != nullptr) anchors_reached_.assign(forest->anchor_mask().size(), 0);
+}
+
+template <class V>
+typename DistributedPrunedSearch<V>::Start DistributedPrunedSearch<V>::find_start(
+    std::uint64_t root, const std::function<bool(std::uint64_t)>& reached_last) {
   const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
-  SearchStart start;
+  Start start;
   start.original = root;
   // Only the owner knows the root's sorted id.
   const bool root_owned = grid_.owns(root);
@@ -28,8 +36,7 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
   bool anchors_known = false;
   for (bool first = true;; first = false) {
     // The vertex's owner says: its sorted id, whether it is peeled, the vertex it hangs
-    // from (sorted and input ids), its degree, and whether the last search reached it
-    // (anchors_current_: before this search clears visited_).
+    // from (sorted and input ids), its degree, and whether the last search reached it.
     std::uint64_t info[6] = {0, 0, 0, 0, 0, 0};
     if (first ? root_owned : grid_.owns(id)) {
       const std::uint64_t offset = id - first_vertex_;
@@ -38,7 +45,7 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
       info[2] = forest_->attach(offset);
       info[3] = forest_->attach_original(offset);
       info[4] = graph_.owned_degree()[offset];
-      info[5] = anchors_current_ && visited_.test(offset) ? 1 : 0;
+      info[5] = anchors_current_ && reached_last(offset) ? 1 : 0;
     }
     grid_.world().allreduce(std::span<std::uint64_t>(info), ReduceOp::kSum);
     id = info[0];
@@ -64,76 +71,79 @@ typename DistributedBfs<V>::SearchStart DistributedBfs<V>::find_start(std::uint6
 }
 
 template <class V>
-void DistributedBfs<V>::attach_trees(std::span<std::int64_t> parent, std::uint64_t root, const SearchStart& start,
-                                     BfsStats& stats) {
-  Stopwatch clock;
-  const Communicator& world = grid_.world();
+void DistributedPrunedSearch<V>::begin_levels(const Start& start) {
+  // The start's level, and with a core root the trees hanging from it (a chain's start
+  // has the root's tree among them: the attach step counts its others).
+  level_ = start.chain.size();
+  deepest_ = level_;
+  if (start.pruned && start.chain.empty() && grid_.owns(start.id)) deepest_ += forest_->height(start.id - first_vertex_);
+}
+
+template <class V>
+void DistributedPrunedSearch<V>::level_counted(std::uint64_t vertices, std::uint64_t tallest) {
+  ++level_;
+  if (vertices > 0) deepest_ = std::max(deepest_, level_ + tallest);
+}
+
+template <class V>
+std::span<const std::uint64_t> DistributedPrunedSearch<V>::anchors_reached(const Start& start,
+                                                                           std::span<const std::uint64_t> visited) {
   if (!start.anchors_known) {
     const ScopedPhase phase(metrics_, Phase::kColumnExchange);
-    exchanger_.gather_bitmap(world, std::span<const std::uint64_t>(visited_.data(), visited_.num_words()),
-                             anchors_reached_, forest_->anchor_mask());
+    exchanger_.gather_bitmap(grid_.world(), visited, anchors_reached_, forest_->anchor_mask());
   }
   anchors_current_ = true;
-  std::uint64_t attached = 0;
-  std::uint64_t deepest = deepest_;
-  {
-    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
-    using Peeled = typename DistributedForest<V>::PeeledVertex;
-    const Peeled* peeled = forest_->peeled_vertices().data();
-    const std::uint64_t* reached = anchors_reached_.data();
-    std::int64_t* out = parent.data();
-    const auto count = static_cast<std::int64_t>(forest_->peeled_vertices().size());
-    const std::vector<ChainLink>& chain = start.chain;
-    // The root's own tree hangs from the start (a chain's last vertex): its depth counts.
-    const std::uint64_t start_at = chain.empty() ? DistributedForest<V>::kNone : forest_->anchor_position(start.id);
-    // In original order: the parent array is written from front to back.
-#pragma omp parallel for schedule(static) reduction(+ : attached) reduction(max : deepest)
-    for (std::int64_t i = 0; i < count; ++i) {
-      const Peeled& vertex = peeled[i];
-      const std::uint64_t at = vertex.anchor_at;
-      if (at == DistributedForest<V>::kNone || ((reached[at / 64] >> (at % 64)) & 1) == 0) continue;
-      out[vertex.original] = static_cast<std::int64_t>(vertex.parent);
-      ++attached;
-      if (at != start_at) continue;
-      // The root's own tree: a vertex hanging from the chain's i-th vertex (the start
-      // at i = chain.size()) is at level i + 1, but for the one the chain came up by.
-      const V o = vertex.offset;
-      const std::uint64_t by = forest_->attach(o);
-      const std::uint64_t self = first_vertex_ + o;
-      for (std::size_t c = 0; c <= chain.size(); ++c) {
-        const std::uint64_t link = c < chain.size() ? chain[c].id : start.id;
-        if (by == link && (c == 0 || self != chain[c - 1].id)) {
-          deepest = std::max<std::uint64_t>(deepest, c + 1 + forest_->height(o));
-        }
-      }
-    }
-    // The chain's parents point back towards the root.
-    for (std::size_t c = 0; c < chain.size(); ++c) {
-      if (!grid_.owns(chain[c].id)) continue;
-      const std::uint64_t offset = chain[c].id - first_vertex_;
-      out[owned_original_[offset]] = static_cast<std::int64_t>(c == 0 ? root : chain[c - 1].original);
+  return anchors_reached_;
+}
+
+template <class V>
+std::uint64_t DistributedPrunedSearch<V>::own_tree_anchor(const Start& start) const {
+  return start.chain.empty() ? DistributedForest<V>::kNone : forest_->anchor_position(start.id);
+}
+
+template <class V>
+std::uint64_t DistributedPrunedSearch<V>::own_tree_depth(const Start& start, std::uint64_t offset) const {
+  const std::uint64_t by = forest_->attach(offset);
+  const std::uint64_t self = first_vertex_ + offset;
+  const std::vector<ChainLink>& chain = start.chain;
+  std::uint64_t deepest = 0;
+  for (std::size_t c = 0; c <= chain.size(); ++c) {
+    const std::uint64_t link = c < chain.size() ? chain[c].id : start.id;
+    if (by == link && (c == 0 || self != chain[c - 1].id)) {
+      deepest = std::max<std::uint64_t>(deepest, c + 1 + forest_->height(offset));
     }
   }
+  return deepest;
+}
+
+template <class V>
+std::vector<std::pair<std::uint64_t, std::uint64_t>> DistributedPrunedSearch<V>::chain_parents(
+    const Start& start, std::uint64_t root) const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> parents;
+  const std::vector<ChainLink>& chain = start.chain;
+  for (std::size_t c = 0; c < chain.size(); ++c) {
+    if (grid_.owns(chain[c].id)) parents.emplace_back(chain[c].id - first_vertex_, c == 0 ? root : chain[c - 1].original);
+  }
+  return parents;
+}
+
+template <class V>
+void DistributedPrunedSearch<V>::finish(const Start& start, std::uint64_t attached, std::uint64_t deepest,
+                                        const Stopwatch& clock, BfsStats& stats) {
   {
     const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
     // The same anchors hang the same trees: their count is the last search's.
-    if (!start.anchors_known) anchors_attached_ = world.allreduce(attached, ReduceOp::kSum);
+    if (!start.anchors_known) anchors_attached_ = grid_.world().allreduce(attached, ReduceOp::kSum);
     attached = anchors_attached_;
-    deepest = world.allreduce(deepest, ReduceOp::kMax);
+    deepest = grid_.world().allreduce(deepest, ReduceOp::kMax);
   }
-  const double t = clock.elapsed_s();
-  stats.steps.push_back({StepKind::kAttach, 0, attached, t});
-  stats.attach_time_s = t;
+  const double seconds = clock.elapsed_s();
+  stats.steps.push_back({StepKind::kAttach, 0, attached, seconds});
+  stats.attach_time_s = seconds;
   stats.depth = deepest;
 }
 
-// The members defined here, for both id widths (the class is instantiated in
-// distributed_bfs.cpp).
-template DistributedBfs<std::uint32_t>::SearchStart DistributedBfs<std::uint32_t>::find_start(std::uint64_t);
-template DistributedBfs<std::uint64_t>::SearchStart DistributedBfs<std::uint64_t>::find_start(std::uint64_t);
-template void DistributedBfs<std::uint32_t>::attach_trees(std::span<std::int64_t>, std::uint64_t, const SearchStart&,
-                                                          BfsStats&);
-template void DistributedBfs<std::uint64_t>::attach_trees(std::span<std::int64_t>, std::uint64_t, const SearchStart&,
-                                                          BfsStats&);
+template class DistributedPrunedSearch<std::uint32_t>;
+template class DistributedPrunedSearch<std::uint64_t>;
 
 }  // namespace zbfs
