@@ -579,7 +579,8 @@ TEST(Cli, CudaHostBackendPrunesAsTheCpuKernelDoes) {
   EXPECT_TRUE(attached) << "no search attached a tree";
   std::filesystem::remove(cpu_json);
   std::filesystem::remove(host_json);
-  expect_usage_error("run --scale 8 --backend cuda-host --prune --partition 1d", "one process only");
+  expect_usage_error("run --scale 8 --backend cuda-host --prune --partition 1d --device-exchange cuda-aware",
+                     "prunes over the staged exchange only so far");
 }
 
 // --backend cuda runs where a GPU is visible and otherwise ends with one line and exit 2.
@@ -796,8 +797,15 @@ TEST(CliMpi, PrunedRunsTraverseTheSameEdgesOnEveryPartition) {
   const auto nedge_lines = [](const std::string& out) { return out.substr(out.find("min_nedge:"), 240); };
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
   ASSERT_EQ(single.status, 0) << single.err;
-  for (const char* layout : {"--partition 1d", "--partition 2d --grid 2x2", "--partition 2d --grid 4x1"}) {
-    const Outcome o = run_mpi(4, std::string("run --scale 10 --roots 6 -q --prune ") + layout);
+  std::vector<std::string> layouts{"--partition 1d", "--partition 2d --grid 2x2", "--partition 2d --grid 4x1"};
+  // The device's distributed search prunes too (through its host launcher).
+  if (ZBFS_CUDA_BUILT) {
+    for (const char* layout : {"--partition 1d", "--partition 2d --grid 2x2", "--partition hybrid"}) {
+      layouts.push_back(std::string("--backend cuda-host ") + layout);
+    }
+  }
+  for (const std::string& layout : layouts) {
+    const Outcome o = run_mpi(4, "run --scale 10 --roots 6 -q --prune " + layout);
     ASSERT_EQ(o.status, 0) << layout << ": " << o.err;
     EXPECT_EQ(nedge_lines(o.out), nedge_lines(single.out)) << layout;
   }

@@ -23,11 +23,13 @@
 #include "mpi_test_support.hpp"
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/bfs/distributed_bfs.hpp"
+#include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/codec/codec_cost.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/mpi/environment.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/validator.hpp"
+#include "zbfs/wire/direct/direct_exchanger.hpp"
 #include "zbfs/wire/exchanger_factory.hpp"
 
 namespace zbfs {
@@ -161,6 +163,88 @@ TEST_F(DeviceDistributedBfsTest, DeviceWireCarriesTheSameSearches) {
     }
     check_device_searches(layout, 10, 2, 5, Direction::kAuto, CodecId::kNone, RouteChoice{RouteKind::kGrid2, {}, true},
                           DeviceExchange::kCudaAware);
+  }
+}
+
+// Pruned searches (--prune) of `edges` over 2^vertex_bits vertices from `roots`, in turn:
+// the CPU backend's steps (the attach step's attached count among them) and depth, the
+// sequential levels, and the validator's approval (the parents chosen may differ).
+void check_pruned_searches(const Layout& layout, int vertex_bits, const std::vector<Edge>& edges,
+                           const std::vector<std::uint64_t>& roots, int rounds) {
+  SCOPED_TRACE(std::string(to_string(layout.partition)) + " grid " + layout.shape.to_string() + " rounds " +
+               std::to_string(rounds));
+  PhaseMetrics metrics;
+  const std::uint64_t n = std::uint64_t{1} << vertex_bits;
+  const ProcessGrid grid(layout.partition, layout.shape, n, &metrics);
+  const EdgeSliceRange range = edge_slice_of(edges.size(), grid.rank(), grid.size());
+  const PackedEdgeList slice =
+      testing::pack(vertex_bits, std::vector<Edge>(edges.begin() + static_cast<std::ptrdiff_t>(range.first),
+                                                   edges.begin() + static_cast<std::ptrdiff_t>(range.first + range.count)));
+  const DistributedGraph<std::uint32_t> graph(grid, slice);
+  DirectExchanger exchanger(ColumnGather::kAllgatherv);
+  const DistributedForest<std::uint32_t> forest(grid, graph, exchanger, rounds);
+  DistributedBfs<std::uint32_t> cpu(grid, graph, exchanger, metrics, &forest);
+  DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, exchanger, metrics, false,
+                              cuda_backend::IdTransfer::kRaw, DeviceExchange::kStaged, &forest);
+  const PackedEdgeList packed = testing::pack(vertex_bits, edges);
+  std::vector<std::int64_t> cpu_owned(grid.blocks().block());
+  std::vector<std::int64_t> owned(grid.blocks().block(), 7);
+  for (const std::uint64_t root : roots) {
+    SCOPED_TRACE("root " + std::to_string(root));
+    const BfsStats want = cpu.run(root, cpu_owned, BfsOptions{});
+    const BfsStats got = device.run(root, BfsOptions{});
+    device.copy_parents(owned);
+    EXPECT_EQ(testing::step_list(got), testing::step_list(want));
+    EXPECT_EQ(got.depth, want.depth);
+    const std::vector<std::int64_t> parent = testing::gather_parents(grid, owned);
+    ASSERT_EQ(levels_from_parents(parent, root), reference_bfs_levels(n, edges, root));
+    const ValidationReport report = validate_bfs_tree(packed, root, parent);
+    ASSERT_TRUE(report.ok()) << report.messages.front();
+  }
+}
+
+// --prune on the device: Kronecker graphs (a dense one, and a sparse one with many trees,
+// peeled fully or in one round) from keys in the core and in the trees, and hand-drawn
+// trees whose keys walk chains to the core, reuse the anchors the last search reached or
+// gather them anew, and start in tree components.
+TEST_F(DeviceDistributedBfsTest, PrunedSearchesMatchTheCpuBackend) {
+  const int p = world_size();
+  const std::vector<Edge> dense = testing::kronecker_edges(9, 16, 1);
+  const std::vector<Edge> sparse = testing::kronecker_edges(10, 2, 5);
+  const auto keys = [](const std::vector<Edge>& edges) {
+    std::vector<std::uint64_t> roots;
+    for (std::size_t i = 0; i < edges.size() && roots.size() < 6; i += 97) {
+      if (edges[i].u != edges[i].v) roots.push_back(edges[i].v);
+    }
+    return roots;
+  };
+  std::vector<Edge> drawn{{0, 1},   {1, 2},   {2, 3},   {3, 4},   {4, 0},   {0, 10},  {10, 11}, {11, 12}, {11, 13},
+                          {2, 14},  {2, 15},  {15, 16}, {3, 17},  {20, 21}, {20, 22}, {20, 23}, {23, 24}, {24, 25},
+                          {30, 31}, {50, 51}, {51, 52}, {52, 50}, {50, 53}, {53, 54}, {54, 55}, {55, 56}, {51, 57}};
+  for (std::uint64_t v = 100; v + 1 < 400; ++v) drawn.push_back({v, v + 1});
+  for (const Layout& layout : testing::all_layouts(p)) {
+    check_pruned_searches(layout, 9, dense, keys(dense), DistributedForest<std::uint32_t>::kMaxRounds);
+    check_pruned_searches(layout, 10, sparse, keys(sparse), DistributedForest<std::uint32_t>::kMaxRounds);
+    check_pruned_searches(layout, 10, sparse, keys(sparse), 1);
+    check_pruned_searches(layout, 9, drawn, {56, 54, 0, 12, 53, 57, 16, 17, 25, 31, 30, 100, 250, 399, 40}, 64);
+  }
+}
+
+// A device wire does not prune yet: refused with a usage error, on every rank alike.
+TEST_F(DeviceDistributedBfsTest, DeviceWireRefusesToPrune) {
+  PhaseMetrics metrics;
+  const KroneckerGenerator generator(KroneckerParams{8, 8, 1});
+  const ProcessGrid grid(Partition::k1D, {1, world_size()}, generator.num_vertices(), &metrics);
+  const DistributedGraph<std::uint32_t> graph(grid, testing::my_slice(generator, grid));
+  DirectExchanger exchanger(ColumnGather::kAllgatherv);
+  const DistributedForest<std::uint32_t> forest(grid, graph, exchanger);
+  try {
+    DeviceDistributedBfs device(Backend::kCudaHost, 0, grid, graph, exchanger, metrics, false,
+                                cuda_backend::IdTransfer::kRaw, DeviceExchange::kCudaAware, &forest);
+    ADD_FAILURE() << "a device wire took --prune";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("does not prune yet"), std::string::npos) << e.what();
   }
 }
 

@@ -52,12 +52,15 @@ cuda_backend::WireForm wire_form_of(cuda_backend::IdTransfer transfer) {
 struct DeviceDistributedBfs::Steps final : cuda_backend::DistributedSteps, LocalSteps {
   Steps(ExecutionTarget target, const cuda_backend::DistributedPieceView& view, const ProcessGrid& grid,
         const DistributedGraph<std::uint32_t>& graph, PhaseMetrics& metrics,
-        std::vector<std::uint64_t> source_has_edges)
+        std::vector<std::uint64_t> source_has_edges, std::vector<std::uint64_t> source_core,
+        DistributedPrunedSearch<std::uint32_t>& pruning)
       : DistributedSteps(target, view),
         grid_(grid),
         graph_(graph),
         metrics_(metrics),
-        source_has_edges_(std::move(source_has_edges)) {}
+        source_has_edges_(std::move(source_has_edges)),
+        source_core_(std::move(source_core)),
+        pruning_(pruning) {}
 
   [[nodiscard]] bool carries_parents() const override { return false; }
   std::vector<std::uint64_t> frontier_ids() override {
@@ -94,7 +97,7 @@ struct DeviceDistributedBfs::Steps final : cuda_backend::DistributedSteps, Local
     frontier_copy_ = DistributedSteps::frontier_words();
     return frontier_copy_;
   }
-  std::span<const std::uint64_t> open_positions() override { return source_has_edges_; }
+  std::span<const std::uint64_t> open_positions() override { return pruned ? source_core_ : source_has_edges_; }
   void search_own(const TraversalLayout&, std::span<const std::uint64_t> frontier) override {
     const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
     DistributedSteps::search_own(frontier);
@@ -114,8 +117,9 @@ struct DeviceDistributedBfs::Steps final : cuda_backend::DistributedSteps, Local
   }
   LevelCounts count_level(bool with_edges) override {
     const BookedCopies copies(metrics_, Phase::kLocalExpansion, *this);
-    const auto [vertices, edges] = finish_level(with_edges);
-    return {vertices, edges};
+    const cuda_backend::LevelTally tally = finish_level(with_edges);
+    if (pruned) pruning_.level_counted(tally.vertices, tally.tallest);
+    return {tally.vertices, tally.edges};
   }
 
   OutgoingIds foreign_claims() override {
@@ -165,25 +169,35 @@ struct DeviceDistributedBfs::Steps final : cuda_backend::DistributedSteps, Local
   const DistributedGraph<std::uint32_t>& graph_;
   PhaseMetrics& metrics_;
   // The bottom-up gathers' mask: the source group's vertices with edges (empty when the
-  // source group is this rank's piece alone).
+  // source group is this rank's piece alone), and of those the core's (--prune).
   std::vector<std::uint64_t> source_has_edges_;
+  std::vector<std::uint64_t> source_core_;
   std::vector<std::uint64_t> frontier_copy_;  // frontier_words()'s, in host memory
+  DistributedPrunedSearch<std::uint32_t>& pruning_;
+
+ public:
+  bool pruned = false;  // the current search
 };
 
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
                                            PhaseMetrics& metrics, bool force, cuda_backend::IdTransfer id_transfer,
-                                           DeviceExchange exchange)
+                                           DeviceExchange exchange, const DistributedForest<std::uint32_t>* forest)
     : grid_(grid),
       graph_(graph),
       exchanger_(exchanger),
       metrics_(metrics),
       device_name_("host"),
       id_transfer_(id_transfer),
-      exchange_(exchange) {
+      exchange_(exchange),
+      pruning_(grid, graph, forest, exchanger, metrics) {
   if (exchange != DeviceExchange::kStaged && id_transfer == cuda_backend::IdTransfer::kPriced) {
     throw_usage_error("--device-exchange " + std::string(to_string(exchange)) +
                       " sends ids as they are (--codec none) or as bitpack frames (--codec bitpack)");
+  }
+  if (exchange != DeviceExchange::kStaged && forest != nullptr) {
+    throw_usage_error("--device-exchange " + std::string(to_string(exchange)) +
+                      " does not prune yet: leave out --prune or --device-exchange");
   }
   const TraversalLayout top_down = grid.top_down();
   const TraversalLayout bottom_up = grid.bottom_up();
@@ -206,8 +220,10 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   view.bottom_up_original =
       grid_layout(grid.partition()) ? graph.col_group_original().data() : graph.row_group_original().data();
   view.owned_degree = graph.owned_degree().data();
-  // The same hubs as the CPU backend's (collective along the bottom-up expand group).
-  const LargeArray<std::uint32_t> hubs = bottom_up_hubs(graph, bottom_up, [](std::size_t) { return false; });
+  // The same hubs as the CPU backend's (collective along the bottom-up expand group): with
+  // a forest, a core neighbour.
+  const LargeArray<std::uint32_t> hubs =
+      bottom_up_hubs(graph, bottom_up, [forest](std::size_t v) { return forest != nullptr && forest->peeled(v); });
   view.bottom_up_hubs = hubs.data();
   view.id_transfer = id_transfer;
   view.target_first_piece = static_cast<std::uint64_t>(top_down.target.piece_of_member(0));
@@ -234,14 +250,32 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   }
   const ScopedPhase phase(metrics, Phase::kConstruction);
   std::vector<std::uint64_t> source_has_edges;
+  std::vector<std::uint64_t> source_core;
   if (bottom_up.expand->size() > 1) {
-    source_has_edges.assign(static_cast<std::size_t>(bottom_up.source.words()), 0);
-    gather_has_edges(
-        graph, *bottom_up.expand, grid.blocks().words_per_block(), [](std::size_t) { return false; },
-        std::span<std::uint64_t>(source_has_edges));
+    const auto gather = [&](bool core_only) {
+      std::vector<std::uint64_t> bits(static_cast<std::size_t>(bottom_up.source.words()), 0);
+      gather_has_edges(
+          graph, *bottom_up.expand, grid.blocks().words_per_block(),
+          [forest, core_only](std::size_t v) { return core_only && forest->peeled(v); },
+          std::span<std::uint64_t>(bits));
+      return bits;
+    };
+    source_has_edges = gather(false);
     view.source_has_edges = source_has_edges.data();
+    if (forest != nullptr) source_core = gather(true);
   }
-  steps_ = std::make_unique<Steps>(target, view, grid, graph, metrics, std::move(source_has_edges));
+  // --prune's trees, as the attach step reads them.
+  std::vector<cuda_backend::PeeledVertexView> peeled;
+  cuda_backend::ForestView trees;
+  if (forest != nullptr) {
+    for (const auto& p : forest->peeled_vertices()) peeled.push_back({p.anchor_at, p.parent, p.offset, p.original});
+    trees = {forest->peeled_bits().data(), forest->row_group_peeled().data(), forest->heights().data(),
+             forest->attach_ids().data(), peeled.data(), peeled.size(), forest->anchor_mask().size()};
+    view.forest = &trees;
+  }
+  static_assert(cuda_backend::kNoAnchor == DistributedForest<std::uint32_t>::kNone);
+  steps_ = std::make_unique<Steps>(target, view, grid, graph, metrics, std::move(source_has_edges),
+                                   std::move(source_core), pruning_);
   protocol_ = std::make_unique<StepProtocol>(grid, exchanger, metrics, *steps_);
   if (exchange != DeviceExchange::kStaged) wire_ = make_device_wire(exchange, target);
   metrics.add_device_copies(Phase::kConstruction, steps_->traffic().to_device, steps_->traffic().to_host);
@@ -280,25 +314,35 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
   BfsStats stats;
   Stopwatch clock;
   const std::uint64_t first = grid_.my_first_vertex();
-  // Only the owner knows the root's sorted id (the root's piece is its sorted id's).
-  const bool owner = grid_.owns(root);
-  const std::uint64_t start = owner ? graph_.order().sorted_offset(root - first) : 0;
+  // The root, or a pruned search's core vertex (the chain walk asks the owner whether the
+  // last search reached it, before this one clears the visited bits).
+  const DistributedPrunedSearch<std::uint32_t>::Start start =
+      pruning_.find_start(root, [this](std::uint64_t offset) { return steps_->visited(offset); });
+  pruning_.forget_anchors();
+  steps_->pruned = start.pruned;
+  const bool owner = grid_.owns(start.id);
+  const std::uint64_t offset = owner ? start.id - first : 0;
   {
     const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
     const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
-    steps_->begin(owner, start, static_cast<std::int64_t>(root));
+    steps_->begin(owner, offset, static_cast<std::int64_t>(start.start_parent()), start.pruned);
     protocol_->begin_search();
   }
   stats.init_time_s = clock.elapsed_s();
-  std::uint64_t root_degree = owner ? graph_.owned_degree()[start] : 0;
-  {
+  std::uint64_t root_degree = start.degree.value_or(0);
+  if (!start.degree) {
+    root_degree = owner ? graph_.owned_degree()[offset] : 0;
     const ScopedPhase phase(metrics_, Phase::kTerminationCheck);
     root_degree = grid_.world().allreduce(root_degree, ReduceOp::kSum);
   }
+  pruning_.begin_levels(start);
+  const DistributedForest<std::uint32_t>* forest = pruning_.forest();
   LevelCounts level{1, root_degree};
-  DirectionPolicy policy(options, grid_.blocks().num_vertices(), graph_.global_directed_edges(), root_degree);
+  DirectionPolicy policy(options, start.pruned ? forest->core_vertices() : grid_.blocks().num_vertices(),
+                         start.pruned ? forest->core_directed_edges() : graph_.global_directed_edges(), root_degree);
   if (!wire_) {
     protocol_->run(policy, level, stats);
+    if (start.pruned) attach_trees(root, start, stats);
     return stats;
   }
   run_levels(
@@ -311,6 +355,34 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
     reduce_on_wire();
   }
   return stats;
+}
+
+void DeviceDistributedBfs::attach_trees(std::uint64_t root, const DistributedPrunedSearch<std::uint32_t>::Start& start,
+                                        BfsStats& stats) {
+  const Stopwatch clock;
+  std::vector<std::uint64_t> visited;
+  if (!start.anchors_known) {
+    const BookedCopies copies(metrics_, Phase::kColumnExchange, *steps_);
+    visited = steps_->visited_words();
+  }
+  const std::span<const std::uint64_t> anchors = pruning_.anchors_reached(start, visited);
+  std::pair<std::uint64_t, std::uint64_t> tally;
+  {
+    const ScopedPhase phase(metrics_, Phase::kLocalExpansion);
+    const BookedCopies copies(metrics_, Phase::kLocalExpansion, *steps_);
+    std::vector<std::uint64_t> links;
+    for (const auto& link : start.chain) links.push_back(link.id);
+    links.push_back(start.id);
+    tally = steps_->attach(anchors, !start.anchors_known, pruning_.own_tree_anchor(start), links, pruning_.deepest());
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::int64_t> parents;
+    for (const auto& [offset, by] : pruning_.chain_parents(start, root)) {
+      offsets.push_back(offset);
+      parents.push_back(static_cast<std::int64_t>(by));
+    }
+    steps_->cuda_backend::DistributedSteps::set_parents(offsets, parents);
+  }
+  pruning_.finish(start, tally.first, tally.second, clock, stats);
 }
 
 void DeviceDistributedBfs::book_wire(std::uint64_t ids_to_others, std::uint64_t raw_bytes, std::uint64_t wire_bytes,
@@ -445,13 +517,14 @@ void DeviceDistributedBfs::reduce_on_wire() {
 DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int, const ProcessGrid& grid,
                                            const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger,
                                            PhaseMetrics& metrics, bool, cuda_backend::IdTransfer id_transfer,
-                                           DeviceExchange exchange)
+                                           DeviceExchange exchange, const DistributedForest<std::uint32_t>* forest)
     : grid_(grid),
       graph_(graph),
       exchanger_(exchanger),
       metrics_(metrics),
       id_transfer_(id_transfer),
-      exchange_(exchange) {
+      exchange_(exchange),
+      pruning_(grid, graph, forest, exchanger, metrics) {
   require_backend_built(backend);
   require_backend_built(Backend::kCuda);
 }

@@ -12,8 +12,14 @@
 // exchanges skip host memory: the frontier, the reports and the bitmaps stay in device
 // memory and the wire moves them between the ranks' devices, as 64-bit ids (--codec
 // none) or as the device's bitpack frames (--codec bitpack), the masked gather packed on
-// the device, the ring's bits device to device. Not yet on the device: --prune (refused
-// by the configuration check).
+// the device, the ring's bits device to device.
+//
+// With --prune (the staged exchange), a search runs on the 2-core as the CPU backend's
+// does (bfs/distributed_pruned_search.hpp: the same chain walk, depth and collectives):
+// the peeled vertices start visited from the forest's bits uploaded in kernel 1, each
+// level's tallest tree is counted on the device, and after the core search the gathered
+// anchors' bits go to the device, where every owned peeled vertex whose anchor was
+// reached gets its parent.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +36,8 @@
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
 #include "zbfs/bfs/direction_policy.hpp"
+#include "zbfs/bfs/distributed_forest.hpp"
+#include "zbfs/bfs/distributed_pruned_search.hpp"
 #include "zbfs/bfs/step_protocol.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
@@ -52,7 +60,8 @@ class DeviceDistributedBfs {
   DeviceDistributedBfs(Backend backend, int device, const ProcessGrid& grid,
                        const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
                        bool force, cuda_backend::IdTransfer id_transfer = cuda_backend::IdTransfer::kRaw,
-                       DeviceExchange exchange = DeviceExchange::kStaged);
+                       DeviceExchange exchange = DeviceExchange::kStaged,
+                       const DistributedForest<std::uint32_t>* forest = nullptr);
   ~DeviceDistributedBfs();
   DeviceDistributedBfs(const DeviceDistributedBfs&) = delete;
   DeviceDistributedBfs& operator=(const DeviceDistributedBfs&) = delete;
@@ -89,6 +98,8 @@ class DeviceDistributedBfs {
   void book_wire(std::uint64_t ids_to_others, std::uint64_t raw_bytes, std::uint64_t wire_bytes, std::uint64_t frames);
   // The predecessor reduction over the device wire.
   void reduce_on_wire();
+  // A pruned search's attach step (collective).
+  void attach_trees(std::uint64_t root, const DistributedPrunedSearch<std::uint32_t>::Start& start, BfsStats& stats);
 
   const ProcessGrid& grid_;
   const DistributedGraph<std::uint32_t>& graph_;
@@ -98,6 +109,9 @@ class DeviceDistributedBfs {
   cuda_backend::IdTransfer id_transfer_;
   DeviceExchange exchange_;
   std::unique_ptr<DeviceWire> wire_;  // a device wire's (not staged)
+  // What a pruned search does around its core search (forest() is nullptr without
+  // --prune).
+  DistributedPrunedSearch<std::uint32_t> pruning_;
   // cuda_backend::DistributedSteps where the CUDA backend is built (a build without it
   // refuses the device backends before constructing this).
   struct Steps;

@@ -37,9 +37,10 @@ class CpuDistributedBfsSearch final : public BfsSearch {
 class DeviceDistributedBfsSearch final : public DeviceBfsSearch<DeviceDistributedBfs> {
  public:
   DeviceDistributedBfsSearch(const SearchFactory& factory, const ProcessGrid& grid,
-                             const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger, PhaseMetrics& metrics)
+                             const DistributedGraph<std::uint32_t>& graph, Exchanger& exchanger, PhaseMetrics& metrics,
+                             const DistributedForest<std::uint32_t>* forest)
       : DeviceBfsSearch(grid.blocks().block(), factory.backend, factory.device, grid, graph, exchanger, metrics,
-                        factory.force, factory.id_transfer, factory.exchange),
+                        factory.force, factory.id_transfer, factory.exchange, forest),
         world_(grid.world()) {
     device_.warm_up();
     set_up();
@@ -84,8 +85,7 @@ std::unique_ptr<BfsSearch> SearchFactory::bfs(const ProcessGrid& grid, const Dis
   if (backend == Backend::kCpu) {
     return std::make_unique<CpuDistributedBfsSearch<std::uint32_t>>(grid, graph, exchanger, metrics, forest);
   }
-  if (forest != nullptr) refuse_backend(backend, "does not prune: leave out --prune");
-  return std::make_unique<DeviceDistributedBfsSearch>(*this, grid, graph, exchanger, metrics);
+  return std::make_unique<DeviceDistributedBfsSearch>(*this, grid, graph, exchanger, metrics, forest);
 }
 
 std::unique_ptr<BfsSearch> SearchFactory::bfs(const ProcessGrid& grid, const DistributedGraph<std::uint64_t>& graph,

@@ -45,6 +45,9 @@ class DistributedForest {
   [[nodiscard]] std::uint64_t attach_original(std::uint64_t offset) const { return attach_original_[offset]; }
   // How many levels of peeled vertices hang below it (0: none); for core vertices too.
   [[nodiscard]] std::uint8_t height(std::uint64_t offset) const { return height_[offset]; }
+  // Every owned vertex's attach vertex and height, by sorted offset (a device uploads them).
+  [[nodiscard]] std::span<const std::uint64_t> attach_ids() const { return attach_.span(); }
+  [[nodiscard]] std::span<const std::uint8_t> heights() const { return height_.span(); }
   // Owned vertices with a tree hanging below them (height > 0).
   [[nodiscard]] const Bitmap& has_trees() const { return has_trees_; }
   // An owned peeled vertex as the attach step reads it: the anchor_position() of the core

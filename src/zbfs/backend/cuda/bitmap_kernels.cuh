@@ -1,8 +1,8 @@
 // What the device BFS kernels and the device codecs share (launch.cuh's kernel bodies and
 // helpers), over bitmaps of 64-bit words: bit tests and claims, a word's population, the
 // populations stored for a scan, a bitmap's set positions written from that scan, a
-// list's positions set in a bitmap; and the edge-balanced step's search for the frontier
-// entry an edge index belongs to.
+// list's positions set in a bitmap; the tallest tree below a word's bits; and the
+// edge-balanced step's search for the frontier entry an edge index belongs to.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,25 @@ ZBFS_HD inline bool claim_bit(std::uint64_t* words, std::uint64_t v) {
   if ((word.load(cuda::std::memory_order_relaxed) & mask) != 0) return false;
   return (word.fetch_or(mask, cuda::std::memory_order_relaxed) & mask) == 0;
 }
+
+// A pruned search's depth: the tallest tree (height per vertex) hanging below the set
+// bits of word w (a reduction's transform, with Larger).
+struct WordHeight {
+  const std::uint64_t* bits;
+  const std::uint8_t* height;
+  ZBFS_HD std::uint32_t operator()(std::uint64_t w) const {
+    std::uint32_t tallest = 0;
+    for (std::uint64_t b = bits[w]; b != 0; b &= b - 1) {
+      const std::uint32_t h = height[w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(b))];
+      tallest = h > tallest ? h : tallest;
+    }
+    return tallest;
+  }
+};
+
+struct Larger {
+  ZBFS_HD std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a > b ? a : b; }
+};
 
 // Edge-balanced steps give every edge of a frontier an index: `scan` holds the exclusive
 // scan of the frontier's `count` degrees, and edge e belongs to the last entry whose scan

@@ -116,23 +116,6 @@ struct QueueHeight {
   ZBFS_HD std::uint32_t operator()(Vertex v) const { return height[v]; }
 };
 
-struct WordHeight {
-  const std::uint64_t* bits;
-  const std::uint8_t* height;
-  ZBFS_HD std::uint32_t operator()(std::uint64_t w) const {
-    std::uint32_t tallest = 0;
-    for (std::uint64_t b = bits[w]; b != 0; b &= b - 1) {
-      const std::uint32_t h = height[w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(b))];
-      tallest = h > tallest ? h : tallest;
-    }
-    return tallest;
-  }
-};
-
-struct Larger {
-  ZBFS_HD std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a > b ? a : b; }
-};
-
 // The attach step, one index per peeled vertex (the forest's order): a vertex is reached
 // exactly when its anchor is, a core vertex the search visited (a tree component's
 // anchor is peeled: never).

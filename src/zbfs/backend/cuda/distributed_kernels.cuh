@@ -389,6 +389,47 @@ struct SetAnsweredParent {
   }
 };
 
+// A pruned search's attach step (DistributedSteps::attach), one index per owned peeled
+// vertex: it is reached exactly when its anchor is, and then gets its parent; a vertex of
+// the root's own tree also reports the level below which it reaches (the rule of
+// DistributedPrunedSearch::own_tree_depth).
+struct AttachTally {
+  std::uint64_t attached = 0;
+  std::uint64_t deepest = 0;
+};
+struct AddTallies {
+  ZBFS_HD AttachTally operator()(const AttachTally& a, const AttachTally& b) const {
+    return {a.attached + b.attached, a.deepest > b.deepest ? a.deepest : b.deepest};
+  }
+};
+struct AttachPeeled {
+  const PeeledVertexView* peeled;
+  const std::uint64_t* reached;
+  std::uint64_t own_tree;
+  const std::uint64_t* links;  // the chain, root first, and the start
+  std::uint64_t link_count;
+  const std::uint64_t* attach;
+  const std::uint8_t* height;
+  std::uint64_t first_vertex;
+  std::int64_t* parent;  // at original offsets
+  ZBFS_HD AttachTally operator()(std::uint64_t i) const {
+    const PeeledVertexView v = peeled[i];
+    if (v.anchor_at == kNoAnchor || !test_bit(reached, v.anchor_at)) return {};
+    parent[v.original] = static_cast<std::int64_t>(v.parent);
+    AttachTally tally{1, 0};
+    if (v.anchor_at != own_tree) return tally;
+    const std::uint64_t by = attach[v.offset];
+    const std::uint64_t self = first_vertex + v.offset;
+    for (std::uint64_t c = 0; c < link_count; ++c) {
+      if (by == links[c] && (c == 0 || self != links[c - 1])) {
+        const std::uint64_t depth = c + 1 + height[v.offset];
+        tally.deepest = depth > tally.deepest ? depth : tally.deepest;
+      }
+    }
+    return tally;
+  }
+};
+
 std::uint64_t words_for(std::uint64_t bits) { return (bits + 63) / 64; }
 
 constexpr std::uint64_t kNoMember = ~std::uint64_t{0};

@@ -56,6 +56,21 @@ struct DistributedSteps::State {
       has_edges = DeviceArray<std::uint64_t>(target, v.bottom_up_sources / 64);
       upload_once(has_edges, v.source_has_edges, v.bottom_up_sources / 64);
     }
+    if (v.forest != nullptr) {
+      has_forest = true;
+      const ForestView& f = *v.forest;
+      pruned_visited = DeviceArray<std::uint64_t>(target, words);
+      pruned_sent = DeviceArray<std::uint64_t>(target, words_for(v.target_vertices));
+      heights = DeviceArray<std::uint8_t>(target, v.block);
+      attach_to = DeviceArray<std::uint64_t>(target, v.block);
+      peeled = DeviceArray<PeeledVertexView>(target, f.num_peeled);
+      anchors = DeviceArray<std::uint64_t>(target, f.anchor_words);
+      upload_once(pruned_visited, f.peeled_bits, words);
+      upload_once(pruned_sent, f.row_group_peeled, words_for(v.target_vertices));
+      upload_once(heights, f.heights, v.block);
+      upload_once(attach_to, f.attach, v.block);
+      upload_once(peeled, f.peeled, f.num_peeled);
+    }
     if (v.id_transfer != IdTransfer::kRaw) codec.emplace(target);
     if (v.id_transfer == IdTransfer::kPriced) costs = calibrate();
   }
@@ -374,6 +389,16 @@ struct DistributedSteps::State {
   bool source_open_current = false;
   DeviceArray<std::uint64_t> request_keys;  // the reduction's requests, sorted by reporter
   std::uint64_t requests = 0;
+  // --prune's trees (view.forest), and whether the current search is pruned.
+  DeviceArray<std::uint64_t> pruned_visited;  // the owned peeled bits
+  DeviceArray<std::uint64_t> pruned_sent;     // the row group's
+  DeviceArray<std::uint8_t> heights;
+  DeviceArray<std::uint64_t> attach_to;  // each owned vertex's attach vertex (global sorted id)
+  DeviceArray<PeeledVertexView> peeled;
+  DeviceArray<std::uint64_t> anchors;  // the gathered anchors' bits
+  DeviceArray<std::uint64_t> links;    // a chain's links and the start
+  bool has_forest = false;
+  bool pruned_search = false;
 };
 
 }  // namespace zbfs::cuda_backend

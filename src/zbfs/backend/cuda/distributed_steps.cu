@@ -2,6 +2,18 @@
 
 namespace zbfs::cuda_backend {
 
+namespace {
+
+// --prune's: the peeled bits (owned and the row group's), heights and attach vertices, the
+// peeled vertices, and the gathered anchors' bits.
+std::uint64_t forest_bytes(const DistributedPieceView& v) {
+  if (v.forest == nullptr) return 0;
+  return v.block / 8 + v.target_vertices / 8 + 9 * v.block + sizeof(PeeledVertexView) * v.forest->num_peeled +
+         8 * v.forest->anchor_words;
+}
+
+}  // namespace
+
 std::uint64_t DistributedSteps::memory_bytes(const DistributedPieceView& v) {
   const bool shared = v.bottom_up.offsets == v.top_down.offsets;
   const std::uint64_t edges =
@@ -10,7 +22,7 @@ std::uint64_t DistributedSteps::memory_bytes(const DistributedPieceView& v) {
   return 8 * (rows + 2) + 4 * edges + 4 * v.bottom_up.rows + 4 * (v.block + v.top_down.rows + v.bottom_up_sources) +
          8 * v.block + 3 * v.block / 8 + v.target_vertices / 8 + 4 * v.target_vertices + 8 * v.block +
          16 * v.top_down.rows + 8 * v.target_vertices + 40 * v.block + v.bottom_up_sources / 8 + v.bottom_up.rows / 8 +
-         (256ULL << 20);
+         forest_bytes(v) + (256ULL << 20);
 }
 
 DistributedSteps::DistributedSteps(ExecutionTarget target, const DistributedPieceView& view)
@@ -33,12 +45,20 @@ std::pair<std::uint64_t, std::uint64_t> DistributedSteps::lists_framed_and_raw()
   return {state_->lists_framed, state_->lists_raw};
 }
 
-void DistributedSteps::begin(bool owns_start, std::uint64_t start_offset, std::int64_t start_parent) {
+void DistributedSteps::begin(bool owns_start, std::uint64_t start_offset, std::int64_t start_parent, bool pruned) {
   State& s = *state_;
-  s.fill(s.visited, s.words, std::uint64_t{0});
+  if (pruned && !s.has_forest) throw Error(ExitCode::kFailure, "a pruned device search needs the forest");
+  s.pruned_search = pruned;
+  if (pruned) {
+    // Peeled vertices start visited, and top-down steps never report them.
+    s.visited.assign(s.stream, s.pruned_visited);
+    s.sent.assign(s.stream, s.pruned_sent);
+  } else {
+    s.fill(s.visited, s.words, std::uint64_t{0});
+    s.fill(s.sent, words_for(s.view.target_vertices), std::uint64_t{0});
+  }
   s.fill(s.frontier, s.words, std::uint64_t{0});
   s.fill(s.next, s.words, std::uint64_t{0});
-  s.fill(s.sent, words_for(s.view.target_vertices), std::uint64_t{0});
   s.fill(s.parent, s.view.block, std::int64_t{-1});
   s.fill(s.counters, 3, std::uint64_t{0});
   s.source_open_current = false;
@@ -61,6 +81,14 @@ std::vector<std::uint64_t> DistributedSteps::frontier_words() {
 
 std::vector<std::uint64_t> DistributedSteps::visited_words() {
   return state_->download(state_->visited, state_->words);
+}
+
+bool DistributedSteps::visited(std::uint64_t offset) {
+  State& s = *state_;
+  std::uint64_t word = 0;
+  s.staging.to_host(s.stream, &word, s.visited.data() + offset / 64, sizeof(word));
+  s.traffic.to_host += sizeof(word);
+  return (word & bit_of(offset)) != 0;
 }
 
 std::vector<std::uint64_t> DistributedSteps::expand(std::span<const std::uint64_t> sources) {
@@ -128,13 +156,43 @@ void DistributedSteps::claim(std::span<const std::uint64_t> ids, std::span<const
   if (s.counter(2) != 0) throw Error(ExitCode::kFailure, "a vertex arrived at a rank that does not own it");
 }
 
-std::pair<std::uint64_t, std::uint64_t> DistributedSteps::finish_level(bool with_edges) {
+LevelTally DistributedSteps::finish_level(bool with_edges) {
   State& s = *state_;
   std::swap(s.frontier, s.next);
   s.fill(s.next, s.words, std::uint64_t{0});
-  const std::uint64_t vertices = s.sum_over_words(WordPopulation{s.frontier.data()});
-  const std::uint64_t edges = with_edges ? s.sum_over_words(WordDegrees{s.frontier.data(), s.owned_degree.data()}) : 0;
-  return {vertices, edges};
+  LevelTally tally;
+  tally.vertices = s.sum_over_words(WordPopulation{s.frontier.data()});
+  tally.edges = with_edges ? s.sum_over_words(WordDegrees{s.frontier.data(), s.owned_degree.data()}) : 0;
+  if (s.pruned_search && tally.vertices > 0) {
+    tally.tallest = on_policy(s.stream, [&](auto policy) {
+      return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
+                                      thrust::counting_iterator<std::uint64_t>(s.words),
+                                      WordHeight{s.frontier.data(), s.heights.data()}, std::uint32_t{0}, Larger{});
+    });
+  }
+  return tally;
+}
+
+std::pair<std::uint64_t, std::uint64_t> DistributedSteps::attach(std::span<const std::uint64_t> anchors, bool fresh,
+                                                                 std::uint64_t own_tree,
+                                                                 std::span<const std::uint64_t> links,
+                                                                 std::uint64_t deepest) {
+  State& s = *state_;
+  if (!s.has_forest) throw Error(ExitCode::kFailure, "a pruned device search needs the forest");
+  if (fresh) {
+    if (anchors.size() != s.anchors.size()) throw Error(ExitCode::kFailure, "the anchors' bits do not match the forest");
+    s.upload(s.anchors, anchors.data(), anchors.size());
+  }
+  s.reserve(s.links, links.size() + 1);
+  s.upload(s.links, links.data(), links.size());
+  const AttachTally tally = on_policy(s.stream, [&](auto policy) {
+    return thrust::transform_reduce(
+        policy, thrust::counting_iterator<std::uint64_t>(0), thrust::counting_iterator<std::uint64_t>(s.peeled.size()),
+        AttachPeeled{s.peeled.data(), s.anchors.data(), own_tree, s.links.data(), links.size(), s.attach_to.data(),
+                     s.heights.data(), s.view.first_vertex, s.parent.data()},
+        AttachTally{0, deepest}, AddTallies{});
+  });
+  return {tally.attached, tally.deepest};
 }
 
 std::uint8_t* DistributedSteps::inbox(std::uint64_t bytes) {

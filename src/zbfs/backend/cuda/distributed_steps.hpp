@@ -30,6 +30,31 @@ struct HostCsr {
   const std::uint32_t* neighbors = nullptr;  // offsets[rows]
 };
 
+// An owned peeled vertex as the attach step reads it (DistributedForest::PeeledVertex):
+// the anchor's position in the gathered anchors' bits (kNoAnchor: a tree component's), its
+// parent (input global id), and its sorted and original offsets.
+struct PeeledVertexView {
+  std::uint64_t anchor_at = 0;
+  std::uint64_t parent = 0;
+  std::uint32_t offset = 0;
+  std::uint32_t original = 0;
+};
+inline constexpr std::uint64_t kNoAnchor = ~std::uint64_t{0};
+
+// --prune's trees (bfs/distributed_forest.hpp) as a pruned search reads them on the
+// target: the owned peeled bits (visited from a pruned search's start), the row group's
+// (never reported), each owned vertex's tree height and the vertex it hangs from (global
+// sorted id), and the owned peeled vertices.
+struct ForestView {
+  const std::uint64_t* peeled_bits = nullptr;       // block / 64 words
+  const std::uint64_t* row_group_peeled = nullptr;  // target_vertices / 64 words
+  const std::uint8_t* heights = nullptr;            // block
+  const std::uint64_t* attach = nullptr;            // block
+  const PeeledVertexView* peeled = nullptr;
+  std::uint64_t num_peeled = 0;
+  std::uint64_t anchor_words = 0;  // the gathered anchors' bits, over the world
+};
+
 struct DistributedPieceView {
   std::uint64_t block = 0;                            // vertices per piece
   std::uint64_t first_vertex = 0;                     // global id of this rank's first owned vertex
@@ -58,6 +83,16 @@ struct DistributedPieceView {
   // them lower: the frontier and the reports on the way out, the gathered frontier and
   // the arrived reports on the way in. Bitmaps cross as they are.
   IdTransfer id_transfer = IdTransfer::kRaw;
+  // --prune's trees (nullptr: none; a pruned search runs on the staged exchange).
+  const ForestView* forest = nullptr;
+};
+
+// A level as the target counts it: this rank's frontier vertices, their edges (when
+// asked), and in a pruned search the tallest tree hanging below them.
+struct LevelTally {
+  std::uint64_t vertices = 0;
+  std::uint64_t edges = 0;
+  std::uint64_t tallest = 0;
 };
 
 // How id lists travel on a device wire (--device-exchange cuda-aware or nccl): as 64-bit
@@ -87,9 +122,12 @@ class DistributedSteps {
   DistributedSteps(const DistributedSteps&) = delete;
   DistributedSteps& operator=(const DistributedSteps&) = delete;
 
-  // A new search: nothing visited or reported, parents -1; an owner of the start (its
-  // owned offset) marks it visited and in the frontier, with parent `start_parent`.
-  void begin(bool owns_start, std::uint64_t start_offset, std::int64_t start_parent);
+  // A new search: nothing visited or reported (a `pruned` one: the peeled vertices, of
+  // the view's forest), parents -1; an owner of the start (its owned offset) marks it
+  // visited and in the frontier, with parent `start_parent`.
+  void begin(bool owns_start, std::uint64_t start_offset, std::int64_t start_parent, bool pruned = false);
+  // Whether the owned vertex at `offset` is visited (one word read).
+  [[nodiscard]] bool visited(std::uint64_t offset);
 
   // The frontier's vertices as sorted global ids.
   [[nodiscard]] std::vector<std::uint64_t> frontier_ids();
@@ -113,8 +151,16 @@ class DistributedSteps {
   // Owners claim reported vertices: ids[offsets[m], offsets[m + 1]) came from fold member m.
   void claim(std::span<const std::uint64_t> ids, std::span<const std::uint64_t> offsets);
   // Ends the level: the next frontier becomes the frontier; returns its vertices and, when
-  // asked, their edges (this rank's).
-  std::pair<std::uint64_t, std::uint64_t> finish_level(bool with_edges);
+  // asked, their edges (this rank's), and in a pruned search its tallest tree.
+  LevelTally finish_level(bool with_edges);
+  // A pruned search's attach step, after the core search: every owned peeled vertex whose
+  // anchor is set in `anchors` (the gathered anchors' bits, uploaded when `fresh`, else
+  // the last upload's) gets its parent. Returns the vertices attached and the deepest
+  // level below the root's own tree (its anchor `own_tree`: the chain `links`, global
+  // sorted ids from the root to the start, hang it), at least `deepest`.
+  std::pair<std::uint64_t, std::uint64_t> attach(std::span<const std::uint64_t> anchors, bool fresh,
+                                                 std::uint64_t own_tree, std::span<const std::uint64_t> links,
+                                                 std::uint64_t deepest);
 
   // The same steps for a device wire (device_wire.hpp): what crosses between ranks stays
   // in target memory, and the caller moves it. Arrivals go to the inbox.
