@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "../unit/test_graphs.hpp"
 #include "mpi_test_support.hpp"
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/device_csr_builder.hpp"
 #include "zbfs/bfs/distributed_bfs.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/codec/codec_cost.hpp"
@@ -227,6 +229,36 @@ TEST_F(DeviceDistributedBfsTest, PrunedSearchesMatchTheCpuBackend) {
     check_pruned_searches(layout, 10, sparse, keys(sparse), DistributedForest<std::uint32_t>::kMaxRounds);
     check_pruned_searches(layout, 10, sparse, keys(sparse), 1);
     check_pruned_searches(layout, 9, drawn, {56, 54, 0, 12, 53, 57, 16, 17, 25, 31, 30, 100, 250, 399, 40}, 64);
+  }
+}
+
+// Kernel 1's lists built on the target (the device backends' list builder) are the CPU's,
+// byte for byte, forward and transposed, on every layout; the copies are counted.
+TEST_F(DeviceDistributedBfsTest, ListsBuiltOnTheTargetAreTheCpuLists) {
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    SCOPED_TRACE(std::string(to_string(layout.partition)) + " grid " + layout.shape.to_string());
+    PhaseMetrics metrics;
+    const KroneckerGenerator generator(KroneckerParams{10, 16, 7});
+    const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
+    const PackedEdgeList slice = testing::my_slice(generator, grid);
+    const DistributedGraph<std::uint32_t> cpu(grid, slice);
+    HostDeviceTraffic copies;
+    const DistributedGraph<std::uint32_t> device(grid, slice, false, std::uint64_t{1} << 20, std::nullopt,
+                                                 std::nullopt,
+                                                 local_list_builder_on_target(Backend::kCudaHost, 0, false, copies));
+    for (const bool transposed : {false, true}) {
+      const TraversalLayout traversal = transposed ? grid.bottom_up() : grid.top_down();
+      const LocalCsr<std::uint32_t>& want = cpu.for_layout(traversal);
+      const LocalCsr<std::uint32_t>& got = device.for_layout(traversal);
+      ASSERT_EQ(got.num_rows(), want.num_rows());
+      ASSERT_EQ(got.num_entries(), want.num_entries());
+      EXPECT_TRUE(std::equal(got.offsets(), got.offsets() + got.num_rows() + 1, want.offsets()));
+      EXPECT_TRUE(std::equal(got.neighbor_data(), got.neighbor_data() + got.num_entries(), want.neighbor_data()));
+    }
+    EXPECT_TRUE(std::equal(device.owned_degree().begin(), device.owned_degree().end(), cpu.owned_degree().begin()));
+    EXPECT_EQ(device.global_directed_edges(), cpu.global_directed_edges());
+    EXPECT_GT(copies.to_device, 0U);
+    EXPECT_GE(copies.to_host, cpu.forward().num_entries() * 4);
   }
 }
 

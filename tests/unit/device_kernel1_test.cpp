@@ -16,6 +16,7 @@
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/input_edges.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/local_csr.hpp"
 
 namespace zbfs {
 namespace {
@@ -176,6 +177,47 @@ TEST_F(DeviceKernel1, CsrOnTheTargetIsTheCpuCsr) {
   // row's end.
   EXPECT_EQ(copies.to_device, 2 * list.size() * 8 + 8);
   EXPECT_GT(copies.to_host, want.adjacency_bytes());
+}
+
+// A rank's piece (build_local_lists): the CPU's build_local_csr lists from the same
+// (row, neighbour) pairs, duplicates and rows without entries among them, whatever the
+// plan; and a row outside the piece is refused.
+TEST_F(DeviceKernel1, LocalListsAreTheCpuLocalCsr) {
+  std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> cols;
+  for (const Edge& e : testing::kronecker_edges(10, 8, 3)) {
+    if (e.u % 3 == 0) continue;  // rows with no entries
+    rows.push_back(static_cast<std::uint32_t>(e.u));
+    cols.push_back(static_cast<std::uint32_t>(e.v));
+  }
+  const std::uint64_t num_rows = 1100;  // past every row a pair names
+  const LocalCsr<std::uint32_t> want = build_local_csr<std::uint32_t>(num_rows, rows, cols);
+  for (const ExecutionTarget target : targets()) {
+    for (const PlanCase& c : plan_cases(false)) {
+      SCOPED_TRACE(c.name + " on the " + std::string(to_string(target)));
+      omp_set_num_threads(c.threads);
+      std::vector<std::uint32_t> r = rows;
+      std::vector<std::uint32_t> n = cols;
+      const cuda_backend::Kernel1Lists got = cuda_backend::build_local_lists(target, num_rows, std::move(r), std::move(n), c.plan);
+      EXPECT_TRUE(r.empty() && n.empty()) << "the pairs were not consumed";
+      ASSERT_EQ(got.offsets.size(), num_rows + 1);
+      EXPECT_TRUE(same_bytes(got.offsets.data(), want.offsets(), num_rows + 1));
+      ASSERT_EQ(got.neighbors.size(), want.num_entries());
+      EXPECT_TRUE(same_bytes(got.neighbors.data(), want.neighbor_data(), want.num_entries()));
+      EXPECT_TRUE(got.sorted_of.empty());
+    }
+  }
+  std::vector<std::uint32_t> r{0, 5, 1100};
+  std::vector<std::uint32_t> n{1, 2, 3};
+  for (const ExecutionTarget target : targets()) {
+    EXPECT_THROW((void)cuda_backend::build_local_lists(target, num_rows, std::vector<std::uint32_t>(r),
+                                                       std::vector<std::uint32_t>(n)),
+                 Error);
+  }
+  const cuda_backend::Kernel1Lists empty =
+      cuda_backend::build_local_lists(ExecutionTarget::kHost, 0, std::vector<std::uint32_t>{}, std::vector<std::uint32_t>{});
+  ASSERT_EQ(empty.offsets.size(), 1U);
+  EXPECT_EQ(empty.offsets[0], 0U);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Kernel 1 of the one-process device backends (--backend cuda / cuda-host with --partition
 // shared): the degree-ordered Csr<uint32_t> built on the target (cuda/device_kernel1.hpp),
 // the same lists and tables, byte for byte, as the CPU's build_csr gives, handed to the
-// host, where the counts, the search keys, --prune's forest and the validator read them.
+// host, where the counts, the search keys, --prune's forest and the validator read them;
+// and a distributed rank's piece of the lists, built there from its pairs.
 // Plain C++: on a build without CUDA it throws require_backend's usage error.
 #pragma once
 
@@ -11,11 +12,18 @@
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/core/input_edges.hpp"
 #include "zbfs/graph/csr.hpp"
+#include "zbfs/graph/local_csr.hpp"
 
 namespace zbfs {
 
 // `traffic`: what kernel 1 copied between host and target memory (added to it).
 Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force,
                                        HostDeviceTraffic& traffic);
+
+// A distributed rank's: its piece's lists built on its target (device `device` under
+// kCuda) from the pairs the shuffle brought it, the same as build_local_csr's; `traffic`
+// (which must outlive the builder) adds what each build copied.
+LocalListBuilder<std::uint32_t> local_list_builder_on_target(Backend backend, int device, bool force,
+                                                             HostDeviceTraffic& traffic);
 
 }  // namespace zbfs

@@ -13,6 +13,7 @@
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/device_wire.hpp"
 #include "zbfs/backend/search.hpp"
+#include "zbfs/backend/device_csr_builder.hpp"
 #include "zbfs/backend/search_factory.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/codec/codec_cost.hpp"
@@ -208,9 +209,12 @@ struct BuiltGraph {
 // the slice goes once kernel 1 is built, and the generator produces the rank's share
 // again for validation. auto keeps it: here kernel 1 holds the whole slice at its peak
 // anyway, so keeping it costs no peak memory.
+// A device backend builds the rank's lists on its target (device `device_index`; 32-bit
+// plain unweighted lists), its copies added to `copies`.
 template <class V>
 void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, PhaseMetrics& metrics,
-                 const Progress& progress, RunResult& result, BuiltGraph<V>& built) {
+                 const Progress& progress, RunResult& result, BuiltGraph<V>& built, int device_index,
+                 HostDeviceTraffic& copies) {
   const Communicator& world = grid.world();
   PackedEdgeList& slice = input.slice;
   if constexpr (!std::is_same_v<V, std::uint32_t>) {
@@ -223,13 +227,20 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
   progress.phase("kernel 1: distributing the graph (" + std::string(to_string(config.partition)) + ", grid " +
                  grid.shape().to_string() + ")");
   world.barrier();
+  LocalListBuilder<V> list_builder;
+  if constexpr (std::is_same_v<V, std::uint32_t>) {
+    if (config.backend != Backend::kCpu && !config.kernels.sssp) {
+      list_builder = local_list_builder_on_target(config.backend, device_index, config.force, copies);
+    }
+  }
   const Stopwatch clock;
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
     built.graph.emplace(
         grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
         config.kernels.sssp ? std::optional<std::span<const float>>(built.tuple_weights.span()) : std::nullopt,
-        config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt);
+        config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt, list_builder);
+    metrics.add_device_copies(Phase::kConstruction, copies.to_device, copies.to_host);
   }
   const DistributedGraph<V>& graph = *built.graph;
   result.construction_time_s = slowest(world, clock.elapsed_s());
@@ -364,7 +375,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   // Kernel 1's energy: the graph, the forest and the search's set-up (the root choice,
   // the exchanger's and between them too, for they take no time to speak of).
   energy.enter(EnergyPhase::kConstruction);
-  build_graph(config, grid, input, metrics, progress, result, built);
+  HostDeviceTraffic kernel1_copies;
+  build_graph(config, grid, input, metrics, progress, result, built, device_index, kernel1_copies);
   const DistributedGraph<V>& graph = *built.graph;
   const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
 
@@ -414,6 +426,10 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   }
   record_transport(world, exchanger, result);
   result.device = search->device_record();
+  if (result.device) {
+    result.device->construction.to_device += kernel1_copies.to_device;
+    result.device->construction.to_host += kernel1_copies.to_host;
+  }
 }
 
 }  // namespace

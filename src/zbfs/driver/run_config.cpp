@@ -565,9 +565,13 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   const GraphBytes graph = graph_bytes(c, s);
   // cuda-host keeps the device search's copy of the pieces and its state in host memory
   // too (backend/cuda/distributed_steps.hpp): the local graphs again, and per owned and
-  // row-group vertex a few words.
+  // row-group vertex a few words; with --prune the forest's (heights, attach vertices,
+  // the peeled vertices, every vertex counted as peeled, the peeled bits and the
+  // gathered anchors' bits).
+  const double device_forest = c.prune ? s.block * (9.0 + 24.0 + 0.125) + s.row_group / 8 + s.vertices / 8 : 0;
   const double device_copy =
-      c.backend == Backend::kCudaHost ? graph.forward + graph.transposed + s.block * 40 + s.row_group * 13 : 0;
+      c.backend == Backend::kCudaHost ? graph.forward + graph.transposed + s.block * 40 + s.row_group * 13 + device_forest
+                                      : 0;
   return {held, kernel1_bytes(s, graph),
           graph.total + search_state_bytes(c, s) + device_copy + search_traffic_bytes(c, s)};
 }

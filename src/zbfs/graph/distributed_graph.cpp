@@ -161,7 +161,8 @@ ShuffledPairs<V> shuffle_pairs(const ProcessGrid& grid, const PackedEdgeList& sl
 template <class V>
 DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists,
                                       std::uint64_t edges_per_round, std::optional<std::span<const float>> weights,
-                                      const std::optional<RoutePlan>& shuffle_route) {
+                                      const std::optional<RoutePlan>& shuffle_route,
+                                      const LocalListBuilder<V>& list_builder) {
   if (weights && weights->size() != slice.size()) {
     throw Error(ExitCode::kFailure, "kernel 1: " + std::to_string(weights->size()) + " weights for " +
                                         std::to_string(slice.size()) + " tuples");
@@ -211,6 +212,8 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
     } else {
       throw Error(ExitCode::kFailure, "kernel 1: weighted lists number their groups in 32 bits");
     }
+  } else if (list_builder) {
+    forward_ = list_builder(cols.local_size(), std::move(row_of), std::move(col_of));
   } else {
     // The pairs are consumed a quarter of the entries at a time: they and the lists never
     // both stand whole (kernel 1's peak, half a rank's memory at scale 24 on 2 ranks).

@@ -35,10 +35,13 @@ class DistributedGraph {
   // lists, 32-bit groups). `shuffle_route`: the route the tuples take to the ranks that
   // store them (wire/routed/routed_records.hpp; the run's --route), a plan for the job's rank
   // count; none, direct or sparse: one alltoallv over the job a round. The graph is the same.
+  // `list_builder`: who builds the forward lists from the pairs (a device backend's target;
+  // empty: the CPU; unweighted lists only).
   DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists = false,
                    std::uint64_t edges_per_round = std::uint64_t{1} << 20,
                    std::optional<std::span<const float>> weights = std::nullopt,
-                   const std::optional<RoutePlan>& shuffle_route = std::nullopt);
+                   const std::optional<RoutePlan>& shuffle_route = std::nullopt,
+                   const LocalListBuilder<V>& list_builder = {});
 
   [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
   // The forward lists' order for a weighted search (LocalCsr::order_weighted_rows).

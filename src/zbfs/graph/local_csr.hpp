@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -88,6 +89,12 @@ class LocalCsr {
   LargeArray<V> degrees_;
   LargeArray<std::uint8_t> bytes_;
 };
+
+// Who builds a rank's lists from its consumed pairs, when not build_local_csr on the CPU:
+// a device backend builds them on its target (backend/device_csr_builder.hpp), the same
+// lists. Empty: the CPU.
+template <class V>
+using LocalListBuilder = std::function<LocalCsr<V>(std::uint64_t num_rows, std::vector<V>&& rows, std::vector<V>&& cols)>;
 
 // Builds the CSR of the pairs (rows[i], cols[i]); rows[i] < num_rows.
 template <class V>

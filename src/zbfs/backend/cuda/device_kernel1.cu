@@ -15,9 +15,11 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zbfs/backend/backend.hpp"
@@ -49,6 +51,23 @@ struct CountDegrees {
     shared_word(degree[u]).fetch_add(1, cuda::std::memory_order_relaxed);
     shared_word(degree[v]).fetch_add(1, cuda::std::memory_order_relaxed);
   }
+};
+
+// Pair i's row gains an entry; a row past the last counts at rows[num_rows] (an error).
+struct CountRows {
+  const Vertex* pairs;
+  std::uint64_t num_rows;
+  std::uint64_t* rows;
+  ZBFS_HD void operator()(std::uint64_t i) const {
+    const std::uint64_t row = pairs[2 * i];
+    shared_word(rows[row < num_rows ? row : num_rows]).fetch_add(1, cuda::std::memory_order_relaxed);
+  }
+};
+
+// Pair k as its entry's word: row << 32 | neighbour.
+struct PairWord {
+  const Vertex* pairs;
+  ZBFS_HD Word operator()(std::uint64_t k) const { return Word{pairs[2 * k]} << 32 | pairs[2 * k + 1]; }
 };
 
 // Sorting by this key ascending orders by degree descending.
@@ -170,64 +189,72 @@ void convert_tuples(const InputEdges& edges, std::uint64_t first, std::uint64_t 
   }
 }
 
-// The tuples on the target, part by part: sent chunk by chunk (the host converts a chunk
-// into one pinned buffer while the other's copy runs), and kept there when resident, so
-// that later visits read them where they are.
-class TupleFeed {
+// Writes pairs [first, first + count) of the input as 32-bit pairs to `out` (host memory).
+using PairFill = std::function<void(std::uint64_t first, std::uint64_t count, Vertex* out)>;
+
+// The input's pairs (tuples, or a rank's (row, neighbour) pairs) on the target, part by
+// part: sent chunk by chunk (the host writes a chunk into one pinned buffer while the
+// other's copy runs), and kept there when resident, so that later visits read them where
+// they are.
+class PairFeed {
  public:
-  TupleFeed(const Stream& stream, const InputEdges& edges, std::uint64_t chunk, bool resident,
-            HostDeviceTraffic& traffic)
+  PairFeed(const Stream& stream, std::uint64_t size, PairFill fill, std::uint64_t chunk, bool resident,
+           HostDeviceTraffic& traffic)
       : stream_(stream),
-        edges_(edges),
+        size_(size),
+        fill_(std::move(fill)),
         resident_(resident),
         traffic_(traffic),
-        chunk_(std::min(edges.size(), chunk)),
-        tuples_(stream.target(), 2 * (resident ? edges.size() : chunk_)) {
+        chunk_(std::min(size, chunk)),
+        pairs_(stream.target(), 2 * (resident ? size : chunk_)) {
     if (stream.target() == ExecutionTarget::kDevice && chunk_ > 0) {
       for (auto& buffer : pinned_) buffer = std::make_unique<PinnedArray>(2 * chunk_);
       for (auto& event : done_) event = std::make_unique<Event>();
     }
   }
 
-  // visit(pairs, count) over every tuple, a part at a time, on the stream.
+  // visit(pairs, count) over every pair, a part at a time, on the stream.
   template <class Visit>
   void for_each_part(const Visit& visit) {
     if (resident_ && sent_) {
-      if (edges_.size() > 0) visit(tuples_.data(), edges_.size());
+      if (size_ > 0) visit(pairs_.data(), size_);
       return;
     }
     std::uint64_t k = 0;
-    for (std::uint64_t first = 0; first < edges_.size(); first += chunk_, ++k) {
-      const std::uint64_t count = std::min(chunk_, edges_.size() - first);
-      Vertex* to = tuples_.data() + (resident_ ? 2 * first : 0);
+    for (std::uint64_t first = 0; first < size_; first += chunk_, ++k) {
+      const std::uint64_t count = std::min(chunk_, size_ - first);
+      Vertex* to = pairs_.data() + (resident_ ? 2 * first : 0);
       send(first, count, to, k & 1);
       visit(to, count);
     }
     sent_ = true;
   }
+  // Whether every pair is on the target for good (the host's may go).
+  [[nodiscard]] bool resident_and_sent() const { return resident_ && sent_; }
 
  private:
   void send(std::uint64_t first, std::uint64_t count, Vertex* to, std::uint64_t slot) {
     traffic_.to_device += 2 * count * sizeof(Vertex);
-    if (stream_.target() == ExecutionTarget::kHost) return convert_tuples(edges_, first, count, to);
+    if (stream_.target() == ExecutionTarget::kHost) return fill_(first, count, to);
     // The pinned buffer's last copy must be done before it is written again.
     if (recorded_[slot]) check_cuda(cudaEventSynchronize(done_[slot]->get()), "cudaEventSynchronize");
-    convert_tuples(edges_, first, count, pinned_[slot]->data());
+    fill_(first, count, pinned_[slot]->data());
     check_cuda(cudaMemcpyAsync(to, pinned_[slot]->data(), 2 * count * sizeof(Vertex), cudaMemcpyHostToDevice,
                                stream_.get()),
-               "cudaMemcpyAsync (tuples)");
+               "cudaMemcpyAsync (pairs)");
     check_cuda(cudaEventRecord(done_[slot]->get(), stream_.get()), "cudaEventRecord");
     recorded_[slot] = true;
   }
 
   const Stream& stream_;
-  const InputEdges& edges_;
+  std::uint64_t size_;
+  PairFill fill_;
   bool resident_;
   HostDeviceTraffic& traffic_;
   std::uint64_t chunk_;
-  DeviceArray<Vertex> tuples_;
+  DeviceArray<Vertex> pairs_;
   std::array<std::unique_ptr<PinnedArray>, 2> pinned_;  // the device's only
-  std::array<std::unique_ptr<Event>, 2> done_;  // the device's only
+  std::array<std::unique_ptr<Event>, 2> done_;          // the device's only
   std::array<bool, 2> recorded_{};
   bool sent_ = false;
 };
@@ -273,11 +300,21 @@ void order_by_degree(const Stream& stream, const DeviceArray<std::uint64_t>& deg
   lists.traffic.to_host += tuple_degree.download(stream, lists.tuple_degree.data(), n);
 }
 
+// Reads one word of target memory.
+std::uint64_t read_word(const Stream& stream, const std::uint64_t* at, HostDeviceTraffic& traffic) {
+  std::uint64_t value = 0;
+  copy_bytes(stream, &value, at, sizeof(value), cudaMemcpyDeviceToHost);
+  traffic.to_host += sizeof(value);
+  return value;
+}
+
 // The lists of rows [row, last), whose entries (duplicates included) are starts[row] ..
-// starts[last]: selected from every tuple, sorted, deduplicated, their neighbours written
-// at neighbors[out...] and their rows' starts at offsets[row, last). Returns the entries
-// kept.
-std::uint64_t build_pass(const Stream& stream, TupleFeed& feed, const Vertex* sorted, std::uint64_t row,
+// starts[last]: selected from every pair (select(pairs, count, out, row, last) writes a
+// part's words of those rows to `out` and returns their end), sorted, deduplicated, their
+// neighbours written at neighbors[out...] and their rows' starts at offsets[row, last).
+// Returns the entries kept.
+template <class Select>
+std::uint64_t build_pass(const Stream& stream, PairFeed& feed, const Select& select, std::uint64_t row,
                          std::uint64_t last, std::uint64_t entries, std::uint64_t out, std::uint64_t* offsets,
                          Vertex* neighbors) {
   if (entries == 0) {
@@ -291,12 +328,7 @@ std::uint64_t build_pass(const Stream& stream, TupleFeed& feed, const Vertex* so
   Word* word = words.data();
   std::uint64_t filled = 0;
   feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
-    const auto first = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
-                                                       EntryWord{pairs, sorted});
-    Word* end = on_policy(stream, [&](auto policy) {
-      return thrust::copy_if(policy, first, first + 2 * count, word + filled, InRows{row, last});
-    });
-    filled = static_cast<std::uint64_t>(end - word);
+    filled = static_cast<std::uint64_t>(select(pairs, count, word + filled, row, last) - word);
   });
   if (filled != entries) {
     throw Error(ExitCode::kFailure, "kernel 1 on the device: a pass found " + std::to_string(filled) +
@@ -317,13 +349,65 @@ std::uint64_t build_pass(const Stream& stream, TupleFeed& feed, const Vertex* so
   return kept;
 }
 
-// Reads one word of target memory.
-std::uint64_t read_word(const Stream& stream, const std::uint64_t* at, HostDeviceTraffic& traffic) {
-  std::uint64_t value = 0;
-  copy_bytes(stream, &value, at, sizeof(value), cudaMemcpyDeviceToHost);
-  traffic.to_host += sizeof(value);
-  return value;
+// The target's budget of entries a pass sorts (the plan's, or what memory holds).
+std::uint64_t pass_budget(ExecutionTarget target, const Kernel1Plan& plan) {
+  if (plan.pass_entries != 0) return plan.pass_entries;
+  if (target == ExecutionTarget::kHost) return kHostPassEntries;
+  // A pass's words and the radix sort's second buffer, 8 bytes each an entry.
+  const std::uint64_t free = device_free_bytes();
+  return free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1;
 }
+
+// The lists of `rows` rows whose entries start at starts[...] (num_rows + 1, scanned), pass
+// by pass over ranges of rows, into `offsets` and `neighbors`; returns the entries kept.
+template <class Select>
+std::uint64_t build_passes(const Stream& stream, PairFeed& feed, const Select& select, std::uint64_t rows,
+                           const std::uint64_t* starts, const Kernel1Plan& plan, std::uint64_t* offsets,
+                           Vertex* neighbors, Kernel1Lists& lists) {
+  const std::uint64_t budget = pass_budget(stream.target(), plan);
+  std::uint64_t row = 0;
+  std::uint64_t done = 0;
+  std::uint64_t out = 0;
+  while (row < rows) {
+    // The rows whose entries end within the budget (one row at least).
+    const std::uint64_t past = on_policy(stream, [&](auto policy) {
+      return static_cast<std::uint64_t>(thrust::upper_bound(policy, starts, starts + rows + 1, done + budget) - starts);
+    });
+    const std::uint64_t last = std::min(rows, std::max(row + 1, past - 1));
+    const std::uint64_t end = read_word(stream, starts + last, lists.traffic);
+    if (stream.target() == ExecutionTarget::kDevice && end - done > budget) {
+      std::uint64_t total = 0;
+      const std::uint64_t free = device_free_bytes(&total);
+      require_device_memory(16 * (end - done) + kDeviceReserve, free, total, plan.force);
+    }
+    out += build_pass(stream, feed, select, row, last, end - done, out, offsets, neighbors);
+    ++lists.passes;
+    done = end;
+    row = last;
+  }
+  lists.traffic.to_device += sizeof(out);
+  copy_bytes(stream, offsets + rows, &out, sizeof(out), cudaMemcpyHostToDevice);
+  return out;
+}
+
+
+}  // namespace
+
+namespace {
+
+// Whether the pairs stay on the device: where they leave room for passes of a quarter of
+// the entries beside `least` (kAuto; streamed on the host target).
+bool keep_resident(ExecutionTarget target, const Kernel1Plan& plan, std::uint64_t least, std::uint64_t pairs,
+                   std::uint64_t entries) {
+  if (plan.tuples != Kernel1Plan::Tuples::kAuto) return plan.tuples == Kernel1Plan::Tuples::kResident;
+  if (target == ExecutionTarget::kHost) return false;
+  std::uint64_t total = 0;
+  const std::uint64_t free = device_free_bytes(&total);
+  require_device_memory(least, free, total, plan.force);
+  return free >= least + 8 * pairs + 16 * (entries / 4);
+}
+
+std::uint64_t chunk_of(const Kernel1Plan& plan) { return plan.chunk_tuples != 0 ? plan.chunk_tuples : kChunkTuples; }
 
 }  // namespace
 
@@ -341,16 +425,12 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
     return lists;
   }
   const Stream stream(target);
-  bool resident = plan.tuples == Kernel1Plan::Tuples::kResident;
-  if (target == ExecutionTarget::kDevice) {
-    std::uint64_t total = 0;
-    const std::uint64_t free = device_free_bytes(&total);
-    require_device_memory(kernel1_min_bytes(n, m), free, total, plan.force);
-    // Resident where the tuples leave room for passes of a quarter of the entries.
-    if (plan.tuples == Kernel1Plan::Tuples::kAuto) resident = free >= kernel1_min_bytes(n, m) + 8 * m + 16 * (m / 2);
-  }
-  lists.tuples_resident = resident;
-  TupleFeed feed(stream, edges, plan.chunk_tuples != 0 ? plan.chunk_tuples : kChunkTuples, resident, lists.traffic);
+  lists.tuples_resident = keep_resident(target, plan, kernel1_min_bytes(n, m), m, 2 * m);
+  PairFeed feed(
+      stream, m, [&edges](std::uint64_t first, std::uint64_t count, Vertex* out) {
+        convert_tuples(edges, first, count, out);
+      },
+      chunk_of(plan), lists.tuples_resident, lists.traffic);
 
   // Degrees, then the order and each sorted row's start (before deduplication).
   DeviceArray<Vertex> sorted(target, n);
@@ -368,45 +448,86 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   }
   const std::uint64_t entries = scan_counts(stream, starts.data(), n, lists.traffic.to_host);
 
-  // The lists, pass by pass over ranges of rows.
+  // The lists: both directions of every tuple, in sorted ids.
   DeviceArray<std::uint64_t> offsets(target, n + 1);
   DeviceArray<Vertex> neighbors(target, entries);
-  std::uint64_t budget = plan.pass_entries;
-  std::uint64_t total = 0;
-  if (budget == 0 && target == ExecutionTarget::kHost) budget = kHostPassEntries;
-  if (budget == 0) {
-    // A pass's words and the radix sort's second buffer, 8 bytes each an entry.
-    const std::uint64_t free = device_free_bytes();
-    budget = free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1;
-  }
-  std::uint64_t row = 0;
-  std::uint64_t done = 0;
-  std::uint64_t out = 0;
-  const std::uint64_t* start = starts.data();
-  while (row < n) {
-    // The rows whose entries end within the budget (one row at least).
-    const std::uint64_t past = on_policy(stream, [&](auto policy) {
-      return static_cast<std::uint64_t>(thrust::upper_bound(policy, start, start + n + 1, done + budget) - start);
-    });
-    const std::uint64_t last = std::min(n, std::max(row + 1, past - 1));
-    const std::uint64_t end = read_word(stream, start + last, lists.traffic);
-    if (target == ExecutionTarget::kDevice && end - done > budget) {
-      const std::uint64_t free = device_free_bytes(&total);
-      require_device_memory(16 * (end - done) + kDeviceReserve, free, total, plan.force);
-    }
-    out += build_pass(stream, feed, sorted.data(), row, last, end - done, out, offsets.data(), neighbors.data());
-    ++lists.passes;
-    done = end;
-    row = last;
-  }
-  lists.traffic.to_device += offsets.upload(stream, &out, 1, n);
+  const Vertex* table = sorted.data();
+  const auto select = [&](const Vertex* pairs, std::uint64_t count, Word* out, std::uint64_t row, std::uint64_t last) {
+    const auto words =
+        thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), EntryWord{pairs, table});
+    return on_policy(stream,
+                     [&](auto policy) { return thrust::copy_if(policy, words, words + 2 * count, out, InRows{row, last}); });
+  };
+  const std::uint64_t kept =
+      build_passes(stream, feed, select, n, starts.data(), plan, offsets.data(), neighbors.data(), lists);
 
   lists.offsets = LargeArray<std::uint64_t>(n + 1);
-  lists.neighbors = LargeArray<std::uint32_t>(out);
+  lists.neighbors = LargeArray<std::uint32_t>(kept);
   lists.sorted_of = LargeArray<std::uint32_t>(n);
   lists.traffic.to_host += offsets.download(stream, lists.offsets.data(), n + 1);
-  lists.traffic.to_host += neighbors.download(stream, lists.neighbors.data(), out);
+  lists.traffic.to_host += neighbors.download(stream, lists.neighbors.data(), kept);
   lists.traffic.to_host += sorted.download(stream, lists.sorted_of.data(), n);
+  return lists;
+}
+
+Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, std::vector<std::uint32_t>&& rows,
+                               std::vector<std::uint32_t>&& cols, const Kernel1Plan& plan) {
+  const std::uint64_t m = rows.size();
+  if (cols.size() != m) throw Error(ExitCode::kFailure, "kernel 1: rows and neighbours of different lengths");
+  Kernel1Lists lists;
+  lists.num_vertices = num_rows;
+  const Stream stream(target);
+  lists.tuples_resident = keep_resident(target, plan, kernel1_local_min_bytes(num_rows, m), m, m);
+  PairFeed feed(
+      stream, m,
+      [&rows, &cols](std::uint64_t first, std::uint64_t count, Vertex* out) {
+        const auto n = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < n; ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          out[2 * k] = rows[first + k];
+          out[2 * k + 1] = cols[first + k];
+        }
+      },
+      chunk_of(plan), lists.tuples_resident, lists.traffic);
+
+  // Each row's entries (a row past the last is counted apart: an error), scanned into
+  // the rows' starts.
+  DeviceArray<std::uint64_t> starts(target, num_rows + 2);
+  std::uint64_t* start = starts.data();
+  on_policy(stream, [&](auto policy) {
+    thrust::fill(policy, start, start + num_rows + 2, std::uint64_t{0});
+    return 0;
+  });
+  feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
+    for_each_index(stream, count, CountRows{pairs, num_rows, start});
+  });
+  if (feed.resident_and_sent()) {
+    // The pairs live on the target now: the host's go.
+    std::vector<std::uint32_t>().swap(rows);
+    std::vector<std::uint32_t>().swap(cols);
+  }
+  if (read_word(stream, start + num_rows, lists.traffic) != 0) {
+    throw Error(ExitCode::kFailure, "kernel 1: a pair's row lies outside the rank's " + std::to_string(num_rows));
+  }
+  scan_counts(stream, start, num_rows, lists.traffic.to_host);
+
+  DeviceArray<std::uint64_t> offsets(target, num_rows + 1);
+  DeviceArray<Vertex> neighbors(target, m);
+  const auto select = [&](const Vertex* pairs, std::uint64_t count, Word* out, std::uint64_t row, std::uint64_t last) {
+    const auto words = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), PairWord{pairs});
+    return on_policy(stream,
+                     [&](auto policy) { return thrust::copy_if(policy, words, words + count, out, InRows{row, last}); });
+  };
+  const std::uint64_t kept =
+      build_passes(stream, feed, select, num_rows, start, plan, offsets.data(), neighbors.data(), lists);
+  std::vector<std::uint32_t>().swap(rows);
+  std::vector<std::uint32_t>().swap(cols);
+
+  lists.offsets = LargeArray<std::uint64_t>(num_rows + 1);
+  lists.neighbors = LargeArray<std::uint32_t>(kept);
+  lists.traffic.to_host += offsets.download(stream, lists.offsets.data(), num_rows + 1);
+  lists.traffic.to_host += neighbors.download(stream, lists.neighbors.data(), kept);
   return lists;
 }
 

@@ -13,11 +13,13 @@
 //   radix-sorts and deduplicates them, and the rows' starts come from a vectorised lower
 //   bound of each row's first word; the pass's neighbours follow the last pass's.
 // The host gets the lists and the tables back (the search, the counts and the validator
-// read them there).
+// read them there). A distributed rank builds its piece's lists the same way from the
+// (row, neighbour) pairs the shuffle brought it (build_local_lists).
 // Plain C++ interface (the implementation is device_kernel1.cu).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/core/input_edges.hpp"
@@ -65,6 +67,13 @@ struct Kernel1Lists {
 // names a vertex outside the graph.
 Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const Kernel1Plan& plan = {});
 
+// The same for a rank's piece of a distributed graph (graph/local_csr.hpp's
+// build_local_csr): the lists of `num_rows` rows from (row, neighbour) pairs already in
+// the rank's sorted local ids, sorted and deduplicated; the pairs are consumed (freed once
+// they are on the device for good). No degree order: the tables stay empty.
+Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, std::vector<std::uint32_t>&& rows,
+                               std::vector<std::uint32_t>&& cols, const Kernel1Plan& plan = {});
+
 // The target memory the build needs at least, for n vertices and m tuples: the degree
 // count's and the order's arrays, or the passes' tables, rows' starts and neighbours (two
 // per tuple at most) with a chunk of tuples and the runtime's reserve, whichever is more.
@@ -73,6 +82,13 @@ inline std::uint64_t kernel1_min_bytes(std::uint64_t n, std::uint64_t m) {
   const std::uint64_t ordering = 8 * (n + 1) + 8 * n + 4 * n + 12 * n;
   const std::uint64_t passes = 16 * (n + 1) + 4 * n + 4 * 2 * m;
   return (ordering > passes ? ordering : passes) + chunk + (256ULL << 20);
+}
+
+// The same for a rank's `pairs` pairs over `rows` rows: the rows' starts and offsets, the
+// neighbours, a chunk of pairs and the reserve.
+inline std::uint64_t kernel1_local_min_bytes(std::uint64_t rows, std::uint64_t pairs) {
+  const std::uint64_t chunk = 8 * (pairs < kChunkTuples ? pairs : kChunkTuples);
+  return 16 * (rows + 2) + 4 * pairs + chunk + (256ULL << 20);
 }
 
 // What the host launcher adds to host memory beyond the CPU build's: the target's copy of
