@@ -572,7 +572,14 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   const double device_copy =
       c.backend == Backend::kCudaHost ? graph.forward + graph.transposed + s.block * 40 + s.row_group * 13 + device_forest
                                       : 0;
-  return {held, kernel1_bytes(s, graph),
+  // cuda-host builds the lists in host memory as the target's (kernel 1 on the device, its
+  // pairs held until the lists stand; SSSP's are the CPU's).
+  const double device_kernel1 =
+      c.backend == Backend::kCudaHost && !s.sssp
+          ? static_cast<double>(cuda_backend::kernel1_local_host_target_bytes(
+                static_cast<std::uint64_t>(s.col_group), static_cast<std::uint64_t>(s.directed)))
+          : 0;
+  return {held, kernel1_bytes(s, graph) + device_kernel1,
           graph.total + search_state_bytes(c, s) + device_copy + search_traffic_bytes(c, s)};
 }
 

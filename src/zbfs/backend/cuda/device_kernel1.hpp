@@ -94,7 +94,14 @@ inline std::uint64_t kernel1_local_min_bytes(std::uint64_t rows, std::uint64_t p
 // What the host launcher adds to host memory beyond the CPU build's: the target's copy of
 // the lists and tables, a chunk and a pass's words, while the host's copy is made.
 inline std::uint64_t kernel1_host_target_bytes(std::uint64_t n, std::uint64_t m) {
-  return 16 * (n + 1) + 4 * n + 4 * 2 * m + 8 * kChunkTuples + 16 * kHostPassEntries;
+  return 16 * (n + 1) + 4 * n + 4 * 2 * m + 8 * (m < kChunkTuples ? m : kChunkTuples) +
+         16 * (2 * m < kHostPassEntries ? 2 * m : kHostPassEntries);
+}
+// The same for a rank's piece of `pairs` pairs over `rows` rows, whose pairs the host
+// launcher holds until the lists are built.
+inline std::uint64_t kernel1_local_host_target_bytes(std::uint64_t rows, std::uint64_t pairs) {
+  return 16 * (rows + 2) + 4 * pairs + 8 * (pairs < kChunkTuples ? pairs : kChunkTuples) +
+         16 * (pairs < kHostPassEntries ? pairs : kHostPassEntries);
 }
 
 }  // namespace zbfs::cuda_backend
