@@ -4,7 +4,7 @@
 // runs it per backend and scale and prints the table.
 //
 //   zbfs_gpu_bench --scale 24 --backend cuda [--edgefactor 16] [--roots 64] [--threads T]
-//                  [--no-validate] [--force] [--json FILE]
+//                  [--no-validate] [--force] [--prune] [--json FILE]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -53,6 +53,8 @@ zbfs::RunConfig parse(int argc, char** argv) {
       config.validate = false;
     } else if (flag == "--force") {
       config.force = true;
+    } else if (flag == "--prune") {
+      config.prune = true;
     } else {
       zbfs::throw_usage_error("unknown flag '" + flag + "'");
     }

@@ -1,9 +1,11 @@
 #include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/transform_reduce.h>
 
 #include <algorithm>
+#include <optional>
 #include <cuda/std/bit>
 #include <cuda/std/functional>
 #include <string>
@@ -48,11 +50,6 @@ struct FrontierDegree {
     const Vertex u = queue[i];
     degree[i] = offsets[u + 1] - offsets[u];
   }
-};
-
-struct Degree {
-  const std::uint64_t* offsets;
-  ZBFS_HD std::uint64_t operator()(Vertex v) const { return offsets[v + 1] - offsets[v]; }
 };
 
 // Top-down, one index per frontier edge (`scan`: the frontier's degrees, scanned).
@@ -100,6 +97,20 @@ struct SearchParent {
     if (!found) return;
     parent[input_id(original, static_cast<Vertex>(v))] = static_cast<std::int64_t>(input_id(original, by));
     shared_word(next[v >> 6]).fetch_or(mask, cuda::std::memory_order_relaxed);
+  }
+};
+
+// The edges of word w's vertices (a reduction's values).
+struct WordEdges {
+  const std::uint64_t* words;
+  const std::uint64_t* offsets;
+  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
+    std::uint64_t sum = 0;
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      const std::uint64_t v = w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(bits));
+      sum += offsets[v + 1] - offsets[v];
+    }
+    return sum;
   }
 };
 
@@ -164,7 +175,7 @@ struct DeviceBfs::State {
         next(target, words),
         queue(target, n),
         next_queue(target, n),
-        scan(target, n + 1),
+        scan(target, std::max(n + 1, (g.num_vertices + 63) / 64 + 2)),
         parent(target, n),
         pruned(target, forest != nullptr ? words : 0),
         peeled_order(target, forest != nullptr ? forest->num_peeled : 0),
@@ -189,7 +200,15 @@ struct DeviceBfs::State {
   }
 
   void zero(const DeviceArray<std::uint64_t>& array, std::uint64_t count) {
-    on_policy(stream, [&](auto policy) { thrust::fill(policy, array.data(), array.data() + count, 0); });
+    on_policy_async(stream, [&](auto policy) { thrust::fill(policy, array.data(), array.data() + count, 0); });
+  }
+  // scan[0, count) scanned in place, scan[count] its total, all left in target memory.
+  void scan_on_target(std::uint64_t count) {
+    std::uint64_t* at = scan.data();
+    on_policy_async(stream, [&](auto policy) {
+      thrust::fill(policy, at + count, at + count + 1, std::uint64_t{0});
+      thrust::exclusive_scan(policy, at, at + count + 1, at);
+    });
   }
   std::uint64_t scan_counts(std::uint64_t count) {
     return cuda_backend::scan_counts(stream, scan.data(), count, traffic.to_host);
@@ -203,9 +222,18 @@ struct DeviceBfs::State {
   }
 
   // One top-down step over the queue; returns the new queue's size and sets its edges.
+  // One round trip to the device: the frontier's edges are known from the step that
+  // built the queue (or the start's degree), and the next queue's size and edges come
+  // back together at the end, two words read at once.
   std::uint64_t top_down_step(std::uint64_t& frontier_edges) {
     for_each_index(stream, queue_size, FrontierDegree{offsets.data(), queue.data(), scan.data()});
-    const std::uint64_t edges = scan_counts(queue_size);
+    std::uint64_t edges = 0;
+    if (queue_edges) {
+      edges = *queue_edges;
+      scan_on_target(queue_size);
+    } else {
+      edges = scan_counts(queue_size);  // a queue a bottom-up phase left: counted here
+    }
     zero(next, words_with_edges);
     for_each_index(stream, edges,
                    ExpandEdge{offsets.data(), neighbors.data(), queue.data(), scan.data(), queue_size, visited.data(),
@@ -213,16 +241,19 @@ struct DeviceBfs::State {
     // The next queue from the discovered bits by a scan of their words' populations: no
     // shared tail for every discovery to contend on, and the queue comes out sorted.
     for_each_index(stream, words_with_edges, StorePopulation{next.data(), scan.data()});
-    const std::uint64_t discovered = scan_counts(words_with_edges);
+    scan_on_target(words_with_edges);
     for_each_index(stream, words_with_edges, WritePositions<Vertex>{next.data(), scan.data(), 0, next_queue.data()});
+    // Its edges beside its size: scan[words_with_edges + 1].
+    const auto word_edges = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
+                                                            WordEdges{next.data(), offsets.data()});
+    sum_into(stream, word_edges, words_with_edges, scan.data() + words_with_edges + 1);
+    std::uint64_t counts[2] = {0, 0};
+    traffic.to_host += scan.download(stream, counts, 2, words_with_edges);
     std::swap(queue, next_queue);
-    queue_size = discovered;
-    const Vertex* q = queue.data();
-    frontier_edges = on_policy(stream, [&](auto policy) {
-      return thrust::transform_reduce(policy, q, q + discovered, Degree{offsets.data()}, std::uint64_t{0},
-                                      cuda::std::plus<std::uint64_t>());
-    });
-    return discovered;
+    queue_size = counts[0];
+    queue_edges = counts[1];
+    frontier_edges = counts[1];
+    return counts[0];
   }
 
   std::uint64_t bottom_up_step() {
@@ -244,6 +275,7 @@ struct DeviceBfs::State {
   void front_bitmap_to_queue() {
     for_each_index(stream, words_with_edges, StorePopulation{front.data(), scan.data()});
     queue_size = scan_counts(words_with_edges);
+    queue_edges.reset();
     for_each_index(stream, words_with_edges, WritePositions<Vertex>{front.data(), scan.data(), 0, queue.data()});
   }
 
@@ -309,6 +341,9 @@ struct DeviceBfs::State {
   std::uint64_t core_vertices = 0;
   std::uint64_t core_directed_edges = 0;
   std::uint64_t queue_size = 0;
+  // The queue's edges, where the step that built it counted them (a top-down step, or the
+  // start); unknown after a bottom-up phase.
+  std::optional<std::uint64_t> queue_edges;
   HostDeviceTraffic traffic;
 };
 
@@ -361,6 +396,7 @@ BfsStats DeviceBfs::State::search(std::uint64_t root, std::uint64_t start, const
     s.traffic.to_host += s.offsets.download(s.stream, ends, 2, start);
     start_degree = ends[1] - ends[0];
   }
+  s.queue_edges = start_degree;
   s.stream.synchronize();
   stats.init_time_s = clock.elapsed_s();
 

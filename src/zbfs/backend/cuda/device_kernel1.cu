@@ -37,6 +37,11 @@ using Word = std::uint64_t;
 constexpr Word kNoEntry = ~Word{0};
 // What a device's own allocations (Thrust's and CUB's temporaries, the runtime) are left.
 constexpr std::uint64_t kDeviceReserve = 256ULL << 20;
+// Every Thrust call here stays below 2^31 elements, where all of its algorithms count in
+// 32 bits or dispatch to 64: resident pairs are visited 2^29 at a time (their entries
+// 2^30), and a pass sorts fewer than 2^31 words.
+constexpr std::uint64_t kVisitPairs = std::uint64_t{1} << 29;
+constexpr std::uint64_t kMaxPassEntries = (std::uint64_t{1} << 31) - 1;
 
 // The kernel bodies. Each is correct for any order of its indices (launch.cuh).
 
@@ -217,7 +222,9 @@ class PairFeed {
   template <class Visit>
   void for_each_part(const Visit& visit) {
     if (resident_ && sent_) {
-      if (size_ > 0) visit(pairs_.data(), size_);
+      for (std::uint64_t first = 0; first < size_; first += kVisitPairs) {
+        visit(pairs_.data() + 2 * first, std::min(kVisitPairs, size_ - first));
+      }
       return;
     }
     std::uint64_t k = 0;
@@ -351,11 +358,11 @@ std::uint64_t build_pass(const Stream& stream, PairFeed& feed, const Select& sel
 
 // The target's budget of entries a pass sorts (the plan's, or what memory holds).
 std::uint64_t pass_budget(ExecutionTarget target, const Kernel1Plan& plan) {
-  if (plan.pass_entries != 0) return plan.pass_entries;
+  if (plan.pass_entries != 0) return std::min(plan.pass_entries, kMaxPassEntries);
   if (target == ExecutionTarget::kHost) return kHostPassEntries;
   // A pass's words and the radix sort's second buffer, 8 bytes each an entry.
   const std::uint64_t free = device_free_bytes();
-  return free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1;
+  return std::min(kMaxPassEntries, free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1);
 }
 
 // The lists of `rows` rows whose entries start at starts[...] (num_rows + 1, scanned), pass

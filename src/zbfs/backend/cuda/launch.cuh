@@ -5,16 +5,19 @@
 //   which libcu++ implements on the host too. Nothing block- or warp-level: the host
 //   launcher has no blocks, so a body must be correct for any order of its indices.
 // - on_policy hands a Thrust algorithm the target's execution policy (the CUDA system on
-//   the backend's stream, or the OpenMP system).
+//   the backend's stream, or the OpenMP system); on_policy_async and sum_into leave
+//   results in target memory without waiting for the device.
 // - DeviceArray<T>: RAII memory of the target (cudaMalloc / host allocation), with copies
 //   from and to host memory.
 // CUDA errors become zbfs::Error (exit status 1) with the call that failed.
 #pragma once
 
 #include <cuda_runtime.h>
+#include <cub/device/device_reduce.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
 #include <thrust/scan.h>
+#include <thrust/reduce.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
 
@@ -161,6 +164,38 @@ auto on_policy(const Stream& stream, Algorithm&& algorithm) {
     return algorithm(thrust::cuda::par(stream.temporary_storage()).on(stream.get()));
   }
   return algorithm(thrust::omp::par);
+}
+
+// The same for work whose result stays in target memory until a later step reads it: on
+// the device Thrust's par_nosync, which may return before the kernels are done (the
+// stream keeps them in order, and the temporary storage is handed out again only on
+// it), so that a step waits for the device once, where it reads its counts; the host
+// target runs it at once.
+template <class Algorithm>
+void on_policy_async(const Stream& stream, Algorithm&& algorithm) {
+  if (stream.target() == ExecutionTarget::kDevice) {
+    algorithm(thrust::cuda::par_nosync(stream.temporary_storage()).on(stream.get()));
+    return;
+  }
+  algorithm(thrust::omp::par);
+}
+
+// *out = the sum of values[0, count) (an iterator of 64-bit values), written in target
+// memory without waiting for it: CUB's device reduction on the stream, or on the host at
+// once.
+template <class Values>
+void sum_into(const Stream& stream, Values values, std::uint64_t count, std::uint64_t* out) {
+  if (stream.target() == ExecutionTarget::kHost) {
+    *out = thrust::reduce(thrust::omp::par, values, values + count, std::uint64_t{0});
+    return;
+  }
+  std::size_t bytes = 0;
+  check_cuda(cub::DeviceReduce::Sum(nullptr, bytes, values, out, count, stream.get()), "cub::DeviceReduce::Sum");
+  TemporaryStorage& storage = stream.temporary_storage();
+  char* temporary = storage.allocate(static_cast<std::ptrdiff_t>(bytes > 0 ? bytes : 1));
+  const cudaError_t status = cub::DeviceReduce::Sum(temporary, bytes, values, out, count, stream.get());
+  storage.deallocate(temporary, bytes);
+  check_cuda(status, "cub::DeviceReduce::Sum");
 }
 
 // Pinned (page-locked) host memory through which a step's transfers are staged: the copy
