@@ -179,9 +179,9 @@ void check_pruned_searches(const Layout& layout, int vertex_bits, const std::vec
   const std::uint64_t n = std::uint64_t{1} << vertex_bits;
   const ProcessGrid grid(layout.partition, layout.shape, n, &metrics);
   const EdgeSliceRange range = edge_slice_of(edges.size(), grid.rank(), grid.size());
-  const PackedEdgeList slice =
-      testing::pack(vertex_bits, std::vector<Edge>(edges.begin() + static_cast<std::ptrdiff_t>(range.first),
-                                                   edges.begin() + static_cast<std::ptrdiff_t>(range.first + range.count)));
+  const PackedEdgeList slice = testing::pack(
+      vertex_bits, std::vector<Edge>(edges.begin() + static_cast<std::ptrdiff_t>(range.first),
+                                     edges.begin() + static_cast<std::ptrdiff_t>(range.first + range.count)));
   const DistributedGraph<std::uint32_t> graph(grid, slice);
   DirectExchanger exchanger(ColumnGather::kAllgatherv);
   const DistributedForest<std::uint32_t> forest(grid, graph, exchanger, rounds);
@@ -243,8 +243,7 @@ TEST_F(DeviceDistributedBfsTest, ListsBuiltOnTheTargetAreTheCpuLists) {
     const PackedEdgeList slice = testing::my_slice(generator, grid);
     const DistributedGraph<std::uint32_t> cpu(grid, slice);
     HostDeviceTraffic copies;
-    const DistributedGraph<std::uint32_t> device(grid, slice, false, std::uint64_t{1} << 20, std::nullopt,
-                                                 std::nullopt,
+    const DistributedGraph<std::uint32_t> device(grid, slice, false, std::uint64_t{1} << 20, std::nullopt, std::nullopt,
                                                  local_list_builder_on_target(Backend::kCudaHost, 0, false, copies));
     for (const bool transposed : {false, true}) {
       const TraversalLayout traversal = transposed ? grid.bottom_up() : grid.top_down();

@@ -2,6 +2,8 @@
 // launcher, and on a GPU where one is visible: the lists, the tuple degrees and the degree
 // order's tables must be the CPU build's (build_csr, CsrOrder::kDegree) byte for byte,
 // whatever the passes, chunks, threads and way of holding the tuples.
+#include "zbfs/backend/cuda/device_kernel1.hpp"
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -11,7 +13,6 @@
 
 #include "test_graphs.hpp"
 #include "zbfs/backend/backend.hpp"
-#include "zbfs/backend/cuda/device_kernel1.hpp"
 #include "zbfs/backend/device_csr_builder.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/input_edges.hpp"
@@ -75,8 +76,8 @@ std::vector<PlanCase> plan_cases(bool row_a_pass) {
       cases.push_back({"passes of 97 entries, chunks of 1000 tuples, " + held + ", " + t,
                        Kernel1Plan{97, tuples, 1000, false}, threads});
       if (row_a_pass) {
-        cases.push_back({"a row a pass, chunks of 77 tuples, " + held + ", " + t, Kernel1Plan{1, tuples, 77, false},
-                         threads});
+        cases.push_back(
+            {"a row a pass, chunks of 77 tuples, " + held + ", " + t, Kernel1Plan{1, tuples, 77, false}, threads});
       }
     }
   }
@@ -198,7 +199,8 @@ TEST_F(DeviceKernel1, LocalListsAreTheCpuLocalCsr) {
       omp_set_num_threads(c.threads);
       std::vector<std::uint32_t> r = rows;
       std::vector<std::uint32_t> n = cols;
-      const cuda_backend::Kernel1Lists got = cuda_backend::build_local_lists(target, num_rows, std::move(r), std::move(n), c.plan);
+      const cuda_backend::Kernel1Lists got =
+          cuda_backend::build_local_lists(target, num_rows, std::move(r), std::move(n), c.plan);
       EXPECT_TRUE(r.empty() && n.empty()) << "the pairs were not consumed";
       ASSERT_EQ(got.offsets.size(), num_rows + 1);
       EXPECT_TRUE(same_bytes(got.offsets.data(), want.offsets(), num_rows + 1));
@@ -214,8 +216,8 @@ TEST_F(DeviceKernel1, LocalListsAreTheCpuLocalCsr) {
                                                        std::vector<std::uint32_t>(n)),
                  Error);
   }
-  const cuda_backend::Kernel1Lists empty =
-      cuda_backend::build_local_lists(ExecutionTarget::kHost, 0, std::vector<std::uint32_t>{}, std::vector<std::uint32_t>{});
+  const cuda_backend::Kernel1Lists empty = cuda_backend::build_local_lists(
+      ExecutionTarget::kHost, 0, std::vector<std::uint32_t>{}, std::vector<std::uint32_t>{});
   ASSERT_EQ(empty.offsets.size(), 1U);
   EXPECT_EQ(empty.offsets[0], 0U);
 }

@@ -269,8 +269,13 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   cuda_backend::ForestView trees;
   if (forest != nullptr) {
     for (const auto& p : forest->peeled_vertices()) peeled.push_back({p.anchor_at, p.parent, p.offset, p.original});
-    trees = {forest->peeled_bits().data(), forest->row_group_peeled().data(), forest->heights().data(),
-             forest->attach_ids().data(), peeled.data(), peeled.size(), forest->anchor_mask().size()};
+    trees = {forest->peeled_bits().data(),
+             forest->row_group_peeled().data(),
+             forest->heights().data(),
+             forest->attach_ids().data(),
+             peeled.data(),
+             peeled.size(),
+             forest->anchor_mask().size()};
     view.forest = &trees;
   }
   static_assert(cuda_backend::kNoAnchor == DistributedForest<std::uint32_t>::kNone);

@@ -76,7 +76,8 @@ void DistributedPrunedSearch<V>::begin_levels(const Start& start) {
   // has the root's tree among them: the attach step counts its others).
   level_ = start.chain.size();
   deepest_ = level_;
-  if (start.pruned && start.chain.empty() && grid_.owns(start.id)) deepest_ += forest_->height(start.id - first_vertex_);
+  if (start.pruned && start.chain.empty() && grid_.owns(start.id))
+    deepest_ += forest_->height(start.id - first_vertex_);
 }
 
 template <class V>
@@ -122,7 +123,8 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> DistributedPrunedSearch<V>:
   std::vector<std::pair<std::uint64_t, std::uint64_t>> parents;
   const std::vector<ChainLink>& chain = start.chain;
   for (std::size_t c = 0; c < chain.size(); ++c) {
-    if (grid_.owns(chain[c].id)) parents.emplace_back(chain[c].id - first_vertex_, c == 0 ? root : chain[c - 1].original);
+    if (grid_.owns(chain[c].id))
+      parents.emplace_back(chain[c].id - first_vertex_, c == 0 ? root : chain[c - 1].original);
   }
   return parents;
 }

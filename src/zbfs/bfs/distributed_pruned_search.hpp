@@ -88,7 +88,7 @@ class DistributedPrunedSearch {
   // The chain's parents on this rank: each owned chain vertex's owned offset and parent
   // (pointing back towards the root).
   [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> chain_parents(const Start& start,
-                                                                                  std::uint64_t root) const;
+                                                                                   std::uint64_t root) const;
   // Collective: the attach step's totals into `stats` (its step, its time since `clock`
   // started, and the search's depth): `attached` and `deepest` are this rank's.
   void finish(const Start& start, std::uint64_t attached, std::uint64_t deepest, const Stopwatch& clock,

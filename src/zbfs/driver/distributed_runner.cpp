@@ -11,9 +11,9 @@
 #include <type_traits>
 
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/device_csr_builder.hpp"
 #include "zbfs/backend/device_wire.hpp"
 #include "zbfs/backend/search.hpp"
-#include "zbfs/backend/device_csr_builder.hpp"
 #include "zbfs/backend/search_factory.hpp"
 #include "zbfs/bfs/distributed_forest.hpp"
 #include "zbfs/codec/codec_cost.hpp"

@@ -368,7 +368,8 @@ std::uint64_t estimate_peak_memory_bytes(const RunConfig& c, std::uint64_t n, st
   // cuda-host keeps the device backend's copy of the graph in host memory (with --prune
   // its forest, every vertex counted as peeled), and before it kernel 1's target arrays
   // beside the host's lists (SSSP's lists are built on the CPU).
-  const std::uint64_t kernel1_target = vertex_bytes == 4 && !c.kernels.sssp ? cuda_backend::kernel1_host_target_bytes(n, m) : 0;
+  const std::uint64_t kernel1_target =
+      vertex_bytes == 4 && !c.kernels.sssp ? cuda_backend::kernel1_host_target_bytes(n, m) : 0;
   const std::uint64_t device_copy =
       c.backend == Backend::kCudaHost
           ? std::max(cuda_backend::DeviceBfs::memory_bytes(n, 2 * m, n, c.prune), kernel1_target)
@@ -569,15 +570,15 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
   // the peeled vertices, every vertex counted as peeled, the peeled bits and the
   // gathered anchors' bits).
   const double device_forest = c.prune ? s.block * (9.0 + 24.0 + 0.125) + s.row_group / 8 + s.vertices / 8 : 0;
-  const double device_copy =
-      c.backend == Backend::kCudaHost ? graph.forward + graph.transposed + s.block * 40 + s.row_group * 13 + device_forest
-                                      : 0;
+  const double device_copy = c.backend == Backend::kCudaHost
+                                 ? graph.forward + graph.transposed + s.block * 40 + s.row_group * 13 + device_forest
+                                 : 0;
   // cuda-host builds the lists in host memory as the target's (kernel 1 on the device, its
   // pairs held until the lists stand; SSSP's are the CPU's).
   const double device_kernel1 =
       c.backend == Backend::kCudaHost && !s.sssp
-          ? static_cast<double>(cuda_backend::kernel1_local_host_target_bytes(
-                static_cast<std::uint64_t>(s.col_group), static_cast<std::uint64_t>(s.directed)))
+          ? static_cast<double>(cuda_backend::kernel1_local_host_target_bytes(static_cast<std::uint64_t>(s.col_group),
+                                                                              static_cast<std::uint64_t>(s.directed)))
           : 0;
   return {held, kernel1_bytes(s, graph) + device_kernel1,
           graph.total + search_state_bytes(c, s) + device_copy + search_traffic_bytes(c, s)};

@@ -94,7 +94,8 @@ class LocalCsr {
 // a device backend builds them on its target (backend/device_csr_builder.hpp), the same
 // lists. Empty: the CPU.
 template <class V>
-using LocalListBuilder = std::function<LocalCsr<V>(std::uint64_t num_rows, std::vector<V>&& rows, std::vector<V>&& cols)>;
+using LocalListBuilder =
+    std::function<LocalCsr<V>(std::uint64_t num_rows, std::vector<V>&& rows, std::vector<V>&& cols)>;
 
 // Builds the CSR of the pairs (rows[i], cols[i]); rows[i] < num_rows.
 template <class V>

@@ -5,9 +5,9 @@
 #include <thrust/transform_reduce.h>
 
 #include <algorithm>
-#include <optional>
 #include <cuda/std/bit>
 #include <cuda/std/functional>
+#include <optional>
 #include <string>
 #include <utility>
 

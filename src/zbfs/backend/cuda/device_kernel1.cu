@@ -1,5 +1,3 @@
-#include "zbfs/backend/cuda/device_kernel1.hpp"
-
 #include <omp.h>
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
@@ -23,6 +21,7 @@
 #include <vector>
 
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/device_kernel1.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
 #include "zbfs/core/error.hpp"
 
@@ -246,9 +245,9 @@ class PairFeed {
     // The pinned buffer's last copy must be done before it is written again.
     if (recorded_[slot]) check_cuda(cudaEventSynchronize(done_[slot]->get()), "cudaEventSynchronize");
     fill_(first, count, pinned_[slot]->data());
-    check_cuda(cudaMemcpyAsync(to, pinned_[slot]->data(), 2 * count * sizeof(Vertex), cudaMemcpyHostToDevice,
-                               stream_.get()),
-               "cudaMemcpyAsync (pairs)");
+    check_cuda(
+        cudaMemcpyAsync(to, pinned_[slot]->data(), 2 * count * sizeof(Vertex), cudaMemcpyHostToDevice, stream_.get()),
+        "cudaMemcpyAsync (pairs)");
     check_cuda(cudaEventRecord(done_[slot]->get(), stream_.get()), "cudaEventRecord");
     recorded_[slot] = true;
   }
@@ -291,8 +290,8 @@ void order_by_degree(const Stream& stream, const DeviceArray<std::uint64_t>& deg
     Word* key = keys.data();
     Vertex* value = original.data();
     on_policy(stream, [&](auto policy) {
-      thrust::transform(policy, thrust::counting_iterator<std::uint64_t>(0), thrust::counting_iterator<std::uint64_t>(n),
-                        key, DescendingDegree{deg});
+      thrust::transform(policy, thrust::counting_iterator<std::uint64_t>(0),
+                        thrust::counting_iterator<std::uint64_t>(n), key, DescendingDegree{deg});
       thrust::sequence(policy, value, value + n, Vertex{0});
       // Stable: equal degrees keep their input order, as the CPU's counting sort does.
       thrust::stable_sort_by_key(policy, key, key + n, value);
@@ -362,7 +361,8 @@ std::uint64_t pass_budget(ExecutionTarget target, const Kernel1Plan& plan) {
   if (target == ExecutionTarget::kHost) return kHostPassEntries;
   // A pass's words and the radix sort's second buffer, 8 bytes each an entry.
   const std::uint64_t free = device_free_bytes();
-  return std::min(kMaxPassEntries, free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1);
+  return std::min(kMaxPassEntries,
+                  free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1);
 }
 
 // The lists of `rows` rows whose entries start at starts[...] (num_rows + 1, scanned), pass
@@ -396,7 +396,6 @@ std::uint64_t build_passes(const Stream& stream, PairFeed& feed, const Select& s
   copy_bytes(stream, offsets + rows, &out, sizeof(out), cudaMemcpyHostToDevice);
   return out;
 }
-
 
 }  // namespace
 
@@ -434,9 +433,8 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   const Stream stream(target);
   lists.tuples_resident = keep_resident(target, plan, kernel1_min_bytes(n, m), m, 2 * m);
   PairFeed feed(
-      stream, m, [&edges](std::uint64_t first, std::uint64_t count, Vertex* out) {
-        convert_tuples(edges, first, count, out);
-      },
+      stream, m,
+      [&edges](std::uint64_t first, std::uint64_t count, Vertex* out) { convert_tuples(edges, first, count, out); },
       chunk_of(plan), lists.tuples_resident, lists.traffic);
 
   // Degrees, then the order and each sorted row's start (before deduplication).
@@ -449,8 +447,9 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
       thrust::fill(policy, deg, deg + n + 1, std::uint64_t{0});
       return 0;
     });
-    feed.for_each_part(
-        [&](const Vertex* pairs, std::uint64_t count) { for_each_index(stream, count, CountDegrees{pairs, deg}); });
+    feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
+      for_each_index(stream, count, CountDegrees{pairs, deg});
+    });
     order_by_degree(stream, degree, n, sorted, starts, lists);
   }
   const std::uint64_t entries = scan_counts(stream, starts.data(), n, lists.traffic.to_host);
@@ -462,8 +461,9 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   const auto select = [&](const Vertex* pairs, std::uint64_t count, Word* out, std::uint64_t row, std::uint64_t last) {
     const auto words =
         thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), EntryWord{pairs, table});
-    return on_policy(stream,
-                     [&](auto policy) { return thrust::copy_if(policy, words, words + 2 * count, out, InRows{row, last}); });
+    return on_policy(stream, [&](auto policy) {
+      return thrust::copy_if(policy, words, words + 2 * count, out, InRows{row, last});
+    });
   };
   const std::uint64_t kept =
       build_passes(stream, feed, select, n, starts.data(), plan, offsets.data(), neighbors.data(), lists);
@@ -523,8 +523,9 @@ Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, s
   DeviceArray<Vertex> neighbors(target, m);
   const auto select = [&](const Vertex* pairs, std::uint64_t count, Word* out, std::uint64_t row, std::uint64_t last) {
     const auto words = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), PairWord{pairs});
-    return on_policy(stream,
-                     [&](auto policy) { return thrust::copy_if(policy, words, words + count, out, InRows{row, last}); });
+    return on_policy(stream, [&](auto policy) {
+      return thrust::copy_if(policy, words, words + count, out, InRows{row, last});
+    });
   };
   const std::uint64_t kept =
       build_passes(stream, feed, select, num_rows, start, plan, offsets.data(), neighbors.data(), lists);

@@ -48,7 +48,6 @@ struct Kernel1Plan {
   bool force = false;  // --force: the device memory check does not refuse
 };
 
-
 // The lists and tables the CPU's Csr<uint32_t> holds, in host memory.
 struct Kernel1Lists {
   std::uint64_t num_vertices = 0;

@@ -180,7 +180,8 @@ std::pair<std::uint64_t, std::uint64_t> DistributedSteps::attach(std::span<const
   State& s = *state_;
   if (!s.has_forest) throw Error(ExitCode::kFailure, "a pruned device search needs the forest");
   if (fresh) {
-    if (anchors.size() != s.anchors.size()) throw Error(ExitCode::kFailure, "the anchors' bits do not match the forest");
+    if (anchors.size() != s.anchors.size())
+      throw Error(ExitCode::kFailure, "the anchors' bits do not match the forest");
     s.upload(s.anchors, anchors.data(), anchors.size());
   }
   s.reserve(s.links, links.size() + 1);

@@ -13,17 +13,17 @@
 #pragma once
 
 #include <cuda_runtime.h>
-#include <cub/device/device_reduce.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
-#include <thrust/scan.h>
 #include <thrust/reduce.h>
+#include <thrust/scan.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <cub/device/device_reduce.cuh>
 #include <cuda/atomic>
 #include <memory>
 #include <string>
