@@ -1,7 +1,7 @@
 // What the device BFS kernels and the device codecs share (launch.cuh's kernel bodies and
 // helpers), over bitmaps of 64-bit words: bit tests and claims, a word's population, the
 // populations stored for a scan, a bitmap's set positions written from that scan, a
-// list's positions set in a bitmap; the tallest tree below a word's bits; and the
+// list's positions set in a bitmap; sums and the tallest tree over a word's bits; and the
 // edge-balanced step's search for the frontier entry an edge index belongs to.
 #pragma once
 
@@ -22,6 +22,30 @@ ZBFS_HD inline bool claim_bit(std::uint64_t* words, std::uint64_t v) {
   if ((word.load(cuda::std::memory_order_relaxed) & mask) != 0) return false;
   return (word.fetch_or(mask, cuda::std::memory_order_relaxed) & mask) == 0;
 }
+
+// The sum of value(v) over the set bits v of word w (a reduction's transform): a level's
+// edges, by a degree table or by the lists' offsets.
+template <class Value>
+struct WordSum {
+  const std::uint64_t* words;
+  Value value;
+  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
+    std::uint64_t sum = 0;
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      sum += value(w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(bits)));
+    }
+    return sum;
+  }
+};
+// Vertex v's degree, from a table or from the lists' offsets.
+struct TableDegree {
+  const std::uint64_t* degree;
+  ZBFS_HD std::uint64_t operator()(std::uint64_t v) const { return degree[v]; }
+};
+struct ListDegree {
+  const std::uint64_t* offsets;
+  ZBFS_HD std::uint64_t operator()(std::uint64_t v) const { return offsets[v + 1] - offsets[v]; }
+};
 
 // A pruned search's depth: the tallest tree (height per vertex) hanging below the set
 // bits of word w (a reduction's transform, with Larger).

@@ -100,20 +100,6 @@ struct SearchParent {
   }
 };
 
-// The edges of word w's vertices (a reduction's values).
-struct WordEdges {
-  const std::uint64_t* words;
-  const std::uint64_t* offsets;
-  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
-    std::uint64_t sum = 0;
-    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-      const std::uint64_t v = w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(bits));
-      sum += offsets[v + 1] - offsets[v];
-    }
-    return sum;
-  }
-};
-
 struct FoldWord {
   std::uint64_t* visited;
   const std::uint64_t* next;
@@ -244,8 +230,8 @@ struct DeviceBfs::State {
     scan_on_target(words_with_edges);
     for_each_index(stream, words_with_edges, WritePositions<Vertex>{next.data(), scan.data(), 0, next_queue.data()});
     // Its edges beside its size: scan[words_with_edges + 1].
-    const auto word_edges = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
-                                                            WordEdges{next.data(), offsets.data()});
+    const auto word_edges = thrust::make_transform_iterator(
+        thrust::counting_iterator<std::uint64_t>(0), WordSum<ListDegree>{next.data(), ListDegree{offsets.data()}});
     sum_into(stream, word_edges, words_with_edges, scan.data() + words_with_edges + 1);
     std::uint64_t counts[2] = {0, 0};
     traffic.to_host += scan.download(stream, counts, 2, words_with_edges);

@@ -306,6 +306,13 @@ void order_by_degree(const Stream& stream, const DeviceArray<std::uint64_t>& deg
   lists.traffic.to_host += tuple_degree.download(stream, lists.tuple_degree.data(), n);
 }
 
+void zero_words(const Stream& stream, std::uint64_t* words, std::uint64_t count) {
+  on_policy(stream, [&](auto policy) {
+    thrust::fill(policy, words, words + count, std::uint64_t{0});
+    return 0;
+  });
+}
+
 // Reads one word of target memory.
 std::uint64_t read_word(const Stream& stream, const std::uint64_t* at, HostDeviceTraffic& traffic) {
   std::uint64_t value = 0;
@@ -443,10 +450,7 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   {
     DeviceArray<std::uint64_t> degree(target, n + 1);
     std::uint64_t* deg = degree.data();
-    on_policy(stream, [&](auto policy) {
-      thrust::fill(policy, deg, deg + n + 1, std::uint64_t{0});
-      return 0;
-    });
+    zero_words(stream, deg, n + 1);
     feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
       for_each_index(stream, count, CountDegrees{pairs, deg});
     });
@@ -502,10 +506,7 @@ Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, s
   // the rows' starts.
   DeviceArray<std::uint64_t> starts(target, num_rows + 2);
   std::uint64_t* start = starts.data();
-  on_policy(stream, [&](auto policy) {
-    thrust::fill(policy, start, start + num_rows + 2, std::uint64_t{0});
-    return 0;
-  });
+  zero_words(stream, start, num_rows + 2);
   feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
     for_each_index(stream, count, CountRows{pairs, num_rows, start});
   });

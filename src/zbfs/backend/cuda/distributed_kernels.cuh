@@ -164,19 +164,6 @@ struct ClaimReported {
   }
 };
 
-// The frontier's edges: the degrees of word w's vertices.
-struct WordDegrees {
-  const std::uint64_t* words;
-  const std::uint64_t* degree;
-  ZBFS_HD std::uint64_t operator()(std::uint64_t w) const {
-    std::uint64_t sum = 0;
-    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-      sum += degree[w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(bits))];
-    }
-    return sum;
-  }
-};
-
 struct LookUpReported {
   const std::uint64_t* targets;
   const Vertex* sent_parent;

@@ -162,7 +162,8 @@ LevelTally DistributedSteps::finish_level(bool with_edges) {
   s.fill(s.next, s.words, std::uint64_t{0});
   LevelTally tally;
   tally.vertices = s.sum_over_words(WordPopulation{s.frontier.data()});
-  tally.edges = with_edges ? s.sum_over_words(WordDegrees{s.frontier.data(), s.owned_degree.data()}) : 0;
+  tally.edges =
+      with_edges ? s.sum_over_words(WordSum<TableDegree>{s.frontier.data(), TableDegree{s.owned_degree.data()}}) : 0;
   if (s.pruned_search && tally.vertices > 0) {
     tally.tallest = on_policy(s.stream, [&](auto policy) {
       return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
