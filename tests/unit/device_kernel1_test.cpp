@@ -8,16 +8,21 @@
 #include <omp.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "step_list.hpp"
 #include "test_graphs.hpp"
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/device_csr_builder.hpp"
+#include "zbfs/backend/device_search.hpp"
+#include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/input_edges.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/graph/local_csr.hpp"
+#include "zbfs/validate/validator.hpp"
 
 namespace zbfs {
 namespace {
@@ -178,6 +183,38 @@ TEST_F(DeviceKernel1, CsrOnTheTargetIsTheCpuCsr) {
   // row's end.
   EXPECT_EQ(copies.to_device, 2 * list.size() * 8 + 8);
   EXPECT_GT(copies.to_host, want.adjacency_bytes());
+}
+
+// The one-process search takes kernel 1's lists over where they were built: nothing of
+// them is uploaded again, and its searches are the CPU kernel's, step for step.
+TEST_F(DeviceKernel1, SearchTakesTheListsOverFromKernel1) {
+  const std::vector<Edge> edges = testing::kronecker_edges(10, 16, 9);
+  const PackedEdgeList list = testing::pack(10, edges);
+  for (const ExecutionTarget target : targets()) {
+    SCOPED_TRACE(std::string(to_string(target)));
+    const Backend backend = target == ExecutionTarget::kDevice ? Backend::kCuda : Backend::kCudaHost;
+    HostDeviceTraffic copies;
+    std::shared_ptr<cuda_backend::ResidentLists> resident;
+    const Csr<std::uint32_t> graph = build_csr_on_target(backend, list, false, copies, &resident);
+    ASSERT_NE(resident, nullptr);
+    DeviceSearch kept(backend, graph, false, nullptr, std::move(resident));
+    DeviceSearch uploaded(backend, graph, false);
+    const std::uint64_t n = graph.num_vertices();
+    EXPECT_EQ(uploaded.traffic().to_device - kept.traffic().to_device,
+              8 * (n + 1) + 4 * graph.num_directed_edges() + 4 * n);
+    DirectionOptimizingBfs<std::uint32_t> cpu(graph);
+    std::vector<std::int64_t> cpu_parent(n);
+    std::vector<std::int64_t> parent(n);
+    for (const std::uint64_t root : {edges[0].u, edges[100].v, edges[2000].u}) {
+      SCOPED_TRACE("root " + std::to_string(root));
+      const BfsStats want = cpu.run(root, cpu_parent, BfsOptions{});
+      const BfsStats got = kept.run(root, BfsOptions{});
+      kept.copy_parents(parent);
+      EXPECT_EQ(testing::step_list(got), testing::step_list(want));
+      const ValidationReport report = validate_bfs_tree(list, root, parent);
+      ASSERT_TRUE(report.ok()) << report.messages.front();
+    }
+  }
 }
 
 // A rank's piece (build_local_lists): the CPU's build_local_csr lists from the same

@@ -9,17 +9,19 @@
 
 namespace zbfs {
 
-Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force,
-                                       HostDeviceTraffic& traffic) {
+Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force, HostDeviceTraffic& traffic,
+                                       std::shared_ptr<cuda_backend::ResidentLists>* resident) {
   require_backend(backend);
 #ifdef ZBFS_HAVE_CUDA
   const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
   if (target == ExecutionTarget::kDevice) cuda_backend::use_device(0);
   cuda_backend::Kernel1Plan plan;
   plan.force = force;
+  plan.keep_on_target = resident != nullptr;
   cuda_backend::Kernel1Lists lists = cuda_backend::build_lists(target, edges, plan);
   traffic.to_device += lists.traffic.to_device;
   traffic.to_host += lists.traffic.to_host;
+  if (resident != nullptr) *resident = std::move(lists.resident);
   return Csr<std::uint32_t>(lists.num_vertices, std::move(lists.offsets), std::move(lists.neighbors),
                             std::move(lists.tuple_degree),
                             DegreeOrder<std::uint32_t>(std::move(lists.sorted_of), std::move(lists.original_of)));
@@ -27,6 +29,7 @@ Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges,
   (void)edges;
   (void)force;
   (void)traffic;
+  (void)resident;
   return {};
 #endif
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/execution_target.hpp"
@@ -16,9 +17,15 @@
 
 namespace zbfs {
 
+namespace cuda_backend {
+struct ResidentLists;  // cuda/resident_lists.cuh
+}  // namespace cuda_backend
+
 // `traffic`: what kernel 1 copied between host and target memory (added to it).
-Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force,
-                                       HostDeviceTraffic& traffic);
+// `resident` (unless nullptr): the lists left on the target for the search to take over
+// (SearchFactory::device_lists).
+Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force, HostDeviceTraffic& traffic,
+                                       std::shared_ptr<cuda_backend::ResidentLists>* resident = nullptr);
 
 // A distributed rank's: its piece's lists built on its target (device `device` under
 // kCuda) from the pairs the shuffle brought it, the same as build_local_csr's; `traffic`

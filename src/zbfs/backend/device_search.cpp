@@ -23,7 +23,8 @@ struct DeviceSearch::Impl {
 };
 
 DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, bool force,
-                           const PeeledForest<std::uint32_t>* forest) {
+                           const PeeledForest<std::uint32_t>* forest,
+                           std::shared_ptr<cuda_backend::ResidentLists> resident) {
   require_backend(backend);
   if (forest != nullptr && forest->num_vertices() != graph.num_vertices())
     throw Error(ExitCode::kFailure, "the peeled forest belongs to another graph");
@@ -46,9 +47,10 @@ DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, boo
     if (edgeless.word(w) != 0) words_with_edges = w + 1;
     edgeless.word(w) = ~edgeless.word(w);
   }
-  const cuda_backend::HostGraphView view{
-      graph.num_vertices(), off, graph.neighbor_data(), hubs.data(), graph.original_ids(), edgeless.data(),
-      words_with_edges};
+  const cuda_backend::HostGraphView view{graph.num_vertices(),  off,
+                                         graph.neighbor_data(), hubs.data(),
+                                         graph.original_ids(),  edgeless.data(),
+                                         words_with_edges,      std::move(resident)};
   if (forest != nullptr) {
     // The pruned search's start-visited bits and the attach step's tables, as the CPU
     // kernel has them; uploaded with the graph, then freed here.
@@ -69,6 +71,7 @@ DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, boo
 #else
   (void)graph;
   (void)force;
+  (void)resident;
 #endif
 }
 

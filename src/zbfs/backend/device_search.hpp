@@ -1,8 +1,8 @@
 // The one-process search of the device backends (--backend cuda / cuda-host with
 // --partition shared): a degree-ordered Csr's kernel-1 extras (hubs, the edgeless bitmap)
-// computed on the host as the CPU kernel computes them, uploaded once, and DeviceBfs run
-// per root. Plain C++: on a build without CUDA, construction throws the usage error of
-// require_backend.
+// computed on the host as the CPU kernel computes them, uploaded once with the lists (or
+// beside the lists kernel 1 left on the target), and DeviceBfs run per root. Plain C++: on a build without CUDA,
+// construction throws the usage error of require_backend.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +25,11 @@ class DeviceSearch {
   // when the device's memory is short (unless `force`). `forest`: --prune's trees (it
   // must outlive this object), or nullptr: searches run on the 2-core and the trees are
   // attached on the device, as the CPU kernel does it.
+  // `resident`: the graph's lists as kernel 1 left them on the target
+  // (build_csr_on_target), taken over instead of uploaded; nullptr: upload them.
   DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, bool force,
-               const PeeledForest<std::uint32_t>* forest = nullptr);
+               const PeeledForest<std::uint32_t>* forest = nullptr,
+               std::shared_ptr<cuda_backend::ResidentLists> resident = nullptr);
   ~DeviceSearch();
   DeviceSearch(const DeviceSearch&) = delete;
   DeviceSearch& operator=(const DeviceSearch&) = delete;

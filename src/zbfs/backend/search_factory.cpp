@@ -47,7 +47,8 @@ class CpuSsspSearch final : public SsspSearch {
 std::unique_ptr<BfsSearch> SearchFactory::bfs(const Csr<std::uint32_t>& graph,
                                               const PeeledForest<std::uint32_t>* forest) const {
   if (backend == Backend::kCpu) return std::make_unique<CpuBfsSearch<std::uint32_t>>(graph, forest);
-  return std::make_unique<DeviceBfsSearch<DeviceSearch>>(graph.num_vertices(), backend, graph, force, forest);
+  return std::make_unique<DeviceBfsSearch<DeviceSearch>>(graph.num_vertices(), backend, graph, force, forest,
+                                                         device_lists);
 }
 
 std::unique_ptr<BfsSearch> SearchFactory::bfs(const Csr<std::uint64_t>& graph,

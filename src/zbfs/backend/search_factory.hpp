@@ -30,6 +30,9 @@ class DistributedForest;
 class ProcessGrid;
 class Exchanger;
 class PhaseMetrics;
+namespace cuda_backend {
+struct ResidentLists;  // cuda/resident_lists.cuh
+}  // namespace cuda_backend
 
 struct SearchFactory {
   Backend backend = Backend::kCpu;
@@ -39,6 +42,9 @@ struct SearchFactory {
   cuda_backend::IdTransfer id_transfer = cuda_backend::IdTransfer::kRaw;
   DeviceExchange exchange = DeviceExchange::kStaged;
   std::optional<double> delta;  // SSSP's bucket width (--delta; unset: the kernel's own)
+  // One process on a device backend: the lists kernel 1 left on the target
+  // (build_csr_on_target), which the search takes over (nullptr: it uploads them).
+  std::shared_ptr<cuda_backend::ResidentLists> device_lists;
 
   // One process over `graph`, which must outlive the search. `forest`: its peeled trees
   // (--prune; nullptr: none). A device search uploads the graph here; it takes 32-bit ids

@@ -82,11 +82,11 @@ class ProductionTimer {
 // placed with the entries (on the CPU: SSSP runs there).
 template <class Graph>
 Graph build_graph(const RunConfig& config, const InputEdges& input, LargeArray<float>* weights,
-                  HostDeviceTraffic& copies) {
+                  HostDeviceTraffic& copies, std::shared_ptr<cuda_backend::ResidentLists>& resident) {
   using V = typename Graph::Vertex;
   if constexpr (std::is_same_v<Graph, Csr<std::uint32_t>>) {
     if (config.backend != Backend::kCpu && weights == nullptr) {
-      return build_csr_on_target(config.backend, input, config.force, copies);
+      return build_csr_on_target(config.backend, input, config.force, copies, &resident);
     }
   }
   if constexpr (std::is_same_v<Graph, Csr<V>>) {
@@ -250,9 +250,11 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   // bitmap).
   LargeArray<float> list_weights;
   HostDeviceTraffic kernel1_copies;
-  const Graph graph =
-      build_graph<Graph>(config, tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr, kernel1_copies);
-  const SearchFactory factory = search_factory(config);
+  std::shared_ptr<cuda_backend::ResidentLists> resident;
+  const Graph graph = build_graph<Graph>(config, tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr,
+                                         kernel1_copies, resident);
+  SearchFactory factory = search_factory(config);
+  factory.device_lists = std::move(resident);
   std::unique_ptr<SsspSearch> sssp;
   if constexpr (kWeighted) {
     if (config.kernels.sssp) sssp = factory.sssp(graph, std::move(list_weights));

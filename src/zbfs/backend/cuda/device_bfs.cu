@@ -15,6 +15,7 @@
 #include "zbfs/backend/cuda/bitmap_kernels.cuh"
 #include "zbfs/backend/cuda/device_bfs.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
+#include "zbfs/backend/cuda/resident_lists.cuh"
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/timer.hpp"
 
@@ -151,10 +152,11 @@ struct DeviceBfs::State {
         words((g.num_vertices + 63) / 64),
         words_with_edges(g.words_with_edges),
         directed_edges(g.offsets[g.num_vertices]),
-        offsets(target, n + 1),
-        neighbors(target, directed_edges),
+        offsets(g.resident ? std::move(g.resident->offsets) : DeviceArray<std::uint64_t>(target, n + 1)),
+        neighbors(g.resident ? std::move(g.resident->neighbors) : DeviceArray<Vertex>(target, directed_edges)),
         hubs(target, n),
-        original(target, g.original != nullptr ? n : 0),
+        original(g.resident ? std::move(g.resident->original)
+                            : DeviceArray<Vertex>(target, g.original != nullptr ? n : 0)),
         edgeless(target, words),
         visited(target, words),
         front(target, words),
@@ -168,10 +170,15 @@ struct DeviceBfs::State {
         peeled_anchor(target, forest != nullptr ? forest->num_peeled : 0),
         peeled_parent(target, forest != nullptr ? forest->num_peeled : 0),
         height(target, forest != nullptr ? n : 0) {
-    traffic.to_device += offsets.upload(stream, g.offsets, n + 1);
-    traffic.to_device += neighbors.upload(stream, g.neighbors, directed_edges);
+    if (!g.resident) {
+      traffic.to_device += offsets.upload(stream, g.offsets, n + 1);
+      traffic.to_device += neighbors.upload(stream, g.neighbors, directed_edges);
+      if (g.original != nullptr) traffic.to_device += original.upload(stream, g.original, n);
+    } else if (g.resident->num_vertices != n || offsets.size() != n + 1 || neighbors.size() < directed_edges ||
+               (g.original != nullptr) != (original.size() == n)) {
+      throw Error(ExitCode::kFailure, "the lists left on the target are another graph's");
+    }
     traffic.to_device += hubs.upload(stream, g.hubs, n);
-    if (g.original != nullptr) traffic.to_device += original.upload(stream, g.original, n);
     traffic.to_device += edgeless.upload(stream, g.edgeless, words);
     if (forest != nullptr) {
       has_forest = true;
@@ -342,9 +349,12 @@ DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool fo
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    require_device_memory(memory_bytes(graph.num_vertices, graph.offsets[graph.num_vertices],
-                                       forest != nullptr ? forest->num_peeled : 0, forest != nullptr),
-                          free_bytes, total_bytes, force);
+    // Lists kernel 1 left on the device are there already.
+    const std::uint64_t n = graph.num_vertices;
+    const std::uint64_t there = graph.resident ? 8 * (n + 1) + 4 * graph.offsets[n] + 4 * n : 0;
+    require_device_memory(
+        memory_bytes(n, graph.offsets[n], forest != nullptr ? forest->num_peeled : 0, forest != nullptr) - there,
+        free_bytes, total_bytes, force);
   }
   state_ = std::make_unique<State>(target, graph, forest);
 }

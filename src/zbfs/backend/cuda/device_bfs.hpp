@@ -29,6 +29,8 @@
 
 namespace zbfs::cuda_backend {
 
+struct ResidentLists;  // resident_lists.cuh
+
 // The host's degree-ordered graph as the device backend uploads it (all host pointers).
 struct HostGraphView {
   std::uint64_t num_vertices = 0;
@@ -40,6 +42,9 @@ struct HostGraphView {
   // 64-bit words; the words past words_with_edges hold only such vertices.
   const std::uint64_t* edgeless = nullptr;
   std::uint64_t words_with_edges = 0;
+  // The same offsets, neighbours and input ids where kernel 1 left them on the target
+  // (device_kernel1.hpp): taken over instead of uploaded (nullptr: upload).
+  std::shared_ptr<ResidentLists> resident;
 };
 
 // --prune (graph/peeled_forest.hpp), as the device backend uploads it (host pointers):
@@ -89,7 +94,8 @@ class DeviceBfs {
 
   [[nodiscard]] ExecutionTarget target() const;
   [[nodiscard]] HostDeviceTraffic traffic() const;
-  // The target memory a graph of n vertices and m directed edges takes: offsets and the
+  // The target memory a graph of n vertices and m directed edges takes (with `resident`
+  // lists, what is not there yet): offsets and the
   // scan (8 bytes per vertex each), the parents (8), the neighbours (4 per edge), hubs,
   // original ids and two queues (4 each), five bitmaps, and the runtime's own reserve.
   // With a forest of `peeled` vertices: its bitmap, heights (1 per vertex) and three

@@ -23,6 +23,7 @@
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/cuda/device_kernel1.hpp"
 #include "zbfs/backend/cuda/launch.cuh"
+#include "zbfs/backend/cuda/resident_lists.cuh"
 #include "zbfs/core/error.hpp"
 
 namespace zbfs::cuda_backend {
@@ -277,14 +278,15 @@ std::uint64_t device_free_bytes(std::uint64_t* total = nullptr) {
 // sorted vertex's count) on the target, the inverse table and the tuple degrees to the
 // host.
 void order_by_degree(const Stream& stream, const DeviceArray<std::uint64_t>& degree, std::uint64_t n,
-                     DeviceArray<Vertex>& sorted, DeviceArray<std::uint64_t>& starts, Kernel1Lists& lists) {
+                     DeviceArray<Vertex>& sorted, DeviceArray<std::uint64_t>& starts, Kernel1Lists& lists,
+                     DeviceArray<Vertex>& original) {
   const ExecutionTarget target = stream.target();
   const std::uint64_t* deg = degree.data();
   const std::uint64_t max_degree = on_policy(stream, [&](auto policy) {
     return thrust::reduce(policy, deg, deg + n, std::uint64_t{0}, thrust::maximum<std::uint64_t>());
   });
   if (max_degree > 0xffffffffULL) throw Error(ExitCode::kFailure, "vertex ids do not fit the local id type");
-  DeviceArray<Vertex> original(target, n);
+  original = DeviceArray<Vertex>(target, n);
   {
     DeviceArray<Word> keys(target, n);
     Word* key = keys.data();
@@ -446,6 +448,7 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
 
   // Degrees, then the order and each sorted row's start (before deduplication).
   DeviceArray<Vertex> sorted(target, n);
+  DeviceArray<Vertex> original;
   DeviceArray<std::uint64_t> starts(target, n + 1);
   {
     DeviceArray<std::uint64_t> degree(target, n + 1);
@@ -454,7 +457,7 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
     feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
       for_each_index(stream, count, CountDegrees{pairs, deg});
     });
-    order_by_degree(stream, degree, n, sorted, starts, lists);
+    order_by_degree(stream, degree, n, sorted, starts, lists, original);
   }
   const std::uint64_t entries = scan_counts(stream, starts.data(), n, lists.traffic.to_host);
 
@@ -478,6 +481,13 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   lists.traffic.to_host += offsets.download(stream, lists.offsets.data(), n + 1);
   lists.traffic.to_host += neighbors.download(stream, lists.neighbors.data(), kept);
   lists.traffic.to_host += sorted.download(stream, lists.sorted_of.data(), n);
+  if (plan.keep_on_target) {
+    lists.resident = std::make_shared<ResidentLists>();
+    lists.resident->num_vertices = n;
+    lists.resident->offsets = std::move(offsets);
+    lists.resident->neighbors = std::move(neighbors);
+    lists.resident->original = std::move(original);
+  }
   return lists;
 }
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "zbfs/backend/execution_target.hpp"
@@ -46,7 +47,12 @@ struct Kernel1Plan {
   // Tuples per chunk sent; 0: kChunkTuples.
   std::uint64_t chunk_tuples = 0;
   bool force = false;  // --force: the device memory check does not refuse
+  // Leave the one-process lists on the target for the search to take over (resident).
+  bool keep_on_target = false;
 };
+
+// The lists left on the target (resident_lists.cuh; opaque here).
+struct ResidentLists;
 
 // The lists and tables the CPU's Csr<uint32_t> holds, in host memory.
 struct Kernel1Lists {
@@ -59,6 +65,9 @@ struct Kernel1Lists {
   HostDeviceTraffic traffic;
   std::uint64_t passes = 0;
   bool tuples_resident = false;
+  // With Kernel1Plan::keep_on_target: the offsets, neighbours and input ids still on the
+  // target (DeviceBfs takes them over).
+  std::shared_ptr<ResidentLists> resident;
 };
 
 // Builds the lists of `edges` (ids below 2^32) on `target`. Throws a usage error when the
@@ -79,7 +88,7 @@ Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, s
 inline std::uint64_t kernel1_min_bytes(std::uint64_t n, std::uint64_t m) {
   const std::uint64_t chunk = 8 * (m < kChunkTuples ? m : kChunkTuples);
   const std::uint64_t ordering = 8 * (n + 1) + 8 * n + 4 * n + 12 * n;
-  const std::uint64_t passes = 16 * (n + 1) + 4 * n + 4 * 2 * m;
+  const std::uint64_t passes = 16 * (n + 1) + 8 * n + 4 * 2 * m;
   return (ordering > passes ? ordering : passes) + chunk + (256ULL << 20);
 }
 
