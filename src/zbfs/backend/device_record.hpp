@@ -11,8 +11,9 @@
 namespace zbfs {
 
 // Where a device backend ran and what it copied between host and device memory, in kernel
-// 1 (the graph's upload, the warm-up search) and over the searches (their starts, counts,
-// and the parents that come back for counting and validation).
+// 1 (the tuples or pairs going up and the lists coming back, the search's set-up, the
+// warm-up search) and over the searches (their starts, counts, and the parents that come
+// back for counting and validation).
 struct DeviceRecord {
   std::string name;  // the GPU's, or "host" for cuda-host
   HostDeviceTraffic construction;
