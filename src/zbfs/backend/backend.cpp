@@ -1,5 +1,6 @@
 #include "zbfs/backend/backend.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "zbfs/core/error.hpp"
@@ -105,6 +106,16 @@ int device_for_rank(int node_rank, std::optional<int> gpus_per_node) {
                       std::to_string(visible) + " device" + (visible == 1 ? "" : "s"));
   }
   return node_rank % gpus_per_node.value_or(visible);
+}
+
+int ranks_sharing_device(int node_ranks, int device, std::optional<int> gpus_per_node) {
+  int visible = 1;
+#ifdef ZBFS_HAVE_CUDA
+  std::string why;
+  visible = std::max(1, cuda_backend::visible_devices(why));
+#endif
+  const int gpus = std::max(1, gpus_per_node.value_or(visible));
+  return std::max(1, (node_ranks - device + gpus - 1) / gpus);
 }
 
 void require_backend_built(Backend backend) {

@@ -57,6 +57,9 @@ std::string device_pci_bus_id(int device);
 // gpus being `gpus_per_node` or else every visible device. Throws a usage error when
 // gpus_per_node exceeds the visible devices. Only for --backend cuda.
 int device_for_rank(int node_rank, std::optional<int> gpus_per_node);
+// How many of a node's `node_ranks` ranks use device `device` (device_for_rank's sharing):
+// each of them may take that share of its free memory at once.
+int ranks_sharing_device(int node_ranks, int device, std::optional<int> gpus_per_node);
 
 // Throws a usage error (exit status 2, one line) when `backend` cannot run here: a CUDA
 // backend on a build without CUDA, or cuda with no visible device. The first check is

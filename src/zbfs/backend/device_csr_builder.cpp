@@ -35,15 +35,16 @@ Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges,
 }
 
 LocalListBuilder<std::uint32_t> local_list_builder_on_target(Backend backend, int device, bool force,
-                                                             HostDeviceTraffic& traffic) {
+                                                             HostDeviceTraffic& traffic, int sharers) {
   require_backend_built(backend);
-  return [backend, device, force, &traffic](std::uint64_t num_rows, std::vector<std::uint32_t>&& rows,
-                                            std::vector<std::uint32_t>&& cols) {
+  return [backend, device, force, &traffic, sharers](std::uint64_t num_rows, std::vector<std::uint32_t>&& rows,
+                                                     std::vector<std::uint32_t>&& cols) {
 #ifdef ZBFS_HAVE_CUDA
     const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
     if (target == ExecutionTarget::kDevice) cuda_backend::use_device(device);
     cuda_backend::Kernel1Plan plan;
     plan.force = force;
+    plan.memory_share = static_cast<unsigned>(sharers);
     cuda_backend::Kernel1Lists lists =
         cuda_backend::build_local_lists(target, num_rows, std::move(rows), std::move(cols), plan);
     traffic.to_device += lists.traffic.to_device;
@@ -54,6 +55,7 @@ LocalListBuilder<std::uint32_t> local_list_builder_on_target(Backend backend, in
     (void)device;
     (void)force;
     (void)traffic;
+    (void)sharers;
     return build_local_csr<std::uint32_t>(num_rows, std::move(rows), std::move(cols), 1);
 #endif
   };

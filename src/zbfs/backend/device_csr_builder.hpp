@@ -28,9 +28,10 @@ Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges,
                                        std::shared_ptr<cuda_backend::ResidentLists>* resident = nullptr);
 
 // A distributed rank's: its piece's lists built on its target (device `device` under
-// kCuda) from the pairs the shuffle brought it, the same as build_local_csr's; `traffic`
-// (which must outlive the builder) adds what each build copied.
+// kCuda, which `sharers` ranks use at once) from the pairs the shuffle brought it, the
+// same as build_local_csr's; `traffic` (which must outlive the builder) adds what each
+// build copied.
 LocalListBuilder<std::uint32_t> local_list_builder_on_target(Backend backend, int device, bool force,
-                                                             HostDeviceTraffic& traffic);
+                                                             HostDeviceTraffic& traffic, int sharers = 1);
 
 }  // namespace zbfs

@@ -209,12 +209,12 @@ struct BuiltGraph {
 // the slice goes once kernel 1 is built, and the generator produces the rank's share
 // again for validation. auto keeps it: here kernel 1 holds the whole slice at its peak
 // anyway, so keeping it costs no peak memory.
-// A device backend builds the rank's lists on its target (device `device_index`; 32-bit
-// plain unweighted lists), its copies added to `copies`.
+// A device backend builds the rank's lists on its target (device `device_index`, shared by
+// `device_sharers` ranks; 32-bit plain unweighted lists), its copies added to `copies`.
 template <class V>
 void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, PhaseMetrics& metrics,
                  const Progress& progress, RunResult& result, BuiltGraph<V>& built, int device_index,
-                 HostDeviceTraffic& copies) {
+                 int device_sharers, HostDeviceTraffic& copies) {
   const Communicator& world = grid.world();
   PackedEdgeList& slice = input.slice;
   if constexpr (!std::is_same_v<V, std::uint32_t>) {
@@ -230,7 +230,7 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
   LocalListBuilder<V> list_builder;
   if constexpr (std::is_same_v<V, std::uint32_t>) {
     if (config.backend != Backend::kCpu && !config.kernels.sssp) {
-      list_builder = local_list_builder_on_target(config.backend, device_index, config.force, copies);
+      list_builder = local_list_builder_on_target(config.backend, device_index, config.force, copies, device_sharers);
     }
   }
   const Stopwatch clock;
@@ -368,15 +368,15 @@ void record_transport(const Communicator& world, const Exchanger& exchanger, Run
 // trial, the BFS and SSSP searches, and what the record takes from them.
 template <class V>
 void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, MessageCodec message_codec,
-                  int device_index, PhaseMetrics& metrics, const Progress& progress, EnergyMeter& energy,
-                  RunResult& result) {
+                  int device_index, int device_sharers, PhaseMetrics& metrics, const Progress& progress,
+                  EnergyMeter& energy, RunResult& result) {
   const Communicator& world = grid.world();
   BuiltGraph<V> built;
   // Kernel 1's energy: the graph, the forest and the search's set-up (the root choice,
   // the exchanger's and between them too, for they take no time to speak of).
   energy.enter(EnergyPhase::kConstruction);
   HostDeviceTraffic kernel1_copies;
-  build_graph(config, grid, input, metrics, progress, result, built, device_index, kernel1_copies);
+  build_graph(config, grid, input, metrics, progress, result, built, device_index, device_sharers, kernel1_copies);
   const DistributedGraph<V>& graph = *built.graph;
   const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
 
@@ -450,7 +450,8 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   LoadedGraph input;
   int node_ranks = 1;
   RunConfig config = given;
-  int device_index = 0;  // --backend cuda: this rank's device
+  int device_index = 0;    // --backend cuda: this rank's device
+  int device_sharers = 1;  // and how many of its node's ranks use it
   // Energy: a node's first rank reads its RAPL counters, and a device's first rank its
   // board (rank r of a node takes device r % gpus).
   const bool on_device = config.backend == Backend::kCuda;
@@ -471,6 +472,7 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     energy = open_energy_meter(config.powercap_root, reads_host, reads_device ? device_pci_bus_id(device_index) : "",
                                energy_why);
     node_ranks = ranks_on_this_node(world);
+    if (on_device) device_sharers = ranks_sharing_device(node_ranks, device_index, config.gpus_per_node);
     // A 2D run without --grid takes its grid from where its ranks are.
     const bool one_node = world.allreduce(std::uint64_t{node_ranks == ranks ? 0U : 1U}, ReduceOp::kMax) == 0;
     if (config.partition == Partition::k2D && !config.grid) config.grid = default_grid(ranks, one_node);
@@ -513,12 +515,12 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   const std::uint64_t largest_group = std::max(grid.row_group().local_size(), grid.col_group().local_size());
   if (largest_group <= (std::uint64_t{1} << 32)) {
     result.vertex_id_bits = 32;
-    run_searches<std::uint32_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, energy,
-                                result);
+    run_searches<std::uint32_t>(config, grid, input, std::move(message_codec), device_index, device_sharers, metrics,
+                                progress, energy, result);
   } else {
     result.vertex_id_bits = 64;
-    run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, metrics, progress, energy,
-                                result);
+    run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, device_sharers, metrics,
+                                progress, energy, result);
   }
   energy.enter(EnergyPhase::kOther);
   result.energy = summarize_energy(grid.world(), energy, reads_host, reads_device, on_device, energy_why);

@@ -369,7 +369,7 @@ std::uint64_t pass_budget(ExecutionTarget target, const Kernel1Plan& plan) {
   if (plan.pass_entries != 0) return std::min(plan.pass_entries, kMaxPassEntries);
   if (target == ExecutionTarget::kHost) return kHostPassEntries;
   // A pass's words and the radix sort's second buffer, 8 bytes each an entry.
-  const std::uint64_t free = device_free_bytes();
+  const std::uint64_t free = device_free_bytes() / std::max(1U, plan.memory_share);
   return std::min(kMaxPassEntries,
                   free > kDeviceReserve ? std::max<std::uint64_t>(1, (free - kDeviceReserve) / 16) : 1);
 }
@@ -417,7 +417,7 @@ bool keep_resident(ExecutionTarget target, const Kernel1Plan& plan, std::uint64_
   if (plan.tuples != Kernel1Plan::Tuples::kAuto) return plan.tuples == Kernel1Plan::Tuples::kResident;
   if (target == ExecutionTarget::kHost) return false;
   std::uint64_t total = 0;
-  const std::uint64_t free = device_free_bytes(&total);
+  const std::uint64_t free = device_free_bytes(&total) / std::max(1U, plan.memory_share);
   require_device_memory(least, free, total, plan.force);
   return free >= least + 8 * pairs + 16 * (entries / 4);
 }

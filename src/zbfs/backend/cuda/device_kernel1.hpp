@@ -49,6 +49,9 @@ struct Kernel1Plan {
   bool force = false;  // --force: the device memory check does not refuse
   // Leave the one-process lists on the target for the search to take over (resident).
   bool keep_on_target = false;
+  // How many processes build on the device at once (ranks sharing it): each plans with
+  // that share of its free memory.
+  unsigned memory_share = 1;
 };
 
 // The lists left on the target (resident_lists.cuh; opaque here).
