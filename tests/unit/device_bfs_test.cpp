@@ -181,6 +181,15 @@ TEST(DeviceBfs, IdListsCrossAsFramesWhereThatIsCheaper) {
   EXPECT_EQ(cuda_backend::to_string(cuda_backend::IdTransfer::kPriced), "priced");
 }
 
+// Rank r of a node takes device r % gpus: how many ranks share each device.
+TEST(DeviceBfs, RanksSharingADevice) {
+  EXPECT_EQ(ranks_sharing_device(4, 0, 1), 4);
+  EXPECT_EQ(ranks_sharing_device(4, 1, 2), 2);
+  EXPECT_EQ(ranks_sharing_device(3, 0, 2), 2);
+  EXPECT_EQ(ranks_sharing_device(3, 1, 2), 1);
+  EXPECT_EQ(ranks_sharing_device(1, 0, 8), 1);
+}
+
 TEST(DeviceBfs, CudaBackendsRefuseWhereTheyCannotRun) {
   EXPECT_NO_THROW(require_backend(Backend::kCpu));
   EXPECT_EQ(parse_backend("cuda-host"), Backend::kCudaHost);
