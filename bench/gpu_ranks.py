@@ -6,10 +6,12 @@ exchange (--codec none and bitpack), runs
 
   MPIRUN -np N zbfs run --backend cuda --gpus-per-node 1 -p P --codec C --scale S --roots R
 
-with every tree validated, and prints one table: the harmonic-mean TEPS, the mean search
-time, the slowest rank's time in each phase of the searches (summed over them), the bytes
-copied between host and device memory, and whether every tree validated. Exit status 1
-when a run failed or a tree did not validate.
+and the same with --prune for the codecs of --prune-codecs (none), with every tree
+validated, and prints one table: the harmonic-mean TEPS, the mean search time, the
+slowest rank's time in each phase of the searches (summed over them), kernel 1's time
+(its lists built on the device), the bytes copied between host and device memory, and
+whether every tree validated. Exit status 1 when a run failed or a tree did not
+validate.
 
   bench/gpu_ranks.py --binary /tmp/zbfs-gpu-build-mpi/bin/zbfs --mpirun "mpirun --oversubscribe"
   bench/gpu_ranks.py --binary build/bin/zbfs --backend cuda-host --scale 12   # no GPU: the host launcher
@@ -30,7 +32,7 @@ def phase_max_s(record, name):
     return (phase.get("time_s") or {}).get("max", 0.0)
 
 
-def row(record, ranks, partition, codec):
+def row(record, ranks, partition, codec, prune):
     searches = record["searches"]
     device = record.get("device") or {}
     return {
@@ -38,6 +40,8 @@ def row(record, ranks, partition, codec):
         "partition": partition,
         "grid": record["config"]["grid"],
         "codec": codec,
+        "prune": prune,
+        "kernel1_s": record["construction_time_s"],
         "gteps": record["summary"]["teps"]["harmonic_mean"] / 1e9,
         "search_ms": record["summary"]["bfs_time_s"]["mean"] * 1e3,
         "phases": [phase_max_s(record, p) * 1e3 / max(1, len(searches)) for p in PHASES],
@@ -57,35 +61,42 @@ def main():
     parser.add_argument("--ranks", default="2,4")
     parser.add_argument("--partitions", default="1d,2d,hybrid")
     parser.add_argument("--codecs", default="none,bitpack")
+    parser.add_argument("--prune-codecs", default="none", help="the codecs also run with --prune (empty: none)")
     args = parser.parse_args()
 
     launcher = shlex.split(args.mpirun)
     rows, failures = [], []
     for ranks in [int(r) for r in args.ranks.split(",") if r]:
         for partition in [p for p in args.partitions.split(",") if p]:
-            for codec in [c for c in args.codecs.split(",") if c]:
+            runs = [(c, False) for c in args.codecs.split(",") if c]
+            runs += [(c, True) for c in args.prune_codecs.split(",") if c]
+            for codec, prune in runs:
                 command = launcher + ["--bind-to", "none", "-np", str(ranks), args.binary, "run", "--backend",
                                       args.backend, "-p", partition, "--codec", codec, "--scale", str(args.scale),
                                       "--roots", str(args.roots), "-q"]
                 if args.backend == "cuda":
                     command += ["--gpus-per-node", "1"]
-                label = f"{ranks} ranks, {partition}, --codec {codec}"
+                if prune:
+                    command += ["--prune"]
+                label = f"{ranks} ranks, {partition}, --codec {codec}" + (" --prune" if prune else "")
                 try:
                     record = run_record(command, timeout_s=600)
                 except RunFailed as e:
                     failures.append(f"{label}: {e}")
                     continue
-                rows.append(row(record, ranks, partition, codec))
+                rows.append(row(record, ranks, partition, codec, prune))
                 print(f"gpu_ranks: {label}: {rows[-1]['gteps']:.3f} GTEPS", file=sys.stderr, flush=True)
 
-    header = ["ranks", "partition", "grid", "codec", "GTEPS", "search ms"] + [f"{p} ms" for p in PHASES]
-    header += ["H2D MiB", "D2H MiB", "validated"]
+    header = ["ranks", "partition", "grid", "codec", "prune", "GTEPS", "search ms"] + [f"{p} ms" for p in PHASES]
+    header += ["kernel1 s", "H2D MiB", "D2H MiB", "validated"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for r in rows:
-        cells = [str(r["ranks"]), r["partition"], r["grid"], r["codec"], f"{r['gteps']:.3f}", f"{r['search_ms']:.3f}"]
+        cells = [str(r["ranks"]), r["partition"], r["grid"], r["codec"], "yes" if r["prune"] else "no",
+                 f"{r['gteps']:.3f}", f"{r['search_ms']:.3f}"]
         cells += [f"{v:.3f}" for v in r["phases"]]
-        cells += [f"{r['to_device_mib']:.1f}", f"{r['to_host_mib']:.1f}", "yes" if r["validated"] else "NO"]
+        cells += [f"{r['kernel1_s']:.2f}", f"{r['to_device_mib']:.1f}", f"{r['to_host_mib']:.1f}",
+                  "yes" if r["validated"] else "NO"]
         print("| " + " | ".join(cells) + " |")
     print("\nphase columns: the slowest rank's time in the phase, per search (ms)")
     for failure in failures:
