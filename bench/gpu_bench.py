@@ -113,6 +113,7 @@ def main():
             "bottom_up_ms": median_phase(middle, "bottom_up") * 1e3,
             "conversion_ms": median_phase(middle, "conversion") * 1e3,
             "kernel1_s": middle["construction_time_s"],
+            "kernel1_stages": device.get("kernel1"),
             "to_device_mib": device.get("host_to_device_bytes", 0) / 2**20,
             "to_host_mib": device.get("device_to_host_bytes", 0) / 2**20,
             "power_w": "-" if power is None else f"{power:.1f}",
@@ -127,6 +128,15 @@ def main():
         print("| {device} | {scale} | {backend} | {runs} | {gteps:.3f} | {search_ms:.3f} | {init_ms:.3f} | "
               "{top_down_ms:.3f} | {bottom_up_ms:.3f} | {conversion_ms:.3f} | {kernel1_s:.2f} | {to_device_mib:.1f} | "
               "{to_host_mib:.1f} | {power_w} | {mteps_per_w} |".format(**r))
+    # Kernel 1 on the device: where its time went (the median run's), and the rest of it
+    # (the search's set-up: hubs, uploads, the warm-up search).
+    for r in rows:
+        stages = r["kernel1_stages"]
+        if stages:
+            rest = r["kernel1_s"] - sum(stages.values())
+            print("kernel 1 on the device, scale {}: send {:.2f} s, order {:.2f} s, lists {:.2f} s, fetch {:.2f} s, "
+                  "search set-up {:.2f} s".format(r["scale"], stages["send_s"], stages["order_s"], stages["lists_s"],
+                                                  stages["fetch_s"], rest))
     for backend, error in skipped.items():
         print(f"{backend}: not run here: {error}")
     for note in sorted(energy_notes):

@@ -529,6 +529,14 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
             h["device"]["construction"]["host_to_device_bytes"].get<double>());
   EXPECT_GE(h["phases"]["other"]["device_to_host_bytes"]["sum"].get<double>(), 8.0 * 8 * 2048);
   EXPECT_EQ(c["phases"]["construction"]["host_to_device_bytes"]["sum"].get<double>(), 0);
+  // Kernel 1 ran on the target: its stages within kernel 1's time.
+  double stages = 0;
+  for (const char* stage : {"send_s", "order_s", "lists_s", "fetch_s"}) {
+    EXPECT_GE(h["device"]["kernel1"][stage].get<double>(), 0) << stage;
+    stages += h["device"]["kernel1"][stage].get<double>();
+  }
+  EXPECT_GT(stages, 0);
+  EXPECT_LE(stages, h["construction_time_s"].get<double>());
   ASSERT_EQ(h["searches"].size(), 8U);
   for (std::size_t i = 0; i < 8; ++i) {
     const nlohmann::json& want = c["searches"][i]["steps"];
@@ -616,6 +624,7 @@ TEST(CliMpi, CudaHostBackendRunsOnEveryPartition) {
     // The steps' copies are booked in the phases that made them.
     EXPECT_GT(record["phases"]["local_expansion"]["host_to_device_bytes"]["sum"].get<double>(), 0) << partition;
     EXPECT_GT(record["phases"]["construction"]["host_to_device_bytes"]["sum"].get<double>(), 0) << partition;
+    EXPECT_GT(record["device"]["kernel1"]["lists_s"].get<double>(), 0) << partition;
   }
   // Routes carry the device search's predecessor reduction as they carry the CPU's.
   for (const char* route : {"--route grid2 -p 2d --grid 2x2", "--route hypercube --no-dedup -p 1d"}) {

@@ -242,9 +242,10 @@ TEST_F(DeviceDistributedBfsTest, ListsBuiltOnTheTargetAreTheCpuLists) {
     const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
     const PackedEdgeList slice = testing::my_slice(generator, grid);
     const DistributedGraph<std::uint32_t> cpu(grid, slice);
-    HostDeviceTraffic copies;
+    DeviceKernel1Report report;
     const DistributedGraph<std::uint32_t> device(grid, slice, false, std::uint64_t{1} << 20, std::nullopt, std::nullopt,
-                                                 local_list_builder_on_target(Backend::kCudaHost, 0, false, copies));
+                                                 local_list_builder_on_target(Backend::kCudaHost, 0, false, report));
+    const HostDeviceTraffic& copies = report.copies;
     for (const bool transposed : {false, true}) {
       const TraversalLayout traversal = transposed ? grid.bottom_up() : grid.top_down();
       const LocalCsr<std::uint32_t>& want = cpu.for_layout(traversal);

@@ -167,8 +167,11 @@ TEST_F(DeviceKernel1, TupleOutsideTheGraphIsRefusedAsOnTheCpu) {
 TEST_F(DeviceKernel1, CsrOnTheTargetIsTheCpuCsr) {
   const PackedEdgeList list = testing::pack(9, testing::kronecker_edges(9, 8, 11));
   const Csr<std::uint32_t> want = build_csr<std::uint32_t>(list, CsrOrder::kDegree);
-  HostDeviceTraffic copies;
-  const Csr<std::uint32_t> got = build_csr_on_target(Backend::kCudaHost, list, false, copies);
+  DeviceKernel1Report report;
+  const Csr<std::uint32_t> got = build_csr_on_target(Backend::kCudaHost, list, false, report);
+  const HostDeviceTraffic& copies = report.copies;
+  EXPECT_EQ(report.resident, nullptr);  // not asked to keep them
+  EXPECT_GT(report.stages.send_s + report.stages.order_s + report.stages.lists_s + report.stages.fetch_s, 0.0);
   ASSERT_EQ(got.num_vertices(), want.num_vertices());
   EXPECT_TRUE(got.reordered());
   EXPECT_EQ(got.adjacency_bytes(), want.adjacency_bytes());
@@ -193,11 +196,10 @@ TEST_F(DeviceKernel1, SearchTakesTheListsOverFromKernel1) {
   for (const ExecutionTarget target : targets()) {
     SCOPED_TRACE(std::string(to_string(target)));
     const Backend backend = target == ExecutionTarget::kDevice ? Backend::kCuda : Backend::kCudaHost;
-    HostDeviceTraffic copies;
-    std::shared_ptr<cuda_backend::ResidentLists> resident;
-    const Csr<std::uint32_t> graph = build_csr_on_target(backend, list, false, copies, &resident);
-    ASSERT_NE(resident, nullptr);
-    DeviceSearch kept(backend, graph, false, nullptr, std::move(resident));
+    DeviceKernel1Report built;
+    const Csr<std::uint32_t> graph = build_csr_on_target(backend, list, false, built, true);
+    ASSERT_NE(built.resident, nullptr);
+    DeviceSearch kept(backend, graph, false, nullptr, std::move(built.resident));
     DeviceSearch uploaded(backend, graph, false);
     const std::uint64_t n = graph.num_vertices();
     EXPECT_EQ(uploaded.traffic().to_device - kept.traffic().to_device,

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "zbfs/backend/backend.hpp"
+#include "zbfs/backend/cuda/device_kernel1.hpp"
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/core/input_edges.hpp"
 #include "zbfs/graph/csr.hpp"
@@ -17,21 +18,24 @@
 
 namespace zbfs {
 
-namespace cuda_backend {
-struct ResidentLists;  // cuda/resident_lists.cuh
-}  // namespace cuda_backend
+// What kernel 1 on the target reports: the bytes it copied between host and target, the
+// time its stages took (summed over its builds), and, where asked, the one-process lists
+// it left on the target for the search to take over (SearchFactory::device_lists).
+struct DeviceKernel1Report {
+  HostDeviceTraffic copies;
+  cuda_backend::Kernel1Stages stages;
+  std::shared_ptr<cuda_backend::ResidentLists> resident;
+};
 
-// `traffic`: what kernel 1 copied between host and target memory (added to it).
-// `resident` (unless nullptr): the lists left on the target for the search to take over
-// (SearchFactory::device_lists).
-Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force, HostDeviceTraffic& traffic,
-                                       std::shared_ptr<cuda_backend::ResidentLists>* resident = nullptr);
+// `keep_on_target`: leave the lists on the target (report.resident).
+Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force,
+                                       DeviceKernel1Report& report, bool keep_on_target = false);
 
 // A distributed rank's: its piece's lists built on its target (device `device` under
 // kCuda, which `sharers` ranks use at once) from the pairs the shuffle brought it, the
-// same as build_local_csr's; `traffic` (which must outlive the builder) adds what each
-// build copied.
+// same as build_local_csr's; `report` (which must outlive the builder) adds each build's
+// copies and stages.
 LocalListBuilder<std::uint32_t> local_list_builder_on_target(Backend backend, int device, bool force,
-                                                             HostDeviceTraffic& traffic, int sharers = 1);
+                                                             DeviceKernel1Report& report, int sharers = 1);
 
 }  // namespace zbfs

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "zbfs/backend/cuda/device_kernel1.hpp"
 #include "zbfs/backend/cuda/pcie_pricing.hpp"
 #include "zbfs/backend/execution_target.hpp"
 
@@ -26,6 +28,8 @@ struct DeviceRecord {
   cuda_backend::PcieCosts pcie;
   std::uint64_t lists_framed = 0;
   std::uint64_t lists_raw = 0;
+  // Kernel 1 on the device: where its time went (the slowest rank's, each stage).
+  std::optional<cuda_backend::Kernel1Stages> kernel1;
 };
 
 }  // namespace zbfs

@@ -214,7 +214,7 @@ struct BuiltGraph {
 template <class V>
 void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& input, PhaseMetrics& metrics,
                  const Progress& progress, RunResult& result, BuiltGraph<V>& built, int device_index,
-                 int device_sharers, HostDeviceTraffic& copies) {
+                 int device_sharers, DeviceKernel1Report& on_target) {
   const Communicator& world = grid.world();
   PackedEdgeList& slice = input.slice;
   if constexpr (!std::is_same_v<V, std::uint32_t>) {
@@ -230,7 +230,8 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
   LocalListBuilder<V> list_builder;
   if constexpr (std::is_same_v<V, std::uint32_t>) {
     if (config.backend != Backend::kCpu && !config.kernels.sssp) {
-      list_builder = local_list_builder_on_target(config.backend, device_index, config.force, copies, device_sharers);
+      list_builder =
+          local_list_builder_on_target(config.backend, device_index, config.force, on_target, device_sharers);
     }
   }
   const Stopwatch clock;
@@ -240,7 +241,7 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
         grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
         config.kernels.sssp ? std::optional<std::span<const float>>(built.tuple_weights.span()) : std::nullopt,
         config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt, list_builder);
-    metrics.add_device_copies(Phase::kConstruction, copies.to_device, copies.to_host);
+    metrics.add_device_copies(Phase::kConstruction, on_target.copies.to_device, on_target.copies.to_host);
   }
   const DistributedGraph<V>& graph = *built.graph;
   result.construction_time_s = slowest(world, clock.elapsed_s());
@@ -375,8 +376,8 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   // Kernel 1's energy: the graph, the forest and the search's set-up (the root choice,
   // the exchanger's and between them too, for they take no time to speak of).
   energy.enter(EnergyPhase::kConstruction);
-  HostDeviceTraffic kernel1_copies;
-  build_graph(config, grid, input, metrics, progress, result, built, device_index, device_sharers, kernel1_copies);
+  DeviceKernel1Report on_target;
+  build_graph(config, grid, input, metrics, progress, result, built, device_index, device_sharers, on_target);
   const DistributedGraph<V>& graph = *built.graph;
   const std::vector<std::uint64_t> roots = choose_roots(config, grid, input, graph.owned_tuple_degree(), progress);
 
@@ -427,8 +428,13 @@ void run_searches(const RunConfig& config, const ProcessGrid& grid, LoadedGraph&
   record_transport(world, exchanger, result);
   result.device = search->device_record();
   if (result.device) {
-    result.device->construction.to_device += kernel1_copies.to_device;
-    result.device->construction.to_host += kernel1_copies.to_host;
+    result.device->construction.to_device += on_target.copies.to_device;
+    result.device->construction.to_host += on_target.copies.to_host;
+    // Each stage's slowest rank (every rank takes part: the record is rank 0's).
+    const cuda_backend::Kernel1Stages& mine = on_target.stages;
+    double stages[4] = {mine.send_s, mine.order_s, mine.lists_s, mine.fetch_s};
+    world.allreduce(std::span<double>(stages), ReduceOp::kMax);
+    if (on_target.copies.to_device > 0) result.device->kernel1 = {stages[0], stages[1], stages[2], stages[3]};
   }
 }
 

@@ -226,7 +226,13 @@ nlohmann::json codec_trial_json(const CodecTrialRecord& t) {
 }
 
 nlohmann::json device_json(const DeviceRecord& d) {
+  const nlohmann::json kernel1 = !d.kernel1 ? nlohmann::json(nullptr)
+                                            : nlohmann::json{{"send_s", d.kernel1->send_s},
+                                                             {"order_s", d.kernel1->order_s},
+                                                             {"lists_s", d.kernel1->lists_s},
+                                                             {"fetch_s", d.kernel1->fetch_s}};
   return {{"name", d.name},
+          {"kernel1", kernel1},
           {"host_to_device_bytes", d.construction.to_device + d.searches.to_device},
           {"device_to_host_bytes", d.construction.to_host + d.searches.to_host},
           {"construction", copies_json(d.construction)},

@@ -77,16 +77,17 @@ class ProductionTimer {
 };
 
 // Kernel 1 in degree order, into plain or compressed lists: on the device backends'
-// target where they search it (32-bit plain lists; `copies`: what it copied between host
-// and target), else on the CPU. With `weights`, plain 32-bit lists get their SSSP weights
+// target where they search it (32-bit plain lists; `on_target`: its report, the lists left
+// there among it), else on the CPU. With `weights`, plain 32-bit lists get their SSSP weights
 // placed with the entries (on the CPU: SSSP runs there).
 template <class Graph>
 Graph build_graph(const RunConfig& config, const InputEdges& input, LargeArray<float>* weights,
-                  HostDeviceTraffic& copies, std::shared_ptr<cuda_backend::ResidentLists>& resident) {
+                  std::optional<DeviceKernel1Report>& on_target) {
   using V = typename Graph::Vertex;
   if constexpr (std::is_same_v<Graph, Csr<std::uint32_t>>) {
     if (config.backend != Backend::kCpu && weights == nullptr) {
-      return build_csr_on_target(config.backend, input, config.force, copies, &resident);
+      on_target.emplace();
+      return build_csr_on_target(config.backend, input, config.force, *on_target, true);
     }
   }
   if constexpr (std::is_same_v<Graph, Csr<V>>) {
@@ -249,12 +250,11 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   // workspace, and the search's own structures (the peeled forest, hubs, the edgeless
   // bitmap).
   LargeArray<float> list_weights;
-  HostDeviceTraffic kernel1_copies;
-  std::shared_ptr<cuda_backend::ResidentLists> resident;
-  const Graph graph = build_graph<Graph>(config, tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr,
-                                         kernel1_copies, resident);
+  std::optional<DeviceKernel1Report> on_target;
+  const Graph graph =
+      build_graph<Graph>(config, tuples, kWeighted && config.kernels.sssp ? &list_weights : nullptr, on_target);
   SearchFactory factory = search_factory(config);
-  factory.device_lists = std::move(resident);
+  if (on_target) factory.device_lists = std::move(on_target->resident);
   std::unique_ptr<SsspSearch> sssp;
   if constexpr (kWeighted) {
     if (config.kernels.sssp) sssp = factory.sssp(graph, std::move(list_weights));
@@ -288,9 +288,10 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   backend.energy = &energy;
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   result.device = search->device_record();
-  if (result.device) {
-    result.device->construction.to_device += kernel1_copies.to_device;
-    result.device->construction.to_host += kernel1_copies.to_host;
+  if (result.device && on_target) {
+    result.device->construction.to_device += on_target->copies.to_device;
+    result.device->construction.to_host += on_target->copies.to_host;
+    result.device->kernel1 = on_target->stages;
   }
   if constexpr (kWeighted) {
     if (sssp) run_sssp_searches(config, graph, *sssp, roots, input, first_distances, progress, energy, result);

@@ -25,6 +25,7 @@
 #include "zbfs/backend/cuda/launch.cuh"
 #include "zbfs/backend/cuda/resident_lists.cuh"
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/timer.hpp"
 
 namespace zbfs::cuda_backend {
 namespace {
@@ -440,6 +441,7 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
     return lists;
   }
   const Stream stream(target);
+  Stopwatch clock;
   lists.tuples_resident = keep_resident(target, plan, kernel1_min_bytes(n, m), m, 2 * m);
   PairFeed feed(
       stream, m,
@@ -457,9 +459,14 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
     feed.for_each_part([&](const Vertex* pairs, std::uint64_t count) {
       for_each_index(stream, count, CountDegrees{pairs, deg});
     });
+    stream.synchronize();
+    lists.stages.send_s = clock.elapsed_s();
+    clock.restart();
     order_by_degree(stream, degree, n, sorted, starts, lists, original);
   }
   const std::uint64_t entries = scan_counts(stream, starts.data(), n, lists.traffic.to_host);
+  lists.stages.order_s = clock.elapsed_s();
+  clock.restart();
 
   // The lists: both directions of every tuple, in sorted ids.
   DeviceArray<std::uint64_t> offsets(target, n + 1);
@@ -474,6 +481,8 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   };
   const std::uint64_t kept =
       build_passes(stream, feed, select, n, starts.data(), plan, offsets.data(), neighbors.data(), lists);
+  lists.stages.lists_s = clock.elapsed_s();
+  clock.restart();
 
   lists.offsets = LargeArray<std::uint64_t>(n + 1);
   lists.neighbors = LargeArray<std::uint32_t>(kept);
@@ -481,6 +490,7 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   lists.traffic.to_host += offsets.download(stream, lists.offsets.data(), n + 1);
   lists.traffic.to_host += neighbors.download(stream, lists.neighbors.data(), kept);
   lists.traffic.to_host += sorted.download(stream, lists.sorted_of.data(), n);
+  lists.stages.fetch_s = clock.elapsed_s();
   if (plan.keep_on_target) {
     lists.resident = std::make_shared<ResidentLists>();
     lists.resident->num_vertices = n;
@@ -498,6 +508,7 @@ Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, s
   Kernel1Lists lists;
   lists.num_vertices = num_rows;
   const Stream stream(target);
+  Stopwatch clock;
   lists.tuples_resident = keep_resident(target, plan, kernel1_local_min_bytes(num_rows, m), m, m);
   PairFeed feed(
       stream, m,
@@ -529,6 +540,8 @@ Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, s
     throw Error(ExitCode::kFailure, "kernel 1: a pair's row lies outside the rank's " + std::to_string(num_rows));
   }
   scan_counts(stream, start, num_rows, lists.traffic.to_host);
+  lists.stages.send_s = clock.elapsed_s();
+  clock.restart();
 
   DeviceArray<std::uint64_t> offsets(target, num_rows + 1);
   DeviceArray<Vertex> neighbors(target, m);
@@ -542,11 +555,14 @@ Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, s
       build_passes(stream, feed, select, num_rows, start, plan, offsets.data(), neighbors.data(), lists);
   std::vector<std::uint32_t>().swap(rows);
   std::vector<std::uint32_t>().swap(cols);
+  lists.stages.lists_s = clock.elapsed_s();
+  clock.restart();
 
   lists.offsets = LargeArray<std::uint64_t>(num_rows + 1);
   lists.neighbors = LargeArray<std::uint32_t>(kept);
   lists.traffic.to_host += offsets.download(stream, lists.offsets.data(), num_rows + 1);
   lists.traffic.to_host += neighbors.download(stream, lists.neighbors.data(), kept);
+  lists.stages.fetch_s = clock.elapsed_s();
   return lists;
 }
 

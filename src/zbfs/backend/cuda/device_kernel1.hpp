@@ -57,6 +57,16 @@ struct Kernel1Plan {
 // The lists left on the target (resident_lists.cuh; opaque here).
 struct ResidentLists;
 
+// Where kernel 1's time on the target went: sending the tuples (or pairs) and counting
+// degrees, the degree order (with its tables' way back), the passes that build the lists,
+// and the lists' way back to the host.
+struct Kernel1Stages {
+  double send_s = 0;
+  double order_s = 0;
+  double lists_s = 0;
+  double fetch_s = 0;
+};
+
 // The lists and tables the CPU's Csr<uint32_t> holds, in host memory.
 struct Kernel1Lists {
   std::uint64_t num_vertices = 0;
@@ -66,6 +76,7 @@ struct Kernel1Lists {
   LargeArray<std::uint32_t> sorted_of;     // input id -> internal id
   LargeArray<std::uint32_t> original_of;   // internal id -> input id
   HostDeviceTraffic traffic;
+  Kernel1Stages stages;
   std::uint64_t passes = 0;
   bool tuples_resident = false;
   // With Kernel1Plan::keep_on_target: the offsets, neighbours and input ids still on the
