@@ -553,8 +553,8 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
 }
 
 // --prune on the device backend's one-process search: the CPU kernel's pruned steps
-// (the attach step's vertices included) and depths, every tree validated. The distributed
-// device search does not prune yet and says so.
+// (the attach step's vertices included) and depths, every tree validated. A device wire
+// does not prune yet and says so.
 TEST(Cli, CudaHostBackendPrunesAsTheCpuKernelDoes) {
   if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
   const auto dir = std::filesystem::temp_directory_path();
