@@ -376,6 +376,29 @@ struct SetAnsweredParent {
   }
 };
 
+// A level's count, word by word of the frontier: its vertices, their edges (a degree
+// table, or none), and the tallest tree below them (heights, or none).
+struct WordTally {
+  const std::uint64_t* words;
+  const std::uint64_t* degree;
+  const std::uint8_t* height;
+  ZBFS_HD LevelTally operator()(std::uint64_t w) const {
+    LevelTally tally;
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      const std::uint64_t v = w * 64 + static_cast<std::uint64_t>(cuda::std::countr_zero(bits));
+      ++tally.vertices;
+      if (degree != nullptr) tally.edges += degree[v];
+      if (height != nullptr && height[v] > tally.tallest) tally.tallest = height[v];
+    }
+    return tally;
+  }
+};
+struct AddLevelTallies {
+  ZBFS_HD LevelTally operator()(const LevelTally& a, const LevelTally& b) const {
+    return {a.vertices + b.vertices, a.edges + b.edges, a.tallest > b.tallest ? a.tallest : b.tallest};
+  }
+};
+
 // A pruned search's attach step (DistributedSteps::attach), one index per owned peeled
 // vertex: it is reached exactly when its anchor is, and then gets its parent; a vertex of
 // the root's own tree also reports the level below which it reaches (the rule of

@@ -160,18 +160,15 @@ LevelTally DistributedSteps::finish_level(bool with_edges) {
   State& s = *state_;
   std::swap(s.frontier, s.next);
   s.fill(s.next, s.words, std::uint64_t{0});
-  LevelTally tally;
-  tally.vertices = s.sum_over_words(WordPopulation{s.frontier.data()});
-  tally.edges =
-      with_edges ? s.sum_over_words(WordSum<TableDegree>{s.frontier.data(), TableDegree{s.owned_degree.data()}}) : 0;
-  if (s.pruned_search && tally.vertices > 0) {
-    tally.tallest = on_policy(s.stream, [&](auto policy) {
-      return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
-                                      thrust::counting_iterator<std::uint64_t>(s.words),
-                                      WordHeight{s.frontier.data(), s.heights.data()}, std::uint32_t{0}, Larger{});
-    });
-  }
-  return tally;
+  // One reduction, one wait: the frontier's vertices, their edges and (pruned) the
+  // tallest tree below them, word by word.
+  const WordTally word{s.frontier.data(), with_edges ? s.owned_degree.data() : nullptr,
+                       s.pruned_search ? s.heights.data() : nullptr};
+  return on_policy(s.stream, [&](auto policy) {
+    return thrust::transform_reduce(policy, thrust::counting_iterator<std::uint64_t>(0),
+                                    thrust::counting_iterator<std::uint64_t>(s.words), word, LevelTally{},
+                                    AddLevelTallies{});
+  });
 }
 
 std::pair<std::uint64_t, std::uint64_t> DistributedSteps::attach(std::span<const std::uint64_t> anchors, bool fresh,
