@@ -8,6 +8,8 @@
 #endif
 
 namespace zbfs {
+
+#ifdef ZBFS_HAVE_CUDA
 namespace {
 
 void add_stages(cuda_backend::Kernel1Stages& total, const cuda_backend::Kernel1Stages& more) {
@@ -18,6 +20,7 @@ void add_stages(cuda_backend::Kernel1Stages& total, const cuda_backend::Kernel1S
 }
 
 }  // namespace
+#endif
 
 Csr<std::uint32_t> build_csr_on_target(Backend backend, const InputEdges& edges, bool force,
                                        DeviceKernel1Report& report, bool keep_on_target) {
