@@ -225,7 +225,7 @@ struct DeviceBfs::State {
       edges = *queue_edges;
       scan_on_target(queue_size);
     } else {
-      edges = scan_counts(queue_size);  // a queue a bottom-up phase left: counted here
+      edges = scan_counts(queue_size);  // a queue whose edges were not counted: counted here
     }
     zero(next, words_with_edges);
     for_each_index(stream, edges,
@@ -236,17 +236,10 @@ struct DeviceBfs::State {
     for_each_index(stream, words_with_edges, StorePopulation{next.data(), scan.data()});
     scan_on_target(words_with_edges);
     for_each_index(stream, words_with_edges, WritePositions<Vertex>{next.data(), scan.data(), 0, next_queue.data()});
-    // Its edges beside its size: scan[words_with_edges + 1].
-    const auto word_edges = thrust::make_transform_iterator(
-        thrust::counting_iterator<std::uint64_t>(0), WordSum<ListDegree>{next.data(), ListDegree{offsets.data()}});
-    sum_into(stream, word_edges, words_with_edges, scan.data() + words_with_edges + 1);
-    std::uint64_t counts[2] = {0, 0};
-    traffic.to_host += scan.download(stream, counts, 2, words_with_edges);
     std::swap(queue, next_queue);
-    queue_size = counts[0];
-    queue_edges = counts[1];
-    frontier_edges = counts[1];
-    return counts[0];
+    read_queue_counts(next);
+    frontier_edges = *queue_edges;
+    return queue_size;
   }
 
   std::uint64_t bottom_up_step() {
@@ -265,11 +258,23 @@ struct DeviceBfs::State {
     zero(front, words);
     for_each_index(stream, queue_size, SetListedBits<Vertex>{queue.data(), 0, front.data()});
   }
+  // The queue and its edges (for the top-down step that follows), read together.
   void front_bitmap_to_queue() {
     for_each_index(stream, words_with_edges, StorePopulation{front.data(), scan.data()});
-    queue_size = scan_counts(words_with_edges);
-    queue_edges.reset();
+    scan_on_target(words_with_edges);
     for_each_index(stream, words_with_edges, WritePositions<Vertex>{front.data(), scan.data(), 0, queue.data()});
+    read_queue_counts(front);
+  }
+  // The queue's size (scan[words_with_edges], the scan's total) and its edges, summed from
+  // the bits it came from into scan[words_with_edges + 1]: one wait for both.
+  void read_queue_counts(const DeviceArray<std::uint64_t>& bits) {
+    const auto word_edges = thrust::make_transform_iterator(
+        thrust::counting_iterator<std::uint64_t>(0), WordSum<ListDegree>{bits.data(), ListDegree{offsets.data()}});
+    sum_into(stream, word_edges, words_with_edges, scan.data() + words_with_edges + 1);
+    std::uint64_t counts[2] = {0, 0};
+    traffic.to_host += scan.download(stream, counts, 2, words_with_edges);
+    queue_size = counts[0];
+    queue_edges = counts[1];
   }
 
   [[nodiscard]] const Vertex* original_ids() const { return original.size() != 0 ? original.data() : nullptr; }
