@@ -174,8 +174,6 @@ struct DeviceDistributedBfs::Steps final : cuda_backend::DistributedSteps, Local
   std::vector<std::uint64_t> source_core_;
   std::vector<std::uint64_t> frontier_copy_;  // frontier_words()'s, in host memory
   DistributedPrunedSearch<std::uint32_t>& pruning_;
-
- public:
   bool pruned = false;  // the current search
 };
 

@@ -163,7 +163,7 @@ struct DeviceBfs::State {
         next(target, words),
         queue(target, n),
         next_queue(target, n),
-        scan(target, std::max(n + 1, (g.num_vertices + 63) / 64 + 2)),
+        scan(target, std::max(n + 1, words + 2)),
         parent(target, n),
         pruned(target, forest != nullptr ? words : 0),
         peeled_order(target, forest != nullptr ? forest->num_peeled : 0),

@@ -413,14 +413,17 @@ namespace {
 
 // Whether the pairs stay on the device: where they leave room for passes of a quarter of
 // the entries beside `least` (kAuto; streamed on the host target).
+// The device's memory is checked here first, whatever the plan says.
 bool keep_resident(ExecutionTarget target, const Kernel1Plan& plan, std::uint64_t least, std::uint64_t pairs,
                    std::uint64_t entries) {
+  std::uint64_t free = 0;
+  if (target == ExecutionTarget::kDevice) {
+    std::uint64_t total = 0;
+    free = device_free_bytes(&total) / std::max(1U, plan.memory_share);
+    require_device_memory(least, free, total, plan.force);
+  }
   if (plan.tuples != Kernel1Plan::Tuples::kAuto) return plan.tuples == Kernel1Plan::Tuples::kResident;
-  if (target == ExecutionTarget::kHost) return false;
-  std::uint64_t total = 0;
-  const std::uint64_t free = device_free_bytes(&total) / std::max(1U, plan.memory_share);
-  require_device_memory(least, free, total, plan.force);
-  return free >= least + 8 * pairs + 16 * (entries / 4);
+  return target == ExecutionTarget::kDevice && free >= least + 8 * pairs + 16 * (entries / 4);
 }
 
 std::uint64_t chunk_of(const Kernel1Plan& plan) { return plan.chunk_tuples != 0 ? plan.chunk_tuples : kChunkTuples; }
