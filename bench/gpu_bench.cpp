@@ -4,7 +4,7 @@
 // runs it per backend and scale and prints the table.
 //
 //   zbfs_gpu_bench --scale 24 --backend cuda [--edgefactor 16] [--roots 64] [--threads T]
-//                  [--no-validate] [--force] [--prune] [--json FILE]
+//                  [--no-validate] [--force] [--prune] [--level-loop host|device|graph] [--json FILE]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -55,6 +55,11 @@ zbfs::RunConfig parse(int argc, char** argv) {
       config.force = true;
     } else if (flag == "--prune") {
       config.prune = true;
+    } else if (flag == "--level-loop") {
+      const std::string name = value();
+      const auto loop = zbfs::parse_level_loop(name);
+      if (!loop) zbfs::throw_usage_error("--level-loop must be host, device or graph, got '" + name + "'");
+      config.level_loop = *loop;
     } else {
       zbfs::throw_usage_error("unknown flag '" + flag + "'");
     }

@@ -33,6 +33,7 @@ struct TextOptions {
   std::string partition = "1d";
   std::string backend = "cpu";
   std::string device_exchange = "staged";
+  std::string level_loop = "host";
   std::string grid;
   std::string column_gather = "allgatherv";
   std::string transport = "two-sided";
@@ -236,6 +237,12 @@ void add_layout_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                  "(device memory through NCCL); the last two send ids as they are or as bitpack frames")
       ->check(CLI::IsMember({"staged", "cuda-aware", "nccl"}))
       ->capture_default_str();
+  run.add_option("--level-loop", text.level_loop,
+                 "who drives a one-process device search's levels: host (reads each level's counts and decides the "
+                 "direction), device (the device decides; the host enqueues a level ahead and never waits for one) or "
+                 "graph (as device, each level replayed as a captured CUDA graph)")
+      ->check(CLI::IsMember({"host", "device", "graph"}))
+      ->capture_default_str();
   run.add_option("--gpus-per-node", config.gpus_per_node,
                  "--backend cuda: the devices a node's ranks share (rank r of a node takes device r % N; default: "
                  "every device CUDA_VISIBLE_DEVICES leaves visible)");
@@ -339,6 +346,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.adjacency = *parse_adjacency_choice(text.adjacency);
   config.backend = *parse_backend(text.backend);
   config.device_exchange = *parse_device_exchange(text.device_exchange);
+  config.level_loop = *parse_level_loop(text.level_loop);
   // One rank searches with the one-process kernel by default: the fastest, and it reads
   // every graph source and writes every result. An option of the MPI exchanges asks for
   // the MPI kernels (a device backend's run on one rank has none to ask for).

@@ -591,6 +591,50 @@ TEST(Cli, CudaHostBackendPrunesAsTheCpuKernelDoes) {
                      "prunes over the staged exchange only so far");
 }
 
+// --level-loop device / graph: the device decides each level's direction and the host
+// never waits for a level; the same steps, levels and traversed edges as the host-driven
+// loop, pruned or not, every tree validated. Only a one-process device search has it.
+TEST(Cli, CudaHostLevelsDrivenByTheDeviceTakeTheHostLoopsSteps) {
+  if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
+  const auto dir = std::filesystem::temp_directory_path();
+  for (const std::string prune : {"", " --prune"}) {
+    const auto run = [&](const std::string& loop) {
+      const auto json = dir / ("zbfs_level_loop_" + loop + ".json");
+      const Outcome o = run_zbfs("run --scale 11 --roots 6 -q --backend cuda-host --threads 2 --level-loop " + loop +
+                                 prune + " --json " + json.string());
+      EXPECT_EQ(o.status, 0) << o.err;
+      const nlohmann::json record = nlohmann::json::parse(slurp(json));
+      std::filesystem::remove(json);
+      EXPECT_EQ(record["config"]["level_loop"], loop);
+      return record;
+    };
+    const nlohmann::json want = run("host");
+    for (const std::string loop : {"device", "graph"}) {
+      SCOPED_TRACE(loop + prune);
+      const nlohmann::json got = run(loop);
+      ASSERT_EQ(got["searches"].size(), 6U);
+      for (std::size_t i = 0; i < 6; ++i) {
+        const nlohmann::json& w = want["searches"][i];
+        const nlohmann::json& g = got["searches"][i];
+        EXPECT_EQ(g["levels"], w["levels"]) << "search " << i;
+        EXPECT_EQ(g["traversed_edges"], w["traversed_edges"]) << "search " << i;
+        EXPECT_TRUE(g.contains("validate_time_s")) << "search " << i;
+        ASSERT_EQ(g["steps"].size(), w["steps"].size()) << "search " << i;
+        for (std::size_t k = 0; k < w["steps"].size(); ++k) {
+          EXPECT_EQ(g["steps"][k]["direction"], w["steps"][k]["direction"]) << "search " << i << " step " << k;
+          EXPECT_EQ(g["steps"][k]["frontier_vertices"], w["steps"][k]["frontier_vertices"])
+              << "search " << i << " step " << k;
+          EXPECT_EQ(g["steps"][k]["discovered_vertices"], w["steps"][k]["discovered_vertices"])
+              << "search " << i << " step " << k;
+        }
+      }
+    }
+  }
+  expect_usage_error("run --scale 8 --level-loop device", "--level-loop device needs --backend cuda or cuda-host");
+  expect_usage_error("run --scale 8 --backend cuda-host --partition 1d --level-loop graph", "--partition shared");
+  expect_usage_error("run --scale 8 --backend cuda-host --level-loop gpu", "gpu");
+}
+
 // --backend cuda runs where a GPU is visible and otherwise ends with one line and exit 2.
 TEST(Cli, CudaBackendRunsOrSaysWhyNot) {
   const Outcome o = run_zbfs("run --scale 8 --roots 4 -q --backend cuda");

@@ -1,7 +1,8 @@
 // The device backend's BFS through its host launcher (--backend cuda-host): the same
 // kernel bodies a GPU runs, on OpenMP threads. Each search must take the CPU kernel's
 // steps exactly (direction, frontier, discovered: the same DirectionPolicy on the same
-// counts), give the sequential reference BFS's levels, and pass the Graph500 validator.
+// counts), whether the host or the device drives its levels (--level-loop), give the
+// sequential reference BFS's levels, and pass the Graph500 validator.
 // On a build without CUDA the backends must refuse with a usage error instead.
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -41,19 +42,23 @@ std::vector<Backend> device_backends() {
 void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, const std::vector<std::uint64_t>& roots,
                                const BfsOptions& options, bool prune = false) {
   const PackedEdgeList packed = testing::pack(vertex_bits, edges);
-  for (const auto& [order, backend] : [] {
-         std::vector<std::pair<CsrOrder, Backend>> cases;
+  for (const auto& [order, backend, loop] : [] {
+         std::vector<std::tuple<CsrOrder, Backend, LevelLoop>> cases;
          for (const CsrOrder order : {CsrOrder::kInput, CsrOrder::kDegree}) {
-           for (const Backend backend : device_backends()) cases.emplace_back(order, backend);
+           for (const Backend backend : device_backends()) {
+             for (const LevelLoop loop : {LevelLoop::kHost, LevelLoop::kDevice, LevelLoop::kGraph}) {
+               cases.emplace_back(order, backend, loop);
+             }
+           }
          }
          return cases;
        }()) {
     SCOPED_TRACE(std::string(order == CsrOrder::kDegree ? "degree order, " : "input order, ") +
-                 std::string(to_string(backend)));
+                 std::string(to_string(backend)) + ", levels driven by the " + std::string(to_string(loop)));
     const Csr<std::uint32_t> graph = build_csr<std::uint32_t>(packed, order);
     const PeeledForest<std::uint32_t> forest(graph.offsets(), graph.neighbor_data(), graph.num_vertices());
     DirectionOptimizingBfs<std::uint32_t> cpu(graph, prune ? &forest : nullptr);
-    DeviceSearch device(backend, graph, false, prune ? &forest : nullptr);
+    DeviceSearch device(backend, graph, false, prune ? &forest : nullptr, nullptr, loop);
     EXPECT_EQ(device.device_name() == "host", backend == Backend::kCudaHost);
     std::vector<std::int64_t> cpu_parent(graph.num_vertices());
     std::vector<std::int64_t> parent(graph.num_vertices(), 7);

@@ -43,6 +43,22 @@ std::optional<DeviceExchange> parse_device_exchange(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(LevelLoop loop) {
+  switch (loop) {
+    case LevelLoop::kHost: return "host";
+    case LevelLoop::kDevice: return "device";
+    case LevelLoop::kGraph: return "graph";
+  }
+  return "unknown";
+}
+
+std::optional<LevelLoop> parse_level_loop(std::string_view text) {
+  if (text == "host") return LevelLoop::kHost;
+  if (text == "device") return LevelLoop::kDevice;
+  if (text == "graph") return LevelLoop::kGraph;
+  return std::nullopt;
+}
+
 bool nccl_built() {
 #ifdef ZBFS_HAVE_NCCL
   return true;

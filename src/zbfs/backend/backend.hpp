@@ -29,6 +29,20 @@ enum class DeviceExchange { kStaged, kCudaAware, kNccl };
 std::string_view to_string(DeviceExchange exchange);
 std::optional<DeviceExchange> parse_device_exchange(std::string_view text);
 
+// Who drives a one-process device search's levels (--level-loop):
+// - host (the default): the host reads each level's counts (one wait a level), decides
+//   the next direction and launches that level's kernels;
+// - device: the device decides (the same DirectionPolicy, kept in device memory) and the
+//   host enqueues each level's fixed sequence of launches one level ahead, never waiting
+//   for a level before launching the next;
+// - graph: as device, each level's launches captured once as a CUDA graph and replayed
+//   (the host launcher has no graphs: it runs them as device does).
+// Which costs less on a GPU is gpu-check's to measure (docs/gpu.md).
+enum class LevelLoop { kHost, kDevice, kGraph };
+
+std::string_view to_string(LevelLoop loop);
+std::optional<LevelLoop> parse_level_loop(std::string_view text);
+
 // Whether this build has the NCCL device wire (CMake found NCCL with CUDA and MPI).
 bool nccl_built();
 

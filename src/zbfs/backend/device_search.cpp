@@ -24,7 +24,7 @@ struct DeviceSearch::Impl {
 
 DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, bool force,
                            const PeeledForest<std::uint32_t>* forest,
-                           std::shared_ptr<cuda_backend::ResidentLists> resident) {
+                           std::shared_ptr<cuda_backend::ResidentLists> resident, LevelLoop loop) {
   require_backend(backend);
   if (forest != nullptr && forest->num_vertices() != graph.num_vertices())
     throw Error(ExitCode::kFailure, "the peeled forest belongs to another graph");
@@ -61,9 +61,9 @@ DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, boo
     const cuda_backend::HostForestView trees{
         pruned.data(),        forest->num_peeled(), forest->order().data(),  attach_anchor.data(),
         attach_parent.data(), forest->heights(),    forest->core_vertices(), forest->core_directed_edges()};
-    impl_->bfs = std::make_unique<cuda_backend::DeviceBfs>(target, view, force, &trees);
+    impl_->bfs = std::make_unique<cuda_backend::DeviceBfs>(target, view, force, &trees, loop);
   } else {
-    impl_->bfs = std::make_unique<cuda_backend::DeviceBfs>(target, view, force);
+    impl_->bfs = std::make_unique<cuda_backend::DeviceBfs>(target, view, force, nullptr, loop);
   }
   // One search before the timed ones: CUDA loads a module's kernels at their first launch,
   // and that belongs to setting up, not to the first key's search.
@@ -72,6 +72,7 @@ DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, boo
   (void)graph;
   (void)force;
   (void)resident;
+  (void)loop;
 #endif
 }
 

@@ -27,9 +27,10 @@ class DeviceSearch {
   // attached on the device, as the CPU kernel does it.
   // `resident`: the graph's lists as kernel 1 left them on the target
   // (build_csr_on_target), taken over instead of uploaded; nullptr: upload them.
+  // `loop`: who drives the levels (--level-loop).
   DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, bool force,
                const PeeledForest<std::uint32_t>* forest = nullptr,
-               std::shared_ptr<cuda_backend::ResidentLists> resident = nullptr);
+               std::shared_ptr<cuda_backend::ResidentLists> resident = nullptr, LevelLoop loop = LevelLoop::kHost);
   ~DeviceSearch();
   DeviceSearch(const DeviceSearch&) = delete;
   DeviceSearch& operator=(const DeviceSearch&) = delete;

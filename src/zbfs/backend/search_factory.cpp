@@ -48,7 +48,7 @@ std::unique_ptr<BfsSearch> SearchFactory::bfs(const Csr<std::uint32_t>& graph,
                                               const PeeledForest<std::uint32_t>* forest) const {
   if (backend == Backend::kCpu) return std::make_unique<CpuBfsSearch<std::uint32_t>>(graph, forest);
   return std::make_unique<DeviceBfsSearch<DeviceSearch>>(graph.num_vertices(), backend, graph, force, forest,
-                                                         device_lists);
+                                                         device_lists, level_loop);
 }
 
 std::unique_ptr<BfsSearch> SearchFactory::bfs(const Csr<std::uint64_t>& graph,

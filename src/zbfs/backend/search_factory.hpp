@@ -41,7 +41,8 @@ struct SearchFactory {
   // A distributed device search's id lists across PCIe, and its messages between ranks.
   cuda_backend::IdTransfer id_transfer = cuda_backend::IdTransfer::kRaw;
   DeviceExchange exchange = DeviceExchange::kStaged;
-  std::optional<double> delta;  // SSSP's bucket width (--delta; unset: the kernel's own)
+  LevelLoop level_loop = LevelLoop::kHost;  // one process on a device backend: who drives the levels
+  std::optional<double> delta;              // SSSP's bucket width (--delta; unset: the kernel's own)
   // One process on a device backend: the lists kernel 1 left on the target
   // (build_csr_on_target), which the search takes over (nullptr: it uploads them).
   std::shared_ptr<cuda_backend::ResidentLists> device_lists;

@@ -5,11 +5,11 @@
 // feeds it the same global counts, so every rank decides alike.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/core/host_device.hpp"
 #include "zbfs/core/timer.hpp"
 
 namespace zbfs {
@@ -27,22 +27,22 @@ class DirectionPolicy {
 
   // Whether the next step goes bottom-up (asked before each top-down step or run of
   // bottom-up steps).
-  [[nodiscard]] bool go_bottom_up() const {
+  [[nodiscard]] ZBFS_HOST_DEVICE bool go_bottom_up() const {
     return options_.direction == Direction::kBottomUp ||
            (options_.direction == Direction::kAuto &&
             static_cast<double>(scout_count_) > static_cast<double>(edges_to_check_) / options_.alpha);
   }
   // After a bottom-up step that woke `awake` vertices, the step before `previous_awake`:
   // whether to take another bottom-up step.
-  [[nodiscard]] bool stay_bottom_up(std::uint64_t awake, std::uint64_t previous_awake) const {
+  [[nodiscard]] ZBFS_HOST_DEVICE bool stay_bottom_up(std::uint64_t awake, std::uint64_t previous_awake) const {
     return awake > 0 && (options_.direction == Direction::kBottomUp || awake >= previous_awake ||
                          static_cast<double>(awake) > wake_limit_);
   }
   // A run of bottom-up steps ended.
-  void bottom_up_done() { scout_count_ = 1; }
+  ZBFS_HOST_DEVICE void bottom_up_done() { scout_count_ = 1; }
   // A top-down step explored the frontier's edges; the new frontier has `frontier_edges`.
-  void top_down_done(std::uint64_t frontier_edges) {
-    edges_to_check_ -= std::min(edges_to_check_, scout_count_);
+  ZBFS_HOST_DEVICE void top_down_done(std::uint64_t frontier_edges) {
+    edges_to_check_ -= edges_to_check_ < scout_count_ ? edges_to_check_ : scout_count_;
     scout_count_ = frontier_edges;
   }
 

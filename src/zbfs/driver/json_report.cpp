@@ -304,6 +304,7 @@ nlohmann::json to_json(const RunResult& r) {
         {"prune", c.prune},
         {"backend", std::string(to_string(c.backend))},
         {"device_exchange", std::string(to_string(c.device_exchange))},
+        {"level_loop", std::string(to_string(c.level_loop))},
         {"validate", c.validate},
         {"edge_list", std::string(to_string(c.edge_list))},
         {"adjacency", std::string(to_string(c.adjacency))},

@@ -105,6 +105,14 @@ void validate_backend(const RunConfig& c) {
     }
     if (c.graph.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
+  if (c.level_loop != LevelLoop::kHost) {
+    const std::string flag = "--level-loop " + std::string(to_string(c.level_loop));
+    if (c.backend == Backend::kCpu) throw_usage_error(flag + " needs --backend cuda or cuda-host");
+    if (!c.shared_memory) {
+      throw_usage_error(flag + " drives a one-process device search: a distributed search's levels meet in the " +
+                        "host's collectives (--partition shared)");
+    }
+  }
   if (c.device_exchange != DeviceExchange::kStaged) {
     const std::string flag = "--device-exchange " + std::string(to_string(c.device_exchange));
     require_device_exchange(c.device_exchange, c.backend);

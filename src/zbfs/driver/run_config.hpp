@@ -99,6 +99,8 @@ struct RunConfig {
   Backend backend = Backend::kCpu;
   // --device-exchange: how a distributed device search's messages travel.
   DeviceExchange device_exchange = DeviceExchange::kStaged;
+  // Who drives a one-process device search's levels (--level-loop; backend.hpp).
+  LevelLoop level_loop = LevelLoop::kHost;
   // --gpus-per-node: the devices a node's ranks share, rank r of the node taking device
   // r % gpus; unset: every device the CUDA runtime sees (CUDA_VISIBLE_DEVICES narrows it).
   std::optional<int> gpus_per_node;

@@ -42,6 +42,7 @@ SearchFactory search_factory(const RunConfig& config, int device) {
                         : config.codec.fixed != CodecId::kNone ? cuda_backend::IdTransfer::kFrames
                                                                : cuda_backend::IdTransfer::kRaw;
   factory.exchange = config.device_exchange;
+  factory.level_loop = config.level_loop;
   factory.delta = config.delta;
   return factory;
 }

@@ -14,92 +14,17 @@
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/cuda/bitmap_kernels.cuh"
 #include "zbfs/backend/cuda/device_bfs.hpp"
+#include "zbfs/backend/cuda/device_level_loop.cuh"
 #include "zbfs/backend/cuda/launch.cuh"
 #include "zbfs/backend/cuda/resident_lists.cuh"
+#include "zbfs/backend/cuda/search_kernels.cuh"
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/timer.hpp"
 
 namespace zbfs::cuda_backend {
 namespace {
 
-using Vertex = std::uint32_t;
-
-ZBFS_HD inline std::uint64_t input_id(const Vertex* original, Vertex v) {
-  return original != nullptr ? original[v] : v;
-}
-
-// The kernel bodies. Each is correct for any order of its indices (launch.cuh).
-
-struct StartSearch {
-  std::int64_t* parent;
-  std::uint64_t* visited;
-  Vertex* queue;
-  std::uint64_t root;  // input id
-  Vertex start;        // internal id
-  ZBFS_HD void operator()(std::uint64_t) const {
-    parent[root] = static_cast<std::int64_t>(root);
-    visited[start >> 6] |= bit_of(start);
-    queue[0] = start;
-  }
-};
-
-struct FrontierDegree {
-  const std::uint64_t* offsets;
-  const Vertex* queue;
-  std::uint64_t* degree;
-  ZBFS_HD void operator()(std::uint64_t i) const {
-    const Vertex u = queue[i];
-    degree[i] = offsets[u + 1] - offsets[u];
-  }
-};
-
-// Top-down, one index per frontier edge (`scan`: the frontier's degrees, scanned).
-struct ExpandEdge {
-  const std::uint64_t* offsets;
-  const Vertex* neighbors;
-  const Vertex* queue;
-  const std::uint64_t* scan;
-  std::uint64_t frontier;
-  std::uint64_t* visited;
-  const Vertex* original;
-  std::int64_t* parent;
-  std::uint64_t* next;
-  ZBFS_HD void operator()(std::uint64_t e) const {
-    const std::uint64_t lo = entry_of_edge(scan, frontier, e);
-    const Vertex u = queue[lo];
-    const Vertex v = neighbors[offsets[u] + (e - scan[lo])];
-    if (!claim_bit(visited, v)) return;
-    parent[input_id(original, v)] = static_cast<std::int64_t>(input_id(original, u));
-    shared_word(next[v >> 6]).fetch_or(bit_of(v), cuda::std::memory_order_relaxed);
-  }
-};
-
-// Bottom-up, one index per vertex: an unvisited vertex looks for a parent in the frontier,
-// its hub first, then its list, and stops at the first. The visited bitmap is only read
-// during the step (the found vertices are folded in afterwards).
-struct SearchParent {
-  const std::uint64_t* offsets;
-  const Vertex* neighbors;
-  const Vertex* hubs;
-  const std::uint64_t* visited;
-  const std::uint64_t* front;
-  std::uint64_t* next;
-  const Vertex* original;
-  std::int64_t* parent;
-  ZBFS_HD void operator()(std::uint64_t v) const {
-    const std::uint64_t mask = bit_of(v);
-    if ((visited[v >> 6] & mask) != 0) return;
-    Vertex by = hubs[v];
-    bool found = (front[by >> 6] & bit_of(by)) != 0;
-    for (std::uint64_t e = offsets[v], end = offsets[v + 1]; !found && e < end; ++e) {
-      by = neighbors[e];
-      found = (front[by >> 6] & bit_of(by)) != 0;
-    }
-    if (!found) return;
-    parent[input_id(original, static_cast<Vertex>(v))] = static_cast<std::int64_t>(input_id(original, by));
-    shared_word(next[v >> 6]).fetch_or(mask, cuda::std::memory_order_relaxed);
-  }
-};
+// The host-driven loop's other bodies. Each is correct for any order of its indices.
 
 struct FoldWord {
   std::uint64_t* visited;
@@ -146,7 +71,7 @@ struct CountReached {
 }  // namespace
 
 struct DeviceBfs::State {
-  State(ExecutionTarget target, const HostGraphView& g, const HostForestView* forest)
+  State(ExecutionTarget target, const HostGraphView& g, const HostForestView* forest, LevelLoop loop)
       : stream(target),
         n(g.num_vertices),
         words((g.num_vertices + 63) / 64),
@@ -190,6 +115,7 @@ struct DeviceBfs::State {
       traffic.to_device += peeled_parent.upload(stream, forest->parent, forest->num_peeled);
       traffic.to_device += height.upload(stream, forest->heights, n);
     }
+    if (loop != LevelLoop::kHost) level_loop = std::make_unique<DeviceLevelLoop>(stream, loop, words_with_edges);
   }
 
   void zero(const DeviceArray<std::uint64_t>& array, std::uint64_t count) {
@@ -229,8 +155,15 @@ struct DeviceBfs::State {
     }
     zero(next, words_with_edges);
     for_each_index(stream, edges,
-                   ExpandEdge{offsets.data(), neighbors.data(), queue.data(), scan.data(), queue_size, visited.data(),
-                              original_ids(), parent.data(), next.data()});
+                   ExpandEdge<FixedCount>{offsets.data(),
+                                          neighbors.data(),
+                                          queue.data(),
+                                          scan.data(),
+                                          {queue_size},
+                                          visited.data(),
+                                          original_ids(),
+                                          parent.data(),
+                                          next.data()});
     // The next queue from the discovered bits by a scan of their words' populations: no
     // shared tail for every discovery to contend on, and the queue comes out sorted.
     for_each_index(stream, words_with_edges, StorePopulation{next.data(), scan.data()});
@@ -311,6 +244,12 @@ struct DeviceBfs::State {
   // A search from internal vertex `start`; with `prune`, on the core (the peeled vertices
   // start visited), then the attach step and the chain's parents.
   BfsStats search(std::uint64_t root, std::uint64_t start, const BfsOptions& options, const PrunedStart* prune);
+  // Its levels, driven by the host or by the device (--level-loop); each returns the
+  // deepest level a pruned search reached (from `level` and `deepest`, its start's).
+  std::uint64_t levels_on_host(DirectionPolicy& policy, bool pruned, std::uint64_t level, std::uint64_t deepest,
+                               BfsStats& stats);
+  std::uint64_t levels_on_device(const DirectionPolicy& policy, bool pruned, std::uint64_t level, std::uint64_t deepest,
+                                 BfsStats& stats);
 
   Stream stream;
   std::uint64_t n;
@@ -343,9 +282,12 @@ struct DeviceBfs::State {
   // start); unknown after a bottom-up phase.
   std::optional<std::uint64_t> queue_edges;
   HostDeviceTraffic traffic;
+  // --level-loop device / graph; nullptr: the host drives the levels.
+  std::unique_ptr<DeviceLevelLoop> level_loop;
 };
 
-DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force, const HostForestView* forest) {
+DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force, const HostForestView* forest,
+                     LevelLoop loop) {
   if (graph.num_vertices > (std::uint64_t{1} << 32)) {
     throw_usage_error("the device backend numbers vertices in 32 bits; this graph has " +
                       std::to_string(graph.num_vertices));
@@ -361,7 +303,7 @@ DeviceBfs::DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool fo
         memory_bytes(n, graph.offsets[n], forest != nullptr ? forest->num_peeled : 0, forest != nullptr) - there,
         free_bytes, total_bytes, force);
   }
-  state_ = std::make_unique<State>(target, graph, forest);
+  state_ = std::make_unique<State>(target, graph, forest, loop);
 }
 
 DeviceBfs::~DeviceBfs() = default;
@@ -388,8 +330,11 @@ BfsStats DeviceBfs::State::search(std::uint64_t root, std::uint64_t start, const
   on_policy(s.stream, [&](auto policy) { thrust::fill(policy, parent_of, parent_of + s.n, std::int64_t{-1}); });
   // Vertices without edges (and a pruned search's peeled ones) start visited.
   s.visited.assign(s.stream, prune != nullptr ? s.pruned : s.edgeless);
+  // A device-driven loop starts each level from the frontier's bits.
+  std::uint64_t* front_bits = s.level_loop ? s.front.data() : nullptr;
+  if (front_bits != nullptr) s.zero(s.front, s.words);
   const auto start_vertex = static_cast<Vertex>(start);
-  for_each_index(s.stream, 1, StartSearch{parent_of, s.visited.data(), s.queue.data(), root, start_vertex});
+  for_each_index(s.stream, 1, StartSearch{parent_of, s.visited.data(), s.queue.data(), front_bits, root, start_vertex});
   s.queue_size = 1;
   std::uint64_t start_degree = 0;
   {
@@ -404,11 +349,33 @@ BfsStats DeviceBfs::State::search(std::uint64_t root, std::uint64_t start, const
   DirectionPolicy policy(options, prune != nullptr ? s.core_vertices : s.n,
                          prune != nullptr ? s.core_directed_edges : s.directed_edges, start_degree);
   // A pruned search's depth: each level's vertices with the trees hanging from them.
-  std::uint64_t level = prune != nullptr ? prune->level : 0;
-  std::uint64_t deepest = prune != nullptr ? prune->deepest : 0;
+  const std::uint64_t level = prune != nullptr ? prune->level : 0;
+  const std::uint64_t deepest = prune != nullptr ? prune->deepest : 0;
+  const std::uint64_t depth = s.level_loop ? s.levels_on_device(policy, prune != nullptr, level, deepest, stats)
+                                           : s.levels_on_host(policy, prune != nullptr, level, deepest, stats);
+  if (prune != nullptr) {
+    clock.restart();
+    const std::uint64_t attached = s.attach_trees();
+    // The chain from a peeled root: its parents point back towards the root.
+    for (const auto& [vertex, chain_parent] : prune->chain_parents) {
+      s.traffic.to_device += s.parent.upload(s.stream, &chain_parent, 1, vertex);
+    }
+    s.stream.synchronize();
+    const double t = clock.elapsed_s();
+    stats.steps.push_back({StepKind::kAttach, 0, attached, t});
+    stats.attach_time_s = t;
+    stats.depth = depth;
+  }
+  return stats;
+}
+
+std::uint64_t DeviceBfs::State::levels_on_host(DirectionPolicy& policy, bool pruned, std::uint64_t level,
+                                               std::uint64_t deepest, BfsStats& stats) {
+  State& s = *this;
+  Stopwatch clock;
   const auto discovered_level = [&](std::uint64_t discovered, bool bottom_up) {
     ++level;
-    if (prune == nullptr || discovered == 0) return;
+    if (!pruned || discovered == 0) return;
     deepest = std::max<std::uint64_t>(deepest, level + (bottom_up ? s.tallest_in_front() : s.tallest_in_queue()));
   };
   while (s.queue_size > 0) {
@@ -445,20 +412,31 @@ BfsStats DeviceBfs::State::search(std::uint64_t root, std::uint64_t start, const
       stats.top_down_time_s += t;
     }
   }
-  if (prune != nullptr) {
-    clock.restart();
-    const std::uint64_t attached = s.attach_trees();
-    // The chain from a peeled root: its parents point back towards the root.
-    for (const auto& [vertex, chain_parent] : prune->chain_parents) {
-      s.traffic.to_device += s.parent.upload(s.stream, &chain_parent, 1, vertex);
-    }
-    s.stream.synchronize();
-    const double t = clock.elapsed_s();
-    stats.steps.push_back({StepKind::kAttach, 0, attached, t});
-    stats.attach_time_s = t;
-    stats.depth = deepest;
-  }
-  return stats;
+  return deepest;
+}
+
+std::uint64_t DeviceBfs::State::levels_on_device(const DirectionPolicy& policy, bool pruned, std::uint64_t level,
+                                                 std::uint64_t deepest, BfsStats& stats) {
+  State& s = *this;
+  LevelControl start{policy};
+  start.frontier = 1;
+  start.level = level;
+  start.deepest = deepest;
+  const LevelArrays arrays{s.offsets.data(),
+                           s.neighbors.data(),
+                           s.hubs.data(),
+                           s.original_ids(),
+                           pruned ? s.height.data() : nullptr,
+                           s.visited.data(),
+                           s.front.data(),
+                           s.next.data(),
+                           s.queue.data(),
+                           s.scan.data(),
+                           s.parent.data(),
+                           s.words_with_edges,
+                           std::min(s.n, s.words_with_edges * 64),
+                           s.directed_edges};
+  return s.level_loop->run(arrays, start, stats, s.traffic).deepest;
 }
 
 void DeviceBfs::copy_parents(std::span<std::int64_t> parent) {

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "zbfs/backend/backend.hpp"
 #include "zbfs/backend/execution_target.hpp"
 #include "zbfs/bfs/bfs_options.hpp"
 #include "zbfs/bfs/bfs_stats.hpp"
@@ -77,8 +78,10 @@ class DeviceBfs {
  public:
   // Uploads the graph. Throws a usage error (exit status 2) when the device lacks the
   // memory (checked before anything is allocated) unless `force`.
-  // `forest`: --prune's trees (nullptr: none), for run_pruned.
-  DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force, const HostForestView* forest = nullptr);
+  // `forest`: --prune's trees (nullptr: none), for run_pruned. `loop`: who drives the
+  // levels (backend.hpp; device_level_loop.cuh).
+  DeviceBfs(ExecutionTarget target, const HostGraphView& graph, bool force, const HostForestView* forest = nullptr,
+            LevelLoop loop = LevelLoop::kHost);
   ~DeviceBfs();
   DeviceBfs(const DeviceBfs&) = delete;
   DeviceBfs& operator=(const DeviceBfs&) = delete;
@@ -97,13 +100,14 @@ class DeviceBfs {
   // The target memory a graph of n vertices and m directed edges takes (with `resident`
   // lists, what is not there yet): offsets and the
   // scan (8 bytes per vertex each), the parents (8), the neighbours (4 per edge), hubs,
-  // original ids and two queues (4 each), five bitmaps, and the runtime's own reserve.
+  // original ids and two queues (4 each), five bitmaps, two scans of a bitmap's words (a
+  // device-driven level loop's), and the runtime's own reserve.
   // With a forest of `peeled` vertices: its bitmap, heights (1 per vertex) and three
   // words a peeled vertex.
   static std::uint64_t memory_bytes(std::uint64_t n, std::uint64_t directed_edges, std::uint64_t peeled = 0,
                                     bool forest = false) {
     const std::uint64_t pruning = forest ? 8 * ((n + 63) / 64) + n + 3 * 4 * peeled : 0;
-    return 8 * (n + 1) * 2 + 8 * n + 4 * directed_edges + 4 * 4 * n + 5 * 8 * ((n + 63) / 64) + pruning +
+    return 8 * (n + 1) * 2 + 8 * n + 4 * directed_edges + 4 * 4 * n + 7 * 8 * ((n + 63) / 64) + 16 + pruning +
            (256ULL << 20);
   }
 

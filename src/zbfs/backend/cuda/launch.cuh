@@ -4,9 +4,11 @@
 //   that touches only memory of its target and shares words through cuda::atomic_ref,
 //   which libcu++ implements on the host too. Nothing block- or warp-level: the host
 //   launcher has no blocks, so a body must be correct for any order of its indices.
+// - for_each_index_up_to does the same over a count that lies in target memory (known
+//   only to the device when the launch runs).
 // - on_policy hands a Thrust algorithm the target's execution policy (the CUDA system on
-//   the backend's stream, or the OpenMP system); on_policy_async and sum_into leave
-//   results in target memory without waiting for the device.
+//   the backend's stream, or the OpenMP system); on_policy_async, reduce_into and
+//   sum_into leave results in target memory without waiting for the device.
 // - DeviceArray<T>: RAII memory of the target (cudaMalloc / host allocation), with copies
 //   from and to host memory.
 // CUDA errors become zbfs::Error (exit status 1) with the call that failed.
@@ -25,6 +27,7 @@
 #include <cstring>
 #include <cub/device/device_reduce.cuh>
 #include <cuda/atomic>
+#include <cuda/std/functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -157,6 +160,38 @@ void for_each_index(const Stream& stream, std::uint64_t count, const Body& body)
   for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
 }
 
+template <class Body>
+__global__ void counted_index_kernel(const std::uint64_t* count, Body body) {
+  const std::uint64_t n = *count;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    body(i);
+  }
+}
+
+// for_each_index over [0, *count), where *count lies in target memory and is written by
+// an earlier launch on the stream (a device-driven level's sizes: the host never reads
+// them): on the device a fixed grid, as many blocks as `most` indices need up to
+// kCountedBlocks (a few waves of an H100's resident threads), each thread striding to
+// *count, so a count of 0 costs one small launch; on the host target *count is read when
+// the launch runs.
+template <class Body>
+void for_each_index_up_to(const Stream& stream, const std::uint64_t* count, std::uint64_t most, const Body& body) {
+  if (most == 0) return;
+  if (stream.target() == ExecutionTarget::kDevice) {
+    constexpr unsigned kThreads = 256;
+    constexpr std::uint64_t kCountedBlocks = 2048;
+    const std::uint64_t blocks = (most + kThreads - 1) / kThreads;
+    const auto grid = static_cast<unsigned>(blocks < kCountedBlocks ? blocks : kCountedBlocks);
+    counted_index_kernel<<<grid, kThreads, 0, stream.get()>>>(count, body);
+    check_cuda(cudaGetLastError(), "kernel launch");
+    return;
+  }
+  const auto n = static_cast<std::int64_t>(*count);
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
+}
+
 // algorithm(policy) with the stream's Thrust execution policy.
 template <class Algorithm>
 auto on_policy(const Stream& stream, Algorithm&& algorithm) {
@@ -172,30 +207,42 @@ auto on_policy(const Stream& stream, Algorithm&& algorithm) {
 // it), so that a step waits for the device once, where it reads its counts; the host
 // target runs it at once.
 template <class Algorithm>
-void on_policy_async(const Stream& stream, Algorithm&& algorithm) {
+void on_policy_async(const Stream& stream, TemporaryStorage& storage, Algorithm&& algorithm) {
   if (stream.target() == ExecutionTarget::kDevice) {
-    algorithm(thrust::cuda::par_nosync(stream.temporary_storage()).on(stream.get()));
+    algorithm(thrust::cuda::par_nosync(storage).on(stream.get()));
     return;
   }
   algorithm(thrust::omp::par);
 }
+template <class Algorithm>
+void on_policy_async(const Stream& stream, Algorithm&& algorithm) {
+  on_policy_async(stream, stream.temporary_storage(), std::forward<Algorithm>(algorithm));
+}
 
-// *out = the sum of values[0, count) (an iterator of 64-bit values), written in target
-// memory without waiting for it: CUB's device reduction on the stream, or on the host at
-// once.
-template <class Values>
-void sum_into(const Stream& stream, Values values, std::uint64_t count, std::uint64_t* out) {
+// *out = values[0, count) folded by `op` from `init` (an iterator of T), written in target
+// memory without waiting for it: CUB's device reduction on the stream with its temporary
+// storage from `storage`, or on the host at once.
+template <class Values, class T, class Op>
+void reduce_into(const Stream& stream, TemporaryStorage& storage, Values values, std::uint64_t count, T* out, Op op,
+                 T init) {
   if (stream.target() == ExecutionTarget::kHost) {
-    *out = thrust::reduce(thrust::omp::par, values, values + count, std::uint64_t{0});
+    *out = thrust::reduce(thrust::omp::par, values, values + count, init, op);
     return;
   }
   std::size_t bytes = 0;
-  check_cuda(cub::DeviceReduce::Sum(nullptr, bytes, values, out, count, stream.get()), "cub::DeviceReduce::Sum");
-  TemporaryStorage& storage = stream.temporary_storage();
+  check_cuda(cub::DeviceReduce::Reduce(nullptr, bytes, values, out, count, op, init, stream.get()),
+             "cub::DeviceReduce::Reduce");
   char* temporary = storage.allocate(static_cast<std::ptrdiff_t>(bytes > 0 ? bytes : 1));
-  const cudaError_t status = cub::DeviceReduce::Sum(temporary, bytes, values, out, count, stream.get());
+  const cudaError_t status = cub::DeviceReduce::Reduce(temporary, bytes, values, out, count, op, init, stream.get());
   storage.deallocate(temporary, bytes);
-  check_cuda(status, "cub::DeviceReduce::Sum");
+  check_cuda(status, "cub::DeviceReduce::Reduce");
+}
+
+// *out = the sum of values[0, count) (an iterator of 64-bit values), the same way.
+template <class Values>
+void sum_into(const Stream& stream, Values values, std::uint64_t count, std::uint64_t* out) {
+  reduce_into(stream, stream.temporary_storage(), values, count, out, cuda::std::plus<std::uint64_t>(),
+              std::uint64_t{0});
 }
 
 // Pinned (page-locked) host memory through which a step's transfers are staged: the copy
