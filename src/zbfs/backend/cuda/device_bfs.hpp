@@ -13,6 +13,9 @@
 //   the words folds it into the visited bitmap and counts it.
 // - Conversions: the queue sets its bits; the bitmap becomes a queue by a scan of the
 //   words' populations.
+// - Levels: the host reads each one's counts and decides the next direction, or (with
+//   LevelLoop::kDevice / kGraph) the device does, by the same policy, and the host only
+//   enqueues levels one ahead (device_level_loop.cuh).
 // Plain C++ interface (the implementation is device_bfs.cu); construct once per graph (part
 // of kernel 1), run() per root, then copy the parents out for counting and validation.
 #pragma once
