@@ -802,12 +802,15 @@ TEST(CliMpi, HybridRunsTraverseTheSameEdgesAsOneProcess) {
   // Two nodes of two: the nodes stacked in one column, 4 x 1. Four nodes of two: the
   // nodes on a 2 x 2 grid, each node's ranks in one column, 4 x 2.
   const auto json = std::filesystem::temp_directory_path() / "zbfs_hybrid_grid.json";
+  // The record says how the grid's ranks were stacked: a node's 2 ranks in one column.
   for (const auto& [ranks, grid] : {std::pair<int, const char*>{4, "4x1"}, {8, "4x2"}}) {
     const Outcome hybrid =
         run_mpi(ranks, "run --scale 10 --roots 6 -q --partition hybrid --ranks-per-node 2 --json " + json.string());
     ASSERT_EQ(hybrid.status, 0) << hybrid.err;
     EXPECT_EQ(nedge_lines(hybrid.out), nedge_lines(single.out)) << ranks;
-    EXPECT_EQ(nlohmann::json::parse(slurp(json))["config"]["grid"], grid) << ranks;
+    const nlohmann::json record = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(record["config"]["grid"], grid) << ranks;
+    EXPECT_EQ(record["config"]["grid_stack"], 2) << ranks;
   }
   std::filesystem::remove(json);
   const Outcome uneven = run_mpi(4, "run --scale 10 -q --partition hybrid --ranks-per-node 3");

@@ -310,6 +310,7 @@ nlohmann::json to_json(const RunResult& r) {
         {"adjacency", std::string(to_string(c.adjacency))},
         {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
         {"grid", r.grid.to_string()},
+        {"grid_stack", r.grid.stack},
         {"column_gather", std::string(to_string(c.column_gather))},
         {"transport", std::string(to_string(c.transport))},
         {"overlap", folds_pipelined(c, r.codec_trial ? &*r.codec_trial : nullptr)},

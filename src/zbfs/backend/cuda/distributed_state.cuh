@@ -6,14 +6,12 @@
 
 namespace zbfs::cuda_backend {
 
-using namespace distributed_kernels;  // NOLINT: the kernels' own translation unit
-
 struct DistributedSteps::State {
   State(ExecutionTarget target, const DistributedPieceView& v)
       : stream(target),
         staging(target),
         view(v),
-        words(words_for(v.block)),
+        words(distributed_kernels::words_for(v.block)),
         shared_graph(v.bottom_up.offsets == v.top_down.offsets),
         top_down_offsets(target, v.top_down.rows + 1),
         top_down_neighbors(target, v.top_down.offsets[v.top_down.rows]),
@@ -27,7 +25,7 @@ struct DistributedSteps::State {
         visited(target, words),
         frontier(target, words),
         next(target, words),
-        sent(target, words_for(v.target_vertices)),
+        sent(target, distributed_kernels::words_for(v.target_vertices)),
         sent_parent(target, v.target_vertices),
         parent(target, v.block),
         sources(target, v.top_down.rows + 1),
@@ -36,7 +34,7 @@ struct DistributedSteps::State {
         claims(target, v.block + 1),
         member(target, v.block + 1),
         values(target, v.block + 1),
-        source_frontier(target, words_for(v.bottom_up_sources)),
+        source_frontier(target, distributed_kernels::words_for(v.bottom_up_sources)),
         targets_visited(target, words),
         counters(target, 3) {
     // The pieces go over once, straight from the graph's arrays; the steps' transfers
@@ -60,13 +58,13 @@ struct DistributedSteps::State {
       has_forest = true;
       const ForestView& f = *v.forest;
       pruned_visited = DeviceArray<std::uint64_t>(target, words);
-      pruned_sent = DeviceArray<std::uint64_t>(target, words_for(v.target_vertices));
+      pruned_sent = DeviceArray<std::uint64_t>(target, distributed_kernels::words_for(v.target_vertices));
       heights = DeviceArray<std::uint8_t>(target, v.block);
       attach_to = DeviceArray<std::uint64_t>(target, v.block);
       peeled = DeviceArray<PeeledVertexView>(target, f.num_peeled);
       anchors = DeviceArray<std::uint64_t>(target, f.anchor_words);
       upload_once(pruned_visited, f.peeled_bits, words);
-      upload_once(pruned_sent, f.row_group_peeled, words_for(v.target_vertices));
+      upload_once(pruned_sent, f.row_group_peeled, distributed_kernels::words_for(v.target_vertices));
       upload_once(heights, f.heights, v.block);
       upload_once(attach_to, f.attach, v.block);
       upload_once(peeled, f.peeled, f.num_peeled);
@@ -98,7 +96,7 @@ struct DistributedSteps::State {
     const HostDeviceTraffic codec_before = codec->traffic();
     reserve(reported, kLarge);
     reserve(sources, kLarge);
-    for_each_index(stream, kLarge, Spread{reported.data(), 8});
+    for_each_index(stream, kLarge, distributed_kernels::Spread{reported.data(), 8});
     stream.synchronize();
     std::vector<std::uint64_t> host(kLarge);
     PcieCosts c;
@@ -177,7 +175,7 @@ struct DistributedSteps::State {
   [[nodiscard]] const std::uint64_t* bottom_up_offsets_data() const {
     return shared_graph ? top_down_offsets.data() : bottom_up_offsets.data();
   }
-  [[nodiscard]] const Vertex* bottom_up_neighbors_data() const {
+  [[nodiscard]] const distributed_kernels::Vertex* bottom_up_neighbors_data() const {
     return shared_graph ? top_down_neighbors.data() : bottom_up_neighbors.data();
   }
 
@@ -185,11 +183,11 @@ struct DistributedSteps::State {
   // own piece (`own`) found rows are claimed, in another's marked in `piece_visited` and
   // reported (SearchParent).
   void search_rows(std::uint64_t first_row, bool own, std::uint64_t* piece_visited) {
-    for_each_index(
-        stream, std::min(view.block, view.bottom_up.rows - first_row),
-        SearchParent{bottom_up_offsets_data(), bottom_up_neighbors_data(), hubs.data(), searched_frontier, first_row,
-                     own, piece_visited, next.data(), parent.data(), owned_original.data(), bottom_up_original.data(),
-                     view.bottom_up_source_base, sent.data(), sent_parent.data(), reported.data(), counters.data()});
+    for_each_index(stream, std::min(view.block, view.bottom_up.rows - first_row),
+                   distributed_kernels::SearchParent{
+                       bottom_up_offsets_data(), bottom_up_neighbors_data(), hubs.data(), searched_frontier, first_row,
+                       own, piece_visited, next.data(), parent.data(), owned_original.data(), bottom_up_original.data(),
+                       view.bottom_up_source_base, sent.data(), sent_parent.data(), reported.data(), counters.data()});
   }
 
   // Whether `count` ids over `span` positions cross as a frame.
@@ -293,7 +291,7 @@ struct DistributedSteps::State {
   std::vector<std::uint64_t> sort_by_member(std::uint64_t* keys, std::uint64_t count, std::uint64_t members) {
     on_policy(stream, [&](auto policy) { thrust::sort(policy, keys, keys + count); });
     reserve(bounds, members + 1);
-    for_each_index(stream, members + 1, MemberBounds{keys, count, view.block, bounds.data()});
+    for_each_index(stream, members + 1, distributed_kernels::MemberBounds{keys, count, view.block, bounds.data()});
     return download(bounds, members + 1);
   }
   // Messages of ids[at[m], at[m + 1]) (target memory; sorted sets, or sequences in
@@ -349,19 +347,19 @@ struct DistributedSteps::State {
   std::uint64_t words;
   bool shared_graph;  // 1D: bottom-up steps read the top-down graph
   DeviceArray<std::uint64_t> top_down_offsets;
-  DeviceArray<Vertex> top_down_neighbors;
+  DeviceArray<distributed_kernels::Vertex> top_down_neighbors;
   DeviceArray<std::uint64_t> bottom_up_offsets;
-  DeviceArray<Vertex> bottom_up_neighbors;
-  DeviceArray<Vertex> owned_original;
-  DeviceArray<Vertex> top_down_original;
-  DeviceArray<Vertex> bottom_up_original;
+  DeviceArray<distributed_kernels::Vertex> bottom_up_neighbors;
+  DeviceArray<distributed_kernels::Vertex> owned_original;
+  DeviceArray<distributed_kernels::Vertex> top_down_original;
+  DeviceArray<distributed_kernels::Vertex> bottom_up_original;
   DeviceArray<std::uint64_t> owned_degree;
-  DeviceArray<Vertex> hubs;
+  DeviceArray<distributed_kernels::Vertex> hubs;
   DeviceArray<std::uint64_t> visited;
   DeviceArray<std::uint64_t> frontier;
   DeviceArray<std::uint64_t> next;
   DeviceArray<std::uint64_t> sent;
-  DeviceArray<Vertex> sent_parent;
+  DeviceArray<distributed_kernels::Vertex> sent_parent;
   DeviceArray<std::int64_t> parent;
   DeviceArray<std::uint64_t> sources;
   DeviceArray<std::uint64_t> scan;

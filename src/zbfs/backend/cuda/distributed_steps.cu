@@ -2,6 +2,8 @@
 
 namespace zbfs::cuda_backend {
 
+using namespace distributed_kernels;  // NOLINT: the kernels' own translation unit
+
 namespace {
 
 // --prune's: the peeled bits (owned and the row group's), heights and attach vertices, the
