@@ -104,7 +104,9 @@ def main():
         rows.append({
             "device": device.get("name", "cpu ({} threads)".format(middle["threads"])),
             "scale": scale,
-            "backend": backend,
+            # The run's extra flags beside its backend: tables of --prune or --level-loop runs
+            # say so in every row.
+            "backend": " ".join([backend] + list(args.extra)),
             "runs": len(records),
             "gteps": hmean / 1e9,
             "search_ms": middle["summary"]["bfs_time_s"]["median"] * 1e3,
