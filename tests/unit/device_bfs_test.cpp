@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "zbfs/bfs/direction_optimizing_bfs.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/graph/csr_builder.hpp"
+#include "zbfs/graph/hub_neighbors.hpp"
 #include "zbfs/graph/peeled_forest.hpp"
 #include "zbfs/validate/reference_bfs.hpp"
 #include "zbfs/validate/traversed_edges.hpp"
@@ -60,6 +62,15 @@ void expect_device_matches_cpu(int vertex_bits, const std::vector<Edge>& edges, 
     DirectionOptimizingBfs<std::uint32_t> cpu(graph, prune ? &forest : nullptr);
     DeviceSearch device(backend, graph, false, prune ? &forest : nullptr, nullptr, loop);
     EXPECT_EQ(device.device_name() == "host", backend == Backend::kCudaHost);
+    // The hubs the target found are the host's (a pruned search's: core neighbours).
+    const std::uint64_t* off = graph.offsets();
+    const LargeArray<std::uint32_t> want_hubs = hub_neighbors<std::uint32_t>(
+        off, graph.neighbor_data(), graph.num_vertices(),
+        [&](std::uint32_t w) -> std::uint64_t { return prune && forest.peeled(w) ? 0 : off[w + 1] - off[w]; },
+        std::uint32_t{0});
+    std::vector<std::uint32_t> hubs(graph.num_vertices(), 7);
+    device.copy_hubs(hubs);
+    EXPECT_TRUE(std::equal(hubs.begin(), hubs.end(), want_hubs.data()));
     std::vector<std::int64_t> cpu_parent(graph.num_vertices());
     std::vector<std::int64_t> parent(graph.num_vertices(), 7);
     for (const std::uint64_t root : roots) {

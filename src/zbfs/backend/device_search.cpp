@@ -32,15 +32,9 @@ DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, boo
   impl_ = std::make_unique<Impl>(Impl{graph, forest, "host", nullptr});
   const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
   if (target == ExecutionTarget::kDevice) impl_->device_name = cuda_backend::use_device(0).name;
-  // The same hubs and edgeless vertices as the CPU kernel (direction_optimizing_bfs.cpp):
-  // with a forest the hub is a core neighbour.
+  // The same edgeless vertices as the CPU kernel (direction_optimizing_bfs.cpp); its hubs
+  // (with a forest, core neighbours) the target finds from the lists it holds.
   const std::uint64_t* off = graph.offsets();
-  const LargeArray<std::uint32_t> hubs = hub_neighbors<std::uint32_t>(
-      off, graph.neighbor_data(), graph.num_vertices(),
-      [off, forest](std::uint32_t w) -> std::uint64_t {
-        return forest != nullptr && forest->peeled(w) ? 0 : off[w + 1] - off[w];
-      },
-      std::uint32_t{0});
   Bitmap edgeless = rows_with_edges(off, graph.num_vertices());
   std::uint64_t words_with_edges = 0;
   for (std::size_t w = 0; w < edgeless.num_words(); ++w) {
@@ -48,7 +42,7 @@ DeviceSearch::DeviceSearch(Backend backend, const Csr<std::uint32_t>& graph, boo
     edgeless.word(w) = ~edgeless.word(w);
   }
   const cuda_backend::HostGraphView view{graph.num_vertices(),  off,
-                                         graph.neighbor_data(), hubs.data(),
+                                         graph.neighbor_data(), nullptr,
                                          graph.original_ids(),  edgeless.data(),
                                          words_with_edges,      std::move(resident)};
   if (forest != nullptr) {
@@ -106,6 +100,14 @@ BfsStats DeviceSearch::run(std::uint64_t root, const BfsOptions& options) {
   (void)root;
   (void)options;
   return {};
+#endif
+}
+
+void DeviceSearch::copy_hubs(std::span<std::uint32_t> hubs) {
+#ifdef ZBFS_HAVE_CUDA
+  impl_->bfs->copy_hubs(hubs);
+#else
+  (void)hubs;
 #endif
 }
 

@@ -1,8 +1,8 @@
 // The one-process search of the device backends (--backend cuda / cuda-host with
-// --partition shared): a degree-ordered Csr's kernel-1 extras (hubs, the edgeless bitmap)
-// computed on the host as the CPU kernel computes them, uploaded once with the lists (or
-// beside the lists kernel 1 left on the target), and DeviceBfs run per root. Plain C++: on a build without CUDA,
-// construction throws the usage error of require_backend.
+// --partition shared): a degree-ordered Csr's kernel-1 extras as the CPU kernel has them
+// (the edgeless bitmap from the host; the hubs found on the target), uploaded once with
+// the lists (or beside the lists kernel 1 left on the target), and DeviceBfs run per root. Plain C++: on a build
+// without CUDA, construction throws the usage error of require_backend.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +39,9 @@ class DeviceSearch {
   BfsStats run(std::uint64_t root, const BfsOptions& options);
   // The last search's parents, indexed by input id.
   void copy_parents(std::span<std::int64_t> parent);
+  // The hubs found on the target, one per internal id (tests compare them with
+  // hub_neighbors').
+  void copy_hubs(std::span<std::uint32_t> hubs);
 
   // The device's name ("host" for cuda-host) and the bytes copied each way so far.
   [[nodiscard]] const std::string& device_name() const;

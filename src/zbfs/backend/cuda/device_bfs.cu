@@ -68,6 +68,53 @@ struct CountReached {
   ZBFS_HD std::uint64_t operator()(std::uint64_t i) const { return reached(i) ? 1 : 0; }
 };
 
+// Each row's hub, as hub_neighbors finds it on the host (graph/hub_neighbors.hpp): the
+// neighbour of highest degree (0 for one a pruned search starts visited), the first in
+// list order among equals; 0 for a row without neighbours. A neighbour's key is its
+// weight above its position in the row, complemented below so that the first of equals
+// is the largest (a degree and a position both fit 32 bits: fewer than 2^32 vertices).
+// One index per kHubChunk list entries: the chunk's first row found by binary search,
+// then each row it spans folded into that row's key with one atomic max, so a hub row of
+// millions of entries spreads over many indices and contends on its key once per chunk.
+constexpr std::uint64_t kHubChunk = 256;
+
+struct HubKeys {
+  const std::uint64_t* offsets;
+  const Vertex* neighbors;
+  const std::uint64_t* weightless;  // bits of neighbours weighing 0 (a pruned search's start-visited); or nullptr
+  std::uint64_t rows;
+  std::uint64_t entries;
+  std::uint64_t* keys;
+  ZBFS_HD void operator()(std::uint64_t chunk) const {
+    std::uint64_t e = chunk * kHubChunk;
+    const std::uint64_t end = e + kHubChunk < entries ? e + kHubChunk : entries;
+    for (std::uint64_t row = entry_of_edge(offsets, rows, e); e < end; ++row) {
+      const std::uint64_t first = offsets[row];
+      const std::uint64_t row_end = offsets[row + 1] < end ? offsets[row + 1] : end;
+      std::uint64_t best = 0;
+      for (; e < row_end; ++e) {
+        const Vertex w = neighbors[e];
+        const std::uint64_t weight = weightless != nullptr && test_bit(weightless, w) ? 0 : offsets[w + 1] - offsets[w];
+        const std::uint64_t key = weight << 32 | (0xFFFFFFFFULL - (e - first));
+        best = key > best ? key : best;
+      }
+      auto word = shared_word(keys[row]);
+      if (best > word.load(cuda::std::memory_order_relaxed)) word.fetch_max(best, cuda::std::memory_order_relaxed);
+    }
+  }
+};
+
+struct HubFromKey {
+  const std::uint64_t* offsets;
+  const Vertex* neighbors;
+  const std::uint64_t* keys;
+  Vertex* hubs;
+  ZBFS_HD void operator()(std::uint64_t row) const {
+    const std::uint64_t key = keys[row];
+    hubs[row] = key == 0 ? 0 : neighbors[offsets[row] + (0xFFFFFFFFULL - (key & 0xFFFFFFFFULL))];
+  }
+};
+
 }  // namespace
 
 struct DeviceBfs::State {
@@ -103,7 +150,6 @@ struct DeviceBfs::State {
                (g.original != nullptr) != (original.size() == n)) {
       throw Error(ExitCode::kFailure, "the lists left on the target are another graph's");
     }
-    traffic.to_device += hubs.upload(stream, g.hubs, n);
     traffic.to_device += edgeless.upload(stream, g.edgeless, words);
     if (forest != nullptr) {
       has_forest = true;
@@ -115,7 +161,24 @@ struct DeviceBfs::State {
       traffic.to_device += peeled_parent.upload(stream, forest->parent, forest->num_peeled);
       traffic.to_device += height.upload(stream, forest->heights, n);
     }
+    if (g.hubs != nullptr) {
+      traffic.to_device += hubs.upload(stream, g.hubs, n);
+    } else {
+      find_hubs();
+    }
     if (loop != LevelLoop::kHost) level_loop = std::make_unique<DeviceLevelLoop>(stream, loop, words_with_edges);
+  }
+
+  // The hubs found on the target (HubKeys), each row's key in the scan's words, which no
+  // search uses yet.
+  void find_hubs() {
+    std::uint64_t* keys = scan.data();
+    on_policy(stream, [&](auto policy) { thrust::fill(policy, keys, keys + n, std::uint64_t{0}); });
+    for_each_index(
+        stream, (directed_edges + kHubChunk - 1) / kHubChunk,
+        HubKeys{offsets.data(), neighbors.data(), has_forest ? pruned.data() : nullptr, n, directed_edges, keys});
+    for_each_index(stream, n, HubFromKey{offsets.data(), neighbors.data(), keys, hubs.data()});
+    stream.synchronize();
   }
 
   void zero(const DeviceArray<std::uint64_t>& array, std::uint64_t count) {
@@ -437,6 +500,12 @@ std::uint64_t DeviceBfs::State::levels_on_device(const DirectionPolicy& policy, 
                            std::min(s.n, s.words_with_edges * 64),
                            s.directed_edges};
   return s.level_loop->run(arrays, start, stats, s.traffic).deepest;
+}
+
+void DeviceBfs::copy_hubs(std::span<std::uint32_t> hubs) {
+  State& s = *state_;
+  if (hubs.size() != s.n) throw Error(ExitCode::kFailure, "hub array size does not match the graph");
+  s.traffic.to_host += s.hubs.download(s.stream, hubs.data(), s.n);
 }
 
 void DeviceBfs::copy_parents(std::span<std::int64_t> parent) {

@@ -40,8 +40,10 @@ struct HostGraphView {
   std::uint64_t num_vertices = 0;
   const std::uint64_t* offsets = nullptr;    // num_vertices + 1
   const std::uint32_t* neighbors = nullptr;  // offsets[num_vertices]
-  const std::uint32_t* hubs = nullptr;       // each vertex's highest-degree neighbour
-  const std::uint32_t* original = nullptr;   // internal id -> input id; nullptr: the same
+  // Each vertex's highest-degree neighbour (a pruned search's: core neighbour), or nullptr:
+  // found on the target, as graph/hub_neighbors.hpp finds them on the host.
+  const std::uint32_t* hubs = nullptr;
+  const std::uint32_t* original = nullptr;  // internal id -> input id; nullptr: the same
   // Bit per vertex: 1 for a vertex without edges (it starts every search visited), in
   // 64-bit words; the words past words_with_edges hold only such vertices.
   const std::uint64_t* edgeless = nullptr;
@@ -97,6 +99,9 @@ class DeviceBfs {
   BfsStats run_pruned(std::uint64_t root, const PrunedStart& start, const BfsOptions& options);
   // The last search's parents, indexed by input id (-1: unreached).
   void copy_parents(std::span<std::int64_t> parent);
+  // The hubs the bottom-up steps test first, one per internal id (tests compare them
+  // with the host's).
+  void copy_hubs(std::span<std::uint32_t> hubs);
 
   [[nodiscard]] ExecutionTarget target() const;
   [[nodiscard]] HostDeviceTraffic traffic() const;
