@@ -1675,6 +1675,8 @@ TEST(CliMpi, RunsReportModelledTimeAndModelProjectsTheRecord) {
   expect_refused([](nlohmann::json& d) { d["searches"][1]["time_s"] = "fast"; },
                  "has a non-numeric 'searches[1].time_s'");
   expect_refused([](nlohmann::json& d) { d["config"]["grid"] = 4; }, "has a non-text 'config.grid'");
+  expect_refused([](nlohmann::json& d) { d["config"]["grid_stack"] = 3; },
+                 "has a grid_stack that does not divide its grid's rows");
   for (const char* key : {"schema_version", "num_mpi_processes", "config", "traffic"}) {
     const std::string mention = std::string("lacks the field '") + key + "'";
     expect_refused([key](nlohmann::json& d) { d.erase(key); }, mention);

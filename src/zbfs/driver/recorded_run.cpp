@@ -184,6 +184,13 @@ RecordedRun read_recorded_run(const std::string& path) {
   const auto grid = parse_grid_shape(fields.text(j, "config.grid"));
   if (!grid) fields.refuse("has a malformed grid");
   run.grid = *grid;
+  // How the grid's ranks were stacked (a hybrid grid's nodes); records before the field
+  // filled their grids row by row or stacked a node's ranks by hybrid_grid's rule.
+  if (j.contains("config") && j["config"].is_object() && j["config"].contains("grid_stack")) {
+    const int stack = fields.integer(j, "config.grid_stack");
+    if (stack < 1 || run.grid.rows % stack != 0) fields.refuse("has a grid_stack that does not divide its grid's rows");
+    run.grid.stack = stack;
+  }
   run.scale = fields.integer(j, "config.scale");
   // Records from before --transport were two-sided.
   if (j.contains("config") && j["config"].is_object() && j["config"].contains("transport")) {
