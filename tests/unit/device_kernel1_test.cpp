@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "step_list.hpp"
@@ -193,14 +194,20 @@ TEST_F(DeviceKernel1, CsrOnTheTargetIsTheCpuCsr) {
 TEST_F(DeviceKernel1, SearchTakesTheListsOverFromKernel1) {
   const std::vector<Edge> edges = testing::kronecker_edges(10, 16, 9);
   const PackedEdgeList list = testing::pack(10, edges);
-  for (const ExecutionTarget target : targets()) {
-    SCOPED_TRACE(std::string(to_string(target)));
+  for (const auto& [target, loop] : [] {
+         std::vector<std::pair<ExecutionTarget, LevelLoop>> cases;
+         for (const ExecutionTarget target : targets()) {
+           for (const LevelLoop loop : {LevelLoop::kHost, LevelLoop::kGraph}) cases.emplace_back(target, loop);
+         }
+         return cases;
+       }()) {
+    SCOPED_TRACE(std::string(to_string(target)) + ", levels driven by the " + std::string(to_string(loop)));
     const Backend backend = target == ExecutionTarget::kDevice ? Backend::kCuda : Backend::kCudaHost;
     DeviceKernel1Report built;
     const Csr<std::uint32_t> graph = build_csr_on_target(backend, list, false, built, true);
     ASSERT_NE(built.resident, nullptr);
-    DeviceSearch kept(backend, graph, false, nullptr, std::move(built.resident));
-    DeviceSearch uploaded(backend, graph, false);
+    DeviceSearch kept(backend, graph, false, nullptr, std::move(built.resident), loop);
+    DeviceSearch uploaded(backend, graph, false, nullptr, nullptr, loop);
     const std::uint64_t n = graph.num_vertices();
     EXPECT_EQ(uploaded.traffic().to_device - kept.traffic().to_device,
               8 * (n + 1) + 4 * graph.num_directed_edges() + 4 * n);
