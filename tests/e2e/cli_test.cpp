@@ -553,8 +553,7 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
 }
 
 // --prune on the device backend's one-process search: the CPU kernel's pruned steps
-// (the attach step's vertices included) and depths, every tree validated. A device wire
-// does not prune yet and says so.
+// (the attach step's vertices included) and depths, every tree validated.
 TEST(Cli, CudaHostBackendPrunesAsTheCpuKernelDoes) {
   if (!ZBFS_CUDA_BUILT) GTEST_SKIP() << "built without CUDA";
   const auto dir = std::filesystem::temp_directory_path();
@@ -587,8 +586,6 @@ TEST(Cli, CudaHostBackendPrunesAsTheCpuKernelDoes) {
   EXPECT_TRUE(attached) << "no search attached a tree";
   std::filesystem::remove(cpu_json);
   std::filesystem::remove(host_json);
-  expect_usage_error("run --scale 8 --backend cuda-host --prune --partition 1d --device-exchange cuda-aware",
-                     "prunes over the staged exchange only so far");
 }
 
 // --level-loop device / graph: the device decides each level's direction and the host
@@ -854,11 +851,13 @@ TEST(CliMpi, PrunedRunsTraverseTheSameEdgesOnEveryPartition) {
   const Outcome single = run_zbfs("run --scale 10 --roots 6 -q --partition shared");
   ASSERT_EQ(single.status, 0) << single.err;
   std::vector<std::string> layouts{"--partition 1d", "--partition 2d --grid 2x2", "--partition 2d --grid 4x1"};
-  // The device's distributed search prunes too (through its host launcher).
+  // The device's distributed search prunes too (through its host launcher), over the
+  // staged exchange and over a device wire.
   if (ZBFS_CUDA_BUILT) {
     for (const char* layout : {"--partition 1d", "--partition 2d --grid 2x2", "--partition hybrid"}) {
       layouts.push_back(std::string("--backend cuda-host ") + layout);
     }
+    layouts.emplace_back("--backend cuda-host --partition 2d --grid 2x2 --device-exchange cuda-aware");
   }
   for (const std::string& layout : layouts) {
     const Outcome o = run_mpi(4, "run --scale 10 --roots 6 -q --prune " + layout);

@@ -193,10 +193,6 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
     throw_usage_error("--device-exchange " + std::string(to_string(exchange)) +
                       " sends ids as they are (--codec none) or as bitpack frames (--codec bitpack)");
   }
-  if (exchange != DeviceExchange::kStaged && forest != nullptr) {
-    throw_usage_error("--device-exchange " + std::string(to_string(exchange)) +
-                      " does not prune yet: leave out --prune or --device-exchange");
-  }
   const TraversalLayout top_down = grid.top_down();
   const TraversalLayout bottom_up = grid.bottom_up();
   const LocalCsr<std::uint32_t>& forward = graph.for_layout(top_down);
@@ -260,7 +256,10 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
     };
     source_has_edges = gather(false);
     view.source_has_edges = source_has_edges.data();
-    if (forest != nullptr) source_core = gather(true);
+    if (forest != nullptr) {
+      source_core = gather(true);
+      view.source_core = source_core.data();
+    }
   }
   // --prune's trees, as the attach step reads them.
   std::vector<cuda_backend::PeeledVertexView> peeled;
@@ -357,6 +356,9 @@ BfsStats DeviceDistributedBfs::run(std::uint64_t root, const BfsOptions& options
   } else {
     reduce_on_wire();
   }
+  // The attach step's few collectives (the anchors' gather, the counts) go through the
+  // host exchanger, as on the staged exchange.
+  if (start.pruned) attach_trees(root, start, stats);
   return stats;
 }
 

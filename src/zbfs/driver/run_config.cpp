@@ -100,9 +100,6 @@ void validate_backend(const RunConfig& c) {
       require_backend_built(c.backend);
     }
     const std::string flag = "--backend " + std::string(to_string(c.backend));
-    if (c.prune && c.device_exchange != DeviceExchange::kStaged) {
-      throw_usage_error(flag + " prunes over the staged exchange only so far: leave out --prune or --device-exchange");
-    }
     if (c.graph.scale > 32) throw_usage_error(flag + " numbers vertices in 32 bits: scale 32 at most");
   }
   if (c.level_loop != LevelLoop::kHost) {

@@ -54,6 +54,10 @@ struct DistributedSteps::State {
       has_edges = DeviceArray<std::uint64_t>(target, v.bottom_up_sources / 64);
       upload_once(has_edges, v.source_has_edges, v.bottom_up_sources / 64);
     }
+    if (v.source_core != nullptr) {
+      core_sources = DeviceArray<std::uint64_t>(target, v.bottom_up_sources / 64);
+      upload_once(core_sources, v.source_core, v.bottom_up_sources / 64);
+    }
     if (v.forest != nullptr) {
       has_forest = true;
       const ForestView& f = *v.forest;
@@ -380,6 +384,7 @@ struct DistributedSteps::State {
   DeviceArray<std::uint64_t> ring_held;      // the ring's visited bits, passed on
   DeviceArray<std::uint64_t> ring_arriving;  // and arriving
   DeviceArray<std::uint64_t> has_edges;      // the bottom-up sources with edges
+  DeviceArray<std::uint64_t> core_sources;   // of those, the core's (--prune)
   DeviceArray<std::uint64_t> source_open;    // of those, in no frontier gathered yet
   DeviceArray<std::uint64_t> open_scan;      // the scan of source_open's populations
   DeviceArray<std::uint64_t> piece_first;    // members + 1: each slice's first packed bit

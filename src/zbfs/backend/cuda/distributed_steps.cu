@@ -7,11 +7,11 @@ using namespace distributed_kernels;  // NOLINT: the kernels' own translation un
 namespace {
 
 // --prune's: the peeled bits (owned and the row group's), heights and attach vertices, the
-// peeled vertices, and the gathered anchors' bits.
+// peeled vertices, the gathered anchors' bits, and the core's sources (a device wire's mask).
 std::uint64_t forest_bytes(const DistributedPieceView& v) {
   if (v.forest == nullptr) return 0;
   return v.block / 8 + v.target_vertices / 8 + 9 * v.block + sizeof(PeeledVertexView) * v.forest->num_peeled +
-         8 * v.forest->anchor_words;
+         8 * v.forest->anchor_words + (v.source_core != nullptr ? v.bottom_up_sources / 8 : 0);
 }
 
 }  // namespace
@@ -223,12 +223,14 @@ void DistributedSteps::expand_inbox(std::span<const std::uint64_t> member_bytes,
 TargetMessages DistributedSteps::packed_frontier(std::uint64_t member, std::uint64_t members) {
   State& s = *state_;
   const std::uint64_t source_words = s.view.bottom_up_sources / 64;
-  if (s.has_edges.size() < source_words || members * s.words != source_words) {
+  // A pruned search's open positions are the core's: peeled sources are never in a frontier.
+  const DeviceArray<std::uint64_t>& mask = s.pruned_search ? s.core_sources : s.has_edges;
+  if (mask.size() < source_words || members * s.words != source_words) {
     throw Error(ExitCode::kFailure, "a masked frontier gather without its mask");
   }
   if (!s.source_open_current) {
     s.reserve(s.source_open, source_words);
-    copy_bytes(s.stream, s.source_open.data(), s.has_edges.data(), source_words * 8, cudaMemcpyDeviceToDevice);
+    copy_bytes(s.stream, s.source_open.data(), mask.data(), source_words * 8, cudaMemcpyDeviceToDevice);
     s.source_open_current = true;
   }
   // Every member's slice: its open positions' scan, its first packed bit and word.

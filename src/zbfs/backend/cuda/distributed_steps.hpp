@@ -76,8 +76,10 @@ struct DistributedPieceView {
   std::uint64_t target_first_piece = 0;
   std::uint64_t target_stride = 1;
   // The bottom-up sources with edges (their bitmap, bottom_up_sources / 64 words), whose
-  // frontier bits a device wire gathers masked (nullptr: no gather, one member).
+  // frontier bits a device wire gathers masked (nullptr: no gather, one member); and of
+  // those, the core's (--prune: a pruned search's mask; nullptr: none).
   const std::uint64_t* source_has_edges = nullptr;
+  const std::uint64_t* source_core = nullptr;
   // How id lists cross PCIe (pcie_pricing.hpp): as they are, or as bitpack frames encoded
   // and decoded on the device (device_codec.hpp), always or where the calibration prices
   // them lower: the frontier and the reports on the way out, the gathered frontier and
