@@ -224,24 +224,6 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
   view.target_stride =
       static_cast<std::uint64_t>(top_down.target.piece_of_member(1) - top_down.target.piece_of_member(0));
   const ExecutionTarget target = backend == Backend::kCuda ? ExecutionTarget::kDevice : ExecutionTarget::kHost;
-  // Every rank checks its device, and all refuse together if one lacks the memory.
-  std::uint64_t short_of_memory = 0;
-  std::string why;
-  if (target == ExecutionTarget::kDevice) {
-    const cuda_backend::DeviceInfo info = cuda_backend::use_device(device);
-    device_name_ = info.name;
-    try {
-      require_device_memory(cuda_backend::DistributedSteps::memory_bytes(view), info.free_bytes, info.total_bytes,
-                            force);
-    } catch (const Error& e) {
-      short_of_memory = 1;
-      why = e.what();
-    }
-  }
-  if (grid.world().allreduce(short_of_memory, ReduceOp::kMax) != 0) {
-    throw_usage_error(!why.empty() ? "rank " + std::to_string(grid.rank()) + ": " + why
-                                   : "a rank's device is short of memory for its piece of the graph");
-  }
   const ScopedPhase phase(metrics, Phase::kConstruction);
   std::vector<std::uint64_t> source_has_edges;
   std::vector<std::uint64_t> source_core;
@@ -274,6 +256,25 @@ DeviceDistributedBfs::DeviceDistributedBfs(Backend backend, int device, const Pr
              peeled.size(),
              forest->anchor_mask().size()};
     view.forest = &trees;
+  }
+  // Every rank checks its device, and all refuse together if one lacks the memory: with
+  // the view whole (the masks and --prune's tables counted), before anything is allocated.
+  std::uint64_t short_of_memory = 0;
+  std::string why;
+  if (target == ExecutionTarget::kDevice) {
+    const cuda_backend::DeviceInfo info = cuda_backend::use_device(device);
+    device_name_ = info.name;
+    try {
+      require_device_memory(cuda_backend::DistributedSteps::memory_bytes(view), info.free_bytes, info.total_bytes,
+                            force);
+    } catch (const Error& e) {
+      short_of_memory = 1;
+      why = e.what();
+    }
+  }
+  if (grid.world().allreduce(short_of_memory, ReduceOp::kMax) != 0) {
+    throw_usage_error(!why.empty() ? "rank " + std::to_string(grid.rank()) + ": " + why
+                                   : "a rank's device is short of memory for its piece of the graph");
   }
   static_assert(cuda_backend::kNoAnchor == DistributedForest<std::uint32_t>::kNone);
   steps_ = std::make_unique<Steps>(target, view, grid, graph, metrics, std::move(source_has_edges),
