@@ -166,63 +166,84 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
-// Copies `count` elements of target memory to host memory through two staging chunks of
-// `chunk_bytes`: on the device pinned ones, the copy engine filling one while the host's
-// threads copy the other out. A plain copy into pageable memory goes through the
+// Copies arrays of target memory to host memory through two staging chunks of
+// `chunk_bytes`, allocated once for all of kernel 1's arrays (pinning memory costs
+// milliseconds a chunk): on the device pinned ones, the copy engine filling one while the
+// host's threads copy the other out. A plain copy into pageable memory goes through the
 // driver's own staging buffer at a fraction of the link's rate and faults the
-// destination's pages in on one thread, and the lists coming back are kernel 1's largest
-// transfer (4 bytes an entry). The host target runs the same chunks with memcpy.
-template <class T>
-std::uint64_t fetch(const Stream& stream, const DeviceArray<T>& from, T* to, std::uint64_t count,
-                    std::uint64_t chunk_bytes) {
-  const std::uint64_t bytes = count * sizeof(T);
-  if (bytes == 0) return 0;
-  const bool device = stream.target() == ExecutionTarget::kDevice;
-  const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min(chunk_bytes, bytes));
-  std::array<std::unique_ptr<PinnedArray>, 2> pinned;
-  std::array<std::vector<std::uint8_t>, 2> plain;
-  std::array<std::unique_ptr<Event>, 2> copied;
-  std::array<std::uint8_t*, 2> staging{};
-  for (std::size_t slot = 0; slot < 2; ++slot) {
-    if (device) {
-      pinned[slot] = std::make_unique<PinnedArray>((chunk + sizeof(Vertex) - 1) / sizeof(Vertex));
-      copied[slot] = std::make_unique<Event>();
-      staging[slot] = reinterpret_cast<std::uint8_t*>(pinned[slot]->data());
-    } else {
-      plain[slot].resize(chunk);
-      staging[slot] = plain[slot].data();
-    }
-  }
-  const auto* source = reinterpret_cast<const std::uint8_t*>(from.data());
-  auto* destination = reinterpret_cast<std::uint8_t*>(to);
-  const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
-  const auto length = [&](std::uint64_t k) { return std::min(chunk, bytes - k * chunk); };
-  const auto copy_out = [&](std::uint64_t k) {
-    if (device) check_cuda(cudaEventSynchronize(copied[k % 2]->get()), "cudaEventSynchronize");
-    const std::uint8_t* in = staging[k % 2];
-    std::uint8_t* out = destination + k * chunk;
-    constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
-    const auto pieces = static_cast<std::int64_t>((length(k) + kPiece - 1) / kPiece);
+// destination's pages in on one thread, and the lists coming back are kernel 1's
+// largest transfer (4 bytes an entry). The host target runs the same chunks with memcpy.
+class FetchStaging {
+ public:
+  FetchStaging(ExecutionTarget target, std::uint64_t chunk_bytes)
+      : device_(target == ExecutionTarget::kDevice), chunk_(std::max<std::uint64_t>(1, chunk_bytes)) {}
+  FetchStaging(const FetchStaging&) = delete;
+  FetchStaging& operator=(const FetchStaging&) = delete;
+
+  // Copies from[0, count) to `to` (host memory); returns the bytes moved.
+  template <class T>
+  std::uint64_t fetch(const Stream& stream, const DeviceArray<T>& from, T* to, std::uint64_t count) {
+    const std::uint64_t bytes = count * sizeof(T);
+    if (bytes == 0) return 0;
+    const std::uint64_t chunk = std::min(chunk_, bytes);
+    reserve(chunk);
+    const auto* source = reinterpret_cast<const std::uint8_t*>(from.data());
+    auto* destination = reinterpret_cast<std::uint8_t*>(to);
+    const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
+    const auto length = [&](std::uint64_t k) { return std::min(chunk, bytes - k * chunk); };
+    const auto copy_out = [&](std::uint64_t k) {
+      if (device_) check_cuda(cudaEventSynchronize(copied_[k % 2]->get()), "cudaEventSynchronize");
+      const std::uint8_t* in = staging_[k % 2];
+      std::uint8_t* out = destination + k * chunk;
+      constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+      const auto pieces = static_cast<std::int64_t>((length(k) + kPiece - 1) / kPiece);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t p = 0; p < pieces; ++p) {
-      const std::uint64_t at = static_cast<std::uint64_t>(p) * kPiece;
-      std::memcpy(out + at, in + at, std::min(kPiece, length(k) - at));
+      for (std::int64_t p = 0; p < pieces; ++p) {
+        const std::uint64_t at = static_cast<std::uint64_t>(p) * kPiece;
+        std::memcpy(out + at, in + at, std::min(kPiece, length(k) - at));
+      }
+    };
+    for (std::uint64_t k = 0; k < chunks; ++k) {
+      // The slot's last chunk (k - 2) was copied out in the last round.
+      if (device_) {
+        check_cuda(
+            cudaMemcpyAsync(staging_[k % 2], source + k * chunk, length(k), cudaMemcpyDeviceToHost, stream.get()),
+            "cudaMemcpyAsync (fetch)");
+        check_cuda(cudaEventRecord(copied_[k % 2]->get(), stream.get()), "cudaEventRecord");
+      } else {
+        std::memcpy(staging_[k % 2], source + k * chunk, length(k));
+      }
+      if (k > 0) copy_out(k - 1);
     }
-  };
-  for (std::uint64_t k = 0; k < chunks; ++k) {
-    // The slot's last chunk (k - 2) was copied out in the last round.
-    if (device) {
-      check_cuda(cudaMemcpyAsync(staging[k % 2], source + k * chunk, length(k), cudaMemcpyDeviceToHost, stream.get()),
-                 "cudaMemcpyAsync (fetch)");
-      check_cuda(cudaEventRecord(copied[k % 2]->get(), stream.get()), "cudaEventRecord");
-    } else {
-      std::memcpy(staging[k % 2], source + k * chunk, length(k));
-    }
-    if (k > 0) copy_out(k - 1);
+    copy_out(chunks - 1);
+    return bytes;
   }
-  copy_out(chunks - 1);
-  return bytes;
-}
+
+ private:
+  void reserve(std::uint64_t bytes) {
+    if (bytes <= capacity_) return;
+    for (std::size_t slot = 0; slot < 2; ++slot) {
+      if (device_) {
+        pinned_[slot].reset();
+        pinned_[slot] = std::make_unique<PinnedArray>((bytes + sizeof(Vertex) - 1) / sizeof(Vertex));
+        if (!copied_[slot]) copied_[slot] = std::make_unique<Event>();
+        staging_[slot] = reinterpret_cast<std::uint8_t*>(pinned_[slot]->data());
+      } else {
+        plain_[slot].resize(bytes);
+        staging_[slot] = plain_[slot].data();
+      }
+    }
+    capacity_ = bytes;
+  }
+
+  bool device_;
+  std::uint64_t chunk_;
+  std::uint64_t capacity_ = 0;
+  std::array<std::unique_ptr<PinnedArray>, 2> pinned_;  // the device's
+  std::array<std::vector<std::uint8_t>, 2> plain_;      // the host target's
+  std::array<std::unique_ptr<Event>, 2> copied_;
+  std::array<std::uint8_t*, 2> staging_{};
+};
 
 // Writes tuples [first, first + count) of `edges` as 32-bit pairs to `out` (host memory),
 // in parallel; a self-loop is written (0, 0). Throws the CPU build's error when a tuple
@@ -339,7 +360,7 @@ std::uint64_t device_free_bytes(std::uint64_t* total = nullptr) {
 // host.
 void order_by_degree(const Stream& stream, const DeviceArray<std::uint64_t>& degree, std::uint64_t n,
                      DeviceArray<Vertex>& sorted, DeviceArray<std::uint64_t>& starts, Kernel1Lists& lists,
-                     DeviceArray<Vertex>& original, std::uint64_t chunk_bytes) {
+                     DeviceArray<Vertex>& original, FetchStaging& staging) {
   const ExecutionTarget target = stream.target();
   const std::uint64_t* deg = degree.data();
   const std::uint64_t max_degree = on_policy(stream, [&](auto policy) {
@@ -364,8 +385,8 @@ void order_by_degree(const Stream& stream, const DeviceArray<std::uint64_t>& deg
   for_each_index(stream, n, DegreeTables{original.data(), deg, sorted.data(), starts.data(), tuple_degree.data()});
   lists.original_of = LargeArray<std::uint32_t>(n);
   lists.tuple_degree = LargeArray<std::uint32_t>(n);
-  lists.traffic.to_host += fetch(stream, original, lists.original_of.data(), n, chunk_bytes);
-  lists.traffic.to_host += fetch(stream, tuple_degree, lists.tuple_degree.data(), n, chunk_bytes);
+  lists.traffic.to_host += staging.fetch(stream, original, lists.original_of.data(), n);
+  lists.traffic.to_host += staging.fetch(stream, tuple_degree, lists.tuple_degree.data(), n);
 }
 
 void zero_words(const Stream& stream, std::uint64_t* words, std::uint64_t count) {
@@ -504,6 +525,7 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   }
   const Stream stream(target);
   Stopwatch clock;
+  FetchStaging staging(target, 2 * sizeof(Vertex) * chunk_of(plan));
   lists.tuples_resident = keep_resident(target, plan, kernel1_min_bytes(n, m), m, 2 * m);
   PairFeed feed(
       stream, m,
@@ -524,7 +546,7 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
     stream.synchronize();
     lists.stages.send_s = clock.elapsed_s();
     clock.restart();
-    order_by_degree(stream, degree, n, sorted, starts, lists, original, 2 * sizeof(Vertex) * chunk_of(plan));
+    order_by_degree(stream, degree, n, sorted, starts, lists, original, staging);
   }
   const std::uint64_t entries = scan_counts(stream, starts.data(), n, lists.traffic.to_host);
   lists.stages.order_s = clock.elapsed_s();
@@ -549,10 +571,9 @@ Kernel1Lists build_lists(ExecutionTarget target, const InputEdges& edges, const 
   lists.offsets = LargeArray<std::uint64_t>(n + 1);
   lists.neighbors = LargeArray<std::uint32_t>(kept);
   lists.sorted_of = LargeArray<std::uint32_t>(n);
-  const std::uint64_t chunk_bytes = 2 * sizeof(Vertex) * chunk_of(plan);
-  lists.traffic.to_host += fetch(stream, offsets, lists.offsets.data(), n + 1, chunk_bytes);
-  lists.traffic.to_host += fetch(stream, neighbors, lists.neighbors.data(), kept, chunk_bytes);
-  lists.traffic.to_host += fetch(stream, sorted, lists.sorted_of.data(), n, chunk_bytes);
+  lists.traffic.to_host += staging.fetch(stream, offsets, lists.offsets.data(), n + 1);
+  lists.traffic.to_host += staging.fetch(stream, neighbors, lists.neighbors.data(), kept);
+  lists.traffic.to_host += staging.fetch(stream, sorted, lists.sorted_of.data(), n);
   lists.stages.fetch_s = clock.elapsed_s();
   if (plan.keep_on_target) {
     lists.resident = std::make_shared<ResidentLists>();
@@ -623,9 +644,9 @@ Kernel1Lists build_local_lists(ExecutionTarget target, std::uint64_t num_rows, s
 
   lists.offsets = LargeArray<std::uint64_t>(num_rows + 1);
   lists.neighbors = LargeArray<std::uint32_t>(kept);
-  const std::uint64_t chunk_bytes = 2 * sizeof(Vertex) * chunk_of(plan);
-  lists.traffic.to_host += fetch(stream, offsets, lists.offsets.data(), num_rows + 1, chunk_bytes);
-  lists.traffic.to_host += fetch(stream, neighbors, lists.neighbors.data(), kept, chunk_bytes);
+  FetchStaging staging(target, 2 * sizeof(Vertex) * chunk_of(plan));
+  lists.traffic.to_host += staging.fetch(stream, offsets, lists.offsets.data(), num_rows + 1);
+  lists.traffic.to_host += staging.fetch(stream, neighbors, lists.neighbors.data(), kept);
   lists.stages.fetch_s = clock.elapsed_s();
   return lists;
 }
