@@ -240,8 +240,7 @@ struct DeviceBfs::State {
 
   std::uint64_t bottom_up_step() {
     zero(next, words_with_edges);
-    const std::uint64_t vertices = std::min(n, words_with_edges * 64);
-    for_each_index(stream, vertices,
+    for_each_index(stream, searched_vertices(),
                    SearchParent{offsets.data(), neighbors.data(), hubs.data(), visited.data(), front.data(),
                                 next.data(), original_ids(), parent.data()});
     for_each_index(stream, words_with_edges, FoldWord{visited.data(), next.data()});
@@ -274,6 +273,8 @@ struct DeviceBfs::State {
   }
 
   [[nodiscard]] const Vertex* original_ids() const { return original.size() != 0 ? original.data() : nullptr; }
+  // The vertices a bottom-up step looks at: those of the words with edges.
+  [[nodiscard]] std::uint64_t searched_vertices() const { return std::min(n, words_with_edges * 64); }
 
   // The tallest tree below the vertices a step discovered (a pruned search's depth).
   std::uint32_t tallest_in_queue() {
@@ -485,20 +486,10 @@ std::uint64_t DeviceBfs::State::levels_on_device(const DirectionPolicy& policy, 
   start.frontier = 1;
   start.level = level;
   start.deepest = deepest;
-  const LevelArrays arrays{s.offsets.data(),
-                           s.neighbors.data(),
-                           s.hubs.data(),
-                           s.original_ids(),
-                           pruned ? s.height.data() : nullptr,
-                           s.visited.data(),
-                           s.front.data(),
-                           s.next.data(),
-                           s.queue.data(),
-                           s.scan.data(),
-                           s.parent.data(),
-                           s.words_with_edges,
-                           std::min(s.n, s.words_with_edges * 64),
-                           s.directed_edges};
+  const LevelArrays arrays{
+      s.offsets.data(), s.neighbors.data(), s.hubs.data(),         s.original_ids(), pruned ? s.height.data() : nullptr,
+      s.visited.data(), s.front.data(),     s.next.data(),         s.queue.data(),   s.scan.data(),
+      s.parent.data(),  s.words_with_edges, s.searched_vertices(), s.directed_edges};
   return s.level_loop->run(arrays, start, stats, s.traffic).deepest;
 }
 

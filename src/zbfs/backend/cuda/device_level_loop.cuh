@@ -247,7 +247,7 @@ class DeviceLevelLoop {
   // `words`: the most words a frontier spans (the graph's words with edges).
   DeviceLevelLoop(const Stream& stream, LevelLoop loop, std::uint64_t words)
       : stream_(stream),
-        graph_(loop == LevelLoop::kGraph && stream.target() == ExecutionTarget::kDevice),
+        replay_graph_(loop == LevelLoop::kGraph && stream.target() == ExecutionTarget::kDevice),
         population_(stream.target(), words + 1),
         edges_(stream.target(), words + 1),
         control_(stream.target(), 1) {
@@ -320,7 +320,7 @@ class DeviceLevelLoop {
   // level runs directly either way: it sizes the temporary storage the scans and the
   // reduction take, which a captured graph must find allocated.
   void launch_level(const LevelArrays& arrays) {
-    if (!graph_ || !warmed_) {
+    if (!replay_graph_ || !warmed_) {
       enqueue_level(arrays);
       warmed_ = true;
       return;
@@ -382,7 +382,7 @@ class DeviceLevelLoop {
   }
 
   const Stream& stream_;
-  bool graph_;
+  bool replay_graph_;
   bool warmed_ = false;
   DeviceArray<std::uint64_t> population_;  // the frontier words' populations, scanned
   DeviceArray<std::uint64_t> edges_;       // ... and their edges, scanned

@@ -51,10 +51,22 @@ ZBFS_HD inline cuda::atomic_ref<T, cuda::thread_scope_device> shared_word(T& wor
   return cuda::atomic_ref<T, cuda::thread_scope_device>(word);
 }
 
-template <class Body>
-__global__ void index_kernel(std::uint64_t count, Body body) {
+// A count a launch or a body reads: known to the host when it launched (FixedCount), or
+// lying in target memory, written by an earlier launch on the stream (CountAt).
+struct FixedCount {
+  std::uint64_t count;
+  ZBFS_HD std::uint64_t operator()() const { return count; }
+};
+struct CountAt {
+  const std::uint64_t* at;
+  ZBFS_HD std::uint64_t operator()() const { return *at; }
+};
+
+template <class Count, class Body>
+__global__ void index_kernel(Count count, Body body) {
+  const std::uint64_t n = count();
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     body(i);
   }
 }
@@ -144,29 +156,32 @@ inline void copy_bytes(const Stream& stream, void* to, const void* from, std::ui
   }
 }
 
-template <class Body>
-void for_each_index(const Stream& stream, std::uint64_t count, const Body& body) {
-  if (count == 0) return;
+// The launch behind for_each_index and for_each_index_up_to: `blocks` blocks of kThreadsPerBlock
+// on the device, each thread striding to count(); or count() indices on OpenMP threads.
+constexpr unsigned kThreadsPerBlock = 256;
+
+template <class Count, class Body>
+void launch_indices(const Stream& stream, Count count, unsigned blocks, const Body& body) {
   if (stream.target() == ExecutionTarget::kDevice) {
-    constexpr unsigned kThreads = 256;
-    const std::uint64_t blocks = (count + kThreads - 1) / kThreads;
-    const auto grid = static_cast<unsigned>(blocks < (1U << 20) ? blocks : (1U << 20));
-    index_kernel<<<grid, kThreads, 0, stream.get()>>>(count, body);
+    index_kernel<<<blocks, kThreadsPerBlock, 0, stream.get()>>>(count, body);
     check_cuda(cudaGetLastError(), "kernel launch");
     return;
   }
-  const auto n = static_cast<std::int64_t>(count);
+  const auto n = static_cast<std::int64_t>(count());
 #pragma omp parallel for schedule(dynamic, 1024)
   for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
 }
 
+// Blocks for `indices` indices, at most `cap`.
+inline unsigned blocks_for(std::uint64_t indices, std::uint64_t cap) {
+  const std::uint64_t blocks = (indices + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  return static_cast<unsigned>(blocks < cap ? blocks : cap);
+}
+
 template <class Body>
-__global__ void counted_index_kernel(const std::uint64_t* count, Body body) {
-  const std::uint64_t n = *count;
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    body(i);
-  }
+void for_each_index(const Stream& stream, std::uint64_t count, const Body& body) {
+  if (count == 0) return;
+  launch_indices(stream, FixedCount{count}, blocks_for(count, std::uint64_t{1} << 20), body);
 }
 
 // for_each_index over [0, *count), where *count lies in target memory and is written by
@@ -178,18 +193,8 @@ __global__ void counted_index_kernel(const std::uint64_t* count, Body body) {
 template <class Body>
 void for_each_index_up_to(const Stream& stream, const std::uint64_t* count, std::uint64_t most, const Body& body) {
   if (most == 0) return;
-  if (stream.target() == ExecutionTarget::kDevice) {
-    constexpr unsigned kThreads = 256;
-    constexpr std::uint64_t kCountedBlocks = 2048;
-    const std::uint64_t blocks = (most + kThreads - 1) / kThreads;
-    const auto grid = static_cast<unsigned>(blocks < kCountedBlocks ? blocks : kCountedBlocks);
-    counted_index_kernel<<<grid, kThreads, 0, stream.get()>>>(count, body);
-    check_cuda(cudaGetLastError(), "kernel launch");
-    return;
-  }
-  const auto n = static_cast<std::int64_t>(*count);
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
+  constexpr std::uint64_t kCountedBlocks = 2048;
+  launch_indices(stream, CountAt{count}, blocks_for(most, kCountedBlocks), body);
 }
 
 // algorithm(policy) with the stream's Thrust execution policy.

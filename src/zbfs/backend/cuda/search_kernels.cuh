@@ -44,19 +44,8 @@ struct FrontierDegree {
   }
 };
 
-// A count a body reads: known to the host when it launched (FixedCount), or lying in
-// target memory, written by an earlier launch (CountAt).
-struct FixedCount {
-  std::uint64_t count;
-  ZBFS_HD std::uint64_t operator()() const { return count; }
-};
-struct CountAt {
-  const std::uint64_t* at;
-  ZBFS_HD std::uint64_t operator()() const { return *at; }
-};
-
 // Top-down, one index per frontier edge (`scan`: the exclusive scan of the degrees of the
-// queue's `frontier()` vertices).
+// queue's `frontier()` vertices; FixedCount or CountAt, launch.cuh).
 template <class Count>
 struct ExpandEdge {
   const std::uint64_t* offsets;
