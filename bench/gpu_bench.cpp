@@ -5,12 +5,27 @@
 //
 //   zbfs_gpu_bench --scale 24 --backend cuda [--edgefactor 16] [--roots 64] [--threads T]
 //                  [--no-validate] [--force] [--prune] [--level-loop host|device|graph] [--json FILE]
+//   zbfs_gpu_bench --energy-probe SECONDS
+//
+// --energy-probe reads the first device's board energy counter (NVML) as fast as it can
+// for SECONDS and prints one JSON line: how many reads, how often the count moved, and
+// the intervals between its moves (a counter that moves every few tens of milliseconds
+// cannot time a search of a few). bench/gpu_check.py reads it.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "zbfs/backend/backend.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/timer.hpp"
+#include "zbfs/metrics/energy_counter.hpp"
 #include "zbfs/driver/json_report.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/runner.hpp"
@@ -67,10 +82,47 @@ zbfs::RunConfig parse(int argc, char** argv) {
   return config;
 }
 
+// The board counter's reads and moves over `seconds`, as one JSON object.
+nlohmann::json probe_energy_counter(double seconds) {
+  std::string why;
+  const std::string bus = zbfs::device_pci_bus_id(0);
+  if (bus.empty()) return {{"measured", false}, {"why_not", "no CUDA device is visible"}};
+  const std::unique_ptr<zbfs::EnergyCounter> counter = zbfs::open_nvml_counter(bus, why);
+  if (!counter) return {{"measured", false}, {"why_not", why}};
+  std::vector<double> moved_at;
+  std::uint64_t reads = 0;
+  std::optional<std::uint64_t> last;
+  const zbfs::Stopwatch clock;
+  while (clock.elapsed_s() < seconds) {
+    const std::optional<std::uint64_t> now = counter->read_microjoules(why);
+    if (!now) return {{"measured", false}, {"why_not", why}};
+    ++reads;
+    if (last && *now != *last) moved_at.push_back(clock.elapsed_s());
+    last = now;
+  }
+  nlohmann::json result = {{"measured", true},     {"counter", counter->name()}, {"reads", reads},
+                           {"changes", moved_at.size()}, {"seconds", clock.elapsed_s()}};
+  std::vector<double> intervals;
+  for (std::size_t i = 1; i < moved_at.size(); ++i) intervals.push_back((moved_at[i] - moved_at[i - 1]) * 1e3);
+  if (!intervals.empty()) {
+    std::sort(intervals.begin(), intervals.end());
+    result["interval_ms"] = {{"median", intervals[intervals.size() / 2]},
+                             {"min", intervals.front()},
+                             {"max", intervals.back()}};
+  }
+  return result;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    if (argc == 3 && std::string(argv[1]) == "--energy-probe") {
+      const std::uint64_t seconds = number("--energy-probe", argv[2]);
+      if (seconds == 0 || seconds > 60) zbfs::throw_usage_error("--energy-probe takes 1 to 60 seconds");
+      std::puts(probe_energy_counter(static_cast<double>(seconds)).dump().c_str());
+      return 0;
+    }
     const zbfs::RunConfig config = parse(argc, argv);
     const zbfs::RunResult result = zbfs::run_benchmark(config);
     std::fputs(zbfs::format_result_block(result.result_block).c_str(), stdout);

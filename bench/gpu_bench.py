@@ -12,10 +12,14 @@ table). Then issue 60's targets: at least 400 GTEPS at scale 26 on one H100, the
 searches at least 20x the CPU backend's at scale 24, and kernel 1 at scale 26 within 3 s.
 
   bench/gpu_bench.py --scales 20,24,26 --cpu-scales 20,24 [--repeats 3] [--roots 64] [--no-validate]
+                     [--timeout 900] [-- more zbfs_gpu_bench flags]
 
 `--scales` are the device's (`--device-backend`, default cuda), `--cpu-scales` the CPU
 backend's (the 20x target is at scale 24; a CPU run at scale 26 takes minutes). A
-backend that cannot run here (cuda without a GPU) is reported as such and skipped.
+backend that cannot run here (cuda without a GPU) is reported as such and skipped. A run
+that outlasts `--timeout` seconds is ended (its whole process group) and reported as
+failed; SIGINT, SIGTERM and SIGHUP end the run in progress before the script exits.
+scripts/gpu-check --run (bench/gpu_check.py) uses the functions below for its rows.
 """
 import argparse
 import json
@@ -24,16 +28,22 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
+from zbfs_lab.runs import Interrupted, RunFailed, interruptible, run_record  # noqa: E402
+
+HEADER = ("device", "scale", "backend", "runs", "GTEPS", "search ms", "init", "top-down", "bottom-up", "conv",
+          "kernel1 s", "H2D MiB", "D2H MiB", "power W", "MTEPS/W")
 
 
-def run_once(binary, scale, backend, roots, validate, extra):
+def bench_command(binary, scale, backend, roots, validate, extra):
     command = [binary, "--scale", str(scale), "--backend", backend, "--roots", str(roots)]
     if not validate:
         command.append("--no-validate")
-    command += extra
+    return command + list(extra)
+
+
+def run_once(binary, scale, backend, roots, validate, extra, timeout_s=None):
     try:
-        return run_record(command), None
+        return run_record(bench_command(binary, scale, backend, roots, validate, extra), timeout_s), None
     except RunFailed as e:
         return None, str(e)
 
@@ -59,6 +69,69 @@ def summarize(records):
     return middle, statistics.median(r["summary"]["teps"]["harmonic_mean"] for r in records)
 
 
+def validated(record):
+    """Whether the record's every search was validated (a tree that fails ends the run)."""
+    searches = record.get("searches") or []
+    return bool(searches) and all(s.get("validate_time_s") is not None for s in searches)
+
+
+def bench_row(records, scale, backend, extra):
+    """One table row of a scale's and backend's runs (the median run's figures)."""
+    middle, hmean = summarize(records)
+    device = middle.get("device") or {}
+    power, per_watt, why = energy_columns(middle)
+    joules = ((middle.get("energy") or {}).get("joules") or {}).get("bfs") or {}
+    return {
+        "device": device.get("name", "cpu ({} threads)".format(middle["threads"])),
+        "scale": scale,
+        # The run's extra flags beside its backend: tables of --prune or --level-loop runs
+        # say so in every row.
+        "backend": " ".join([backend] + list(extra)),
+        "runs": len(records),
+        "gteps": hmean / 1e9,
+        "search_ms": middle["summary"]["bfs_time_s"]["median"] * 1e3,
+        "searches_s": sum(s["time_s"] for s in middle["searches"]),
+        "init_ms": median_phase(middle, "init") * 1e3,
+        "top_down_ms": median_phase(middle, "top_down") * 1e3,
+        "bottom_up_ms": median_phase(middle, "bottom_up") * 1e3,
+        "conversion_ms": median_phase(middle, "conversion") * 1e3,
+        "kernel1_s": middle["construction_time_s"],
+        "kernel1_stages": device.get("kernel1"),
+        "device_open_s": device.get("open_s"),
+        "to_device_mib": device.get("host_to_device_bytes", 0) / 2**20,
+        "to_host_mib": device.get("device_to_host_bytes", 0) / 2**20,
+        "power_w": "-" if power is None else f"{power:.1f}",
+        "mteps_per_w": "-" if per_watt is None else f"{per_watt / 1e6:.1f}",
+        "searches_j": joules.get("total"),
+        "energy_why_not": why,
+        "validated": all(validated(r) for r in records),
+    }
+
+
+def table_lines(rows):
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for r in rows:
+        lines.append("| {device} | {scale} | {backend} | {runs} | {gteps:.3f} | {search_ms:.3f} | {init_ms:.3f} | "
+                     "{top_down_ms:.3f} | {bottom_up_ms:.3f} | {conversion_ms:.3f} | {kernel1_s:.2f} | "
+                     "{to_device_mib:.1f} | {to_host_mib:.1f} | {power_w} | {mteps_per_w} |".format(**r))
+    return lines
+
+
+def stage_line(row):
+    """Kernel 1 on the device: where its time went (the median run's), and the rest of it
+    (the search's set-up: hubs, uploads, the warm-up search); None without stages."""
+    stages = row["kernel1_stages"]
+    if not stages:
+        return None
+    rest = row["kernel1_s"] - sum(stages.values())
+    line = "kernel 1 on the device, scale {}: send {:.2f} s, order {:.2f} s, lists {:.2f} s, fetch {:.2f} s, " \
+           "search set-up {:.2f} s".format(row["scale"], stages["send_s"], stages["order_s"], stages["lists_s"],
+                                          stages["fetch_s"], rest)
+    if row.get("device_open_s") is not None:
+        line += " (opening the device, outside kernel 1: {:.2f} s)".format(row["device_open_s"])
+    return line
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin",
@@ -69,9 +142,19 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--roots", type=int, default=64)
     parser.add_argument("--no-validate", action="store_true", help="skip validation (faster; TEPS unchanged)")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds one run may take (default 900)")
     parser.add_argument("--json", help="write every run's summary here")
     parser.add_argument("extra", nargs="*", help="more flags for zbfs_gpu_bench (after --)")
     args = parser.parse_args()
+    try:
+        with interruptible():
+            return bench(args)
+    except Interrupted as e:
+        print(f"gpu_bench: interrupted ({e}): the run in progress was ended", file=sys.stderr)
+        return 128 + e.signum
+
+
+def bench(args):
     device_scales = [int(s) for s in args.scales.split(",") if s]
     cpu_scales = [int(s) for s in args.cpu_scales.split(",") if s]
     runs = [(scale, "cpu") for scale in cpu_scales] + [(scale, args.device_backend) for scale in device_scales]
@@ -81,67 +164,33 @@ def main():
     teps = {}
     kernel1 = {}
     skipped = {}
-    energy_notes = set()
     for scale, backend in runs:
         if backend in skipped:
             continue
         records = []
         for _ in range(args.repeats):
-            record, error = run_once(args.binary, scale, backend, args.roots, not args.no_validate, args.extra)
+            record, error = run_once(args.binary, scale, backend, args.roots, not args.no_validate, args.extra,
+                                     args.timeout)
             if record is None:
                 skipped[backend] = error
                 break
             records.append(record)
         if not records:
             continue
-        middle, hmean = summarize(records)
-        teps[(scale, "cuda" if backend != "cpu" else "cpu")] = hmean
-        device = middle.get("device") or {}
-        kernel1[(scale, "cuda" if backend != "cpu" else "cpu")] = middle["construction_time_s"]
-        power, per_watt, why = energy_columns(middle)
-        if why:
-            energy_notes.add(f"{backend}: energy not measured: {why}")
-        rows.append({
-            "device": device.get("name", "cpu ({} threads)".format(middle["threads"])),
-            "scale": scale,
-            # The run's extra flags beside its backend: tables of --prune or --level-loop runs
-            # say so in every row.
-            "backend": " ".join([backend] + list(args.extra)),
-            "runs": len(records),
-            "gteps": hmean / 1e9,
-            "search_ms": middle["summary"]["bfs_time_s"]["median"] * 1e3,
-            "init_ms": median_phase(middle, "init") * 1e3,
-            "top_down_ms": median_phase(middle, "top_down") * 1e3,
-            "bottom_up_ms": median_phase(middle, "bottom_up") * 1e3,
-            "conversion_ms": median_phase(middle, "conversion") * 1e3,
-            "kernel1_s": middle["construction_time_s"],
-            "kernel1_stages": device.get("kernel1"),
-            "to_device_mib": device.get("host_to_device_bytes", 0) / 2**20,
-            "to_host_mib": device.get("device_to_host_bytes", 0) / 2**20,
-            "power_w": "-" if power is None else f"{power:.1f}",
-            "mteps_per_w": "-" if per_watt is None else f"{per_watt / 1e6:.1f}",
-        })
+        rows.append(bench_row(records, scale, backend, args.extra))
+        kind = "cuda" if backend != "cpu" else "cpu"
+        teps[(scale, kind)] = rows[-1]["gteps"] * 1e9
+        kernel1[(scale, kind)] = rows[-1]["kernel1_s"]
 
-    header = ("device", "scale", "backend", "runs", "GTEPS", "search ms", "init", "top-down", "bottom-up",
-              "conv", "kernel1 s", "H2D MiB", "D2H MiB", "power W", "MTEPS/W")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    print("\n".join(table_lines(rows)))
     for r in rows:
-        print("| {device} | {scale} | {backend} | {runs} | {gteps:.3f} | {search_ms:.3f} | {init_ms:.3f} | "
-              "{top_down_ms:.3f} | {bottom_up_ms:.3f} | {conversion_ms:.3f} | {kernel1_s:.2f} | {to_device_mib:.1f} | "
-              "{to_host_mib:.1f} | {power_w} | {mteps_per_w} |".format(**r))
-    # Kernel 1 on the device: where its time went (the median run's), and the rest of it
-    # (the search's set-up: hubs, uploads, the warm-up search).
-    for r in rows:
-        stages = r["kernel1_stages"]
-        if stages:
-            rest = r["kernel1_s"] - sum(stages.values())
-            print("kernel 1 on the device, scale {}: send {:.2f} s, order {:.2f} s, lists {:.2f} s, fetch {:.2f} s, "
-                  "search set-up {:.2f} s".format(r["scale"], stages["send_s"], stages["order_s"], stages["lists_s"],
-                                                  stages["fetch_s"], rest))
+        line = stage_line(r)
+        if line:
+            print(line)
     for backend, error in skipped.items():
         print(f"{backend}: not run here: {error}")
-    for note in sorted(energy_notes):
+    for note in sorted({f"{r['backend']}: energy not measured: {r['energy_why_not']}" for r in rows
+                        if r["energy_why_not"]}):
         print(note)
 
     print()
@@ -166,7 +215,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
-    return 0
+    return 1 if skipped and not rows else 0
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import shlex
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from zbfs_lab.runs import RunFailed, run_record  # noqa: E402
+from zbfs_lab.runs import Interrupted, RunFailed, interruptible, run_record  # noqa: E402
 
 PHASES = ("local_expansion", "column_exchange", "row_exchange", "termination_check", "predecessor_reduction")
 
@@ -51,6 +51,31 @@ def row(record, ranks, partition, codec, prune):
     }
 
 
+def table_lines(rows):
+    """The ranks' table: one row per run, the phase columns the slowest rank's per search."""
+    header = ["ranks", "partition", "grid", "codec", "prune", "GTEPS", "search ms"] + [f"{p} ms" for p in PHASES]
+    header += ["kernel1 s", "H2D MiB", "D2H MiB", "validated"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        cells = [str(r["ranks"]), r["partition"], r["grid"], r["codec"], "yes" if r["prune"] else "no",
+                 f"{r['gteps']:.3f}", f"{r['search_ms']:.3f}"]
+        cells += [f"{v:.3f}" for v in r["phases"]]
+        cells += [f"{r['kernel1_s']:.2f}", f"{r['to_device_mib']:.1f}", f"{r['to_host_mib']:.1f}",
+                  "yes" if r["validated"] else "NO"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def ranks_command(launcher, binary, backend, ranks, partition, codec, prune, scale, roots):
+    command = list(launcher) + ["--bind-to", "none", "-np", str(ranks), binary, "run", "--backend", backend, "-p",
+                                partition, "--codec", codec, "--scale", str(scale), "--roots", str(roots), "-q"]
+    if backend == "cuda":
+        command += ["--gpus-per-node", "1"]
+    if prune:
+        command += ["--prune"]
+    return command
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", required=True, help="zbfs built with MPI and CUDA")
@@ -62,8 +87,17 @@ def main():
     parser.add_argument("--partitions", default="1d,2d,hybrid")
     parser.add_argument("--codecs", default="none,bitpack")
     parser.add_argument("--prune-codecs", default="none", help="the codecs also run with --prune (empty: none)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds one run may take (default 600)")
     args = parser.parse_args()
+    try:
+        with interruptible():
+            return measure(args)
+    except Interrupted as e:
+        print(f"gpu_ranks: interrupted ({e}): the run in progress was ended", file=sys.stderr)
+        return 128 + e.signum
 
+
+def measure(args):
     launcher = shlex.split(args.mpirun)
     rows, failures = [], []
     for ranks in [int(r) for r in args.ranks.split(",") if r]:
@@ -71,33 +105,18 @@ def main():
             runs = [(c, False) for c in args.codecs.split(",") if c]
             runs += [(c, True) for c in args.prune_codecs.split(",") if c]
             for codec, prune in runs:
-                command = launcher + ["--bind-to", "none", "-np", str(ranks), args.binary, "run", "--backend",
-                                      args.backend, "-p", partition, "--codec", codec, "--scale", str(args.scale),
-                                      "--roots", str(args.roots), "-q"]
-                if args.backend == "cuda":
-                    command += ["--gpus-per-node", "1"]
-                if prune:
-                    command += ["--prune"]
+                command = ranks_command(launcher, args.binary, args.backend, ranks, partition, codec, prune,
+                                        args.scale, args.roots)
                 label = f"{ranks} ranks, {partition}, --codec {codec}" + (" --prune" if prune else "")
                 try:
-                    record = run_record(command, timeout_s=600)
+                    record = run_record(command, timeout_s=args.timeout)
                 except RunFailed as e:
                     failures.append(f"{label}: {e}")
                     continue
                 rows.append(row(record, ranks, partition, codec, prune))
                 print(f"gpu_ranks: {label}: {rows[-1]['gteps']:.3f} GTEPS", file=sys.stderr, flush=True)
 
-    header = ["ranks", "partition", "grid", "codec", "prune", "GTEPS", "search ms"] + [f"{p} ms" for p in PHASES]
-    header += ["kernel1 s", "H2D MiB", "D2H MiB", "validated"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for r in rows:
-        cells = [str(r["ranks"]), r["partition"], r["grid"], r["codec"], "yes" if r["prune"] else "no",
-                 f"{r['gteps']:.3f}", f"{r['search_ms']:.3f}"]
-        cells += [f"{v:.3f}" for v in r["phases"]]
-        cells += [f"{r['kernel1_s']:.2f}", f"{r['to_device_mib']:.1f}", f"{r['to_host_mib']:.1f}",
-                  "yes" if r["validated"] else "NO"]
-        print("| " + " | ".join(cells) + " |")
+    print("\n".join(table_lines(rows)))
     print("\nphase columns: the slowest rank's time in the phase, per search (ms)")
     for failure in failures:
         print(f"FAILED: {failure}")

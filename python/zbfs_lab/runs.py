@@ -8,7 +8,9 @@ run_output runs a command that writes no record (zbfs generate, zbfs model) the 
 The command is run in its own process group (an mpirun's ranks are ended with it on a timeout or
 an interrupt, as in a sweep), with `--json` and a temporary path appended; the record comes back
 parsed. A run that fails, times out or writes no record raises RunFailed with zbfs's last error
-line."""
+line. A script that runs them wraps its work in `with interruptible():`, so that SIGINT, SIGTERM and
+SIGHUP end the run in progress (its whole group) before the script ends, instead of leaving it
+running on its own."""
 from __future__ import annotations
 
 import json
@@ -16,9 +18,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from zbfs_lab.sweep import mpirun_command, run_command
+from zbfs_lab.sweep import Interrupted, interruptible, mpirun_command, run_command
 
-__all__ = ["RunFailed", "mpirun_command", "run_command", "run_output", "run_record"]
+__all__ = ["Interrupted", "RunFailed", "interruptible", "mpirun_command", "run_command", "run_output", "run_record"]
 
 
 class RunFailed(Exception):

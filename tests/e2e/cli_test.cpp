@@ -537,6 +537,8 @@ TEST(Cli, CudaHostBackendSearchesAsTheCpuKernelDoes) {
   }
   EXPECT_GT(stages, 0);
   EXPECT_LE(stages, h["construction_time_s"].get<double>());
+  // Opening the device is its own figure, outside kernel 1 (the host launcher opens none).
+  EXPECT_EQ(h["device"]["open_s"].get<double>(), 0);
   ASSERT_EQ(h["searches"].size(), 8U);
   for (std::size_t i = 0; i < 8; ++i) {
     const nlohmann::json& want = c["searches"][i]["steps"];

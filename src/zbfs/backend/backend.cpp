@@ -5,6 +5,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
+#include "zbfs/core/timer.hpp"
 #ifdef ZBFS_HAVE_CUDA
 #include "zbfs/backend/cuda/device_runtime.hpp"
 #endif
@@ -99,6 +100,17 @@ bool cuda_device_visible() {
 #else
   return false;
 #endif
+}
+
+double open_device(Backend backend, int device) {
+  if (backend != Backend::kCuda) return 0;
+  require_backend(backend);
+  const Stopwatch clock;
+#ifdef ZBFS_HAVE_CUDA
+  cuda_backend::open_device(device);
+#endif
+  (void)device;
+  return clock.elapsed_s();
 }
 
 std::string device_pci_bus_id(int device) {

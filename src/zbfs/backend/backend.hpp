@@ -63,6 +63,11 @@ void require_device_memory(std::uint64_t needed, std::uint64_t free, std::uint64
 // Whether a CUDA device is visible to this process (false on a build without CUDA).
 bool cuda_device_visible();
 
+// --backend cuda: makes `device` this process's device and creates its context before
+// any phase is timed (kernel 1's timer included it before). Returns the seconds it took;
+// 0 for the other backends, which have no device to open.
+double open_device(Backend backend, int device);
+
 // Device `device`'s PCI bus id ("0000:19:00.0"), where NVML finds its board's energy
 // counter; "" without a visible device or on a build without CUDA.
 std::string device_pci_bus_id(int device);

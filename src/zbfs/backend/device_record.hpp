@@ -28,6 +28,8 @@ struct DeviceRecord {
   cuda_backend::PcieCosts pcie;
   std::uint64_t lists_framed = 0;
   std::uint64_t lists_raw = 0;
+  // Opening the device (its context), before any phase's timer: the slowest rank's.
+  double open_s = 0;
   // Kernel 1 on the device: where its time went (the slowest rank's, each stage).
   std::optional<cuda_backend::Kernel1Stages> kernel1;
 };

@@ -458,6 +458,7 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   RunConfig config = given;
   int device_index = 0;    // --backend cuda: this rank's device
   int device_sharers = 1;  // and how many of its node's ranks use it
+  double device_open_s = 0;
   // Energy: a node's first rank reads its RAPL counters, and a device's first rank its
   // board (rank r of a node takes device r % gpus).
   const bool on_device = config.backend == Backend::kCuda;
@@ -472,6 +473,8 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     device_index = agreed_device(world, config.backend, config.gpus_per_node);
     // The same library on every rank: the same answer, so every rank refuses alike.
     require_device_wire(config.device_exchange, config.backend);
+    // The device's context before any phase's timer (the slowest rank's time, for the record).
+    device_open_s = slowest(world, open_device(config.backend, device_index));
     const int node_rank = world.split_shared().rank();
     reads_host = node_rank == 0;
     reads_device = on_device && node_rank == device_index;
@@ -528,6 +531,7 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
     run_searches<std::uint64_t>(config, grid, input, std::move(message_codec), device_index, device_sharers, metrics,
                                 progress, energy, result);
   }
+  if (result.device) result.device->open_s = device_open_s;
   energy.enter(EnergyPhase::kOther);
   result.energy = summarize_energy(grid.world(), energy, reads_host, reads_device, on_device, energy_why);
   result.phases = summarize_over_ranks(grid.world(), metrics);

@@ -232,6 +232,7 @@ nlohmann::json device_json(const DeviceRecord& d) {
                                                              {"lists_s", d.kernel1->lists_s},
                                                              {"fetch_s", d.kernel1->fetch_s}};
   return {{"name", d.name},
+          {"open_s", d.open_s},
           {"kernel1", kernel1},
           {"host_to_device_bytes", d.construction.to_device + d.searches.to_device},
           {"device_to_host_bytes", d.construction.to_host + d.searches.to_host},

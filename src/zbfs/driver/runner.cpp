@@ -245,6 +245,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   ProductionTimer production;
   const InputEdges tuples =
       kernel1_input(config, edges, tuple_weights, produced, kept, result.num_vertices, production);
+  const double device_open_s = open_device(config.backend, 0);
   const Stopwatch clock;
   // Kernel 1: the lists, SSSP's weights beside them (placed with the entries) and its
   // workspace, and the search's own structures (the peeled forest, hubs, the edgeless
@@ -288,6 +289,7 @@ void run_searches(const RunConfig& config, PackedEdgeList edges, const LargeArra
   backend.energy = &energy;
   if (config.kernels.bfs) run_search_loop(config, SearchKernel::kBfs, roots, backend, progress, result.searches);
   result.device = search->device_record();
+  if (result.device) result.device->open_s = device_open_s;
   if (result.device && on_target) {
     result.device->construction.to_device += on_target->copies.to_device;
     result.device->construction.to_host += on_target->copies.to_host;

@@ -34,6 +34,9 @@ class DeviceCodec {
   DeviceCodec(const DeviceCodec&) = delete;
   DeviceCodec& operator=(const DeviceCodec&) = delete;
 
+  // The codec works on a stream of its own: ids handed to encode must be complete (the
+  // stream that wrote them synchronized), and what decode writes is complete when it
+  // returns.
   // Appends one frame of ids[0, count) (target memory) to `out`: the bytes encode_frame
   // writes for `codec` (kBitpack or kBitmap; kBitmap falls back to kBitpack where the CPU
   // codec does). Returns the codec used. Sorted sets must be strictly increasing.

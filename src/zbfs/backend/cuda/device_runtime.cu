@@ -26,6 +26,11 @@ DeviceInfo use_device(int index) {
   return {index, properties.name, total_bytes, free_bytes};
 }
 
+void open_device(int index) {
+  check_cuda(cudaSetDevice(index), "cudaSetDevice");
+  check_cuda(cudaFree(nullptr), "cudaFree");  // the runtime's idiom for "create the context"
+}
+
 std::string pci_bus_id(int index) {
   char id[64] = {};
   if (cudaDeviceGetPCIBusId(id, sizeof(id), index) != cudaSuccess) return "";

@@ -22,6 +22,10 @@ int visible_devices(std::string& why);
 
 // Makes `index` this process's device and describes it (free memory as of now).
 DeviceInfo use_device(int index);
+// Makes `index` this process's device and creates its context now (the runtime would
+// create it at the first call that needs one, hundreds of milliseconds on a large
+// device), so that no phase's timer pays for it.
+void open_device(int index);
 
 // Device `index`'s PCI bus id ("0000:19:00.0", where NVML finds the same board); "" when
 // the runtime cannot say.

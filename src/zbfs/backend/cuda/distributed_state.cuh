@@ -316,6 +316,9 @@ struct DistributedSteps::State {
       return out;
     }
     if (!codec) codec.emplace(stream.target());
+    // The codec runs on its own stream: the kernels still writing the ids on this one
+    // must be done before it reads them (the race between streams it had before).
+    stream.synchronize();
     std::uint64_t room = 0;
     for (std::size_t m = 0; m < members; ++m) {
       room += m == words_member ? 8 * out.ids[m] : DeviceCodec::max_frame_bytes(out.ids[m]);
