@@ -31,14 +31,20 @@ place by rename), so whatever stops it leaves the parts done so far, and OUT/gpu
 --dry-run runs every step here through --backend cuda-host at small scales, with targets
 not judged (a stand-in nvidia-smi on PATH): the CI test gpu_check.dry_run.
 """
-import argparse
-import json
-import os
-import re
-import sys
-import tempfile
-import time
-from pathlib import Path
+import signal
+
+# Until the check's own handlers are in place (interruptible, below), SIGINT ends it as
+# SIGTERM does, by the signal (no child runs yet), not by a traceback.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -109,20 +115,23 @@ class Check:
         self.log_file.flush()
 
     def child_seconds(self, cap):
+        """(seconds the next child may take, whether the budget rather than `cap` set them)."""
         seconds = min(cap, self.left() - RESERVE_S)
         if seconds < 2:
             raise OutOfBudget()
-        return seconds
+        return seconds, seconds < cap
 
     def run(self, label, command, cap, env=None):
         """(status, stdout, stderr) of `command` under timeout -s INT within the budget."""
-        seconds = self.child_seconds(cap)
+        seconds, budget_bound = self.child_seconds(cap)
         timed = ["timeout", "-s", "INT", "-k", "5", f"{seconds:.0f}", *[str(c) for c in command]]
         began = time.monotonic()
         status, out, err = run_command(timed, seconds + 15, None if env is None else {**os.environ, **env})
         took = time.monotonic() - began
         if status in (124, 137, None):
-            self.log(f"{label}: stopped at its {seconds:.0f} s limit")
+            self.log(f"{label}: stopped at its {seconds:.0f} s limit" + (" (the budget's end)" if budget_bound else ""))
+            if budget_bound:
+                raise OutOfBudget()
             raise StepFailed(f"{label}: stopped at its {seconds:.0f} s limit")
         self.log(f"{label}: exit {status} in {took:.1f} s")
         return status, out, err
