@@ -57,6 +57,9 @@ RESERVE_S = 3.0  # kept back for the summary
 PARTS = ("start", "levels", "large", "ranks", "cpu", "energy", "unit")
 # Seconds a part needs at least to be worth starting on the GPU machine (dry runs: a tenth).
 PART_MIN_S = {"start": 10, "levels": 30, "large": 45, "ranks": 30, "cpu": 25, "energy": 4, "unit": 20}
+# The libraries a binary takes from the machine it runs on: glibc's and the driver's.
+MACHINE_LIB = re.compile(r"^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libcuda|"
+                         r"libnvidia-[a-z-]+)\.so")
 # x86-64-v3, as /proc/cpuinfo names its features (abm: lzcnt).
 V3_FLAGS = ("avx", "avx2", "bmi1", "bmi2", "fma", "f16c", "movbe", "abm", "xsave")
 
@@ -67,6 +70,10 @@ class OutOfBudget(Exception):
 
 class StepFailed(Exception):
     pass
+
+
+class Dropped(Exception):
+    """A part that cannot run here at all (str: why)."""
 
 
 def version_tuple(text):
@@ -88,7 +95,7 @@ class Check:
         self.backend = "cuda-host" if self.dry else "cuda"
         self.started = time.monotonic()
         self.bench = self.pack / "bin" / "zbfs_gpu_bench"
-        self.mpi = True
+        self.carried = True  # the pack's binaries run here (else a fallback build's zbfs_gpu_bench)
         self.device_loop = "device"
         self.best_loop = "host"
         self.summary = {"schema": "zbfs.gpu-check", "mode": "dry run (cuda-host)" if self.dry else "device",
@@ -182,7 +189,9 @@ class Check:
                 return
             except StepFailed as e:
                 why = str(e)
-        self.summary["notes"].append(f"the carried binaries cannot run here: {why}")
+        # A pack that does not run where it was prepared for is a defect of the pack (the
+        # check exits 1), whatever the fallback then measures.
+        self.summary["failures"].append(f"the carried binaries cannot run here: {why}")
         self.log(f"the carried binaries cannot run here: {why}")
         if self.args.no_fallback:
             raise StepFailed(f"the carried binaries cannot run here ({why}); no fallback (--no-fallback)")
@@ -200,12 +209,20 @@ class Check:
             missing = [f for f in V3_FLAGS if f not in cpu_flags()]
             if missing:
                 return f"this processor lacks {', '.join(missing)} (the binaries are built for x86-64-v3)"
+        # Every library from the pack, but glibc's, the driver's and what the pack says it
+        # left to the machine: one found elsewhere here would be missing on a bare machine.
+        own = set(manifest.get("left_to_the_machine") or [])
+        lib = self.pack / "lib"
         for binary in sorted((self.pack / "libexec").glob("*")):
-            status, out, err = self.run(f"ldd {binary.name}", ["ldd", binary], 30,
-                                        env={"LD_LIBRARY_PATH": str(self.pack / "lib")})
-            lost = [line.split("=>")[0].strip() for line in out.splitlines() if "not found" in line]
-            if status != 0 or lost:
-                return f"{binary.name} cannot load {', '.join(lost) or last_error_line(err)}"
+            status, out, err = self.run(f"ldd {binary.name}", ["ldd", binary], 30, env={"LD_LIBRARY_PATH": str(lib)})
+            if status != 0:
+                return f"{binary.name} does not load: {last_error_line(err)}"
+            for name, path in re.findall(r"^\s*(\S+) => (.+?)(?: \(0x[0-9a-f]+\))?$", out, re.M):
+                if path == "not found":
+                    return f"{binary.name} cannot load {name}"
+                if not Path(path).resolve().is_relative_to(lib.resolve()) and not MACHINE_LIB.match(name) \
+                        and name not in own:
+                    return f"{binary.name} loads {name} from {path}, not from the pack"
         return None
 
     def start_run(self):
@@ -239,12 +256,15 @@ class Check:
                                                     "--target", "zbfs_gpu_bench"])):
             status, out, err = self.run(label, command, 300)
             if status != 0:
-                raise StepFailed(f"{label}: exit {status}: {last_error_line(err + out)}")
+                self.log_file.write((out + err)[-4000:] + "\n")
+                first = [line.strip() for line in (err + out).splitlines() if re.search(r"Error|error:", line)]
+                raise StepFailed(f"{label}: exit {status}: {(first or [last_error_line(err + out)])[0]} "
+                                 "(its output's end is in gpu-check.log)")
         os.environ["LD_LIBRARY_PATH"] = f"{usr}/lib/x86_64-linux-gnu:" + os.environ.get("LD_LIBRARY_PATH", "")
         self.bench = build / "bin" / "zbfs_gpu_bench"
-        self.mpi = False
-        self.summary["notes"].append("zbfs_gpu_bench was built here instead; the ranks part needs the carried "
-                                     "MPI binaries and is dropped")
+        self.carried = False
+        self.summary["notes"].append("zbfs_gpu_bench was built here instead; the ranks and unit parts need the "
+                                     "carried binaries and are dropped")
 
     def part_levels(self):
         scale, roots = self.args.level_scale, self.args.level_roots
@@ -256,6 +276,9 @@ class Check:
                 device_rows = [r for r in rows if not r["backend"].endswith("host")]
                 if device_rows:
                     self.device_loop = max(device_rows, key=lambda r: r["gteps"])["backend"].split()[-1]
+                self.summary["notes"].append(f"level loops at scale {scale}: " + ", ".join(
+                    f"{r['backend'].split()[-1]} {r['gteps']:.2f} GTEPS" for r in rows) +
+                    f"; the faster device loop: {self.device_loop}")
 
     def part_large(self):
         scale, roots = self.args.large_scale, self.args.large_roots
@@ -263,14 +286,16 @@ class Check:
                 for loop in ("host", self.device_loop)]
         best = max(rows, key=lambda r: r["gteps"])
         self.best_loop = best["backend"].split()[-1]
+        self.summary["notes"].append(f"level loops at scale {scale}: " + ", ".join(
+            f"{r['backend'].split()[-1]} {r['gteps']:.2f} GTEPS" for r in rows) + f"; the faster: {self.best_loop}")
         self.target(f"scale {scale} on the device >= 400 GTEPS ({best['backend']})", best["gteps"], 400, "GTEPS")
         kernel1 = min(r["kernel1_s"] for r in rows)
         self.target(f"kernel 1 at scale {scale} <= 3 s", kernel1, 3, "s", at_most=True)
         self.bench_row("large", scale, roots, False, ["--level-loop", self.best_loop, "--prune"])
 
     def part_ranks(self):
-        if not self.mpi:
-            raise StepFailed("no carried MPI binaries (the fallback build has none)")
+        if not self.carried:
+            raise Dropped("the carried zbfs does not run here (the fallback build has no MPI)")
         launcher = [str(self.pack / "bin" / "mpirun"), "--oversubscribe"]
         if os.geteuid() == 0:
             launcher.append("--allow-run-as-root")
@@ -297,7 +322,10 @@ class Check:
         status, out, err = self.run("energy: the board's counter", [self.bench, "--energy-probe", "2"], 30)
         if status != 0:
             raise StepFailed(f"the energy probe: exit {status}: {last_error_line(err)}")
-        probe = json.loads(out.strip().splitlines()[-1])
+        try:
+            probe = json.loads(out.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            raise StepFailed(f"the energy probe printed no JSON line: {out.strip()[-200:]!r}") from None
         energy = self.summary["energy"]
         energy["counter"] = probe
         measured = [r for r in self.summary["rows"] if r["power_w"] != "-"]
@@ -316,6 +344,8 @@ class Check:
             energy["meaning"] = f"the board's counter moved every {interval:.1f} ms (median)"
 
     def part_unit(self):
+        if not self.carried:
+            raise Dropped("the carried unit tests do not run here (the fallback build has none)")
         binary = self.pack / "bin" / "zbfs_unit_tests"
         status, out, err = self.run("unit: device tests", [binary, f"--gtest_filter={self.args.unit_filter}",
                                                             "--gtest_brief=1"], 240)
@@ -345,9 +375,16 @@ class Check:
                     getattr(self, f"part_{name}")()
                 except OutOfBudget:
                     entry["status"] = "cut short: the budget ran out"
+                except Dropped as e:
+                    entry["status"] = f"dropped: {e}"
                 except StepFailed as e:
                     entry["status"] = f"failed: {e}"
                     self.summary["failures"].append(str(e))
+                except (KeyError, IndexError, TypeError, ValueError, OSError) as e:
+                    # A record shaped otherwise than this script expects must not cost the
+                    # other parts (nor the summary) of a check that runs once.
+                    entry["status"] = f"failed: {type(e).__name__}: {e}"
+                    self.summary["failures"].append(f"part {name}: {type(e).__name__}: {e}")
             entry["seconds"] = round(time.monotonic() - began, 1)
             self.summary["parts"].append(entry)
             self.log(f"part {name}: {entry['status']} ({entry['seconds']} s)")
@@ -406,7 +443,8 @@ def markdown(s):
             joules = "-" if r.get("searches_j") is None else f"{r['searches_j']:.2f}"
             valid = ("yes" if r["validated"] else "NO") if r.get("validate") else "not asked"
             lines.append(f"| {r['part']} {line} {valid} | {joules} |")
-        lines += [""] + [f"- {line}" for line in map(gpu_bench.stage_line, s["rows"]) if line]
+        staged = [r for r in s["rows"] if r["part"] in ("large", "cpu") or r["backend"].endswith("host")]
+        lines += [""] + [f"- {r['part']}: {line}" for r in staged for line in [gpu_bench.stage_line(r)] if line]
     if s["ranks"]:
         lines += ["", "## Ranks sharing the device (staged exchange)", ""] + gpu_ranks.table_lines(s["ranks"])
         lines += ["", "Phase columns: the slowest rank's time in the phase, per search (ms)."]

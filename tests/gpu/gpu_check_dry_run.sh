@@ -120,6 +120,18 @@ else
   echo "not checked: the pack with the system's Open MPI hidden (needs root and unshare -m)"
 fi
 
+# 2c. A pack that lacks a library its binaries load: the start check says which (a
+# library found on this machine instead would be missing on a bare one), exit 1.
+cp -r "$tmp/pack" "$tmp/broken"
+rm "$tmp/broken/lib/"libfmt.so*
+ZBFS_GPU_CHECK_TAG="$tag" "$check" --run "$tmp/broken-out" --pack "$tmp/broken" --dry-run --budget 60 --no-fallback \
+  2>"$tmp/broken.log"
+status=$?
+[[ $status == 1 ]] || fail "a pack without libfmt: exit $status, not 1"
+grep -q "cannot run here: zbfs.* libfmt.so" "$tmp/broken-out/gpu-check.md" ||
+  fail "a pack without libfmt: the summary does not name it ($(grep -m1 FAILED "$tmp/broken-out/gpu-check.md"))"
+rm -rf "$tmp/broken"
+
 # 3. A short budget: the tail is dropped, the budget never passed, exit 0.
 began=$(date +%s.%N)
 ZBFS_GPU_CHECK_TAG="$tag" "$check" --run "$tmp/short" --pack "$tmp/pack" --dry-run --budget 7 2>"$tmp/short.log"
