@@ -28,7 +28,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from zbfs_lab.runs import Interrupted, RunFailed, interruptible, run_record  # noqa: E402
+from zbfs_lab.runs import RunFailed, run_record, until_signal  # noqa: E402
 
 HEADER = ("device", "scale", "backend", "runs", "GTEPS", "search ms", "init", "top-down", "bottom-up", "conv",
           "kernel1 s", "H2D MiB", "D2H MiB", "power W", "MTEPS/W")
@@ -146,12 +146,7 @@ def main():
     parser.add_argument("--json", help="write every run's summary here")
     parser.add_argument("extra", nargs="*", help="more flags for zbfs_gpu_bench (after --)")
     args = parser.parse_args()
-    try:
-        with interruptible():
-            return bench(args)
-    except Interrupted as e:
-        print(f"gpu_bench: interrupted ({e}): the run in progress was ended", file=sys.stderr)
-        return 128 + e.signum
+    return until_signal("gpu_bench", lambda: bench(args))
 
 
 def bench(args):

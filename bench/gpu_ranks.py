@@ -22,7 +22,7 @@ import shlex
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from zbfs_lab.runs import Interrupted, RunFailed, interruptible, run_record  # noqa: E402
+from zbfs_lab.runs import RunFailed, run_record, until_signal  # noqa: E402
 
 PHASES = ("local_expansion", "column_exchange", "row_exchange", "termination_check", "predecessor_reduction")
 
@@ -89,12 +89,7 @@ def main():
     parser.add_argument("--prune-codecs", default="none", help="the codecs also run with --prune (empty: none)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one run may take (default 600)")
     args = parser.parse_args()
-    try:
-        with interruptible():
-            return measure(args)
-    except Interrupted as e:
-        print(f"gpu_ranks: interrupted ({e}): the run in progress was ended", file=sys.stderr)
-        return 128 + e.signum
+    return until_signal("gpu_ranks", lambda: measure(args))
 
 
 def measure(args):

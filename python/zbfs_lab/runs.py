@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 
 from zbfs_lab.sweep import Interrupted, interruptible, mpirun_command, run_command
 
-__all__ = ["Interrupted", "RunFailed", "interruptible", "mpirun_command", "run_command", "run_output", "run_record"]
+__all__ = ["Interrupted", "RunFailed", "interruptible", "mpirun_command", "run_command", "run_output", "run_record",
+           "until_signal"]
 
 
 class RunFailed(Exception):
@@ -65,3 +67,14 @@ def run_record(command: list[str], timeout_s: float | None = None, env: dict | N
         path = Path(tmp) / "run.json"
         run_output([*command, "--json", str(path)], timeout_s, env)
         return _read_record(command, path)
+
+
+def until_signal(name: str, work) -> int:
+    """work()'s exit status, or 128 + the signal's number when SIGINT, SIGTERM or SIGHUP stopped it:
+    the run in progress is ended (its whole group) first, and one line says so on stderr."""
+    try:
+        with interruptible():
+            return work()
+    except Interrupted as e:
+        print(f"{name}: interrupted ({e}): the run in progress was ended", file=sys.stderr)
+        return 128 + e.signum

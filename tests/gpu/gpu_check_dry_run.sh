@@ -94,14 +94,16 @@ sleep 1
 [[ -z "$(tagged)" ]] || fail "processes left after the dry run: $(tagged)"
 
 # 2b. The carried Open MPI and libraries alone: the system's hidden in a private mount
-# namespace (where one can be made: root, unshare), a 2-rank job through the pack.
+# namespace (where one can be made: root, unshare), and ssh with them (the GPU machine has
+# none), a 2-rank job through the pack.
 hide_and_run() {
   mkdir -p "$tmp/empty"
   local d f
   for d in /usr/lib/x86_64-linux-gnu/openmpi /usr/lib/x86_64-linux-gnu/pmix2 /usr/share/openmpi /etc/openmpi; do
     [[ -d "$d" ]] && mount --bind "$tmp/empty" "$d"
   done
-  for f in /usr/lib/x86_64-linux-gnu/lib{mpi,open-,pmix,mca_common,fmt,roaring,streamvbyte,hwloc,event}*.so* /usr/bin/orterun; do
+  for f in /usr/lib/x86_64-linux-gnu/lib{mpi,open-,pmix,mca_common,fmt,roaring,streamvbyte,hwloc,event}*.so* \
+    /usr/bin/orterun /usr/bin/ssh /usr/bin/rsh; do
     [[ -f "$f" && ! -L "$f" ]] && mount --bind /dev/null "$f"
   done
   ! command -v mpirun >/dev/null || ! mpirun --version >/dev/null 2>&1 || { echo "the system's Open MPI still runs"; return 1; }
