@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "integer_flags.hpp"
+#include "flag_values.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
 #include "zbfs/core/timer.hpp"
@@ -566,6 +566,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
                       "OUT's format: binary, edgelist or mtx (default: by the name, else binary)");
   convert->add_flag("-q,--quiet", convert_files.quiet, "no 'wrote ...' line");
   require_decimal_integers(app);
+  refuse_empty_values(app);
   if (argc > 1 && argv[1][0] != '-' &&
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
     throw_usage_error(std::string("unknown command '") + argv[1] +

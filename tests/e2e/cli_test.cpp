@@ -43,6 +43,25 @@ void expect_usage_error(const std::string& args, const std::string& mention) {
 }
 
 TEST(CliErrors, UnknownFlag) { expect_usage_error("run --frobnicate", "--frobnicate"); }
+
+// An empty value is no value: `--input ''` once ran the default graph and `--json ''` wrote
+// nothing, exit 0. Every option and argument refuses one, naming it, before any work (so no
+// "partial file removed" for a file never begun), on one rank and on four.
+TEST(CliErrors, EmptyValuesAreUsageErrors) {
+  for (const char* option : {"--input", "--json", "--write-levels", "--write-parents", "--write-distances",
+                             "--dump-frontiers", "--delta", "--grid", "--rmat", "--route-dims", "--format",
+                             "--powercap", "--network-latency", "--network-bandwidth", "--scale", "--root"}) {
+    expect_usage_error(std::string("run ") + option + " ''", std::string(option) + ": an empty value was given");
+  }
+  for (const char* args : {"generate -s 8 ''", "convert in.txt ''", "convert '' out.bin", "model ''  -P 4"}) {
+    expect_usage_error(args, "an empty value was given");
+    EXPECT_EQ(run_zbfs(args).err.find("partial"), std::string::npos) << args;
+  }
+  const Outcome mpi = run_mpi(4, "run --scale 8 --input ''");
+  EXPECT_EQ(mpi.status, 2) << mpi.err;
+  EXPECT_EQ(mpi.err.find("zbfs: error:"), mpi.err.rfind("zbfs: error:")) << "printed once\n" << mpi.err;
+  EXPECT_NE(mpi.err.find("zbfs: error: --input: an empty value was given"), std::string::npos) << mpi.err;
+}
 TEST(CliErrors, NonNumericScale) { expect_usage_error("run --scale abc", "abc"); }
 TEST(CliErrors, ScaleZero) { expect_usage_error("run --scale 0", "--scale"); }
 TEST(CliErrors, ScaleAbove42) { expect_usage_error("run --scale 43", "--scale"); }

@@ -1,4 +1,4 @@
-#include "integer_flags.hpp"
+#include "flag_values.hpp"
 
 #include <charconv>
 #include <cstdint>
@@ -38,6 +38,18 @@ void require_decimal_integers(CLI::App& app) {
     option->transform(CLI::Validator([is_signed](std::string& v) { return decimal_integer(v, is_signed); }, ""));
   }
   for (CLI::App* sub : app.get_subcommands({})) require_decimal_integers(*sub);
+}
+
+void refuse_empty_values(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() == 0) continue;  // a flag takes no value
+    // Ahead of the option's other checks (integers, choices), so that the message says
+    // what was wrong with it: nothing was given.
+    const std::string why = option->get_positional() ? "an empty value was given"
+                                                     : "an empty value was given (give one, or leave the option out)";
+    option->transform(CLI::Validator([why](std::string& v) { return v.empty() ? why : std::string(); }, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) refuse_empty_values(*sub);
 }
 
 }  // namespace zbfs::cli
