@@ -1269,6 +1269,29 @@ TEST_F(GraphFileTest, MalformedFilesGiveTheFileLineAndExitStatus2) {
   expect_usage_error("run -q --input " + file("loops.txt", "0 0\n1 1\n"), "nothing to search");
 }
 
+// A file whose lines end in CR alone read as one line, its later edges dropped as extra
+// fields (2 vertices, exit 0): refused, naming the line, on one rank and on four, by run
+// and convert; CRLF files read as before.
+TEST_F(GraphFileTest, BareCarriageReturnsAreRefusedNotDropped) {
+  const std::string cr = file("cr.txt", "0 1\r1 2\r2 3\r");
+  const std::string mention = ":1: a carriage return inside the line";
+  expect_usage_error("run -q --roots 1 --input " + cr, cr + mention);
+  const std::string commented = file("cr-comment.txt", "# from an old Mac\r0 1\r1 2\r");
+  expect_usage_error("run -q --roots 1 --input " + commented, commented + mention);
+  const std::string mtx = file("cr.mtx", "%%MatrixMarket matrix coordinate pattern general\r3 3 2\r1 2\r2 3\r");
+  expect_usage_error("run -q --roots 1 --input " + mtx, mtx + mention);
+  expect_usage_error("convert " + cr + " " + path("cr.bin"), cr + mention);
+  EXPECT_FALSE(std::filesystem::exists(path("cr.bin")));
+  const Outcome ranks = run_mpi(4, "run -q --roots 1 --input " + cr);
+  EXPECT_EQ(ranks.status, 2) << ranks.err;
+  EXPECT_EQ(ranks.err.find("zbfs: error:"), ranks.err.rfind("zbfs: error:")) << "printed once\n" << ranks.err;
+  EXPECT_NE(ranks.err.find(cr + mention), std::string::npos) << ranks.err;
+  const Outcome crlf = run_zbfs("run -q --roots 1 --json " + path("crlf.json") + " --input " +
+                                file("crlf.txt", "0 1\r\n1 2\r\n2 3\r\n"));
+  ASSERT_EQ(crlf.status, 0) << crlf.err;
+  EXPECT_NE(slurp(path("crlf.json")).find("\"num_input_edges\": 3"), std::string::npos);
+}
+
 TEST_F(GraphFileTest, TruncatedOrCorruptBinaryFilesAreRefused) {
   const std::string good = path("g.zel");
   ASSERT_EQ(run_zbfs("generate " + good + " --scale 6 --edgefactor 4").status, 0);

@@ -98,6 +98,20 @@ TEST(MatrixMarketText, EntriesAreOneBasedAndChecked) {
   expect_error(parse_edge_lines("1 2 1.5\n", mtx(3, true, true)), 1, "'1.5' is not an integer");
 }
 
+// Lines that end in CR alone are one line to a reader that splits at LF: refused at the
+// first (a comment line too, which would hide the edges after it), never read short.
+TEST(EdgeListText, RefusesCarriageReturnsInsideALine) {
+  expect_error(parse_edge_lines("0 1\r1 2\r2 3\r", kEdgeList), 1, "a carriage return inside the line");
+  expect_error(parse_edge_lines("0 1\n# note\r5 6\n", kEdgeList), 2, "a carriage return inside the line");
+  expect_error(parse_edge_lines("1 2\n2 3\r\r4 5\n", kEdgeList), 2, "carriage return");
+  const ParsedLines crlf = parse_edge_lines("0 1\r\n1 2\r\r\n", kEdgeList);
+  ASSERT_FALSE(crlf.error) << crlf.error->message;
+  EXPECT_EQ(crlf.edges.size(), 2U);
+  const auto header = parse_matrix_market_header("%%MatrixMarket matrix coordinate pattern general\r2 2 1\r1 2\r", true);
+  ASSERT_TRUE(header.error);
+  EXPECT_EQ(header.error->line, 1U);
+}
+
 TEST(MatrixMarketHeader, ReadsBannerCommentsAndSizeLine) {
   const std::string file =
       "%%MatrixMarket matrix coordinate real symmetric\r\n% comment\n\n%another\n 4 4 3\n2 1 1\n3 1 1\n4 2 1\n";

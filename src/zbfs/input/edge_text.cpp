@@ -119,6 +119,17 @@ std::string_view next_line(std::string_view text, std::size_t& pos) {
   return text.substr(start, end - start);
 }
 
+// A carriage return with more of the line after it: the file's lines end in CR alone (as
+// classic Mac OS wrote them), which would read as one long line whose later edges are
+// extra fields, dropped without a word. A CRLF line's CR is its last byte (a blank).
+std::optional<std::string> refuse_bare_carriage_return(std::string_view line) {
+  std::size_t end = line.size();
+  while (end > 0 && line[end - 1] == '\r') --end;
+  if (line.substr(0, end).find('\r') == std::string_view::npos) return std::nullopt;
+  return "a carriage return inside the line: the file's lines end in CR alone; zbfs reads LF and CRLF line ends "
+         "(convert it: tr '\\r' '\\n' < IN > OUT)";
+}
+
 bool skippable(std::string_view line) {
   std::size_t i = 0;
   while (i < line.size() && is_blank(line[i])) ++i;
@@ -190,6 +201,10 @@ ParsedLines parse_edge_lines(std::string_view text, const TextSyntax& syntax) {
   while (pos < text.size()) {
     const std::string_view line = next_line(text, pos);
     ++line_number;
+    if (auto error = refuse_bare_carriage_return(line)) {
+      out.error = TextError{line_number, std::move(*error)};
+      break;
+    }
     if (skippable(line)) continue;
     Edge edge{};
     float weight = 0;
@@ -223,6 +238,7 @@ MatrixMarketHeaderParse parse_matrix_market_header(std::string_view prefix, bool
       break;
     }
     ++line_number;
+    if (auto error = refuse_bare_carriage_return(line)) return fail(line_number, std::move(*error));
     if (!banner_seen) {
       const Fields f = split_fields(line);
       if (f.count == 0 || lowercase(f.field[0]) != "%%matrixmarket") {
