@@ -16,19 +16,18 @@
 #include <cstdlib>
 #include <exception>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "zbfs/backend/backend.hpp"
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/timer.hpp"
-#include "zbfs/metrics/energy_counter.hpp"
 #include "zbfs/driver/json_report.hpp"
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/runner.hpp"
+#include "zbfs/metrics/energy_counter.hpp"
 
 namespace {
 
@@ -100,15 +99,17 @@ nlohmann::json probe_energy_counter(double seconds) {
     if (last && *now != *last) moved_at.push_back(clock.elapsed_s());
     last = now;
   }
-  nlohmann::json result = {{"measured", true},     {"counter", counter->name()}, {"reads", reads},
-                           {"changes", moved_at.size()}, {"seconds", clock.elapsed_s()}};
+  nlohmann::json result = {{"measured", true},
+                           {"counter", counter->name()},
+                           {"reads", reads},
+                           {"changes", moved_at.size()},
+                           {"seconds", clock.elapsed_s()}};
   std::vector<double> intervals;
   for (std::size_t i = 1; i < moved_at.size(); ++i) intervals.push_back((moved_at[i] - moved_at[i - 1]) * 1e3);
   if (!intervals.empty()) {
     std::sort(intervals.begin(), intervals.end());
-    result["interval_ms"] = {{"median", intervals[intervals.size() / 2]},
-                             {"min", intervals.front()},
-                             {"max", intervals.back()}};
+    result["interval_ms"] = {
+        {"median", intervals[intervals.size() / 2]}, {"min", intervals.front()}, {"max", intervals.back()}};
   }
   return result;
 }

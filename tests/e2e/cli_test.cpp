@@ -289,6 +289,15 @@ TEST(CliErrors, PartitionOptions) {
   expect_usage_error("run --fail-on-rank -1", "--fail-on-rank must name a rank of the job: 0, got -1");
   expect_usage_error("run --write-format binary",
                      "--write-format needs --write-levels, --write-parents or --write-distances");
+  // A BFS's levels and parents under --kernels sssp alone were never written (exit 0).
+  expect_usage_error("run --scale 6 --kernels sssp --write-levels l.txt --write-parents p.txt",
+                     "--write-levels writes a BFS tree's levels: --kernels sssp runs no BFS");
+  expect_usage_error("run --scale 6 --kernels sssp --write-parents p.txt",
+                     "--write-parents writes a BFS tree's parents");
+  const Outcome ranks = run_mpi(4, "run --scale 6 --kernels sssp --write-levels l.txt");
+  EXPECT_EQ(ranks.status, 2) << ranks.err;
+  EXPECT_NE(ranks.err.find("zbfs: error: --write-levels writes a BFS tree's levels"), std::string::npos) << ranks.err;
+  EXPECT_FALSE(std::filesystem::exists("l.txt"));
 }
 
 // --kernels bfs,sssp: both result groups in graph500_reference_bfs_sssp's order, the same

@@ -107,7 +107,8 @@ TEST(EdgeListText, RefusesCarriageReturnsInsideALine) {
   const ParsedLines crlf = parse_edge_lines("0 1\r\n1 2\r\r\n", kEdgeList);
   ASSERT_FALSE(crlf.error) << crlf.error->message;
   EXPECT_EQ(crlf.edges.size(), 2U);
-  const auto header = parse_matrix_market_header("%%MatrixMarket matrix coordinate pattern general\r2 2 1\r1 2\r", true);
+  const auto header =
+      parse_matrix_market_header("%%MatrixMarket matrix coordinate pattern general\r2 2 1\r1 2\r", true);
   ASSERT_TRUE(header.error);
   EXPECT_EQ(header.error->line, 1U);
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zbfs/backend/cuda/device_bfs.hpp"
@@ -140,6 +141,14 @@ void validate_kernels(const RunConfig& c) {
   if (c.delta && !c.kernels.sssp) throw_usage_error("--delta sets SSSP's bucket width: add --kernels sssp");
   if (!c.write_distances.empty() && !c.kernels.sssp) {
     throw_usage_error("--write-distances writes an SSSP tree's distances: add --kernels sssp");
+  }
+  // Levels and parents are a BFS tree's: under --kernels sssp alone they were never written.
+  for (const auto& [flag, path] :
+       {std::pair{"--write-levels", &c.write_levels}, {"--write-parents", &c.write_parents}}) {
+    if (!path->empty() && !c.kernels.bfs) {
+      throw_usage_error(std::string(flag) + " writes a BFS tree's " + (path == &c.write_levels ? "levels" : "parents") +
+                        ": --kernels sssp runs no BFS (use --kernels bfs,sssp)");
+    }
   }
   if (c.gpus_per_node && *c.gpus_per_node < 1) throw_usage_error("--gpus-per-node must be at least 1");
   if (c.gpus_per_node && c.backend != Backend::kCuda) throw_usage_error("--gpus-per-node needs --backend cuda");
