@@ -28,6 +28,7 @@
 #include "zbfs/driver/result_block.hpp"
 #include "zbfs/driver/runner.hpp"
 #include "zbfs/metrics/energy_counter.hpp"
+#include "zbfs/output/partial_files.hpp"
 
 namespace {
 
@@ -117,6 +118,7 @@ nlohmann::json probe_energy_counter(double seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  zbfs::end_on_signals("zbfs_gpu_bench", true);
   try {
     if (argc == 3 && std::string(argv[1]) == "--energy-probe") {
       const std::uint64_t seconds = number("--energy-probe", argv[2]);

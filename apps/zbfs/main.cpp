@@ -3,6 +3,7 @@
 // normally; an error on some ranks only aborts the whole MPI job, so no rank hangs.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "zbfs/core/error.hpp"
 #include "zbfs/core/memory.hpp"
 #include "zbfs/mpi/environment.hpp"
+#include "zbfs/output/partial_files.hpp"
 
 namespace {
 
@@ -35,6 +37,16 @@ int report(const std::string& message, int exit_code, zbfs::ErrorScope scope, co
   zbfs::abort_job(exit_code);
 }
 
+// Before MPI_Init: whether this is rank 0 as the launcher's variables say (a process no
+// launcher started is).
+bool first_rank_by_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr) return std::string(value) == "0";
+  }
+  return true;
+}
+
 // What a failed allocation says (std::bad_alloc's what() is only its name).
 std::string describe(const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) {
@@ -50,7 +62,12 @@ int main(int argc, char** argv) {
   zbfs::fix_heap_mmap_threshold();
   std::optional<zbfs::MpiEnvironment> mpi;
   try {
+    // A signal removes this rank's partial files and ends it by the signal, which ends the
+    // job (rank 0 says so): from the start, and again after MPI's start-up, in case the
+    // library put handlers of its own in their place.
+    zbfs::end_on_signals("zbfs", first_rank_by_environment());
     mpi.emplace(argc, argv);
+    zbfs::end_on_signals("zbfs", mpi->world_rank() == 0);
     return zbfs::cli::run_cli(argc, argv, mpi->world_rank(), mpi->world_size());
   } catch (const zbfs::Error& e) {
     return report(e.what(), static_cast<int>(e.code()), e.scope(), mpi ? &*mpi : nullptr);

@@ -20,6 +20,18 @@
 #include "zbfs/core/error.hpp"
 
 namespace zbfs {
+namespace {
+
+// Whether no launcher started this process: none of the variables that mpirun (Open MPI,
+// MPICH's Hydra), PMIx or Slurm give a rank is set.
+bool launched_alone() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    if (std::getenv(name) != nullptr) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
   // Open MPI 4.1's osc/rdma component, which it picks for windows among a node's ranks,
@@ -27,6 +39,11 @@ MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
   // one-sided transport's tests catch it within a few runs); sm, pt2pt and ucx are
   // correct. Read by MPI_Init, and only when the user has not chosen the components.
   setenv("OMPI_MCA_osc", "^rdma", 0);
+  // A plain `zbfs run` (no launcher) is an Open MPI singleton, which forks a helper daemon
+  // (orted) at MPI_Init: 0.15 s of every start, and a daemon that outlives a signalled
+  // zbfs long enough to print errors of its own. zbfs never spawns processes, so the
+  // singleton runs isolated, without it (other MPI libraries ignore the variable).
+  if (launched_alone()) setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
 #ifdef ZBFS_SIMGRID
   // SMPI (the simulated-cluster build) runs every rank as a coroutine of one simulator
   // thread: a rank's OpenMP team would run outside the simulated clock, so each rank runs

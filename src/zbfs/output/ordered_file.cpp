@@ -11,6 +11,7 @@
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/output/output_file.hpp"
+#include "zbfs/output/partial_files.hpp"
 #include "zbfs/output/posix_file.hpp"
 
 namespace zbfs {
@@ -156,6 +157,8 @@ void write_ordered_file(const Communicator& world, const std::string& path, std:
     return;
   }
   const std::string partial = partial_path_of(target);
+  // Every rank lists it, so that a signal to any rank of the job removes it.
+  const PartialFileGuard listed(partial);
 
   // Rank 0 creates the file (truncating a stale one) and sets its size aside, so that a
   // file system without room says so before any rank writes.

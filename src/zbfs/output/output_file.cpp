@@ -31,6 +31,7 @@ OutputFile::OutputFile(std::string path, std::uint64_t expected_bytes) : path_(s
       settled_ = true;  // nothing to remove on the way out
     } else {
       partial_ = partial_path_of(target_);
+      listed_.emplace(partial_);  // before it exists: a signal then never leaves it behind
       file_.emplace(partial_, PosixFile::Open::kCreate);
     }
   } catch (const FileError& e) {
@@ -51,6 +52,7 @@ OutputFile::~OutputFile() {
   file_.reset();
   std::string ignored;
   remove_file(partial_, ignored);  // an exception is on its way and says what went wrong
+  listed_.reset();
 }
 
 void OutputFile::write(std::span<const char> bytes) {
@@ -112,6 +114,7 @@ void OutputFile::commit() {
     fail(e.what());
   }
   settled_ = true;
+  listed_.reset();
 }
 
 void OutputFile::fail(const std::string& reason) {
@@ -120,6 +123,7 @@ void OutputFile::fail(const std::string& reason) {
   if (in_place_) throw Error(ExitCode::kFailure, "cannot write '" + path_ + "': " + reason);
   std::string problem;
   remove_file(partial_, problem);
+  listed_.reset();
   throw Error(ExitCode::kFailure, output_failure(path_, reason, problem));
 }
 

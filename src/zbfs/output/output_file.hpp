@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zbfs/output/partial_files.hpp"
 #include "zbfs/output/posix_file.hpp"
 
 namespace zbfs {
@@ -55,7 +56,8 @@ class OutputFile {
   std::string target_;   // what is written: path_ with its symbolic links followed
   std::string partial_;  // empty when written in place
   bool in_place_ = false;
-  std::optional<PosixFile> file_;  // empty once sealed
+  std::optional<PartialFileGuard> listed_;  // partial_, for a signal's handler, until settled
+  std::optional<PosixFile> file_;          // empty once sealed
   std::vector<char> buffer_;
   std::uint64_t flushed_bytes_ = 0;
   bool settled_ = false;  // renamed, or removed after a failure: nothing left to undo
