@@ -5,7 +5,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "zbfs/core/error.hpp"
 #include "zbfs/driver/recorded_run.hpp"
@@ -163,6 +165,39 @@ TEST(Projection, GroupsAndNodeSharing) {
   EXPECT_EQ(members_on_node(CommRole::kColumn, g, 1, 8), 2);
   EXPECT_EQ(members_on_node(CommRole::kWorld, g, 7, 3), 2);  // node 2 holds ranks 6-7
   EXPECT_EQ(members_on_node(CommRole::kRow, g, 5, 2), 2);    // ranks 4-5
+}
+
+// The closed form against counting: every rank of row-by-row and hybrid (stacked) grids,
+// nodes that do and do not align with the grid's rows or stacks.
+TEST(Projection, MembersOnANodeAreCountedInClosedForm) {
+  std::vector<GridShape> grids;
+  for (int rows = 1; rows <= 6; ++rows) {
+    for (int cols = 1; cols <= 6; ++cols) grids.push_back(GridShape{rows, cols, 1});
+  }
+  for (int stack : {2, 3}) {
+    for (int nodes_r = 1; nodes_r <= 3; ++nodes_r) {
+      for (int cols = 1; cols <= 4; ++cols) grids.push_back(GridShape{nodes_r * stack, cols, stack});
+    }
+  }
+  for (const GridShape& g : grids) {
+    for (int per_node = 1; per_node <= 7; ++per_node) {
+      for (int rank = 0; rank < g.size(); ++rank) {
+        const int node = rank / per_node;
+        int row = 0;
+        int column = 0;
+        for (int c = 0; c < g.cols; ++c) row += g.rank_at(g.row_of(rank), c) / per_node == node ? 1 : 0;
+        for (int r = 0; r < g.rows; ++r) column += g.rank_at(r, g.col_of(rank)) / per_node == node ? 1 : 0;
+        const std::string where = g.to_string() + " stack " + std::to_string(g.stack) + ", " +
+                                  std::to_string(per_node) + " per node, rank " + std::to_string(rank);
+        EXPECT_EQ(members_on_node(CommRole::kRow, g, rank, per_node), row) << where;
+        EXPECT_EQ(members_on_node(CommRole::kColumn, g, rank, per_node), column) << where;
+      }
+    }
+  }
+  // A row of 2^31 - 1 ranks (1D): one node's share, without counting them.
+  const GridShape wide{1, 2147483647, 1};
+  EXPECT_EQ(members_on_node(CommRole::kRow, wide, 2147483646, 1000), 2147483647 % 1000);
+  EXPECT_EQ(members_on_node(CommRole::kRow, wide, 5, 1000), 1000);
 }
 
 TEST(Projection, ScalingLawsByHand) {

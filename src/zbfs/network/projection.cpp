@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "zbfs/core/error.hpp"
@@ -34,13 +35,27 @@ std::vector<int> sample_ranks(int ranks) {
   return {picked.begin(), picked.end()};
 }
 
-// How many of a group's `count` members (world rank member(i)) are on `node`: a row or
-// a column need not be consecutive ranks (a hybrid grid stacks a node in a column).
-template <class Member>
-int count_on_node(int count, int node, int ranks_per_node, Member member) {
-  int on = 0;
-  for (int i = 0; i < count; ++i) on += member(i) / ranks_per_node == node ? 1 : 0;
-  return on;
+// Floor division for a positive divisor (C++ rounds towards zero).
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// How many world ranks of `blocks` runs of `length` consecutive ranks, run q starting at
+// first + q * step (step >= length: the runs do not overlap), lie in [lo, hi): in
+// closed form, since a projection to millions of ranks must not count them one by one.
+// A row of a grid is such runs of one rank, a column of a hybrid grid runs of a node's.
+std::int64_t ranks_in_range(std::int64_t first, std::int64_t step, std::int64_t length, std::int64_t blocks,
+                            std::int64_t lo, std::int64_t hi) {
+  if (blocks <= 0 || hi <= lo) return 0;
+  // The runs that meet [lo, hi): start < hi and start + length > lo.
+  const std::int64_t q_lo = std::max<std::int64_t>(0, floor_div(lo - first - length, step) + 1);
+  const std::int64_t q_hi = std::min<std::int64_t>(blocks - 1, floor_div(hi - first - 1, step));
+  if (q_lo > q_hi) return 0;
+  const auto in_range = [&](std::int64_t q) {
+    const std::int64_t start = first + q * step;
+    return std::max<std::int64_t>(0, std::min(start + length, hi) - std::max(start, lo));
+  };
+  if (q_lo == q_hi) return in_range(q_lo);
+  // Only the first and the last run can be cut by the range's ends.
+  return in_range(q_lo) + in_range(q_hi) + (q_hi - q_lo - 1) * length;
 }
 
 int node_overlap(int first, int count, int node, int ranks_per_node) {
@@ -63,14 +78,21 @@ int group_size(CommRole role, const GridShape& grid) {
 
 int members_on_node(CommRole role, const GridShape& grid, int rank, int ranks_per_node) {
   const int node = rank / ranks_per_node;
+  const std::int64_t lo = static_cast<std::int64_t>(node) * ranks_per_node;
+  const std::int64_t hi = lo + ranks_per_node;
   switch (role) {
     case CommRole::kWorld: return node_overlap(0, grid.size(), node, ranks_per_node);
-    case CommRole::kRow:
-      return count_on_node(grid.cols, node, ranks_per_node,
-                           [&](int col) { return grid.rank_at(grid.row_of(rank), col); });
+    case CommRole::kRow: {
+      // rank_at(row, col) for col = 0, 1, ...: one rank every `stack`.
+      const int row = grid.row_of(rank);
+      return static_cast<int>(ranks_in_range(grid.rank_at(row, 0), grid.stack, 1, grid.cols, lo, hi));
+    }
     case CommRole::kColumn:
-      return count_on_node(grid.rows, node, ranks_per_node,
-                           [&](int row) { return grid.rank_at(row, grid.col_of(rank)); });
+      // rank_at(row, col) for row = 0, 1, ...: runs of `stack` consecutive ranks, one every
+      // cols * stack.
+      return static_cast<int>(ranks_in_range(grid.rank_at(0, grid.col_of(rank)),
+                                             static_cast<std::int64_t>(grid.cols) * grid.stack, grid.stack,
+                                             grid.rows / grid.stack, lo, hi));
     case CommRole::kOther: return 1;
   }
   return 1;

@@ -57,7 +57,7 @@ class OutputFile {
   std::string partial_;  // empty when written in place
   bool in_place_ = false;
   std::optional<PartialFileGuard> listed_;  // partial_, for a signal's handler, until settled
-  std::optional<PosixFile> file_;          // empty once sealed
+  std::optional<PosixFile> file_;           // empty once sealed
   std::vector<char> buffer_;
   std::uint64_t flushed_bytes_ = 0;
   bool settled_ = false;  // renamed, or removed after a failure: nothing left to undo

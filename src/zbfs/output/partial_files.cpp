@@ -31,16 +31,11 @@ constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
 
 const char* signal_name(int signal_number) {
   switch (signal_number) {
-    case SIGINT:
-      return "SIGINT";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGHUP:
-      return "SIGHUP";
-    case SIGXCPU:
-      return "SIGXCPU";
-    default:
-      return "a signal";
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGXCPU: return "SIGXCPU";
+    default: return "a signal";
   }
 }
 
