@@ -60,10 +60,15 @@ def main(argv: list[str] | None = None) -> int:
               f"({len(data['figures'])} figures)")
         return 0
     except (ExperimentError, results.ResultsError, platforms.PlatformError, simulate.SimulationError) as e:
-        print(f"zbfs-lab: error: {e}", file=sys.stderr)
+        print(f"zbfs-lab {args.command}: error: {e}", file=sys.stderr)
         return 2
     except files.WriteError as e:
-        print(f"zbfs-lab: error: {e}", file=sys.stderr)
+        print(f"zbfs-lab {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        # Whatever the checks above did not foresee still ends in one line, as zbfs's errors do.
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"zbfs-lab {args.command}: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
     except (KeyboardInterrupt, sweep.Interrupted) as e:
         signum = e.signum if isinstance(e, sweep.Interrupted) else signal.SIGINT

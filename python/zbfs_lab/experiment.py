@@ -141,6 +141,12 @@ def _string_list(path: Path, table: dict, key: str, default, what: str) -> tuple
     return tuple(value)
 
 
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
 def load(path: str | Path, output: str | Path | None = None, binary: str | None = None) -> Experiment:
     """Reads and checks an experiment file; `output` and `binary` override the file's."""
     path = Path(path)
@@ -148,6 +154,12 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise ExperimentError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ExperimentError(f"{path}: is a folder, not an experiment file") from None
+    except UnicodeDecodeError:
+        raise ExperimentError(f"{path}: not a text file (an experiment file is TOML)") from None
+    except OSError as e:
+        raise ExperimentError(f"{path}: cannot be read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path}: not valid TOML ({e})") from None
     unknown = set(data) - TOP_KEYS
@@ -203,7 +215,10 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
         if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
             _fail(path, f"matrix key {key!r} is not a flag name (lowercase letters, digits, underscores)")
         if not isinstance(values, list):
-            matrix[key] = values = [values]
+            # A bare value was taken as a list of one, so `scale = "notalist"` dry-ran
+            # `--scale notalist`: a matrix lists its values, one or more.
+            _fail(path, f"matrix.{key} must be a list of values ({key} = [{_toml_value(values)}] for one), "
+                        f"not {values!r}")
         if not values:
             _fail(path, f"matrix.{key} is empty")
         for v in values:

@@ -166,7 +166,10 @@ FIGURES = [
 def write(results: Results, out: str | Path) -> dict:
     """Writes the report into `out`; returns what report.json holds."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise files.WriteError(f"cannot make the report folder {out}: {e.strerror}") from None
     drawn = []
     for stem, title, draw in FIGURES:
         if draw(results, out):

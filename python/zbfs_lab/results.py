@@ -161,7 +161,11 @@ def load(folder: str | Path) -> Results:
 def _read_json(path: Path):
     try:
         return json.loads(path.read_text())
-    except ValueError as e:
+    except IsADirectoryError:
+        raise ResultsError(f"{path}: is a folder, not a run record") from None
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot be read: {e.strerror}") from None
+    except ValueError as e:  # UnicodeDecodeError (a binary file) is one too
         raise ResultsError(f"{path}: not valid JSON ({e})") from None
 
 

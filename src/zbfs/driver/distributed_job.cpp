@@ -109,10 +109,7 @@ void check_memory(const RunConfig& config, const Communicator& world, int node_r
   const auto budget = memory_per_rank(config, node_ranks);
   const std::uint64_t short_of = budget && result.estimated_peak_bytes > *budget ? 1 : 0;
   if (world.allreduce(short_of, ReduceOp::kMax) != 0) {
-    std::string graph = "scale " + std::to_string(config.graph.scale);
-    if (config.input || config.graph.kind != GraphKind::kKronecker)
-      graph = "a graph of " + counted(static_cast<long long>(n), "vertex", "vertices") + " and " +
-              counted(static_cast<long long>(m), "edge");
+    const std::string graph = graph_in_messages(config, n, m);
     const std::string needed = result.estimated_peak_bytes == UINT64_MAX
                                    ? "more than 16 EiB"
                                    : "about " + format_bytes(result.estimated_peak_bytes);

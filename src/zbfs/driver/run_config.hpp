@@ -246,4 +246,9 @@ MemoryPlan plan_memory(const RunConfig& config, std::optional<std::uint64_t> ava
 MemoryPlan plan_memory(const RunConfig& config, std::optional<std::uint64_t> available, std::uint64_t n,
                        std::uint64_t m);
 
+// The graph a memory message names, as it was asked for: "scale S" (Kronecker), "'FILE'
+// (N vertices, M edges)", or "a graph of N vertices and M edges" (R-MAT, G(n, m), rgg):
+// never the default scale of a graph that has none.
+std::string graph_in_messages(const RunConfig& config, std::uint64_t n, std::uint64_t m);
+
 }  // namespace zbfs

@@ -44,7 +44,7 @@ void check_memory(const RunConfig& config, std::uint64_t n, std::uint64_t m, Run
   result.adjacency_compressed = plan.compressed;
   result.estimated_peak_bytes = plan.estimated_peak_bytes;
   if (available && result.estimated_peak_bytes > *available && !config.force) {
-    const std::string graph = config.input ? config.input->path : "scale " + std::to_string(config.graph.scale);
+    const std::string graph = graph_in_messages(config, n, m);
     const std::string hint = config.input && !config.input->relabel
                                  ? "use --relabel if its ids are sparse, more nodes, or --force to try anyway"
                                  : "use more nodes, or --force to try anyway";
@@ -132,11 +132,14 @@ std::vector<std::uint64_t> search_keys(const RunConfig& config, const Graph& gra
   for (std::int64_t v = 0; v < n; ++v) eligible += graph.degree(static_cast<std::uint64_t>(v)) > 0 ? 1 : 0;
   const auto has_edges = [&](std::uint64_t v) { return graph.degree(graph.internal_id(v)) > 0; };
   std::vector<std::uint64_t> roots = given_roots;
-  for (const std::uint64_t root : roots) {
-    if (root >= graph.num_vertices())
-      throw_usage_error("--root " + std::to_string(root) + " is not a vertex of the graph");
-    if (!has_edges(root))
-      throw_usage_error("--root " + std::to_string(root) + " has no edges (a search from it traverses none)");
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    // Named as the user wrote it (a file's own id: 1-based in Matrix Market, sparse under
+    // --relabel), not by the list's id it maps to.
+    const std::string named = std::to_string(i < config.roots.size() ? config.roots[i] : roots[i]);
+    if (roots[i] >= graph.num_vertices()) throw_usage_error("--root " + named + " is not a vertex of the graph");
+    if (!has_edges(roots[i])) {
+      throw_usage_error("--root " + named + " has no edges (a search from it traverses none)");
+    }
   }
   if (roots.empty()) {
     const std::uint64_t count = roots_to_draw(config, eligible);
