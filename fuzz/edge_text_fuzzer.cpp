@@ -44,8 +44,10 @@ struct ReferenceParse {
   std::uint64_t error_line = 0;  // 0: none
 };
 
-// The edge-list grammar written plainly: lines at '\n'; blank and '#' / '%' lines
-// skipped; the first two blank-separated fields are the ids, the rest ignored.
+// The edge-list grammar written plainly: lines at '\n'; a line with a carriage return
+// before its last non-CR byte is an error (a file whose lines end in CR alone); blank and
+// '#' / '%' lines skipped; the first two blank-separated fields are the ids, the rest
+// ignored.
 ReferenceParse reference_edge_list(std::string_view text) {
   ReferenceParse out;
   std::uint64_t number = 0;
@@ -56,6 +58,11 @@ ReferenceParse reference_edge_list(std::string_view text) {
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++number;
+    const std::size_t content = line.find_last_not_of('\r');
+    if (content != std::string_view::npos && line.substr(0, content).find('\r') != std::string_view::npos) {
+      out.error_line = number;
+      return out;
+    }
     std::vector<std::string_view> fields;
     for (std::size_t i = 0; i < line.size();) {
       while (i < line.size() && blank(line[i])) ++i;

@@ -3,7 +3,6 @@
 // normally; an error on some ranks only aborts the whole MPI job, so no rank hangs.
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <new>
 #include <optional>
@@ -37,16 +36,6 @@ int report(const std::string& message, int exit_code, zbfs::ErrorScope scope, co
   zbfs::abort_job(exit_code);
 }
 
-// Before MPI_Init: whether this is rank 0 as the launcher's variables say (a process no
-// launcher started is).
-bool first_rank_by_environment() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
-    const char* value = std::getenv(name);
-    if (value != nullptr) return std::string(value) == "0";
-  }
-  return true;
-}
-
 // What a failed allocation says (std::bad_alloc's what() is only its name).
 std::string describe(const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) {
@@ -65,7 +54,7 @@ int main(int argc, char** argv) {
     // A signal removes this rank's partial files and ends it by the signal, which ends the
     // job (rank 0 says so): from the start, and again after MPI's start-up, in case the
     // library put handlers of its own in their place.
-    zbfs::end_on_signals("zbfs", first_rank_by_environment());
+    zbfs::end_on_signals("zbfs", zbfs::first_rank_by_launcher());
     mpi.emplace(argc, argv);
     zbfs::end_on_signals("zbfs", mpi->world_rank() == 0);
     return zbfs::cli::run_cli(argc, argv, mpi->world_rank(), mpi->world_size());

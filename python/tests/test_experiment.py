@@ -34,7 +34,7 @@ class ExperimentTest(unittest.TestCase):
 
     def test_flags(self):
         exp = load(write('[zbfs]\nargs = ["--roots", "4"]\n[matrix]\nranks = [2]\nroute = ["grid2"]\n'
-                         'no_dedup = [true, false]\ntime_waits = false\n'))
+                         'no_dedup = [true, false]\ntime_waits = [false]\n'))
         self.assertEqual(exp.zbfs_args(exp.points[0]), ["run", "--roots", "4", "--route", "grid2", "--no-dedup"])
         self.assertEqual(exp.zbfs_args(exp.points[1]), ["run", "--roots", "4", "--route", "grid2"])
 

@@ -49,8 +49,11 @@ def completed(path: str | Path) -> Iterator[Path]:
         os.replace(partial, path)
         sync_folder(path.parent)
     except OSError as e:
+        # Said only where there was one: a folder that refuses the partial file has none.
+        existed = partial.exists()
         partial.unlink(missing_ok=True)
-        raise WriteError(f"cannot write '{path}': {e.strerror or e} (the partial file was removed)") from e
+        removed = " (the partial file was removed)" if existed else ""
+        raise WriteError(f"cannot write '{path}': {e.strerror or e}{removed}") from e
     except BaseException:
         partial.unlink(missing_ok=True)
         raise

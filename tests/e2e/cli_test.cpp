@@ -121,6 +121,27 @@ TEST(CliErrors, UnwritableJson) {
   expect_usage_error("run --scale 6 --roots 4 --json /nonexistent-dir/x.json", "/nonexistent-dir/x.json");
 }
 
+// A generated graph that has no scale is named by what was asked for: once "scale 16
+// needs about 68.63 TiB" (the default scale) for --graph gnm --vertices 2^40.
+TEST(CliErrors, ImpossibleSizesNameTheGraphAskedFor) {
+  for (const char* layout : {"", " -p 1d"}) {
+    const Outcome vertices = run_zbfs(std::string("run --graph gnm --vertices 1099511627776") + layout);
+    EXPECT_EQ(vertices.status, 2) << vertices.err;
+    EXPECT_NE(vertices.err.find("a graph of 1099511627776 vertices and 17592186044416 edges needs"), std::string::npos)
+        << vertices.err;
+    EXPECT_EQ(vertices.err.find("scale 16"), std::string::npos) << vertices.err;
+    const Outcome edges = run_zbfs(std::string("run --graph gnm --vertices 1000 --edges 1125899906842624") + layout);
+    EXPECT_EQ(edges.status, 2) << edges.err;
+    EXPECT_NE(edges.err.find("a graph of 1000 vertices and 1125899906842624 edges needs"), std::string::npos)
+        << edges.err;
+  }
+  const Outcome ranks = run_mpi(4, "run --graph gnm --vertices 1099511627776");
+  EXPECT_EQ(ranks.status, 2) << ranks.err;
+  EXPECT_NE(ranks.err.find("zbfs: error: a graph of 1099511627776 vertices and 17592186044416 edges needs"),
+            std::string::npos)
+      << ranks.err;
+}
+
 TEST(CliErrors, ImpossibleSizeIsRefusedWithBothNumbers) {
   // One rank's default, the one-process kernel: its smallest plan (compressed lists, the
   // edge list produced again) does not fit either.
@@ -1299,6 +1320,20 @@ TEST_F(GraphFileTest, BareCarriageReturnsAreRefusedNotDropped) {
                                 file("crlf.txt", "0 1\r\n1 2\r\n2 3\r\n"));
   ASSERT_EQ(crlf.status, 0) << crlf.err;
   EXPECT_NE(slurp(path("crlf.json")).find("\"num_input_edges\": 3"), std::string::npos);
+}
+
+// A root without edges is named by the file's own id, as the user wrote it (Matrix
+// Market ids are 1-based; --relabel maps sparse ids), on one rank as on several.
+TEST_F(GraphFileTest, RootsWithoutEdgesAreNamedByTheFilesIds) {
+  const std::string mtx = file("isolated.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 2\n1 2\n2 3\n");
+  const std::string sparse = file("sparse.txt", "10 20\n20 30\n40 40\n");
+  for (const std::string& layout : {std::string(), std::string(" -p 1d")}) {
+    expect_usage_error("run -q --input " + mtx + " --root 5" + layout, "--root 5 has no edges");
+    expect_usage_error("run -q --input " + sparse + " --relabel --root 40" + layout, "--root 40 has no edges");
+  }
+  const Outcome ranks = run_mpi(4, "run -q --input " + mtx + " --root 5");
+  EXPECT_EQ(ranks.status, 2) << ranks.err;
+  EXPECT_NE(ranks.err.find("zbfs: error: --root 5 has no edges"), std::string::npos) << ranks.err;
 }
 
 TEST_F(GraphFileTest, TruncatedOrCorruptBinaryFilesAreRefused) {

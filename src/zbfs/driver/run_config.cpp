@@ -599,8 +599,8 @@ RankMemoryEstimate estimate_rank_memory(const RunConfig& c, int ranks, std::uint
 }
 
 std::string graph_in_messages(const RunConfig& config, std::uint64_t n, std::uint64_t m) {
-  const std::string size = counted(static_cast<long long>(n), "vertex", "vertices") + " and " +
-                           counted(static_cast<long long>(m), "edge");
+  const std::string size =
+      counted(static_cast<long long>(n), "vertex", "vertices") + " and " + counted(static_cast<long long>(m), "edge");
   if (config.input) return "'" + config.input->path + "' (" + size + ")";
   if (config.graph.kind == GraphKind::kKronecker) return "scale " + std::to_string(config.graph.scale);
   return "a graph of " + size;

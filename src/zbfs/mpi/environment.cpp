@@ -22,16 +22,26 @@
 namespace zbfs {
 namespace {
 
-// Whether no launcher started this process: none of the variables that mpirun (Open MPI,
-// MPICH's Hydra), PMIx or Slurm give a rank is set.
+// The variables that mpirun (Open MPI, MPICH's Hydra), PMIx and Slurm give a rank.
+constexpr const char* kLauncherRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+
+// Whether no launcher started this process.
 bool launched_alone() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+  for (const char* name : kLauncherRankVariables) {
     if (std::getenv(name) != nullptr) return false;
   }
-  return true;
+  return std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr;
 }
 
 }  // namespace
+
+bool first_rank_by_launcher() {
+  for (const char* name : kLauncherRankVariables) {
+    const char* value = std::getenv(name);
+    if (value != nullptr) return std::string(value) == "0";
+  }
+  return true;
+}
 
 MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
   // Open MPI 4.1's osc/rdma component, which it picks for windows among a node's ranks,

@@ -9,6 +9,10 @@
 
 namespace zbfs {
 
+// Before MPI_Init: whether this process is its job's rank 0 as the launcher's variables
+// say (mpirun's, MPICH Hydra's, PMIx's, Slurm's); a process no launcher started is.
+bool first_rank_by_launcher();
+
 class MpiEnvironment {
  public:
   MpiEnvironment(int& argc, char**& argv);
