@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "zbfs/backend/cuda/device_bfs.hpp"
@@ -143,10 +142,15 @@ void validate_kernels(const RunConfig& c) {
     throw_usage_error("--write-distances writes an SSSP tree's distances: add --kernels sssp");
   }
   // Levels and parents are a BFS tree's: under --kernels sssp alone they were never written.
-  for (const auto& [flag, path] :
-       {std::pair{"--write-levels", &c.write_levels}, {"--write-parents", &c.write_parents}}) {
-    if (!path->empty() && !c.kernels.bfs) {
-      throw_usage_error(std::string(flag) + " writes a BFS tree's " + (path == &c.write_levels ? "levels" : "parents") +
+  struct TreeFile {
+    const char* flag;
+    const std::string& path;
+    const char* what;
+  };
+  for (const TreeFile& f : {TreeFile{"--write-levels", c.write_levels, "levels"},
+                            TreeFile{"--write-parents", c.write_parents, "parents"}}) {
+    if (!f.path.empty() && !c.kernels.bfs) {
+      throw_usage_error(std::string(f.flag) + " writes a BFS tree's " + f.what +
                         ": --kernels sssp runs no BFS (use --kernels bfs,sssp)");
     }
   }
