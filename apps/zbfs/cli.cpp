@@ -19,6 +19,7 @@
 #include "zbfs/driver/run_files.hpp"
 #include "zbfs/driver/run_report.hpp"
 #include "zbfs/driver/runner.hpp"
+#include "zbfs/driver/work_costs_file.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/input/graph_reader.hpp"
 #include "zbfs/mpi/communicator.hpp"
@@ -58,6 +59,7 @@ struct TextOptions {
   std::string kernels = "bfs";
   std::string weights;
   bool relabel = false;
+  std::string work_costs;
 };
 
 // The graph generator's flags (run and generate).
@@ -122,7 +124,7 @@ void add_network_options(CLI::App& app, TextOptions& text, const std::string& de
 bool asks_for_exchanges(const CLI::App& run) {
   for (const char* name : {"--grid", "--transport", "--overlap", "--batch-bytes", "--column-gather", "--codec",
                            "--codec-trial", "--route", "--route-dims", "--no-dedup", "--time-waits", "--dump-frontiers",
-                           "--fail-on-rank", "--device-exchange", "--gpus-per-node"}) {
+                           "--work-costs", "--fail-on-rank", "--device-exchange", "--gpus-per-node"}) {
     if (run.count(name) > 0) return true;
   }
   return false;
@@ -302,6 +304,9 @@ void add_exchange_options(CLI::App& run, RunConfig& config, TextOptions& text) {
   run.add_option("--dump-frontiers", config.dump_frontiers,
                  "write the messages of the first search (before encoding) to DIR/rank-R.zbfsdump, for "
                  "bench/codec_bench");
+  run.add_option("--work-costs", text.work_costs,
+                 "simulated-cluster build: charge each rank's counted work to its simulated clock at the per-unit "
+                 "costs in FILE (zbfs-lab calibrate writes it; zbfs-lab simulate --compute counted passes it)");
 }
 
 void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
@@ -383,6 +388,10 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
     if (!config.grid) throw_usage_error("--grid must look like RxC with positive R and C, got '" + text.grid + "'");
   }
   config.network = network_choice_of(text);
+  if (!text.work_costs.empty()) {
+    config.work_costs = read_work_costs(text.work_costs);
+    config.work_costs_path = text.work_costs;
+  }
   validate_config(config, ranks);
   check_run_files(config, world);  // fail now rather than after a long run
   const RunResult result = config.shared_memory ? run_shared_benchmark(config) : run_distributed_benchmark(config);

@@ -7,7 +7,7 @@ import argparse
 import signal
 import sys
 
-from zbfs_lab import __version__, files, platforms, report, results, simulate, sweep
+from zbfs_lab import __version__, calibrate, files, platforms, report, results, simulate, sweep
 from zbfs_lab.experiment import ExperimentError, check_flags, load
 
 
@@ -45,7 +45,24 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--log", metavar="FILE",
                    help="write the run's progress there as it comes, each line after its wall seconds ('-': the "
                         "error stream)")
+    m.add_argument("--compute", choices=simulate.COMPUTE_MODES, default="measured",
+                   help="how a rank's computation takes simulated time: measured (timed on this machine while it "
+                        "simulates), counted (priced from zbfs's counted work at --work-costs' per-unit costs) or "
+                        "none (not at all: communication alone)")
+    m.add_argument("--work-costs", metavar="FILE", help="with --compute counted: the costs zbfs-lab calibrate wrote")
     m.add_argument("zbfs_args", nargs=argparse.REMAINDER, help="-- then the zbfs run arguments")
+    c = sub.add_parser("calibrate", help="per-unit costs of zbfs's counted work on this host (for simulate "
+                                         "--compute counted)",
+                       description=calibrate.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("-o", "--output", required=True, help="where the costs go (JSON)")
+    c.add_argument("--binary", default="build/bin/zbfs", help="the zbfs binary (the normal build, not SMPI's)")
+    c.add_argument("--mpirun", default="mpirun")
+    c.add_argument("--ranks", default="1,2", help="rank counts to run, each at most this host's cores (default 1,2)")
+    c.add_argument("--vertices-per-rank", default="10,12,14", metavar="LOG2S",
+                   help="log2 of the vertices a rank holds, one run each (default 10,12,14)")
+    c.add_argument("--partitions", default="1d,2d")
+    c.add_argument("--roots", type=int, default=8, help="search keys a run")
+    c.add_argument("zbfs_args", nargs=argparse.REMAINDER, help="-- then zbfs run arguments every run adds")
     r = sub.add_parser("report", help="figures, tables and index.html from a sweep's results")
     r.add_argument("results", help="a sweep's output folder")
     r.add_argument("-o", "--output", required=True, help="where the report goes")
@@ -55,11 +72,14 @@ def main(argv: list[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "calibrate":
+            return _calibrate(args)
         data = report.write(results.load(args.results), args.output)
         print(f"zbfs-lab: report of {len(data['tables']['summary']['rows'])} point(s) in {args.output}/index.html "
               f"({len(data['figures'])} figures)")
         return 0
-    except (ExperimentError, results.ResultsError, platforms.PlatformError, simulate.SimulationError) as e:
+    except (ExperimentError, results.ResultsError, platforms.PlatformError, simulate.SimulationError,
+            calibrate.CalibrationError) as e:
         print(f"zbfs-lab {args.command}: error: {e}", file=sys.stderr)
         return 2
     except files.WriteError as e:
@@ -86,8 +106,13 @@ def _simulate(args) -> int:
         raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
     platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth,
                               cores=args.ranks_per_host)
+    if args.compute == "counted" and not args.work_costs:
+        raise simulate.SimulationError("--compute counted prices counted work: give --work-costs FILE "
+                                       "(zbfs-lab calibrate -o FILE writes one)")
+    if args.work_costs and args.compute != "counted":
+        raise simulate.SimulationError("--work-costs needs --compute counted")
     simulation = simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun,
-                                     args.privatize)
+                                     args.privatize, args.compute, args.work_costs)
     if args.log is None or args.log == "-":
         data = simulate.run(simulation, zbfs_args, args.json, args.timeout, sys.stderr if args.log else None)
     else:
@@ -102,6 +127,35 @@ def _simulate(args) -> int:
     print(f"zbfs-lab: simulated {args.ranks} ranks on {hosts} {args.topology} hosts ({args.links}) in "
           f"{data['simulated']['wall_s']:.1f} s; TEPS harmonic mean {teps:.4g}; record in {args.json}"
           if teps else f"zbfs-lab: simulated run recorded in {args.json}")
+    return 0
+
+
+def _integers(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise calibrate.CalibrationError(f"{flag} must be integers separated by commas, got {text!r}") from None
+    if not values or any(v < 1 for v in values):
+        raise calibrate.CalibrationError(f"{flag} must be positive integers separated by commas, got {text!r}")
+    return values
+
+
+def _calibrate(args) -> int:
+    extra = args.zbfs_args[1:] if args.zbfs_args[:1] == ["--"] else args.zbfs_args
+    partitions = [p for p in args.partitions.split(",") if p]
+    if not partitions or any(p not in ("1d", "2d", "hybrid") for p in partitions):
+        raise calibrate.CalibrationError(f"--partitions must be 1d, 2d or hybrid, separated by commas, got "
+                                         f"{args.partitions!r}")
+    if args.roots < 1:
+        raise calibrate.CalibrationError("--roots must be at least 1")
+    calibration = calibrate.Calibration(args.binary, args.mpirun, _integers(args.ranks, "--ranks"),
+                                        _integers(args.vertices_per_rank, "--vertices-per-rank"), partitions,
+                                        args.roots, extra)
+    result = calibrate.run(calibration, args.output, sys.stderr)
+    fit = result["fit"]
+    print(f"zbfs-lab: costs of counted work from {fit['samples']} samples (R^2 {fit['r2']:.3f}, total compute "
+          f"{fit['priced_compute_s'] * 1e3:.3f} ms priced against {fit['measured_compute_s'] * 1e3:.3f} ms measured) "
+          f"in {args.output}")
     return 0
 
 

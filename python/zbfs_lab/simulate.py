@@ -71,6 +71,15 @@ class Simulation:
     # instead of 860 and started in a fraction of the time (1,024 copies of the 5 MB
     # program took 7 minutes to load). True: one copy a rank, for a program that needs it.
     privatize: bool = False
+    # How a rank's computation takes simulated time (COMPUTE_MODES), and for "counted" the
+    # per-unit costs of counted work (zbfs-lab calibrate's file).
+    compute: str = "measured"
+    work_costs: str | None = None
+
+    def settings(self) -> list[str]:
+        """SMPI's settings for this simulation."""
+        extra = [] if self.compute == "measured" else ["smpi/simulate-computation:no"]
+        return list(SMPI_CONFIG) + extra
 
     def command(self, folder: Path, zbfs_args: list[str], record: Path) -> list[str]:
         xml = folder / "platform.xml"
@@ -80,9 +89,11 @@ class Simulation:
         cmd = [self.smpirun, "-np", str(self.ranks), "-platform", str(xml), "-hostfile", str(hosts)]
         if not self.privatize:
             cmd.append("-no-privatize")
-        for setting in SMPI_CONFIG:
+        for setting in self.settings():
             cmd.append(f"--cfg={setting}")
         args = list(zbfs_args)
+        if self.compute == "counted":
+            args += ["--work-costs", str(Path(self.work_costs).resolve())]
         if not any(a == "--network" or a.startswith("--network=") for a in args) and \
                 self.platform.preset in ZBFS_NETWORKS:
             args += ["--network", self.platform.preset, "--ranks-per-node", str(self.ranks_per_host)]
@@ -92,6 +103,13 @@ class Simulation:
                          "--network-bandwidth", f"{self.platform.bandwidth_bytes_per_s / 1e9:.9g}GB/s"]
         return cmd + [self.binary, "run", *args, "--json", str(record)]
 
+
+# measured: a rank's computation takes the time this machine takes to run it while it
+# simulates (SMPI's default: every rank's data in one process, so its caches are cold at
+# hundreds of ranks); counted: SMPI times nothing, and zbfs charges each rank's counted
+# work at calibrated per-unit costs (zbfs run --work-costs); none: computation takes no
+# simulated time at all, the communication's floor.
+COMPUTE_MODES = ("measured", "counted", "none")
 
 # The link presets zbfs's own model knows by the same name (zbfs run --network).
 ZBFS_NETWORKS = {"1gbe", "10gbe", "ib-qdr", "ib-hdr", "tofu-d"}
@@ -150,6 +168,19 @@ def _end_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
+def _costs_of(path: str | None) -> dict | None:
+    """The per-unit costs a counted simulation ran at, as its record keeps them."""
+    if path is None:
+        return None
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise SimulationError(f"cannot read the work costs {path}: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("seconds_per_unit"), dict):
+        raise SimulationError(f"{path} has no \"seconds_per_unit\" object (zbfs-lab calibrate writes one)")
+    return {"file": str(path), "seconds_per_unit": data["seconds_per_unit"], "host": data.get("host")}
+
+
 def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeout_s: float | None = None,
         log: TextIO | None = None) -> dict:
     """Runs it and writes the completed record to `output`; returns the record. `log`:
@@ -161,6 +192,7 @@ def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeou
         raise SimulationError(f"{simulation.binary} not found: build the SMPI zbfs with `make smpi`")
     if any(a == "--json" or a.startswith("--json=") for a in zbfs_args):
         raise SimulationError("give the record's name with -o/--json of zbfs-lab simulate, not in the zbfs arguments")
+    costs = _costs_of(simulation.work_costs)
     with tempfile.TemporaryDirectory(prefix="zbfs-sim-") as tmp:
         folder = Path(tmp)
         record = folder / "run.json"
@@ -180,7 +212,9 @@ def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeou
     simulated.update({
         "platform": simulation.platform.describe(),
         "ranks_per_host": simulation.ranks_per_host,
-        "smpi_config": list(SMPI_CONFIG) + ([] if simulation.privatize else ["smpi/privatization:no"]),
+        "smpi_config": simulation.settings() + ([] if simulation.privatize else ["smpi/privatization:no"]),
+        "compute": simulation.compute,
+        "work_costs": costs,
         "wall_s": wall_s,
     })
     data["simulated"] = simulated

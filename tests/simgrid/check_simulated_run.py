@@ -25,14 +25,72 @@ def searches(record):
     return [(s["root"], s["traversed_edges"]) for s in record["searches"]]
 
 
-def simulate(args, run_args, record):
+def simulate(args, run_args, record, compute=()):
     done = subprocess.run([args.python, "-m", "zbfs_lab", "simulate", "-np", "16", "--topology", "fattree",
-                           "--links", "10gbe", "--binary", args.smpi_binary, "--timeout", "600",
+                           "--links", "10gbe", "--binary", args.smpi_binary, "--timeout", "600", *compute,
                            "-o", record, "--", *run_args],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
         fail(f"zbfs-lab simulate {' '.join(run_args)} exited {done.returncode}: {done.stderr.strip()[-800:]}")
     print(done.stdout.strip())
+
+
+# Prices for the counted-compute check: round figures of the order zbfs-lab calibrate
+# finds on a 2-core EPYC (seconds a unit).
+TEST_COSTS = {"steps": 1e-6, "lists": 2e-8, "list_entries": 5e-9, "hub_checks": 3e-9, "bitmap_words": 1e-8,
+              "claimed": 3e-9, "queued": 1e-8, "arrivals": 2e-8, "exchanged_bytes": 2e-9, "codec_bytes": 1e-9,
+              "routed_bytes": 4e-9}
+
+
+def work_totals(record):
+    """Every search's counted work and traffic, phase by phase, summed over ranks."""
+    out = []
+    for search in record["searches"]:
+        phases = {}
+        for phase, p in search["phases"].items():
+            if phase == "validation":
+                continue
+            phases[phase] = ({k: v["sum"] for k, v in p.get("work", {}).items() if k != "steps"},
+                             p["messages"]["sum"], p["wire_bytes"]["sum"])
+        out.append((search["root"], phases))
+    return out
+
+
+def check_counted_compute(counted, none, real):
+    """--compute counted: a search's counts and traffic are the real run's; each step's
+    local work took exactly its priced time on the simulated clock, and communication
+    alone (--compute none) is faster still."""
+    if work_totals(counted) != work_totals(real):
+        for (root, a), (_, b) in zip(work_totals(counted), work_totals(real)):
+            for phase in sorted(set(a) | set(b)):
+                if a.get(phase) != b.get(phase):
+                    fail(f"key {root} {phase}: counted simulation {a.get(phase)}, real run {b.get(phase)}")
+        fail("the counted simulation's work differs from the real run's")
+    if (counted["simulated"] or {}).get("compute") != "counted":
+        fail(f"the counted record does not say so: {counted['simulated'].get('compute')}")
+    priced = charged = 0.0
+    for search in counted["searches"]:
+        for step in search["steps"]:
+            local = step["work"].get("local_expansion")
+            if not local:
+                continue
+            price = sum(w["mean"] * TEST_COSTS[k] for k, w in local["work"].items())
+            # SimGrid's clock keeps each charge to about a nanosecond.
+            if abs(local["time_s"]["mean"] - price) > 2e-8 + 1e-3 * price:
+                fail(f"a step's local work was priced {price} s and took {local['time_s']['mean']} s simulated")
+            priced += price
+            charged += local["time_s"]["mean"]
+    if priced <= 0:
+        fail("the counted simulation charged no local work")
+    mean = lambda r: sum(s["time_s"] for s in r["searches"]) / len(r["searches"])  # noqa: E731
+    if not mean(none) < mean(counted):
+        fail(f"communication alone ({mean(none)} s a search) is not faster than with counted compute "
+             f"({mean(counted)} s)")
+    local_none = max(s["phases"].get("local_expansion", {}).get("time_s", {}).get("max", 0.0) for s in none["searches"])
+    if local_none > 1e-9:
+        fail(f"--compute none charged {local_none} s of local expansion")
+    print(f"ok: counted compute: the real run's work and traffic, {charged * 1e3:.3f} ms of local steps charged as "
+          f"priced; a search {mean(counted) * 1e3:.3f} ms counted, {mean(none) * 1e3:.3f} ms communication alone")
 
 
 def check_what_smpi_carries(args):
@@ -91,6 +149,22 @@ def main():
                               capture_output=True, text=True, stdin=subprocess.DEVNULL)
         if done.returncode != 0:
             fail(f"the real 16-rank run exited {done.returncode}: {done.stderr.strip()[-800:]}")
+        # Counted compute over grid2, against the real run of the same arguments.
+        costs = os.path.join(tmp, "costs.json")
+        with open(costs, "w") as f:
+            json.dump({"zbfs_work_costs": 1, "seconds_per_unit": TEST_COSTS}, f)
+        counted_args = ["--scale", "10", "--roots", "4", "--partition", "2d", "--grid", "4x4", "--route", "grid2", "--no-validate",
+                        "--threads", "1", "--quiet"]
+        counted_json, none_json, real_counted_json = (os.path.join(tmp, n) for n in ("c.json", "n.json", "rc.json"))
+        simulate(args, counted_args, counted_json, ["--compute", "counted", "--work-costs", costs])
+        simulate(args, counted_args, none_json, ["--compute", "none"])
+        done = subprocess.run([args.mpiexec, *flags, "-np", "16", args.binary, "run", *counted_args, "--network",
+                               "10gbe", "--json", real_counted_json],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            fail(f"the real 16-rank grid2 run exited {done.returncode}: {done.stderr.strip()[-800:]}")
+        with open(counted_json) as f, open(none_json) as g, open(real_counted_json) as h:
+            check_counted_compute(json.load(f), json.load(g), json.load(h))
         with open(simulated_json) as f:
             simulated = json.load(f)
         with open(routed_json) as f:

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "zbfs/metrics/level_work.hpp"
+
 namespace zbfs {
 
 // kAttach: forest pruning's last step (graph/peeled_forest.hpp), which hangs the peeled
@@ -40,6 +42,9 @@ struct BfsStats {
   // A pruned search's deepest level (its steps do not say: the attach step spans levels,
   // and a peeled root's search starts at the level of the core vertex it hangs from).
   std::optional<std::uint64_t> depth;
+  // The distributed search's levels on this rank, one a step (metrics/level_work.hpp);
+  // empty where a search does not count its work.
+  std::vector<LevelWork> level_work;
 
   // Levels of the BFS tree, the root's level included.
   [[nodiscard]] std::uint64_t levels() const {

@@ -28,6 +28,12 @@ struct HubChecks {
   std::uint64_t found = 0;  // found by their hubs
   std::uint64_t scans = 0;  // lists to scan
 };
+// A bottom-up step's counted work (metrics/work_counts.hpp), summed over its words.
+struct ScanWork {
+  std::uint64_t hub_checks = 0;
+  std::uint64_t lists = 0;
+  std::uint64_t entries = 0;
+};
 template <class V, class Rows, class OnFound>
 inline HubChecks check_hubs(std::uint64_t unvisited, std::uint64_t first, const Rows& rows, const V* hubs,
                             const std::uint64_t* frontier, OnFound on_found) {
@@ -47,11 +53,12 @@ inline HubChecks check_hubs(std::uint64_t unvisited, std::uint64_t first, const 
 }
 template <class V, class Rows, class OnFound>
 inline std::uint64_t scan_lists(std::uint64_t scans, std::uint64_t first, const Rows& rows,
-                                const std::uint64_t* frontier, OnFound on_found) {
+                                const std::uint64_t* frontier, std::uint64_t& entries, OnFound on_found) {
   std::uint64_t found = 0;
   for (; scans != 0; scans &= scans - 1) {
     const int bit = std::countr_zero(scans);
     rows.scan(first + static_cast<std::uint64_t>(bit), [&](V neighbour) {
+      ++entries;
       if (((frontier[neighbour >> 6] >> (neighbour & 63)) & 1) == 0) return false;
       found |= std::uint64_t{1} << bit;
       on_found(bit, neighbour);
@@ -62,9 +69,11 @@ inline std::uint64_t scan_lists(std::uint64_t scans, std::uint64_t first, const 
 }
 template <class V, class Rows, class OnFound>
 inline std::uint64_t scan_unvisited(std::uint64_t unvisited, std::uint64_t first, const Rows& rows, const V* hubs,
-                                    const std::uint64_t* frontier, OnFound on_found) {
+                                    const std::uint64_t* frontier, ScanWork& work, OnFound on_found) {
   const HubChecks checks = check_hubs(unvisited, first, rows, hubs, frontier, on_found);
-  return checks.found | scan_lists<V>(checks.scans, first, rows, frontier, on_found);
+  work.hub_checks += static_cast<std::uint64_t>(std::popcount(unvisited));
+  work.lists += static_cast<std::uint64_t>(std::popcount(checks.scans));
+  return checks.found | scan_lists<V>(checks.scans, first, rows, frontier, work.entries, on_found);
 }
 
 // Discovers the owned vertex at `offset` in this level from the parent `candidate`.
@@ -233,6 +242,7 @@ BfsStats DistributedBfs<V>::search(std::uint64_t root, std::span<std::int64_t> p
       sent_.clear();
     }
     frontier_.clear();
+    metrics_.add_work(WorkKind::kBitmapWords, visited_.num_words() + sent_.num_words() + frontier_.num_words());
     // Threads sharing a step claim vertices and lower their parents (discover()).
     sorted_parents_.prepare(omp_get_max_threads() > 1);
     if (grid_.owns(start.id)) {
@@ -273,6 +283,7 @@ void DistributedBfs<V>::scatter_parents(std::span<std::int64_t> parent, BfsStats
   } else {
     sorted_parents_.move_to(parent, [&](std::uint64_t w) { return visited[w]; });
   }
+  metrics_.add_work(WorkKind::kBitmapWords, visited_.num_words());
   stats.output_time_s = clock.elapsed_s();
 }
 
@@ -317,6 +328,8 @@ std::vector<std::uint64_t> DistributedBfs<V>::frontier_ids() {
       mine.push_back(first_vertex_ + w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
     }
   }
+  metrics_.add_work(WorkKind::kBitmapWords, frontier_.num_words());
+  metrics_.add_work(WorkKind::kQueued, mine.size());
   return mine;
 }
 
@@ -338,14 +351,16 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
   const V* source_original = col_original_;
   std::int64_t* parent = sorted_parents_.data();
   const bool shared = threads > 1;
+  std::uint64_t entries = 0;
   graph.with_rows([&](const auto& rows) {
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 64)
+#pragma omp for schedule(dynamic, 64) reduction(+ : entries)
       for (std::int64_t i = 0; i < count; ++i) {
         const std::uint64_t u = sources[static_cast<std::size_t>(i)];
         const std::uint64_t source_local = layout.source.to_local(u);
+        entries += graph.degree(source_local);
         rows.scan(source_local, [&](V target_local) {
           // Owned targets by one unsigned comparison: a division per edge would cost more
           // than the rest of the loop.
@@ -369,7 +384,12 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
       }
     }
   });
-  return builder.finish();
+  OutgoingIds outgoing = builder.finish();
+  metrics_.add_work(WorkKind::kBitmapWords, next_.num_words());  // cleared at the start
+  metrics_.add_work(WorkKind::kLists, sources.size());
+  metrics_.add_work(WorkKind::kListEntries, entries);
+  metrics_.add_work(WorkKind::kQueued, outgoing.ids.size());
+  return outgoing;
 }
 
 template <class V>
@@ -378,6 +398,7 @@ void DistributedBfs<V>::begin_pipelined(int members) {
   buckets_.resize(static_cast<std::size_t>(omp_get_max_threads()) * bucket_members_);
   for (std::vector<KeyedItem>& bucket : buckets_) bucket.clear();
   next_.clear();
+  metrics_.add_work(WorkKind::kBitmapWords, next_.num_words());
 }
 
 // Lists this long are split at the owned ids before they are expanded.
@@ -395,9 +416,12 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
   const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(batch_items, 64, 4096)
                                     << std::bit_width(static_cast<unsigned>(threads));
   std::size_t end = begin;
-  for (std::uint64_t edges = 0; end < sources.size() && edges < chunk_edges; ++end) {
-    edges += 1 + graph.degree(layout.source.to_local(sources[end]));
+  std::uint64_t entries = 0;
+  for (; end < sources.size() && entries + (end - begin) < chunk_edges; ++end) {
+    entries += graph.degree(layout.source.to_local(sources[end]));
   }
+  metrics_.add_work(WorkKind::kLists, end - begin);
+  metrics_.add_work(WorkKind::kListEntries, entries);
   const std::uint64_t block = block_;
   const std::uint64_t my_first_local = static_cast<std::uint64_t>(layout.fold->rank()) * block;
   const FastDivider by_block = grid_.blocks().by_block();
@@ -474,6 +498,7 @@ std::size_t DistributedBfs<V>::drain(std::size_t member, std::vector<KeyedItem>&
     moved += bucket.size();
     bucket.clear();
   }
+  metrics_.add_work(WorkKind::kQueued, moved);
   return moved;
 }
 
@@ -495,6 +520,7 @@ void DistributedBfs<V>::claim_updates(std::span<const KeyedItem> arrived, std::u
     }
     discover(visited_, next_, offset, parent[offset], static_cast<std::int64_t>(item.value), shared);
   }
+  metrics_.add_work(WorkKind::kArrivals, arrived.size());
   if (foreign) throw Error(ExitCode::kFailure, "update fold: a vertex arrived at a rank that does not own it");
 }
 
@@ -527,9 +553,12 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
   // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
   // becomes global by one addition.
   const std::uint64_t source_base = layout.source.to_global(0);
+  std::uint64_t hub_checks = 0;
+  std::uint64_t lists = 0;
+  std::uint64_t entries = 0;
   // Each thread owns whole words, so no two threads write the same word.
   graph.with_rows([&](const auto& rows) {
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : hub_checks, lists, entries)
     for (std::int64_t w = 0; w < words_per_block; ++w) {
       const auto owned_word = static_cast<std::size_t>(w);
       // A parent's original id: the hub's from a table read in step with the hubs; a
@@ -537,16 +566,19 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
       // prefetched when found and read once the word's lists are done.
       const std::uint64_t first = (my_first_word + owned_word) * 64;
       std::int64_t* word_parents = parent_of + owned_word * 64;
-      const HubChecks checks =
-          check_hubs(~visited[owned_word] & rows_with_edges[owned_word], first, rows, hubs, frontier, [&](int bit, V) {
-            word_parents[bit] =
-                static_cast<std::int64_t>(source_base + hub_original[first + static_cast<std::uint64_t>(bit)]);
-          });
-      std::array<V, 64> found_from;
-      const std::uint64_t listed = scan_lists<V>(checks.scans, first, rows, frontier, [&](int bit, V source_local) {
-        __builtin_prefetch(source_original + source_local);
-        found_from[static_cast<std::size_t>(bit)] = source_local;
+      const std::uint64_t unvisited = ~visited[owned_word] & rows_with_edges[owned_word];
+      const HubChecks checks = check_hubs(unvisited, first, rows, hubs, frontier, [&](int bit, V) {
+        word_parents[bit] =
+            static_cast<std::int64_t>(source_base + hub_original[first + static_cast<std::uint64_t>(bit)]);
       });
+      hub_checks += static_cast<std::uint64_t>(std::popcount(unvisited));
+      lists += static_cast<std::uint64_t>(std::popcount(checks.scans));
+      std::array<V, 64> found_from;
+      const std::uint64_t listed =
+          scan_lists<V>(checks.scans, first, rows, frontier, entries, [&](int bit, V source_local) {
+            __builtin_prefetch(source_original + source_local);
+            found_from[static_cast<std::size_t>(bit)] = source_local;
+          });
       for (std::uint64_t bits = listed; bits != 0; bits &= bits - 1) {
         const auto bit = static_cast<std::size_t>(std::countr_zero(bits));
         word_parents[bit] = static_cast<std::int64_t>(source_base + source_original[found_from[bit]]);
@@ -557,11 +589,16 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
       visited[owned_word] |= found;
     }
   });
+  metrics_.add_work(WorkKind::kBitmapWords, static_cast<std::uint64_t>(words_per_block));
+  metrics_.add_work(WorkKind::kHubChecks, hub_checks);
+  metrics_.add_work(WorkKind::kLists, lists);
+  metrics_.add_work(WorkKind::kListEntries, entries);
 }
 
 template <class V>
 void DistributedBfs<V>::copy_visited(std::span<std::uint64_t> held) {
   std::copy_n(visited_.data(), held.size(), held.data());
+  metrics_.add_work(WorkKind::kBitmapWords, held.size());
 }
 
 template <class V>
@@ -575,24 +612,45 @@ void DistributedBfs<V>::search_piece(const TraversalLayout& layout, std::span<co
   V* sent_parent = sent_parent_.data();
   const PieceGroup target = layout.target;
   const auto words = static_cast<std::int64_t>(piece_visited.size());
+  std::uint64_t hub_checks = 0;
+  std::uint64_t lists = 0;
+  std::uint64_t entries = 0;
+  std::uint64_t queued = 0;
   graph.with_rows([&](const auto& rows) {
 #pragma omp parallel
     {
       const int t = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 64)
+      ScanWork work;
+      std::uint64_t found = 0;
+#pragma omp for schedule(dynamic, 64) nowait
       for (std::int64_t w = 0; w < words; ++w) {
         const auto i = static_cast<std::size_t>(w);
         const std::size_t word = first_word + i;
-        piece_visited[i] |= scan_unvisited(
-            ~piece_visited[i] & rows_with_edges[i], word * 64, rows, hubs, frontier, [&](int bit, V source_local) {
-              const std::uint64_t target_local = word * 64 + static_cast<std::uint64_t>(bit);
-              sent_.set(target_local);
-              sent_parent[target_local] = source_local;
-              builder.bucket(t, member).push_back(target.to_global(target_local));
-            });
+        piece_visited[i] |= scan_unvisited(~piece_visited[i] & rows_with_edges[i], word * 64, rows, hubs, frontier,
+                                           work, [&](int bit, V source_local) {
+                                             const std::uint64_t target_local =
+                                                 word * 64 + static_cast<std::uint64_t>(bit);
+                                             sent_.set(target_local);
+                                             sent_parent[target_local] = source_local;
+                                             builder.bucket(t, member).push_back(target.to_global(target_local));
+                                             ++found;
+                                           });
       }
+#pragma omp atomic
+      hub_checks += work.hub_checks;
+#pragma omp atomic
+      lists += work.lists;
+#pragma omp atomic
+      entries += work.entries;
+#pragma omp atomic
+      queued += found;
     }
   });
+  metrics_.add_work(WorkKind::kBitmapWords, piece_visited.size());
+  metrics_.add_work(WorkKind::kHubChecks, hub_checks);
+  metrics_.add_work(WorkKind::kLists, lists);
+  metrics_.add_work(WorkKind::kListEntries, entries);
+  metrics_.add_work(WorkKind::kQueued, queued);
 }
 
 template <class V>
@@ -600,6 +658,7 @@ void DistributedBfs<V>::claim(const IncomingIds& incoming, const FoldMode& mode)
   std::int64_t* parent = sorted_parents_.data();
   for (int s = 0; s < incoming.num_sources(); ++s) {
     const std::span<const std::uint64_t> ids = incoming.from(s);
+    metrics_.add_work(WorkKind::kArrivals, ids.size());
     const auto count = static_cast<std::int64_t>(ids.size());
     // Forking threads costs more than claiming a few thousand ids.
     const bool parallel = count > 4096;
@@ -644,12 +703,16 @@ LevelCounts DistributedBfs<V>::count_level(bool with_edges) {
     }
   }
   if (pruned_search_) pruning_.level_counted(vertices, tallest);
+  metrics_.add_work(WorkKind::kBitmapWords, frontier_.num_words());
+  metrics_.add_work(WorkKind::kClaimed, vertices);
   return {vertices, edges};
 }
 
 template <class V>
 OutgoingIds DistributedBfs<V>::foreign_claims() {
-  return claims_.finish();
+  OutgoingIds claims = claims_.finish();
+  metrics_.add_work(WorkKind::kQueued, claims.ids.size());
+  return claims;
 }
 
 template <class V>
@@ -669,6 +732,7 @@ void DistributedBfs<V>::reported_parents(std::span<const std::uint64_t> vertices
     }
     parents[k] = sources.to_global(col_original_[sent_parent_[targets.to_local(vertices[k])]]);
   }
+  metrics_.add_work(WorkKind::kArrivals, vertices.size());
   if (foreign) throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
 }
 
@@ -677,6 +741,7 @@ void DistributedBfs<V>::set_parents(std::span<const std::uint64_t> vertices, std
   for (std::size_t k = 0; k < vertices.size(); ++k) {
     sorted_parents_[vertices[k] - first_vertex_] = static_cast<std::int64_t>(parents[k]);
   }
+  metrics_.add_work(WorkKind::kArrivals, vertices.size());
 }
 
 template <class V>

@@ -39,8 +39,17 @@ void StepProtocol::begin_search() {
 }
 
 void StepProtocol::run(DirectionPolicy& policy, LevelCounts level, BfsStats& stats) {
+  // Each step's counters, from a snapshot before it to its end.
+  const auto counted = [&](auto step) {
+    metrics_.begin_level();
+    const PhaseMetrics before = metrics_;
+    const LevelCounts counts = step();
+    stats.level_work.push_back(level_work_between(before, metrics_));
+    return counts;
+  };
   run_levels(
-      policy, level, stats, [&] { return top_down(); }, [&] { return bottom_up(); });
+      policy, level, stats, [&] { return counted([&] { return top_down(); }); },
+      [&] { return counted([&] { return bottom_up(); }); });
   reduce_predecessors();
 }
 
@@ -158,6 +167,7 @@ std::span<const std::uint64_t> StepProtocol::gather_source_frontier(const Traver
   const auto words = static_cast<std::int64_t>(source_open_.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t w = 0; w < words; ++w) open[w] &= ~gathered[w];
+  metrics_.add_work(WorkKind::kBitmapWords, source_open_.size());
   return source_frontier_;
 }
 

@@ -31,6 +31,7 @@
 #include "zbfs/graph/distributed_graph.hpp"
 #include "zbfs/metrics/rank_aggregation.hpp"
 #include "zbfs/mpi/environment.hpp"
+#include "zbfs/mpi/simulated_compute.hpp"
 #include "zbfs/network/network_probe.hpp"
 #include "zbfs/output/bfs_output.hpp"
 #include "zbfs/output/message_recorder.hpp"
@@ -352,6 +353,8 @@ SearchBackend bfs_search_backend(const RunConfig& config, const ProcessGrid& gri
       world.throw_first_error(recorder->publish(), ExitCode::kFailure);
     }
     result.phases = summarize_over_ranks(world, metrics.since(before));
+    result.levels = summarize_levels_over_ranks(world, result.stats.level_work);
+    result.stats.level_work = {};
   };
   return backend;
 }
@@ -514,6 +517,7 @@ RunResult run_distributed_benchmark(const RunConfig& given) {
   result.network = network_model_for(config.network, result.network_probe ? &*result.network_probe : nullptr);
   grid.attach_nodes(nodes);
   metrics.price_links(result.network.intra_node, result.network.inter_node);
+  if (config.work_costs) metrics.charge_work(*config.work_costs, &charge_simulated_compute);
   grid.time_waits(config.time_waits);
   std::shared_ptr<const CodecCostModel> codec_costs;
   if (config.codec.is_auto()) {

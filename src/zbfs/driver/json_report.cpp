@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -26,12 +27,37 @@ nlohmann::json to_json(const SummaryStatistics& s) {
 
 nlohmann::json to_json(const Spread& s) { return {{"min", s.min}, {"max", s.max}, {"sum", s.sum}}; }
 
-// Phases with any time, traffic or device copies, each with min / max / sum over ranks.
+nlohmann::json to_json(const MaxMean& m) { return {{"max", m.max}, {"mean", m.mean}}; }
+
+// A step's phases with anything in them: time, time inside MPI, traffic and counted work,
+// each the largest rank's and the mean over ranks, and each work kind's imbalance.
+nlohmann::json to_json(const LevelSummary& level) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    const LevelPhaseSummary& s = level.phases[p];
+    if (s.empty()) continue;
+    nlohmann::json work = nlohmann::json::object();
+    for (const WorkKind kind : kAllWorkKinds) {
+      const MaxMean& w = s.work[static_cast<std::size_t>(kind)];
+      if (w.max > 0)
+        work[std::string(to_string(kind))] = {{"max", w.max}, {"mean", w.mean}, {"imbalance", w.imbalance()}};
+    }
+    j[std::string(to_string(static_cast<Phase>(p)))] = {
+        {"time_s", to_json(s.time_s)},         {"mpi_time_s", to_json(s.mpi_s)}, {"messages", to_json(s.messages)},
+        {"wire_bytes", to_json(s.wire_bytes)}, {"peers", to_json(s.peers)},      {"work", work}};
+  }
+  return j;
+}
+
+// Phases with any time, traffic, device copies or counted work, each with min / max / sum over ranks.
 nlohmann::json to_json(const PhaseBreakdown& b) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseSummary& p = b.phases[i];
-    if (p.time_s.max == 0 && p.messages.sum == 0 && p.to_device_bytes.sum + p.to_host_bytes.sum == 0) continue;
+    const bool worked = std::any_of(p.work.begin(), p.work.end(), [](const Spread& w) { return w.max > 0; });
+    if (p.time_s.max == 0 && p.messages.sum == 0 && p.to_device_bytes.sum + p.to_host_bytes.sum == 0 && !worked) {
+      continue;
+    }
     j[std::string(to_string(static_cast<Phase>(i)))] = {{"time_s", to_json(p.time_s)},
                                                         {"messages", to_json(p.messages)},
                                                         {"raw_bytes", to_json(p.raw_bytes)},
@@ -54,6 +80,12 @@ nlohmann::json to_json(const PhaseBreakdown& b) {
       if (n > 0) frames[std::string(to_string(codec))] = n;
     }
     j[std::string(to_string(static_cast<Phase>(i)))]["frames"] = frames;
+    nlohmann::json work = nlohmann::json::object();
+    for (const WorkKind kind : kAllWorkKinds) {
+      const Spread& w = p.work[static_cast<std::size_t>(kind)];
+      if (w.max > 0) work[std::string(to_string(kind))] = to_json(w);
+    }
+    j[std::string(to_string(static_cast<Phase>(i)))]["work"] = work;
     // Routed exchanges: items merged away and bytes per hop (empty when none ran).
     nlohmann::json hops = nlohmann::json::array();
     for (std::size_t h = 0; h < p.routed_hops(); ++h) hops.push_back(p.hop_bytes[h]);
@@ -115,11 +147,13 @@ nlohmann::json network_json(const RunResult& r) {
 
 nlohmann::json to_json(const SearchResult& s) {
   nlohmann::json steps = nlohmann::json::array();
-  for (const BfsStep& step : s.stats.steps) {
+  for (std::size_t i = 0; i < s.stats.steps.size(); ++i) {
+    const BfsStep& step = s.stats.steps[i];
     steps.push_back({{"direction", to_string(step.kind)},
                      {"frontier_vertices", step.frontier_vertices},
                      {"discovered_vertices", step.discovered_vertices},
                      {"time_s", step.time_s}});
+    if (i < s.levels.size()) steps.back()["work"] = to_json(s.levels[i]);
   }
   nlohmann::json j = {{"root", s.root},
                       {"time_s", s.time_s},
@@ -324,6 +358,7 @@ nlohmann::json to_json(const RunResult& r) {
                            : nlohmann::json(nullptr)},
         {"dedup", c.route ? nlohmann::json(c.route->dedup) : nlohmann::json(nullptr)},
         {"time_waits", c.time_waits},
+        {"work_costs", c.work_costs ? nlohmann::json(c.work_costs_path) : nlohmann::json(nullptr)},
         {"powercap", c.powercap_root},
         {"graph_source", graph_source_json(c)}}},
       {"graph",

@@ -10,7 +10,7 @@
 
 namespace zbfs {
 
-inline constexpr int kRunSchemaVersion = 10;
+inline constexpr int kRunSchemaVersion = 11;
 
 nlohmann::json to_json(const RunResult& result);
 

@@ -61,6 +61,15 @@ void validate_simulated_config([[maybe_unused]] const RunConfig& c) {
     throw_usage_error("--backend " + std::string(to_string(c.backend)) +
                       ": the simulated-cluster (SMPI) build has the CPU backend only");
   }
+  if (c.work_costs && c.shared_memory) {
+    throw_usage_error("--work-costs prices the distributed search's counted work; use --partition 1d, 2d or hybrid");
+  }
+#else
+  if (c.work_costs) {
+    throw_usage_error(
+        "--work-costs charges counted work to a simulated clock: it needs the simulated-cluster build (make smpi; "
+        "zbfs-lab simulate --compute counted)");
+  }
 #endif
 }
 

@@ -14,6 +14,7 @@
 #include "zbfs/codec/codec_id.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/input/graph_format.hpp"
+#include "zbfs/metrics/work_counts.hpp"
 #include "zbfs/network/network_model.hpp"
 #include "zbfs/output/bfs_output_format.hpp"
 #include "zbfs/topology/grid_shape.hpp"
@@ -148,6 +149,10 @@ struct RunConfig {
   // --time-waits: a timed barrier before every collective separates waiting for late
   // ranks (wait_s) from the collective itself (mpi_s). Costs one barrier per collective.
   bool time_waits = false;
+  // --work-costs (the simulated-cluster build): the counted work's per-unit prices,
+  // charged to the simulated clock (metrics/work_counts.hpp), and the file they came from.
+  std::optional<WorkCosts> work_costs;
+  std::string work_costs_path;
 };
 
 // The most OpenMP threads per rank zbfs starts (--threads, or OMP_NUM_THREADS).

@@ -33,6 +33,9 @@ struct SearchResult {
   bool validated = false;
   double validate_time_s = 0;
   PhaseBreakdown phases;  // the search and its validation, over ranks
+  // A distributed BFS's steps' time, counted work and traffic, over ranks, one a step
+  // (stats.steps' first levels.size()).
+  std::vector<LevelSummary> levels;
 };
 
 struct RunResult {

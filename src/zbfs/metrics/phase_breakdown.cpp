@@ -33,6 +33,7 @@ PhaseBreakdown PhaseBreakdown::of_one_rank(const PhaseMetrics& metrics) {
     for (std::size_t k = 0; k < kCodecCount; ++k) b.phases[i].frames[k] = static_cast<double>(c.frames[k]);
     b.phases[i].merged_items = single(static_cast<double>(c.merged_items));
     for (std::size_t h = 0; h < kMaxRouteHops; ++h) b.phases[i].hop_bytes[h] = static_cast<double>(c.hop_bytes[h]);
+    for (std::size_t k = 0; k < kWorkKindCount; ++k) b.phases[i].work[k] = single(static_cast<double>(c.work[k]));
   }
   b.traffic = records_of(flatten_tallies(metrics));
   return b;

@@ -37,6 +37,7 @@ struct PhaseSummary {
   Spread stream_held_s;                           // the time they held the rank,
   Spread stream_wait_s;                           // of which blocked at their ends,
   Spread overlap_s;                               // and the modelled time hidden under computation
+  std::array<Spread, kWorkKindCount> work{};      // counted work, by kind (metrics/work_counts.hpp)
   // Hops with routed traffic: hop_bytes[0, routed_hops()) (0 when nothing was routed).
   [[nodiscard]] std::size_t routed_hops() const {
     std::size_t n = kMaxRouteHops;

@@ -15,6 +15,7 @@
 #include "zbfs/codec/codec_id.hpp"
 #include "zbfs/core/link_cost.hpp"
 #include "zbfs/core/timer.hpp"
+#include "zbfs/metrics/work_counts.hpp"
 #include "zbfs/mpi/traffic.hpp"
 
 namespace zbfs {
@@ -79,8 +80,11 @@ struct PhaseCounters {
   double stream_held_s = 0;
   double stream_wait_s = 0;  // of the held time, blocked at their ends
   double overlap_s = 0;
+  // Counted work (metrics/work_counts.hpp).
+  WorkCounts work{};
 
   PhaseCounters& operator+=(const PhaseCounters& o) {
+    for (std::size_t k = 0; k < kWorkKindCount; ++k) work[k] += o.work[k];
     stream_model_s += o.stream_model_s;
     stream_held_s += o.stream_held_s;
     stream_wait_s += o.stream_wait_s;
@@ -103,6 +107,7 @@ struct PhaseCounters {
     return *this;
   }
   PhaseCounters& operator-=(const PhaseCounters& o) {
+    for (std::size_t k = 0; k < kWorkKindCount; ++k) work[k] -= o.work[k];
     stream_model_s -= o.stream_model_s;
     stream_held_s -= o.stream_held_s;
     stream_wait_s -= o.stream_wait_s;
@@ -169,10 +174,13 @@ class PhaseMetrics final : public TrafficObserver {
     c.wire_bytes += wire_bytes;
     c.model_s += model_s;
     c.mpi_s += mpi_s;
+    std::uint64_t& peers = level_peers_[index(current_)];
+    peers = std::max(peers, messages);
     TrafficTally& t = tally_[tally_index(current_, role, pattern)];
     ++t.calls;
     t.messages += messages;
     t.bytes += raw_bytes;
+    add_work(WorkKind::kExchangedBytes, raw_bytes);
   }
   // An exchange encoded what it sent: raw_bytes is what the plain exchange would have
   // sent, wire_bytes what the communicator carried (already counted as both by it).
@@ -182,6 +190,7 @@ class PhaseMetrics final : public TrafficObserver {
     c.raw_bytes -= wire_bytes;
     c.encode_s += encode_s;
     c.decode_s += decode_s;
+    add_work(WorkKind::kCodecBytes, raw_bytes);
   }
   // Vertex ids exchanged in the current phase, as ids (see PhaseCounters::id_bytes).
   void add_ids(std::uint64_t ids) { counters_[index(current_)].id_bytes += ids * sizeof(std::uint64_t); }
@@ -189,8 +198,29 @@ class PhaseMetrics final : public TrafficObserver {
   void add_route(std::uint64_t merged_items, std::span<const std::uint64_t> hop_bytes) {
     PhaseCounters& c = counters_[index(current_)];
     c.merged_items += merged_items;
-    for (std::size_t h = 0; h < hop_bytes.size(); ++h) c.hop_bytes[std::min(h, kMaxRouteHops - 1)] += hop_bytes[h];
+    std::uint64_t routed = 0;
+    for (std::size_t h = 0; h < hop_bytes.size(); ++h) {
+      c.hop_bytes[std::min(h, kMaxRouteHops - 1)] += hop_bytes[h];
+      routed += hop_bytes[h];
+    }
+    add_work(WorkKind::kRoutedBytes, routed);
   }
+  // Counted work of the current phase; priced and charged to the simulated clock when
+  // charge_work was called.
+  void add_work(WorkKind kind, std::uint64_t units) {
+    counters_[index(current_)].work[static_cast<std::size_t>(kind)] += units;
+    if (charge_ != nullptr && units != 0) charge_(costs_.price_s(kind, units));
+  }
+  // From now on every count is priced at `costs` and its seconds passed to `charge` (the
+  // simulated build's compute charge: mpi/simulated_compute.hpp).
+  void charge_work(const WorkCosts& costs, void (*charge)(double seconds)) {
+    costs_ = costs;
+    charge_ = charge;
+  }
+  // The most peers one call of each phase sent to since the last begin_level() (a level's
+  // record: metrics/level_work.hpp).
+  void begin_level() { level_peers_.fill(0); }
+  [[nodiscard]] std::uint64_t level_peers(Phase phase) const { return level_peers_[index(phase)]; }
   void add_frame(CodecId codec) { ++counters_[index(current_)].frames[static_cast<std::size_t>(codec)]; }
   void add_time(Phase phase, double seconds) { counters_[index(phase)].time_s += seconds; }
   // Bytes a device backend copied host to device and back, booked in `phase`.
@@ -232,6 +262,9 @@ class PhaseMetrics final : public TrafficObserver {
   std::array<TrafficTally, kTallies> tally_{};
   Phase current_ = Phase::kOther;
   std::optional<std::array<LinkCost, 2>> links_;  // intra-node, inter-node
+  std::array<std::uint64_t, kPhaseCount> level_peers_{};
+  WorkCosts costs_;
+  void (*charge_)(double seconds) = nullptr;
 };
 
 // Makes `phase` current for its lifetime and adds the elapsed time to it.
@@ -239,6 +272,7 @@ class ScopedPhase {
  public:
   ScopedPhase(PhaseMetrics& metrics, Phase phase) : metrics_(metrics), phase_(phase), previous_(metrics.current()) {
     metrics_.set_current(phase);
+    if (phase == Phase::kLocalExpansion) metrics_.add_work(WorkKind::kSteps, 1);
   }
   ~ScopedPhase() {
     metrics_.add_time(phase_, clock_.elapsed_s());

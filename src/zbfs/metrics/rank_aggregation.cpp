@@ -8,7 +8,8 @@
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics) {
-  constexpr std::size_t kFields = 17;
+  constexpr std::size_t kTimed = 17;  // the counters below, then the work kinds
+  constexpr std::size_t kFields = kTimed + kWorkKindCount;
   std::vector<double> values(kPhaseCount * kFields);
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
     const PhaseCounters& c = metrics.all()[i];
@@ -29,6 +30,7 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
     values[i * kFields + 14] = c.stream_held_s;
     values[i * kFields + 15] = c.overlap_s;
     values[i * kFields + 16] = c.stream_wait_s;
+    for (std::size_t k = 0; k < kWorkKindCount; ++k) values[i * kFields + kTimed + k] = static_cast<double>(c.work[k]);
   }
   std::vector<double> min = values;
   std::vector<double> max = values;
@@ -39,14 +41,18 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   world.allreduce(std::span<double>(sum), ReduceOp::kSum);
   PhaseBreakdown b;
   for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    Spread* fields[kFields] = {&b.phases[i].time_s,        &b.phases[i].messages,       &b.phases[i].raw_bytes,
-                               &b.phases[i].wire_bytes,    &b.phases[i].model_s,        &b.phases[i].mpi_s,
-                               &b.phases[i].encode_s,      &b.phases[i].decode_s,       &b.phases[i].id_bytes,
-                               &b.phases[i].wait_s,        &b.phases[i].merged_items,   &b.phases[i].to_device_bytes,
-                               &b.phases[i].to_host_bytes, &b.phases[i].stream_model_s, &b.phases[i].stream_held_s,
-                               &b.phases[i].overlap_s,     &b.phases[i].stream_wait_s};
-    for (std::size_t f = 0; f < kFields; ++f)
+    Spread* fields[kTimed] = {&b.phases[i].time_s,        &b.phases[i].messages,       &b.phases[i].raw_bytes,
+                              &b.phases[i].wire_bytes,    &b.phases[i].model_s,        &b.phases[i].mpi_s,
+                              &b.phases[i].encode_s,      &b.phases[i].decode_s,       &b.phases[i].id_bytes,
+                              &b.phases[i].wait_s,        &b.phases[i].merged_items,   &b.phases[i].to_device_bytes,
+                              &b.phases[i].to_host_bytes, &b.phases[i].stream_model_s, &b.phases[i].stream_held_s,
+                              &b.phases[i].overlap_s,     &b.phases[i].stream_wait_s};
+    for (std::size_t f = 0; f < kTimed; ++f)
       *fields[f] = {min[i * kFields + f], max[i * kFields + f], sum[i * kFields + f]};
+    for (std::size_t k = 0; k < kWorkKindCount; ++k) {
+      const std::size_t f = i * kFields + kTimed + k;
+      b.phases[i].work[k] = {min[f], max[f], sum[f]};
+    }
   }
   // Frames per codec, then bytes per routed hop: sums over ranks.
   constexpr std::size_t kSummed = kCodecCount + kMaxRouteHops;
@@ -66,6 +72,45 @@ PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetric
   world.allreduce(std::span<double>(tallies), ReduceOp::kSum);
   b.traffic = PhaseBreakdown::records_of(tallies);
   return b;
+}
+
+std::vector<LevelSummary> summarize_levels_over_ranks(const Communicator& world, std::span<const LevelWork> levels) {
+  const auto count = static_cast<std::size_t>(world.allreduce(std::uint64_t{levels.size()}, ReduceOp::kMax));
+  // Per level and phase: time, MPI time, messages, bytes, peers, then the work kinds.
+  constexpr std::size_t kFixed = 5;
+  constexpr std::size_t kFields = kFixed + kWorkKindCount;
+  std::vector<double> max(count * kPhaseCount * kFields, 0.0);
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    for (std::size_t p = 0; p < kPhaseCount; ++p) {
+      const LevelPhaseWork& w = levels[l].phases[p];
+      double* f = max.data() + (l * kPhaseCount + p) * kFields;
+      f[0] = w.time_s;
+      f[1] = w.mpi_s;
+      f[2] = static_cast<double>(w.messages);
+      f[3] = static_cast<double>(w.wire_bytes);
+      f[4] = static_cast<double>(w.peers);
+      for (std::size_t k = 0; k < kWorkKindCount; ++k) f[kFixed + k] = static_cast<double>(w.work[k]);
+    }
+  }
+  std::vector<double> sum = max;
+  world.allreduce(std::span<double>(max), ReduceOp::kMax);
+  world.allreduce(std::span<double>(sum), ReduceOp::kSum);
+  const auto ranks = static_cast<double>(world.size());
+  std::vector<LevelSummary> summary(count);
+  for (std::size_t l = 0; l < count; ++l) {
+    for (std::size_t p = 0; p < kPhaseCount; ++p) {
+      const std::size_t at = (l * kPhaseCount + p) * kFields;
+      const auto field = [&](std::size_t f) { return MaxMean{max[at + f], sum[at + f] / ranks}; };
+      LevelPhaseSummary& s = summary[l].phases[p];
+      s.time_s = field(0);
+      s.mpi_s = field(1);
+      s.messages = field(2);
+      s.wire_bytes = field(3);
+      s.peers = field(4);
+      for (std::size_t k = 0; k < kWorkKindCount; ++k) s.work[k] = field(kFixed + k);
+    }
+  }
+  return summary;
 }
 
 }  // namespace zbfs

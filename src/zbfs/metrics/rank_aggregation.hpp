@@ -3,15 +3,23 @@
 // EnergyRecord. Every rank gets the result.
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "zbfs/metrics/energy_meter.hpp"
+#include "zbfs/metrics/level_work.hpp"
 #include "zbfs/metrics/phase_breakdown.hpp"
 #include "zbfs/mpi/communicator.hpp"
 
 namespace zbfs {
 
 PhaseBreakdown summarize_over_ranks(const Communicator& world, const PhaseMetrics& metrics);
+
+// A search's levels, each rank's own, summarised over ranks (the largest rank's and the
+// mean of every counter). A rank with fewer levels than another counts nothing in the
+// levels it lacks.
+std::vector<LevelSummary> summarize_levels_over_ranks(const Communicator& world, std::span<const LevelWork> levels);
 
 // What each rank was to read (`reads_host`: its node's RAPL counters, one rank a node;
 // `reads_device`: its device's board, one rank a device) and what its meter read: a part
