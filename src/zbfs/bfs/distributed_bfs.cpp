@@ -150,6 +150,9 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
     }
   }
   build_hubs(bottom_up);
+  const TraversalLayout top_down = grid.top_down();
+  source_rows_with_edges_ = graph_.for_layout(top_down).with_rows(
+      [&](const auto& rows) { return rows_with_edges(rows, top_down.source.local_size()); });
 }
 
 template <class V>
@@ -351,15 +354,19 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
   const V* source_original = col_original_;
   std::int64_t* parent = sorted_parents_.data();
   const bool shared = threads > 1;
+  const Bitmap& with_edges = source_rows_with_edges_;
+  std::uint64_t lists = 0;
   std::uint64_t entries = 0;
   graph.with_rows([&](const auto& rows) {
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 64) reduction(+ : entries)
+#pragma omp for schedule(dynamic, 64) reduction(+ : lists, entries)
       for (std::int64_t i = 0; i < count; ++i) {
         const std::uint64_t u = sources[static_cast<std::size_t>(i)];
         const std::uint64_t source_local = layout.source.to_local(u);
+        if (!with_edges.test(source_local)) continue;
+        ++lists;
         entries += graph.degree(source_local);
         rows.scan(source_local, [&](V target_local) {
           // Owned targets by one unsigned comparison: a division per edge would cost more
@@ -386,7 +393,7 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
   });
   OutgoingIds outgoing = builder.finish();
   metrics_.add_work(WorkKind::kBitmapWords, next_.num_words());  // cleared at the start
-  metrics_.add_work(WorkKind::kLists, sources.size());
+  metrics_.add_work(WorkKind::kLists, lists);
   metrics_.add_work(WorkKind::kListEntries, entries);
   metrics_.add_work(WorkKind::kQueued, outgoing.ids.size());
   return outgoing;
@@ -416,11 +423,16 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
   const std::uint64_t chunk_edges = std::clamp<std::uint64_t>(batch_items, 64, 4096)
                                     << std::bit_width(static_cast<unsigned>(threads));
   std::size_t end = begin;
+  const Bitmap& with_edges = source_rows_with_edges_;
+  std::uint64_t lists = 0;
   std::uint64_t entries = 0;
   for (; end < sources.size() && entries + (end - begin) < chunk_edges; ++end) {
-    entries += graph.degree(layout.source.to_local(sources[end]));
+    const std::uint64_t source_local = layout.source.to_local(sources[end]);
+    if (!with_edges.test(source_local)) continue;
+    ++lists;
+    entries += graph.degree(source_local);
   }
-  metrics_.add_work(WorkKind::kLists, end - begin);
+  metrics_.add_work(WorkKind::kLists, lists);
   metrics_.add_work(WorkKind::kListEntries, entries);
   const std::uint64_t block = block_;
   const std::uint64_t my_first_local = static_cast<std::uint64_t>(layout.fold->rank()) * block;
@@ -440,6 +452,7 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
 #pragma omp for schedule(dynamic, 16)
       for (std::int64_t i = first; i < last; ++i) {
         const std::uint64_t source_local = layout.source.to_local(sources[static_cast<std::size_t>(i)]);
+        if (!with_edges.test(source_local)) continue;
         const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
         const auto found_here = [&](V target_local) {
           // Perhaps found in this level already, by an update that arrived: the

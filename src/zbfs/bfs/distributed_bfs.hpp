@@ -141,6 +141,11 @@ class DistributedBfs final : private LocalSteps {
   LargeArray<V> hub_;
   LargeArray<V> hub_original_;
   Bitmap target_rows_with_edges_;
+  // Top-down: the source rows with a list here. In 2D a rank's block of a column group's
+  // lists gets hypersparse as P grows (R = sqrt(P) times more sources a rank than owned
+  // vertices, for the same edges), and a bit read in this bitmap, 64 times smaller than
+  // the lists' offsets, skips a list that is empty here.
+  Bitmap source_rows_with_edges_;
   // The current search: whether it is pruned; and what every pruned search does around
   // its core search (the chain walk, the depth, the attach step's collectives).
   bool pruned_search_ = false;

@@ -516,8 +516,10 @@ double search_state_bytes(const RunConfig& c, const RankSizes& s) {
   // gathered bitmaps, their masks and scratch (four bitmaps per group at most).
   // Bottom-up hubs: two ids (sorted and original) and one row bit per target vertex (owned
   // in 1D, the row group in 2D), and, while they are built, a degree byte per source vertex
-  // (all in 1D, a group in 2D).
+  // (all in 1D, a group in 2D); and one row bit per top-down source vertex (owned in 1D,
+  // the column group in 2D).
   const double hubs = (s.one_d ? s.block : s.row_group) * (2 * s.id_bytes + 1.0 / 8) +
+                      (s.one_d ? s.block : s.col_group) / 8.0 +
                       (s.one_d ? s.vertices : std::max(s.row_group, s.col_group));
   const double bfs =
       s.block * (8 + 8 + 4 + 1) + s.row_group * (s.id_bytes + 1) + 4 * (s.row_group + s.col_group) / 8 + hubs;
