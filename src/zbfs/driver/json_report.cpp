@@ -310,6 +310,45 @@ nlohmann::json energy_json(const RunResult& r) {
 
 }  // namespace
 
+// The run's configuration as it ran (the grid, a trial's folds and the route resolved).
+nlohmann::json config_json(const RunResult& r) {
+  const RunConfig& c = r.config;
+  return {{"scale", c.graph.scale},
+          {"edgefactor", c.graph.edgefactor},
+          {"seed", c.graph.seed},
+          {"roots", c.num_roots},
+          {"kernels", to_string(c.kernels)},
+          {"delta", c.delta ? nlohmann::json(*c.delta) : nlohmann::json(nullptr)},
+          {"direction", std::string(to_string(c.bfs.direction))},
+          {"alpha", c.bfs.alpha},
+          {"beta", c.bfs.beta},
+          {"prune", c.prune},
+          {"backend", std::string(to_string(c.backend))},
+          {"device_exchange", std::string(to_string(c.device_exchange))},
+          {"level_loop", std::string(to_string(c.level_loop))},
+          {"validate", c.validate},
+          {"edge_list", std::string(to_string(c.edge_list))},
+          {"adjacency", std::string(to_string(c.adjacency))},
+          {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
+          {"grid", r.grid.to_string()},
+          {"grid_stack", r.grid.stack},
+          {"column_gather", std::string(to_string(c.column_gather))},
+          {"transport", std::string(to_string(c.transport))},
+          {"overlap", folds_pipelined(c, r.codec_trial ? &*r.codec_trial : nullptr)},
+          {"batch_bytes", c.batch_bytes},
+          {"codec", std::string(c.codec.name())},
+          {"codec_trial", c.codec_trial},
+          {"route", c.route ? nlohmann::json(std::string(to_string(c.route->kind))) : nlohmann::json(nullptr)},
+          {"route_dims", c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()
+                             ? nlohmann::json(RoutePlan::describe_dims(c.route->dims))
+                             : nlohmann::json(nullptr)},
+          {"dedup", c.route ? nlohmann::json(c.route->dedup) : nlohmann::json(nullptr)},
+          {"time_waits", c.time_waits},
+          {"work_costs", c.work_costs ? nlohmann::json(c.work_costs_path) : nlohmann::json(nullptr)},
+          {"powercap", c.powercap_root},
+          {"graph_source", graph_source_json(c)}};
+}
+
 nlohmann::json to_json(const RunResult& r) {
   const RunConfig& c = r.config;
   nlohmann::json searches = nlohmann::json::array();
@@ -326,41 +365,7 @@ nlohmann::json to_json(const RunResult& r) {
       {"simulated", simulation_json()},
       {"threads", r.threads},
       {"num_mpi_processes", r.num_processes},
-      {"config",
-       {{"scale", c.graph.scale},
-        {"edgefactor", c.graph.edgefactor},
-        {"seed", c.graph.seed},
-        {"roots", c.num_roots},
-        {"kernels", to_string(c.kernels)},
-        {"delta", c.delta ? nlohmann::json(*c.delta) : nlohmann::json(nullptr)},
-        {"direction", std::string(to_string(c.bfs.direction))},
-        {"alpha", c.bfs.alpha},
-        {"beta", c.bfs.beta},
-        {"prune", c.prune},
-        {"backend", std::string(to_string(c.backend))},
-        {"device_exchange", std::string(to_string(c.device_exchange))},
-        {"level_loop", std::string(to_string(c.level_loop))},
-        {"validate", c.validate},
-        {"edge_list", std::string(to_string(c.edge_list))},
-        {"adjacency", std::string(to_string(c.adjacency))},
-        {"partition", c.shared_memory ? std::string("shared") : std::string(to_string(c.partition))},
-        {"grid", r.grid.to_string()},
-        {"grid_stack", r.grid.stack},
-        {"column_gather", std::string(to_string(c.column_gather))},
-        {"transport", std::string(to_string(c.transport))},
-        {"overlap", folds_pipelined(c, r.codec_trial ? &*r.codec_trial : nullptr)},
-        {"batch_bytes", c.batch_bytes},
-        {"codec", std::string(c.codec.name())},
-        {"codec_trial", c.codec_trial},
-        {"route", c.route ? nlohmann::json(std::string(to_string(c.route->kind))) : nlohmann::json(nullptr)},
-        {"route_dims", c.route && c.route->kind == RouteKind::kGridK && !c.route->dims.empty()
-                           ? nlohmann::json(RoutePlan::describe_dims(c.route->dims))
-                           : nlohmann::json(nullptr)},
-        {"dedup", c.route ? nlohmann::json(c.route->dedup) : nlohmann::json(nullptr)},
-        {"time_waits", c.time_waits},
-        {"work_costs", c.work_costs ? nlohmann::json(c.work_costs_path) : nlohmann::json(nullptr)},
-        {"powercap", c.powercap_root},
-        {"graph_source", graph_source_json(c)}}},
+      {"config", config_json(r)},
       {"graph",
        {{"num_vertices", r.num_vertices},
         {"num_input_edges", r.num_input_edges},
