@@ -177,8 +177,6 @@ class SimulateCommandTest(unittest.TestCase):
             simulate.run(sim, ["--scale", "6"], "/tmp/never.json")
 
 
-if __name__ == "__main__":
-    unittest.main()
 
 
 class SimgridLauncherTest(unittest.TestCase):
@@ -214,3 +212,34 @@ class SimgridLauncherTest(unittest.TestCase):
             self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\n[matrix]\nranks = [4]\ntopology = ["ring"]\n')
         with self.assertRaisesRegex(ExperimentError, "needs launcher.kind"):
             self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\n[matrix]\nranks = [4]\nlink_rate = ["1gbit"]\n')
+
+
+class SimgridComputeTest(unittest.TestCase):
+    """The simulated computation's mode, as a launcher setting or a matrix key (issue 78)."""
+
+    experiment = SimgridLauncherTest.experiment
+
+    def test_compute_modes_reach_simulate(self):
+        from zbfs_lab.sweep import Launch
+        e = self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\nwork_costs = "costs.json"\n'
+                            '[matrix]\nranks = [16]\ncompute = ["counted", "none"]\nscale = [12]\n')
+        self.assertEqual(len(e.points), 2)
+        commands = [Launch(e).command(p, e.zbfs_args(p) + ["--json", "/r/rep-0.json"]) for p in e.points]
+        counted = next(c for c in commands if "counted" in c)
+        self.assertEqual(counted[counted.index("--compute") + 1], "counted")
+        costs = counted[counted.index("--work-costs") + 1]
+        self.assertTrue(Path(costs).is_absolute() and costs.endswith("costs.json"), costs)
+        none = next(c for c in commands if "none" in c)
+        self.assertNotIn("--work-costs", none)
+        self.assertEqual(none[none.index("--") + 1:], ["--scale", "12"])
+
+    def test_counted_needs_costs_and_modes_are_known(self):
+        from zbfs_lab.experiment import ExperimentError
+        with self.assertRaisesRegex(ExperimentError, "needs launcher.work_costs"):
+            self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\ncompute = "counted"\n[matrix]\nranks = [4]\n')
+        with self.assertRaisesRegex(ExperimentError, "compute 'timed'"):
+            self.experiment('name = "w"\n[launcher]\nkind = "simgrid"\n[matrix]\nranks = [4]\ncompute = ["timed"]\n')
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -15,13 +15,14 @@ records go. See experiments/*.toml for examples and docs/lab.md for every key.
     codec = ["none", "bitpack", "auto"]
 
 Every matrix key other than the launcher's own (`ranks`, for netcluster `link_rate`,
-`link_delay`, for simgrid `topology`, `links`, `oversubscription`, `ranks_per_host`) is a
+`link_delay`, for simgrid `topology`, `links`, `oversubscription`, `ranks_per_host`, `compute`) is a
 `zbfs run` flag: `key = value` becomes `--key value` (underscores become
 dashes), `true` becomes `--key` and `false` leaves the flag out.
 """
 from __future__ import annotations
 
 import itertools
+import dataclasses
 import re
 import subprocess
 import tomllib
@@ -31,7 +32,7 @@ from pathlib import Path
 from zbfs_lab import platforms
 
 LAUNCHER_KEYS = {"mpirun": {"ranks"}, "netcluster": {"ranks", "link_rate", "link_delay"},
-                 "simgrid": {"ranks", "topology", "links", "oversubscription", "ranks_per_host"}}
+                 "simgrid": {"ranks", "topology", "links", "oversubscription", "ranks_per_host", "compute"}}
 TOP_KEYS = {"name", "description", "output", "repetitions", "timeout_s", "zbfs", "launcher", "matrix", "codec_bench"}
 
 
@@ -74,6 +75,10 @@ class Launcher:
     topology: str = "fattree"
     links: str = "ib-hdr"
     oversubscription: float = 1.0
+    # simgrid: how simulated computation takes time (zbfs-lab simulate --compute) and, for
+    # "counted", the per-unit costs zbfs-lab calibrate wrote (relative to the file).
+    compute: str = "measured"
+    work_costs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -183,7 +188,7 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
     if kind not in LAUNCHER_KEYS:
         _fail(path, f"launcher.kind must be one of {', '.join(LAUNCHER_KEYS)}, not {kind!r}")
     unknown = set(launcher_table) - {"kind", "mpirun", "netcluster", "hosts", "ranks_per_host", "cluster_name",
-                                     "smpirun", "topology", "links", "oversubscription"}
+                                     "smpirun", "topology", "links", "oversubscription", "compute", "work_costs"}
     if unknown:
         _fail(path, f"[launcher] has unknown key(s) {', '.join(sorted(unknown))}")
     defaults = Launcher()
@@ -201,7 +206,11 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
         links=_expect(path, launcher_table, "links", str, defaults.links, "launcher.links"),
         oversubscription=float(_expect(path, launcher_table, "oversubscription", (int, float),
                                        defaults.oversubscription, "launcher.oversubscription")),
+        compute=_expect(path, launcher_table, "compute", str, defaults.compute, "launcher.compute"),
+        work_costs=_expect(path, launcher_table, "work_costs", (str, type(None)), None, "launcher.work_costs"),
     )
+    if launcher.work_costs is not None and not Path(launcher.work_costs).is_absolute():
+        launcher = dataclasses.replace(launcher, work_costs=str((Path(path).parent / launcher.work_costs).resolve()))
     if launcher.hosts < 1:
         _fail(path, "launcher.hosts must be at least 1")
 
@@ -236,10 +245,14 @@ def load(path: str | Path, output: str | Path | None = None, binary: str | None 
     if kind == "simgrid":
         if "ranks" not in matrix:
             _fail(path, "launcher.kind = \"simgrid\" needs matrix.ranks (the simulated ranks)")
-        for key, known in (("topology", platforms.TOPOLOGIES), ("links", tuple(platforms.LINK_PRESETS))):
+        for key, known in (("topology", platforms.TOPOLOGIES), ("links", tuple(platforms.LINK_PRESETS)),
+                           ("compute", ("measured", "counted", "none"))):
             for v in matrix.get(key, [getattr(launcher, key)]):
                 if v not in known:
                     _fail(path, f"{key} {v!r} is not one of {', '.join(known)}")
+        computes = matrix.get("compute", [launcher.compute])
+        if "counted" in computes and launcher.work_costs is None:
+            _fail(path, "compute \"counted\" needs launcher.work_costs (the file zbfs-lab calibrate writes)")
 
     codec_bench = None
     if "codec_bench" in data:

@@ -187,7 +187,16 @@ class Launch:
                 "--links", str(point.get("links", launcher.links)),
                 "--oversubscription", str(point.get("oversubscription", launcher.oversubscription)),
                 "--ranks-per-host", str(point.get("ranks_per_host", launcher.ranks_per_host or 1)),
-                "--smpirun", launcher.smpirun, "--binary", self.experiment.binary, "-o", record, "--", *rest]
+                "--smpirun", launcher.smpirun, "--binary", self.experiment.binary,
+                *self.compute_args(point), "-o", record, "--", *rest]
+
+    def compute_args(self, point: Point) -> list[str]:
+        """zbfs-lab simulate's --compute (and its costs) for the point."""
+        compute = str(point.get("compute", self.launcher.compute))
+        out = ["--compute", compute]
+        if compute == "counted":
+            out += ["--work-costs", str(self.launcher.work_costs)]
+        return out
 
     def prepare(self, point: Point, timeout_s: float) -> str:
         """Brings up the emulated cluster the point needs (once per link setting); "" or why not."""
