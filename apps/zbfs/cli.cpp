@@ -47,6 +47,7 @@ struct TextOptions {
   bool no_validate = false;
   std::string edge_list = "auto";
   std::string adjacency = "auto";
+  std::string hypersparse = "auto";
   std::string network = "measure";
   std::string network_latency;
   std::string network_bandwidth;
@@ -210,6 +211,12 @@ void add_run_control_options(CLI::App& run, RunConfig& config, TextOptions& text
                  "process: plain when the run fits in memory with it, else compressed; distributed: plain)")
       ->check(CLI::IsMember({"auto", "plain", "compressed"}))
       ->capture_default_str();
+  run.add_option("--hypersparse", text.hypersparse,
+                 "whether an MPI rank keeps its lists' offsets (and bottom-up hubs, reported parents) only for the "
+                 "rows it has lists in: on, off, or auto (each list set where that halves what its rows cost: 2D at "
+                 "many ranks). The searches are the same; SSSP and the device backends keep every row")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   run.add_option("--json", config.json_path, "write a machine-readable record of the run to this file");
   run.add_option("--powercap", config.powercap_root,
                  "where the host's RAPL energy counters are (Linux's powercap tree): the run reports joules per "
@@ -349,6 +356,7 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
   config.validate = !text.no_validate;
   config.edge_list = *parse_edge_list_policy(text.edge_list);
   config.adjacency = *parse_adjacency_choice(text.adjacency);
+  config.hypersparse = *parse_hypersparse_choice(text.hypersparse);
   config.backend = *parse_backend(text.backend);
   config.device_exchange = *parse_device_exchange(text.device_exchange);
   config.level_loop = *parse_level_loop(text.level_loop);

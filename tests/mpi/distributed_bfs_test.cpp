@@ -76,13 +76,16 @@ struct Pipelining {
 };
 
 template <class V>
-std::vector<std::vector<std::int64_t>> check_searches(
-    const Layout& layout, const GraphCase& g, Direction direction, ColumnGather gather, std::size_t num_roots,
-    CodecChoice codec = CodecChoice{CodecId::kNone}, const RouteChoice* route = nullptr, bool edgeless_keys = false,
-    int prune_rounds = 0, std::optional<Pipelining> pipelining = std::nullopt, bool compressed = false) {
+std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, const GraphCase& g, Direction direction,
+                                                      ColumnGather gather, std::size_t num_roots,
+                                                      CodecChoice codec = CodecChoice{CodecId::kNone},
+                                                      const RouteChoice* route = nullptr, bool edgeless_keys = false,
+                                                      int prune_rounds = 0,
+                                                      std::optional<Pipelining> pipelining = std::nullopt,
+                                                      bool compressed = false, bool hypersparse = false) {
   SCOPED_TRACE(describe(layout, g, direction) + " gather " + std::string(to_string(gather)) + " codec " +
                std::string(codec.name()) + " route " + (route != nullptr ? route->describe() : std::string("none")) +
-               " pruned in " + std::to_string(prune_rounds) + " rounds" +
+               " pruned in " + std::to_string(prune_rounds) + " rounds" + (hypersparse ? " hypersparse" : "") +
                (pipelining ? " pipelined in batches of " + std::to_string(pipelining->batch_bytes) + " B, shuffle " +
                                  std::to_string(pipelining->shuffle_seed)
                            : std::string()));
@@ -91,7 +94,10 @@ std::vector<std::vector<std::int64_t>> check_searches(
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
   // Small rounds, so that construction takes several of them.
   const PackedEdgeList slice = testing::my_slice(generator, grid);
-  const DistributedGraph<V> graph(grid, slice, compressed, 1000);
+  DistributedGraph<V> graph_built(grid, slice, compressed, 1000);
+  if (hypersparse) graph_built.make_hypersparse(true);
+  EXPECT_EQ(graph_built.hypersparse(), hypersparse);
+  const DistributedGraph<V>& graph = graph_built;
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
   ExchangeSetup setup{gather, MessageCodec(codec, costs), route != nullptr ? std::optional(*route) : std::nullopt};
   if (pipelining) {
@@ -196,6 +202,32 @@ TEST(DistributedBfs, CompressedListsGiveThePlainTrees) {
         EXPECT_EQ(compressed, plain) << describe(layout, {9, 16, 1}, direction);
       }
     }
+  }
+}
+
+// Hypersparse rows (--hypersparse on: offsets, hubs and reported parents by position)
+// give the trees every row's give, plain or compressed, pipelined or not, pruned.
+TEST(DistributedBfs, HypersparseRowsGiveTheDenseTrees) {
+  const GraphCase g{9, 16, 1};
+  for (const Layout& layout : testing::all_layouts(world_size())) {
+    for (const Direction direction : {Direction::kAuto, Direction::kTopDown, Direction::kBottomUp}) {
+      for (const bool compressed : {false, true}) {
+        const auto dense =
+            check_searches<std::uint32_t>(layout, g, direction, ColumnGather::kAllgatherv, 3,
+                                          CodecChoice{CodecId::kNone}, nullptr, false, 0, std::nullopt, compressed);
+        const auto sparse = check_searches<std::uint32_t>(layout, g, direction, ColumnGather::kAllgatherv, 3,
+                                                          CodecChoice{CodecId::kNone}, nullptr, false, 0, std::nullopt,
+                                                          compressed, true);
+        EXPECT_EQ(sparse, dense) << describe(layout, g, direction) << (compressed ? " compressed" : "");
+      }
+    }
+    const auto pipelined = check_searches<std::uint32_t>(layout, g, Direction::kAuto, ColumnGather::kAllgatherv, 3,
+                                                         CodecChoice{CodecId::kNone}, nullptr, true, 0,
+                                                         std::optional(Pipelining{}), false, true);
+    const auto pruned =
+        check_searches<std::uint32_t>(layout, g, Direction::kAuto, ColumnGather::kAllgatherv, 3,
+                                      CodecChoice{CodecId::kNone}, nullptr, false, 3, std::nullopt, false, true);
+    EXPECT_FALSE(pipelined.empty() || pruned.empty());
   }
 }
 

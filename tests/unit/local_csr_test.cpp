@@ -178,5 +178,101 @@ TEST(LocalCsr, TransposeIsTheCsrOfTheTurnedPairs) {
   EXPECT_EQ(transpose_local_csr(build_local_csr<std::uint64_t>(3, {}, {}), 5).num_entries(), 0U);
 }
 
+// Every row's lists read through a rows view, as (degree, list, first two blocks' ids).
+template <class V, class Rows>
+std::vector<std::vector<std::uint64_t>> read_rows(const Rows& rows, std::uint64_t count) {
+  std::vector<std::vector<std::uint64_t>> got(count);
+  for (std::uint64_t r = 0; r < count; ++r) {
+    got[r].push_back(rows.degree(r));
+    rows.scan(r, [&](V w) {
+      got[r].push_back(w);
+      return false;
+    });
+    got[r].push_back(~std::uint64_t{0});
+    rows.scan_blocks(r, 1, 3, [&](V w) {
+      got[r].push_back(w);
+      return false;
+    });
+  }
+  return got;
+}
+
+// make_hypersparse keeps the rows with a list only, by position, and every row reads the
+// same through degree(), neighbors() and each rows view, plain or compressed, in either
+// order of the two; the rows' bytes shrink to about the rows with lists'.
+TEST(LocalCsr, HypersparseRowsReadTheSame) {
+  std::mt19937_64 random(11);
+  std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> cols;
+  constexpr std::uint32_t kRows = 5000;  // 1 row in 20 has a list, one a long one
+  for (int i = 0; i < 3000; ++i) {
+    rows.push_back(i % 7 == 0 ? 4321 : static_cast<std::uint32_t>(random() % 250) * 20 + 3);
+    cols.push_back(static_cast<std::uint32_t>(random() % 900));
+  }
+  const LocalCsr<std::uint32_t> dense = build_local_csr<std::uint32_t>(kRows, rows, cols);
+  const auto want = dense.with_rows([&](const auto& r) { return read_rows<std::uint32_t>(r, kRows); });
+  for (const int variant : {0, 1, 2}) {
+    LocalCsr<std::uint32_t> csr = build_local_csr<std::uint32_t>(kRows, rows, cols);
+    if (variant == 1) csr.compress();
+    csr.make_hypersparse();
+    if (variant == 2) csr.compress();
+    ASSERT_TRUE(csr.hypersparse());
+    EXPECT_EQ(csr.compressed(), variant != 0);
+    EXPECT_EQ(csr.positions(), dense.rows_with_lists());
+    EXPECT_EQ(csr.rows_with_lists(), dense.rows_with_lists());
+    EXPECT_LE(csr.positions(), 251U);
+    EXPECT_EQ(csr.num_entries(), dense.num_entries());
+    const auto got = csr.with_rows([&](const auto& r) { return read_rows<std::uint32_t>(r, kRows); });
+    ASSERT_EQ(got, want) << "variant " << variant;
+    for (std::uint32_t r = 0; r < kRows; ++r) {
+      ASSERT_EQ(csr.degree(r), dense.degree(r)) << "row " << r;
+      if (variant == 0) {
+        ASSERT_EQ(std::vector<std::uint32_t>(csr.neighbors(r).begin(), csr.neighbors(r).end()),
+                  std::vector<std::uint32_t>(dense.neighbors(r).begin(), dense.neighbors(r).end()));
+      }
+    }
+    // Positions follow the rows' order, and arrays kept by position line up with them.
+    const RowRank rank = csr.row_rank();
+    std::uint64_t position = 0;
+    for (std::uint32_t r = 0; r < kRows; ++r) {
+      if (dense.degree(r) == 0) {
+        ASSERT_FALSE(rank.has(r));
+        continue;
+      }
+      ASSERT_TRUE(rank.has(r));
+      ASSERT_EQ(rank.position(r), position++);
+    }
+    if (variant == 0) {
+      // Offsets by position: 8 bytes a row with a list, plus the index's quarter byte a row.
+      EXPECT_LE(csr.list_bytes(), dense.list_bytes() - 8 * (kRows - 251) + kRows / 2);
+      EXPECT_THROW(static_cast<void>(transpose_local_csr(csr, 900)), Error);
+    }
+  }
+  LocalCsr<std::uint64_t> empty = build_local_csr<std::uint64_t>(0, {}, {});
+  empty.make_hypersparse();
+  EXPECT_EQ(empty.positions(), 0U);
+  LocalCsr<std::uint64_t> no_lists = build_local_csr<std::uint64_t>(70, {}, {});
+  no_lists.make_hypersparse();
+  EXPECT_EQ(no_lists.positions(), 0U);
+  EXPECT_EQ(no_lists.degree(69), 0U);
+}
+
+TEST(RowIndex, PositionsAreRanks) {
+  Bitmap present(200);
+  for (const std::uint64_t id : {0, 5, 63, 64, 65, 130, 199}) present.set(id);
+  const RowIndex index(std::move(present));
+  EXPECT_EQ(index.count(), 7U);
+  const RowRank rank = index.rank();
+  std::uint64_t k = 0;
+  for (const std::uint64_t id : {0, 5, 63, 64, 65, 130, 199}) EXPECT_EQ(rank.position(id), k++) << id;
+  EXPECT_FALSE(rank.has(1));
+  EXPECT_EQ(rank.position(66), 5U);  // an absent id: the next present one's position
+  const RowRank identity;
+  EXPECT_TRUE(identity.has(12345));
+  EXPECT_EQ(identity.position(12345), 12345U);
+  EXPECT_TRUE(sparse_pays(10, 1000, 8));
+  EXPECT_FALSE(sparse_pays(600, 1000, 8));
+}
+
 }  // namespace
 }  // namespace zbfs

@@ -19,7 +19,8 @@ namespace {
 
 // The bottom-up search of one bitmap word, in two halves: for each vertex in `unvisited`
 // (bits of the word starting at local index `first`, each with a neighbour here), its hub
-// (check_hubs: on a Kronecker graph the hub finds most parents without the list), then,
+// (check_hubs: on a Kronecker graph the hub finds most parents without the list; the hubs
+// by the rows' position, graph/adjacency_rows.hpp), then,
 // for those whose hub is not in `frontier`, the first neighbour in the frontier
 // (scan_lists; `rows`: the lists' rows view). Finds are reported as on_found(bit,
 // neighbour), hubs' first. The lists to scan are prefetched while the other hubs are
@@ -41,7 +42,7 @@ inline HubChecks check_hubs(std::uint64_t unvisited, std::uint64_t first, const 
   for (; unvisited != 0; unvisited &= unvisited - 1) {
     const int bit = std::countr_zero(unvisited);
     const std::uint64_t vertex = first + static_cast<std::uint64_t>(bit);
-    if (const V hub = hubs[vertex]; (frontier[hub >> 6] >> (hub & 63)) & 1) {
+    if (const V hub = hubs[rows.position(vertex)]; (frontier[hub >> 6] >> (hub & 63)) & 1) {
       checks.found |= std::uint64_t{1} << bit;
       on_found(bit, hub);
     } else {
@@ -134,7 +135,6 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       frontier_(block_),
       next_(block_),
       sent_(grid.row_group().local_size()),
-      sent_parent_(grid.row_group().local_size()),
       pruning_(grid, graph, forest, exchanger, metrics),
       protocol_(grid, exchanger, metrics, *this),
       sorted_parents_(graph.order().original_offsets()),
@@ -151,6 +151,7 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
   }
   build_hubs(bottom_up);
   const TraversalLayout top_down = grid.top_down();
+  keep_reported_parents(top_down);
   source_rows_with_edges_ = graph_.for_layout(top_down).with_rows(
       [&](const auto& rows) { return rows_with_edges(rows, top_down.source.local_size()); });
 }
@@ -349,6 +350,7 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
   OutgoingBuilder builder(layout.fold->size(), threads);
   const auto count = static_cast<std::int64_t>(sources.size());
   V* sent_parent = sent_parent_.data();
+  const RowRank reported = reported_;
   const bool pairs = mode.update_fold;
   const bool filter_sent = mode.report_once;
   const V* source_original = col_original_;
@@ -382,7 +384,7 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
             bucket.push_back(layout.target.to_global(target_local));
             bucket.push_back(layout.source.to_global(source_original[source_local]));
           } else if (sent_.claim(target_local, shared)) {
-            sent_parent[target_local] = static_cast<V>(source_local);
+            sent_parent[reported.position(target_local)] = static_cast<V>(source_local);
             builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
                 .push_back(layout.target.to_global(target_local));
           }
@@ -466,9 +468,8 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
             buckets_[t * destinations + owner].push_back({target_local - owner * block, parent_global});
           }
         };
-        if constexpr (requires { rows.neighbors; }) {
-          const V* list = rows.neighbors + rows.offsets[source_local];
-          const V* list_end = rows.neighbors + rows.offsets[source_local + 1];
+        if constexpr (requires { rows.list(source_local); }) {
+          const auto [list, list_end] = rows.list(source_local);
           if (by_id && list_end - list >= kSplitListAt) {
             // A list sorted by id holds each owner's together: no branch per edge on whose
             // it is (a miss on half the edges at two ranks).
@@ -581,8 +582,8 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
       std::int64_t* word_parents = parent_of + owned_word * 64;
       const std::uint64_t unvisited = ~visited[owned_word] & rows_with_edges[owned_word];
       const HubChecks checks = check_hubs(unvisited, first, rows, hubs, frontier, [&](int bit, V) {
-        word_parents[bit] =
-            static_cast<std::int64_t>(source_base + hub_original[first + static_cast<std::uint64_t>(bit)]);
+        word_parents[bit] = static_cast<std::int64_t>(
+            source_base + hub_original[rows.position(first + static_cast<std::uint64_t>(bit))]);
       });
       hub_checks += static_cast<std::uint64_t>(std::popcount(unvisited));
       lists += static_cast<std::uint64_t>(std::popcount(checks.scans));
@@ -623,6 +624,7 @@ void DistributedBfs<V>::search_piece(const TraversalLayout& layout, std::span<co
   const V* hubs = hub_.data();
   const std::uint64_t* rows_with_edges = target_rows_with_edges_.data() + first_word;
   V* sent_parent = sent_parent_.data();
+  const RowRank reported = reported_;
   const PieceGroup target = layout.target;
   const auto words = static_cast<std::int64_t>(piece_visited.size());
   std::uint64_t hub_checks = 0;
@@ -644,7 +646,7 @@ void DistributedBfs<V>::search_piece(const TraversalLayout& layout, std::span<co
                                              const std::uint64_t target_local =
                                                  word * 64 + static_cast<std::uint64_t>(bit);
                                              sent_.set(target_local);
-                                             sent_parent[target_local] = source_local;
+                                             sent_parent[reported.position(target_local)] = source_local;
                                              builder.bucket(t, member).push_back(target.to_global(target_local));
                                              ++found;
                                            });
@@ -739,11 +741,11 @@ void DistributedBfs<V>::reported_parents(std::span<const std::uint64_t> vertices
     const auto k = static_cast<std::size_t>(i);
     // Only vertices of this row group were reported from here; another would index past
     // the reported parents.
-    if (!targets.contains(vertices[k])) {
+    if (!targets.contains(vertices[k]) || !reported_.has(targets.to_local(vertices[k]))) {
       foreign = true;
       continue;
     }
-    parents[k] = sources.to_global(col_original_[sent_parent_[targets.to_local(vertices[k])]]);
+    parents[k] = sources.to_global(col_original_[sent_parent_[reported_.position(targets.to_local(vertices[k]))]]);
   }
   metrics_.add_work(WorkKind::kArrivals, vertices.size());
   if (foreign) throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
@@ -772,12 +774,46 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   // A peeled vertex is never in a pruned search's frontier: a hub is a core neighbour.
   hub_ = bottom_up_hubs(graph_, layout, [this](std::size_t v) { return forest_ != nullptr && forest_->peeled(v); });
   // The hubs' original ids, read in step with the hubs where a parent is written.
-  hub_original_ = LargeArray<V>(hub_.size());
+  hub_original_ = LargeArray<V>(hub_.size());  // by position, as the hubs
   const auto targets = static_cast<std::int64_t>(hub_.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < targets; ++v) hub_original_[v] = bottom_up_source_original_[hub_[v]];
   target_rows_with_edges_ = graph_.for_layout(layout).with_rows(
       [&](const auto& rows) { return rows_with_edges(rows, layout.target.local_size()); });
+}
+
+template <class V>
+void DistributedBfs<V>::keep_reported_parents(const TraversalLayout& top_down) {
+  const ScopedPhase phase(metrics_, Phase::kConstruction);
+  const std::uint64_t targets = grid_.row_group().local_size();
+  if (!graph_.may_keep_sparse()) {
+    sent_parent_ = LargeArray<V>(targets);
+    return;
+  }
+  // The row-group vertices this rank can report: its top-down lists' neighbours (in 2D,
+  // the rows of its transposed lists, which bottom-up ring steps report from).
+  Bitmap reported(targets);
+  const LocalCsr<V>& csr = graph_.for_layout(top_down);
+  csr.with_positions([&](const auto& lists) {
+    const auto rows = static_cast<std::int64_t>(csr.positions());
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (std::int64_t k = 0; k < rows; ++k) {
+      lists.scan(static_cast<std::uint64_t>(k), [&](V target) {
+        reported.set_atomic(target);
+        return false;
+      });
+    }
+  });
+  std::uint64_t present = 0;
+  for (std::size_t w = 0; w < reported.num_words(); ++w)
+    present += static_cast<std::uint64_t>(std::popcount(reported.word(w)));
+  if (!graph_.sparse_pays_here(present, targets, sizeof(V))) {
+    sent_parent_ = LargeArray<V>(targets);
+    return;
+  }
+  reported_index_ = RowIndex(std::move(reported));
+  reported_ = reported_index_.rank();
+  sent_parent_ = LargeArray<V>(reported_index_.count());
 }
 
 template class DistributedBfs<std::uint32_t>;

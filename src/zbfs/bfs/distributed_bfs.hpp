@@ -32,6 +32,7 @@
 #include "zbfs/core/bitmap.hpp"
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/graph/distributed_graph.hpp"
+#include "zbfs/graph/row_index.hpp"
 #include "zbfs/metrics/phase_metrics.hpp"
 #include "zbfs/topology/process_grid.hpp"
 #include "zbfs/wire/exchanger.hpp"
@@ -108,6 +109,10 @@ class DistributedBfs final : private LocalSteps {
   void gather_has_edges(const Communicator& comm, Bitmap& has_edges, bool core_only) const;
   // The bottom-up graph's hubs and rows with edges (collective over the expand group).
   void build_hubs(const TraversalLayout& layout);
+  // Sizes the reported parents: by row-group vertex, or only for the vertices this rank's
+  // top-down lists reach, by position (graph/row_index.hpp), where the graph keeps its
+  // rows so (DistributedGraph::sparse_pays_here). Local.
+  void keep_reported_parents(const TraversalLayout& top_down);
 
   const ProcessGrid& grid_;
   const DistributedGraph<V>& graph_;
@@ -129,15 +134,19 @@ class DistributedBfs final : private LocalSteps {
   Bitmap frontier_;            // owned vertices of the current level
   Bitmap next_;                // owned vertices of the next level
   Bitmap sent_;                // row-group vertices this rank has reported to their owner
-  LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with
+  LargeArray<V> sent_parent_;  // the column-group-local parent it reported them with, at
+                               // reported_'s position (the identity, or a RowIndex's)
+  RowIndex reported_index_;
+  RowRank reported_;
   // Bottom-up gathers' mask, when the source group has other members: its vertices with
   // at least one edge, and those not peeled (with a forest).
   Bitmap source_has_edges_;
   Bitmap source_core_;
   // Bottom-up shortcut (graph/hub_neighbors.hpp): each target row's neighbour of highest
   // degree class (the bit width of its global degree), tested before the row's list, its
-  // original id (in the source group), and the rows that have edges here at all (the
-  // others can find no parent on this rank).
+  // original id (in the source group), both by the rows' position (a hypersparse CSR's
+  // rows with a list only), and the rows that have edges here at all (the others can find
+  // no parent on this rank).
   LargeArray<V> hub_;
   LargeArray<V> hub_original_;
   Bitmap target_rows_with_edges_;

@@ -243,6 +243,10 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
         config.kernels.sssp ? std::optional<std::span<const float>>(built.tuple_weights.span()) : std::nullopt,
         config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt, list_builder);
     metrics.add_device_copies(Phase::kConstruction, on_target.copies.to_device, on_target.copies.to_host);
+    // SSSP and the device backends read their lists by row.
+    if (config.hypersparse != HypersparseChoice::kOff && !config.kernels.sssp && config.backend == Backend::kCpu) {
+      built.graph->make_hypersparse(config.hypersparse == HypersparseChoice::kOn);
+    }
   }
   const DistributedGraph<V>& graph = *built.graph;
   result.construction_time_s = slowest(world, clock.elapsed_s());
@@ -250,6 +254,7 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
   // received pairs whichever the lists end as, so plain fits wherever compressed does.
   result.adjacency_compressed = graph.forward().compressed();
   result.adjacency_bytes = world.allreduce(graph.list_bytes(), ReduceOp::kSum);
+  result.hypersparse_ranks = world.allreduce(std::uint64_t{graph.hypersparse() ? 1U : 0U}, ReduceOp::kSum);
   std::optional<InputEdges> regenerated = config.input || config.edge_list != EdgeListPolicy::kRegenerate
                                               ? std::nullopt
                                               : regenerated_graph_slice(config.graph, world.rank(), world.size());

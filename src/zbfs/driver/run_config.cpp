@@ -93,6 +93,10 @@ void validate_graph_and_keys(const RunConfig& c) {
         std::string("--adjacency compressed runs the CPU kernels unpruned (") +
         (c.backend != Backend::kCpu ? "the device backends read plain lists" : "--prune peels plain lists") + ")");
   }
+  if (c.hypersparse == HypersparseChoice::kOn && (c.kernels.sssp || c.backend != Backend::kCpu)) {
+    throw_usage_error(std::string("--hypersparse on: ") + (c.kernels.sssp ? "--kernels sssp" : "the device backends") +
+                      " read their lists by row; leave out --hypersparse");
+  }
   if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(c.graph)) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
                       std::to_string(graph_vertices(c.graph)) + " vertices of the graph");
@@ -313,6 +317,22 @@ const char* to_string(AdjacencyChoice choice) {
     case AdjacencyChoice::kAuto: return "auto";
     case AdjacencyChoice::kPlain: return "plain";
     case AdjacencyChoice::kCompressed: return "compressed";
+  }
+  return "?";
+}
+
+std::optional<HypersparseChoice> parse_hypersparse_choice(std::string_view name) {
+  if (name == "auto") return HypersparseChoice::kAuto;
+  if (name == "on") return HypersparseChoice::kOn;
+  if (name == "off") return HypersparseChoice::kOff;
+  return std::nullopt;
+}
+
+const char* to_string(HypersparseChoice choice) {
+  switch (choice) {
+    case HypersparseChoice::kAuto: return "auto";
+    case HypersparseChoice::kOn: return "on";
+    case HypersparseChoice::kOff: return "off";
   }
   return "?";
 }

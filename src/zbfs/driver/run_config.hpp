@@ -48,6 +48,17 @@ enum class AdjacencyChoice { kAuto, kPlain, kCompressed };
 [[nodiscard]] std::optional<AdjacencyChoice> parse_adjacency_choice(std::string_view name);
 [[nodiscard]] const char* to_string(AdjacencyChoice choice);
 
+// --hypersparse: whether a distributed rank keeps its CSRs' rows with a list only, by
+// position (LocalCsr::make_hypersparse, graph/row_index.hpp), and the bottom-up hubs and
+// reported parents beside them: a 2D block spans sqrt(P) times more rows than the rank owns
+// vertices, most of them empty at thousands of ranks. auto: each rank, each CSR, when that
+// halves what the rows cost; on: always; off: never. SSSP and the device backends read
+// their lists by row (auto: off there).
+enum class HypersparseChoice { kAuto, kOn, kOff };
+
+[[nodiscard]] std::optional<HypersparseChoice> parse_hypersparse_choice(std::string_view name);
+[[nodiscard]] const char* to_string(HypersparseChoice choice);
+
 // --kernels: which of Graph500's ranked kernels run on the graph: BFS (kernel 2, the
 // default, as graph500_reference_bfs), SSSP (kernel 3), or both on the same weighted
 // graph and the same search keys (as graph500_reference_bfs_sssp: every BFS, then every
@@ -109,6 +120,7 @@ struct RunConfig {
   bool validate = true;
   EdgeListPolicy edge_list = EdgeListPolicy::kAuto;
   AdjacencyChoice adjacency = AdjacencyChoice::kAuto;
+  HypersparseChoice hypersparse = HypersparseChoice::kAuto;
   bool force = false;  // run even when the memory estimate exceeds available memory
   bool quiet = false;  // no progress on stderr
   std::string json_path;

@@ -60,6 +60,8 @@ struct RunResult {
   // The one-process graph's lists in bytes (offsets and ids, or starts, degrees and the
   // encoded lists); 0 for a distributed run.
   std::uint64_t adjacency_bytes = 0;
+  // Ranks that keep a CSR's rows with lists only (--hypersparse; 0 on one process).
+  std::uint64_t hypersparse_ranks = 0;
   double generation_time_s = 0;
   double construction_time_s = 0;
   std::vector<SearchResult> searches;       // BFS (--kernels bfs)

@@ -238,6 +238,18 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   }
 }
 
+template <class V>
+void DistributedGraph<V>::make_hypersparse(bool always) {
+  sparse_rows_ = always ? SparseRows::kAlways : SparseRows::kWherePays;
+  for (LocalCsr<V>* csr : {&forward_, &transposed_}) {
+    if (csr->num_rows() == 0 || csr->hypersparse()) continue;
+    // A row's offset, and a compressed row's degree; the bottom-up hubs and their original
+    // ids follow the same choice (bfs/distributed_bfs.hpp).
+    const double row_bytes = 8.0 + (csr->compressed() ? sizeof(V) : 0);
+    if (sparse_pays_here(csr->rows_with_lists(), csr->num_rows(), row_bytes)) csr->make_hypersparse();
+  }
+}
+
 template class DistributedGraph<std::uint32_t>;
 template class DistributedGraph<std::uint64_t>;
 

@@ -48,6 +48,20 @@ class DistributedGraph {
   void order_forward_rows(float light_below, bool heavy_by_neighbour) {
     forward_.order_weighted_rows(light_below, heavy_by_neighbour);
   }
+  // Keeps each CSR's rows with a list only (LocalCsr::make_hypersparse): `always`, or
+  // where that halves what its rows cost (graph/row_index.hpp). Local; the lists a search
+  // reads are the same. Unweighted graphs only.
+  void make_hypersparse(bool always);
+  // Whether an array of `bytes_per_id` over `ids` ids, of which `present` are needed, is
+  // kept by position (graph/row_index.hpp) under the choice make_hypersparse was given:
+  // never without it, always with `always`, else where that halves it.
+  // Whether either CSR keeps its rows with lists only.
+  [[nodiscard]] bool hypersparse() const { return forward_.hypersparse() || transposed_.hypersparse(); }
+  [[nodiscard]] bool may_keep_sparse() const { return sparse_rows_ != SparseRows::kNever; }
+  [[nodiscard]] bool sparse_pays_here(std::uint64_t present, std::uint64_t ids, double bytes_per_id) const {
+    return sparse_rows_ == SparseRows::kAlways ||
+           (sparse_rows_ == SparseRows::kWherePays && sparse_pays(present, ids, bytes_per_id));
+  }
   // The graph a traversal layout reads (ProcessGrid::top_down / bottom_up).
   [[nodiscard]] const LocalCsr<V>& for_layout(const TraversalLayout& layout) const {
     return layout.transposed_graph ? transposed_ : forward_;
@@ -76,12 +90,15 @@ class DistributedGraph {
   LargeArray<std::uint64_t> owned_degree_;
   LargeArray<std::uint64_t> owned_tuple_degree_;
   std::uint64_t global_directed_edges_ = 0;
+  enum class SparseRows { kNever, kWherePays, kAlways };
+  SparseRows sparse_rows_ = SparseRows::kNever;
 };
 
 extern template class DistributedGraph<std::uint32_t>;
 extern template class DistributedGraph<std::uint64_t>;
 
-// The hubs of a bottom-up layout's rows (graph/hub_neighbors.hpp): each target row's
+// The hubs of a bottom-up layout's rows (graph/hub_neighbors.hpp), by position
+// (LocalCsr::row_rank): each target row's
 // neighbour of highest degree class, the classes of the source group gathered along the
 // layout's expand communicator (collective over it, one byte per vertex, for this call
 // only). `excluded(offset)` gives an owned vertex weight 0 (a peeled one, never in a
@@ -93,9 +110,11 @@ LargeArray<V> bottom_up_hubs(const DistributedGraph<V>& graph, const TraversalLa
   for (std::size_t v = 0; v < degree.size(); ++v) mine[v] = excluded(v) ? 0 : degree_class(degree[v]);
   std::vector<std::uint8_t> classes(static_cast<std::size_t>(layout.source.local_size()));
   layout.expand->allgather(std::span<const std::uint8_t>(mine), std::span<std::uint8_t>(classes));
-  return graph.for_layout(layout).with_rows([&](const auto& rows) {
+  // By position: a hypersparse CSR's rows with a list only.
+  const LocalCsr<V>& csr = graph.for_layout(layout);
+  return csr.with_positions([&](const auto& lists) {
     return hub_neighbors<V>(
-        rows, layout.target.local_size(), [&](V w) { return std::uint64_t{classes[w]}; }, V{0});
+        lists, csr.positions(), [&](V w) { return std::uint64_t{classes[w]}; }, V{0});
   });
 }
 

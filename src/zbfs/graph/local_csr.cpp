@@ -39,21 +39,23 @@ template <class V>
 void LocalCsr<V>::compress() {
   if (compressed_) return;
   if (weighted_) throw Error(ExitCode::kFailure, "a weighted CSR keeps plain lists");
-  const auto rows = static_cast<std::int64_t>(num_rows_);
-  LargeArray<std::uint64_t> starts(num_rows_ + 1);
-  LargeArray<V> degrees(num_rows_);
+  // By position: a hypersparse CSR stays so.
+  const std::uint64_t kept = positions();
+  const auto count = static_cast<std::int64_t>(kept);
+  LargeArray<std::uint64_t> starts(kept + 1);
+  LargeArray<V> degrees(kept);
 #pragma omp parallel for schedule(dynamic, 4096)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const auto row = static_cast<std::uint64_t>(r);
-    degrees[row] = static_cast<V>(degree(row));
-    starts[row] = gap_list_bytes<V>(neighbors(row));
+  for (std::int64_t r = 0; r < count; ++r) {
+    const auto k = static_cast<std::uint64_t>(r);
+    degrees[k] = static_cast<V>(degree_at(k));
+    starts[k] = gap_list_bytes<V>(neighbors_at(k));
   }
-  starts[num_rows_] = exclusive_prefix_sum(starts.data(), num_rows_);
-  LargeArray<std::uint8_t> bytes(starts[num_rows_]);
+  starts[kept] = exclusive_prefix_sum(starts.data(), kept);
+  LargeArray<std::uint8_t> bytes(starts[kept]);
 #pragma omp parallel for schedule(dynamic, 4096)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const auto row = static_cast<std::uint64_t>(r);
-    encode_gap_list<V>(neighbors(row), bytes.data() + starts[row]);
+  for (std::int64_t r = 0; r < count; ++r) {
+    const auto k = static_cast<std::uint64_t>(r);
+    encode_gap_list<V>(neighbors_at(k), bytes.data() + starts[k]);
   }
   starts_ = std::move(starts);
   degrees_ = std::move(degrees);
@@ -61,6 +63,62 @@ void LocalCsr<V>::compress() {
   offsets_ = {};
   neighbors_ = {};
   compressed_ = true;
+}
+
+template <class V>
+std::uint64_t LocalCsr<V>::rows_with_lists() const {
+  if (hypersparse_) return index_.count();
+  std::uint64_t count = 0;
+  const auto rows = static_cast<std::int64_t>(num_rows_);
+#pragma omp parallel for schedule(static) reduction(+ : count)
+  for (std::int64_t r = 0; r < rows; ++r) count += degree_at(static_cast<std::uint64_t>(r)) != 0 ? 1 : 0;
+  return count;
+}
+
+template <class V>
+void LocalCsr<V>::make_hypersparse() {
+  if (hypersparse_) return;
+  if (weighted_) throw Error(ExitCode::kFailure, "a weighted CSR keeps a row's offsets by row");
+  Bitmap present(num_rows_);
+  const auto words = static_cast<std::int64_t>(present.num_words());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) {
+    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
+    std::uint64_t bits = 0;
+    for (std::uint64_t r = first; r < std::min(num_rows_, first + 64); ++r) {
+      if (degree_at(r) != 0) bits |= std::uint64_t{1} << (r - first);
+    }
+    present.word(static_cast<std::size_t>(w)) = bits;
+  }
+  RowIndex index(std::move(present));
+  const std::uint64_t kept = index.count();
+  const RowRank rank = index.rank();
+  const auto rows = static_cast<std::int64_t>(num_rows_);
+  // Row r's start (offset, or encoded list's start) moves to its position; the end stays.
+  const auto keep_by_position = [&](LargeArray<std::uint64_t>& starts) {
+    LargeArray<std::uint64_t> kept_starts(kept + 1);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto row = static_cast<std::uint64_t>(r);
+      if (rank.has(row)) kept_starts[rank.position(row)] = starts[row];
+    }
+    kept_starts[kept] = starts.size() > num_rows_ ? starts[num_rows_] : 0;
+    starts = std::move(kept_starts);
+  };
+  if (compressed_) {
+    LargeArray<V> degrees(kept);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto row = static_cast<std::uint64_t>(r);
+      if (rank.has(row)) degrees[rank.position(row)] = degrees_[row];
+    }
+    degrees_ = std::move(degrees);
+    keep_by_position(starts_);
+  } else {
+    keep_by_position(offsets_);
+  }
+  index_ = std::move(index);
+  hypersparse_ = true;
 }
 
 template <class V>
@@ -298,6 +356,7 @@ LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::sp
 
 template <class V>
 LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols) {
+  if (csr.hypersparse()) throw Error(ExitCode::kFailure, "transpose_local_csr: the rows are kept by position");
   const std::uint64_t* row_offsets = csr.offsets();
   const V* entries = csr.neighbor_data();
   const auto m = static_cast<std::int64_t>(csr.num_entries());

@@ -4,7 +4,8 @@
 // build_local_csr sorts a list of directed (row, neighbour) pairs into one, and
 // transpose_local_csr turns one around; OpenMP parallel, not collective. compress() turns
 // the lists into byte-coded gaps in blocks (graph/gap_list.hpp, --adjacency compressed);
-// searches read either through with_rows() (graph/adjacency_rows.hpp). A CSR built with
+// searches read either through with_rows() (graph/adjacency_rows.hpp). make_hypersparse()
+// keeps the rows with a list only (doubly compressed rows, graph/row_index.hpp). A CSR built with
 // build_weighted_local_csr also holds a float weight beside each entry (SSSP): the
 // lightest of the input tuples that gave the entry; its lists are ordered by weight
 // instead (then by neighbour), still free of duplicates, until order_weighted_rows puts
@@ -19,6 +20,7 @@
 
 #include "zbfs/core/large_array.hpp"
 #include "zbfs/graph/adjacency_rows.hpp"
+#include "zbfs/graph/row_index.hpp"
 
 namespace zbfs {
 
@@ -41,43 +43,85 @@ class LocalCsr {
   [[nodiscard]] std::uint64_t num_rows() const { return num_rows_; }
   [[nodiscard]] std::uint64_t num_entries() const { return num_entries_; }
   [[nodiscard]] bool compressed() const { return compressed_; }
+  // Hypersparse (make_hypersparse()): only the rows with a list are kept, by position
+  // (row_rank()); offsets(), and a compressed CSR's starts and degrees, are by position.
+  [[nodiscard]] bool hypersparse() const { return hypersparse_; }
+  // Row r's position in the arrays kept by row: r itself unless hypersparse.
+  [[nodiscard]] RowRank row_rank() const { return hypersparse_ ? index_.rank() : RowRank{}; }
+  // The rows kept: every row, or those with a list.
+  [[nodiscard]] std::uint64_t positions() const { return hypersparse_ ? index_.count() : num_rows_; }
   [[nodiscard]] std::uint64_t degree(std::uint64_t row) const {
-    return compressed_ ? degrees_[row] : offsets_[row + 1] - offsets_[row];
+    if (hypersparse_) {
+      const RowRank rank = index_.rank();
+      return rank.has(row) ? degree_at(rank.position(row)) : 0;
+    }
+    return degree_at(row);
   }
   // Plain lists only (compressed(): read them through with_rows()).
   [[nodiscard]] std::span<const V> neighbors(std::uint64_t row) const {
-    return {neighbors_.data() + offsets_[row], static_cast<std::size_t>(degree(row))};
+    if (hypersparse_) {
+      const RowRank rank = index_.rank();
+      return rank.has(row) ? neighbors_at(rank.position(row)) : std::span<const V>{};
+    }
+    return neighbors_at(row);
   }
   // Raw arrays for hot loops, where member accesses would be reloaded after every store
-  // (plain lists only).
+  // (plain lists only; by position when hypersparse()).
   [[nodiscard]] const std::uint64_t* offsets() const { return offsets_.data(); }
   [[nodiscard]] const V* neighbor_data() const { return neighbors_.data(); }
   // The entries' weights, beside neighbor_data() (weighted() only).
   [[nodiscard]] bool weighted() const { return weighted_; }
   [[nodiscard]] const float* weight_data() const { return weights_.data(); }
-  // step(rows) with the lists' rows view, PlainRows or GapRows.
+  // step(rows) with the lists' rows view by row: PlainRows or GapRows, each within
+  // IndexedRows when hypersparse.
   template <class Step>
   auto with_rows(const Step& step) const {
-    return compressed_ ? step(GapRows<V>{starts_.data(), degrees_.data(), bytes_.data()})
-                       : step(PlainRows<V>{offsets_.data(), neighbors_.data()});
+    if (hypersparse_) {
+      const RowRank rank = index_.rank();
+      return compressed_ ? step(IndexedRows<GapRows<V>>{gap_rows(), rank})
+                         : step(IndexedRows<PlainRows<V>>{plain_rows(), rank});
+    }
+    return compressed_ ? step(gap_rows()) : step(plain_rows());
+  }
+  // step(lists) with the rows view by position, over positions() rows.
+  template <class Step>
+  auto with_positions(const Step& step) const {
+    return compressed_ ? step(gap_rows()) : step(plain_rows());
   }
   // Re-encodes the lists as byte-coded gaps and frees the plain ones (both are held while
   // it runs). Unweighted lists only.
   void compress();
+  // Keeps the offsets (or starts and degrees) of the rows with a list only, by position
+  // (graph/row_index.hpp): what a 2D block's rows cost then grows with its entries, not
+  // with its row group. Unweighted lists only; the lists themselves stay as they are.
+  void make_hypersparse();
+  // The rows with a list (a pass over them unless hypersparse).
+  [[nodiscard]] std::uint64_t rows_with_lists() const;
   // Weighted 32-bit lists only: orders each row by weight (then neighbour), and with
   // `heavy_by_neighbour` its entries of weight `light_below` and above by neighbour
   // instead (the light ones stay a prefix, by weight). Rows already in that order are left
   // as they are. A search that only pushes reads the heavy tails in neighbour order (its
   // writes then sweep memory); one that pulls stops a row's scan at a weight.
   void order_weighted_rows(float light_below, bool heavy_by_neighbour);
-  // Bytes the lists take: offsets and ids, or starts, degrees and the encoded lists.
+  // Bytes the lists take: offsets and ids, or starts, degrees and the encoded lists (and
+  // the row index when hypersparse).
   [[nodiscard]] std::uint64_t list_bytes() const {
-    return compressed_ ? starts_.size() * sizeof(std::uint64_t) + degrees_.size() * sizeof(V) + bytes_.size()
-                       : offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V) +
-                             weights_.size() * sizeof(float);
+    return (compressed_ ? starts_.size() * sizeof(std::uint64_t) + degrees_.size() * sizeof(V) + bytes_.size()
+                        : offsets_.size() * sizeof(std::uint64_t) + neighbors_.size() * sizeof(V) +
+                              weights_.size() * sizeof(float)) +
+           (hypersparse_ ? index_.bytes() : 0);
   }
 
  private:
+  [[nodiscard]] std::uint64_t degree_at(std::uint64_t k) const {
+    return compressed_ ? degrees_[k] : offsets_[k + 1] - offsets_[k];
+  }
+  [[nodiscard]] std::span<const V> neighbors_at(std::uint64_t k) const {
+    return {neighbors_.data() + offsets_[k], static_cast<std::size_t>(offsets_[k + 1] - offsets_[k])};
+  }
+  [[nodiscard]] PlainRows<V> plain_rows() const { return {offsets_.data(), neighbors_.data()}; }
+  [[nodiscard]] GapRows<V> gap_rows() const { return {starts_.data(), degrees_.data(), bytes_.data()}; }
+
   std::uint64_t num_rows_ = 0;
   std::uint64_t num_entries_ = 0;
   LargeArray<std::uint64_t> offsets_;
@@ -88,6 +132,8 @@ class LocalCsr {
   LargeArray<std::uint64_t> starts_;
   LargeArray<V> degrees_;
   LargeArray<std::uint8_t> bytes_;
+  bool hypersparse_ = false;
+  RowIndex index_;
 };
 
 // Who builds a rank's lists from its consumed pairs, when not build_local_csr on the CPU:
