@@ -453,6 +453,9 @@ TEST(CliErrors, SsspOptions) {
   expect_usage_error("run --kernels sssp --delta -2", "--delta must be a positive number");
   expect_usage_error("run --write-distances d.txt", "--write-distances writes an SSSP tree's distances");
   expect_usage_error("run --kernels sssp --adjacency compressed", "--kernels sssp reads plain lists");
+  expect_usage_error("run --kernels sssp --hypersparse on", "--kernels sssp reads its lists by row");
+  expect_usage_error("run --backend cuda --hypersparse on", "the device backends read their lists by row");
+  expect_usage_error("run --hypersparse sometimes", "--hypersparse");
   expect_usage_error("run --kernels sssp --backend cuda-host", "--kernels sssp runs on the CPU backend");
 }
 

@@ -94,10 +94,10 @@ std::vector<std::vector<std::int64_t>> check_searches(const Layout& layout, cons
   const ProcessGrid grid(layout.partition, layout.shape, generator.num_vertices(), &metrics);
   // Small rounds, so that construction takes several of them.
   const PackedEdgeList slice = testing::my_slice(generator, grid);
-  DistributedGraph<V> graph_built(grid, slice, compressed, 1000);
-  if (hypersparse) graph_built.make_hypersparse(true);
-  EXPECT_EQ(graph_built.hypersparse(), hypersparse);
-  const DistributedGraph<V>& graph = graph_built;
+  using SparseRows = typename DistributedGraph<V>::SparseRows;
+  const DistributedGraph<V> graph(grid, slice, compressed, 1000, std::nullopt, std::nullopt, {},
+                                  hypersparse ? SparseRows::kAlways : SparseRows::kNever);
+  EXPECT_EQ(graph.hypersparse(), hypersparse);
   static const auto costs = std::make_shared<const CodecCostModel>(CodecCostModel::calibrate());
   ExchangeSetup setup{gather, MessageCodec(codec, costs), route != nullptr ? std::optional(*route) : std::nullopt};
   if (pipelining) {

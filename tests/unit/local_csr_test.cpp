@@ -245,7 +245,19 @@ TEST(LocalCsr, HypersparseRowsReadTheSame) {
     if (variant == 0) {
       // Offsets by position: 8 bytes a row with a list, plus the index's quarter byte a row.
       EXPECT_LE(csr.list_bytes(), dense.list_bytes() - 8 * (kRows - 251) + kRows / 2);
-      EXPECT_THROW(static_cast<void>(transpose_local_csr(csr, 900)), Error);
+      // Its transpose, by row or hypersparse itself, is the dense one's.
+      const LocalCsr<std::uint32_t> want_t = transpose_local_csr(dense, 900);
+      const LocalCsr<std::uint32_t> by_row = transpose_local_csr(csr, 900);
+      LocalCsr<std::uint32_t> sparse_t = transpose_local_csr(
+          csr, 900, RowIndex(ids_present(std::span<const std::uint32_t>(csr.neighbor_data(), csr.num_entries()), 900)));
+      EXPECT_TRUE(sparse_t.hypersparse());
+      EXPECT_FALSE(by_row.hypersparse());
+      for (std::uint32_t c = 0; c < 900; ++c) {
+        const std::vector<std::uint32_t> w(want_t.neighbors(c).begin(), want_t.neighbors(c).end());
+        ASSERT_EQ(std::vector<std::uint32_t>(by_row.neighbors(c).begin(), by_row.neighbors(c).end()), w) << c;
+        ASSERT_EQ(std::vector<std::uint32_t>(sparse_t.neighbors(c).begin(), sparse_t.neighbors(c).end()), w) << c;
+      }
+      EXPECT_THROW(static_cast<void>(transpose_local_csr(csr, 900, RowIndex(Bitmap(800)))), Error);
     }
   }
   LocalCsr<std::uint64_t> empty = build_local_csr<std::uint64_t>(0, {}, {});
@@ -255,6 +267,31 @@ TEST(LocalCsr, HypersparseRowsReadTheSame) {
   no_lists.make_hypersparse();
   EXPECT_EQ(no_lists.positions(), 0U);
   EXPECT_EQ(no_lists.degree(69), 0U);
+}
+
+// Lists built over positions, then given their rows, read as the rows' lists.
+TEST(LocalCsr, ListsByPositionTakeTheirRows) {
+  const std::vector<std::uint32_t> rows = {7, 7, 130, 3, 130};
+  const std::vector<std::uint32_t> cols = {1, 2, 9, 4, 8};
+  Bitmap present = ids_present(std::span<const std::uint32_t>(rows), 200);
+  EXPECT_EQ(present.count(), 3U);
+  const RowIndex index(std::move(present));
+  std::vector<std::uint32_t> positions;
+  for (const std::uint32_t r : rows) positions.push_back(static_cast<std::uint32_t>(index.rank().position(r)));
+  const LocalCsr<std::uint32_t> kept =
+      LocalCsr<std::uint32_t>::by_position(build_local_csr<std::uint32_t>(3, positions, cols),
+                                           RowIndex(ids_present(std::span<const std::uint32_t>(rows), 200)));
+  EXPECT_EQ(kept.num_rows(), 200U);
+  EXPECT_EQ(kept.positions(), 3U);
+  EXPECT_EQ(std::vector<std::uint32_t>(kept.neighbors(7).begin(), kept.neighbors(7).end()),
+            (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(std::vector<std::uint32_t>(kept.neighbors(130).begin(), kept.neighbors(130).end()),
+            (std::vector<std::uint32_t>{8, 9}));
+  EXPECT_EQ(kept.degree(3), 1U);
+  EXPECT_EQ(kept.degree(4), 0U);
+  EXPECT_THROW(static_cast<void>(LocalCsr<std::uint32_t>::by_position(build_local_csr<std::uint32_t>(2, {}, {}),
+                                                                      RowIndex(Bitmap(9)))),
+               Error);
 }
 
 TEST(RowIndex, PositionsAreRanks) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -60,6 +61,12 @@ class Bitmap {
     return (w + 1 == words_.size() && tail != 0) ? (std::uint64_t{1} << tail) - 1 : ~std::uint64_t{0};
   }
 
+  // The bits set.
+  [[nodiscard]] std::uint64_t count() const {
+    std::uint64_t set = 0;
+    for (std::size_t w = 0; w < words_.size(); ++w) set += static_cast<std::uint64_t>(std::popcount(words_[w]));
+    return set;
+  }
   void clear() {
     std::uint64_t* p = words_.data();
     const auto n = static_cast<std::int64_t>(words_.size());

@@ -235,18 +235,22 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
           local_list_builder_on_target(config.backend, device_index, config.force, on_target, device_sharers);
     }
   }
+  // SSSP and the device backends read their lists by row.
+  using SparseRows = typename DistributedGraph<V>::SparseRows;
+  const SparseRows sparse_rows =
+      config.hypersparse == HypersparseChoice::kOff || config.kernels.sssp || config.backend != Backend::kCpu
+          ? SparseRows::kNever
+      : config.hypersparse == HypersparseChoice::kOn ? SparseRows::kAlways
+                                                     : SparseRows::kWherePays;
   const Stopwatch clock;
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
     built.graph.emplace(
         grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
         config.kernels.sssp ? std::optional<std::span<const float>>(built.tuple_weights.span()) : std::nullopt,
-        config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt, list_builder);
+        config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt, list_builder,
+        sparse_rows);
     metrics.add_device_copies(Phase::kConstruction, on_target.copies.to_device, on_target.copies.to_host);
-    // SSSP and the device backends read their lists by row.
-    if (config.hypersparse != HypersparseChoice::kOff && !config.kernels.sssp && config.backend == Backend::kCpu) {
-      built.graph->make_hypersparse(config.hypersparse == HypersparseChoice::kOn);
-    }
   }
   const DistributedGraph<V>& graph = *built.graph;
   result.construction_time_s = slowest(world, clock.elapsed_s());

@@ -94,8 +94,9 @@ void validate_graph_and_keys(const RunConfig& c) {
         (c.backend != Backend::kCpu ? "the device backends read plain lists" : "--prune peels plain lists") + ")");
   }
   if (c.hypersparse == HypersparseChoice::kOn && (c.kernels.sssp || c.backend != Backend::kCpu)) {
-    throw_usage_error(std::string("--hypersparse on: ") + (c.kernels.sssp ? "--kernels sssp" : "the device backends") +
-                      " read their lists by row; leave out --hypersparse");
+    throw_usage_error(std::string("--hypersparse on: ") +
+                      (c.kernels.sssp ? "--kernels sssp reads its" : "the device backends read their") +
+                      " lists by row; leave out --hypersparse");
   }
   if (!c.input && !c.roots_at_most_eligible && c.num_roots > graph_vertices(c.graph)) {
     throw_usage_error("--roots " + std::to_string(c.num_roots) + " exceeds the " +
@@ -462,6 +463,8 @@ struct RankSizes {
   bool routed = false;   // a route with relays (kernel 1's shuffle and validation's reads take it)
   bool one_d = false;
   bool sssp = false;
+  bool sparse_rows = false;    // --hypersparse may keep group arrays by position
+  bool sparse_always = false;  // --hypersparse on
 };
 
 RankSizes rank_sizes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64_t m) {
@@ -481,7 +484,22 @@ RankSizes rank_sizes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64
   s.routed = s.several && c.route && relays(c.route->kind);
   s.one_d = c.partition == Partition::k1D;
   s.sssp = c.kernels.sssp;
+  s.sparse_rows = s.several && c.hypersparse != HypersparseChoice::kOff && !s.sssp && c.backend == Backend::kCpu;
+  s.sparse_always = c.hypersparse == HypersparseChoice::kOn;
   return s;
+}
+
+// An array of `bytes_per_row` over a group's `rows` rows, as a rank keeps it: by row, or
+// with --hypersparse only for the rows its list entries fall in, by position beside a
+// quarter byte a row of index (graph/row_index.hpp), where that halves it. How many rows
+// those are is not known before kernel 1: at most as many as its entries would hit spread
+// evenly (a skewed spread, as Kronecker's, hits fewer), so the estimate keeps that many.
+double group_rows_bytes(const RankSizes& s, double rows, double bytes_per_row) {
+  const double dense = rows * bytes_per_row;
+  if (!s.sparse_rows || rows <= 0) return dense;
+  const double hit = -rows * std::expm1(-s.directed / rows);
+  const double sparse = hit * bytes_per_row + rows / 4;
+  return s.sparse_always || sparse <= 0.5 * dense ? sparse : dense;
 }
 
 // The final graph's pieces: forward and (2D) transposed lists, the degree order.
@@ -497,8 +515,8 @@ GraphBytes graph_bytes(const RunConfig& c, const RankSizes& s) {
   // The degree order (graph/degree_order.hpp): both directions for the owned piece, and
   // sorted-to-original tables for the column group and, in 1D, the row group (everyone).
   g.order = (2 * s.block + s.col_group + (s.one_d ? s.row_group : 0)) * s.id_bytes;
-  g.forward = s.col_group * 8 + s.directed * (s.id_bytes + (s.sssp ? 4 : 0));
-  g.transposed = grid_layout(c.partition) ? s.row_group * 8 + s.directed * s.id_bytes : 0;
+  g.forward = group_rows_bytes(s, s.col_group, 8) + s.directed * (s.id_bytes + (s.sssp ? 4 : 0));
+  g.transposed = grid_layout(c.partition) ? group_rows_bytes(s, s.row_group, 8) + s.directed * s.id_bytes : 0;
   g.total = g.forward + g.transposed + s.block * 16 + g.order;
   return g;
 }
@@ -532,17 +550,19 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
 // A search's state: BFS, --prune's forest and SSSP.
 double search_state_bytes(const RunConfig& c, const RankSizes& s) {
   // BFS: parent, sorted parent (bfs/sorted_parents.hpp), winner and three bitmaps per
-  // owned vertex; sent flags and parents per row-group vertex; bottom-up copies of the
+  // owned vertex; sent flags and parents per row-group vertex (the parents by position
+  // with --hypersparse, group_rows_bytes); bottom-up copies of the
   // gathered bitmaps, their masks and scratch (four bitmaps per group at most).
   // Bottom-up hubs: two ids (sorted and original) and one row bit per target vertex (owned
-  // in 1D, the row group in 2D), and, while they are built, a degree byte per source vertex
+  // in 1D, the row group in 2D, by position as the lists' offsets), and, while they are
+  // built, a degree byte per source vertex
   // (all in 1D, a group in 2D); and one row bit per top-down source vertex (owned in 1D,
   // the column group in 2D).
-  const double hubs = (s.one_d ? s.block : s.row_group) * (2 * s.id_bytes + 1.0 / 8) +
-                      (s.one_d ? s.block : s.col_group) / 8.0 +
+  const double hubs = (s.one_d ? s.block * 2 * s.id_bytes : group_rows_bytes(s, s.row_group, 2 * s.id_bytes)) +
+                      (s.one_d ? s.block : s.row_group) / 8.0 + (s.one_d ? s.block : s.col_group) / 8.0 +
                       (s.one_d ? s.vertices : std::max(s.row_group, s.col_group));
-  const double bfs =
-      s.block * (8 + 8 + 4 + 1) + s.row_group * (s.id_bytes + 1) + 4 * (s.row_group + s.col_group) / 8 + hubs;
+  const double bfs = s.block * (8 + 8 + 4 + 1) + group_rows_bytes(s, s.row_group, s.id_bytes) + s.row_group +
+                     4 * (s.row_group + s.col_group) / 8 + hubs;
   // --prune (bfs/distributed_forest.hpp): four words and a height per owned vertex, and
   // the attach step's record (two words and two ids) per peeled one, at most every owned
   // vertex (a tree's); the row group's peeled bits, the anchor mask and the gathered anchor

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <string>
 #include <type_traits>
@@ -156,13 +157,64 @@ ShuffledPairs<V> shuffle_pairs(const ProcessGrid& grid, const PackedEdgeList& sl
   return pairs;
 }
 
+// Sums each column-group row's count over the processor column into its owner's entry
+// of `owned` (the owner's block): for_each_row(emit) calls emit(row, count) for the rows
+// with a count here. Dense: a reduce-scatter of a word per group row. Sparse: the counts
+// travel as (offset, count) pairs by alltoallv, so that what a rank holds grows with its
+// rows that have a count, not with the group (at 4,096 ranks in 2D the group is 64 times
+// a rank's vertices, and the reduce-scatter held three words a group row).
+template <class ForEachRow>
+void sum_over_column(const ProcessGrid& grid, bool sparse, ForEachRow for_each_row, std::span<std::uint64_t> owned) {
+  const Communicator& column = grid.col();
+  const std::uint64_t block = grid.blocks().block();
+  if (!sparse) {
+    std::vector<std::uint64_t> partial(grid.col_group().local_size(), 0);
+    for_each_row([&](std::uint64_t row, std::uint64_t count) { partial[row] += count; });
+    column.reduce_scatter_block_sum(std::span<const std::uint64_t>(partial), owned);
+    return;
+  }
+  const auto members = static_cast<std::size_t>(column.size());
+  std::vector<std::vector<std::uint64_t>> to(members);
+  for_each_row([&](std::uint64_t row, std::uint64_t count) {
+    std::vector<std::uint64_t>& pairs = to[static_cast<std::size_t>(row / block)];
+    pairs.push_back(row % block);
+    pairs.push_back(count);
+  });
+  std::vector<std::uint64_t> counts(members);
+  std::vector<std::uint64_t> packed;
+  for (std::size_t m = 0; m < members; ++m) {
+    counts[m] = to[m].size();
+    packed.insert(packed.end(), to[m].begin(), to[m].end());
+    std::vector<std::uint64_t>().swap(to[m]);
+  }
+  std::vector<std::uint64_t> arrived_counts;
+  const std::vector<std::uint64_t> arrived =
+      column.alltoallv(std::span<const std::uint64_t>(packed), std::span<const std::uint64_t>(counts), arrived_counts);
+  std::fill(owned.begin(), owned.end(), std::uint64_t{0});
+  for (std::size_t k = 0; k + 1 < arrived.size(); k += 2) {
+    if (arrived[k] >= owned.size()) throw Error(ExitCode::kFailure, "kernel 1: a count for a vertex not owned here");
+    owned[arrived[k]] += arrived[k + 1];
+  }
+}
+
+// Renumbers `ids` (local indices of `group`) by the group's table of `mine` (collective
+// over `comm`, as group_table), the table freed once applied.
+template <class V>
+void renumber_by_group_table(const Communicator& comm, const PieceGroup& group, std::span<const V> mine,
+                             std::vector<V>& ids) {
+  const LargeArray<V> table = group_table(comm, group, mine);
+  const auto count = static_cast<std::int64_t>(ids.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < count; ++k) ids[static_cast<std::size_t>(k)] = table[ids[static_cast<std::size_t>(k)]];
+}
+
 }  // namespace
 
 template <class V>
 DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists,
                                       std::uint64_t edges_per_round, std::optional<std::span<const float>> weights,
                                       const std::optional<RoutePlan>& shuffle_route,
-                                      const LocalListBuilder<V>& list_builder) {
+                                      const LocalListBuilder<V>& list_builder, SparseRows sparse_rows) {
   if (weights && weights->size() != slice.size()) {
     throw Error(ExitCode::kFailure, "kernel 1: " + std::to_string(weights->size()) + " weights for " +
                                         std::to_string(slice.size()) + " tuples");
@@ -175,35 +227,52 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   std::vector<V>& col_of = pairs.col_of;
   std::vector<float>& weight_of = pairs.weight_of;
 
+  // Weighted lists and a device's keep their rows by row.
+  sparse_rows_ = weights || list_builder ? SparseRows::kNever : sparse_rows;
+  const bool sparse = sparse_rows_ != SparseRows::kNever;
+
   // The degree order: every owner's input tuples per vertex (the pairs of its forward
   // rows, summed over the column: Graph500's tuple degree, kept in original order), then
-  // every pair renumbered into sorted ids.
+  // every pair renumbered into sorted ids. Sparse: counted by position among the rows
+  // with pairs, never in a word per group row.
   const std::uint64_t block = grid.blocks().block();
-  {
-    std::vector<std::uint64_t> partial_tuples(cols.local_size(), 0);
+  owned_tuple_degree_ = LargeArray<std::uint64_t>(block);
+  if (sparse) {
+    const RowIndex with_pairs(ids_present(std::span<const V>(row_of), cols.local_size()));
+    const RowRank rank = with_pairs.rank();
+    LargeArray<std::uint64_t> tuples(with_pairs.count());
     const auto pair_count = static_cast<std::int64_t>(row_of.size());
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < pair_count; ++k) {
-#pragma omp atomic
-      ++partial_tuples[row_of[static_cast<std::size_t>(k)]];
+      std::atomic_ref<std::uint64_t>(tuples[rank.position(row_of[static_cast<std::size_t>(k)])])
+          .fetch_add(1, std::memory_order_relaxed);
     }
-    owned_tuple_degree_ = LargeArray<std::uint64_t>(block);
-    grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_tuples), owned_tuple_degree_.span());
-    order_ = DegreeOrder<V>(owned_tuple_degree_.span());
+    sum_over_column(
+        grid, true,
+        [&](auto emit) {
+          const Bitmap& present = with_pairs.present();
+          for (std::size_t w = 0; w < present.num_words(); ++w) {
+            for (std::uint64_t bits = present.word(w); bits != 0; bits &= bits - 1) {
+              const std::uint64_t row = w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
+              emit(row, tuples[rank.position(row)]);
+            }
+          }
+        },
+        owned_tuple_degree_.span());
+  } else {
+    sum_over_column(
+        grid, false,
+        [&](auto emit) {
+          for (const V row : row_of) emit(row, 1);
+        },
+        owned_tuple_degree_.span());
   }
-  {
-    const LargeArray<V> col_sorted = group_table(grid.col(), cols, order_.sorted_offsets());
-    const LargeArray<V> row_sorted = group_table(grid.row(), rows, order_.sorted_offsets());
-    const auto pair_count = static_cast<std::int64_t>(row_of.size());
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < pair_count; ++k) {
-      const auto i = static_cast<std::size_t>(k);
-      row_of[i] = col_sorted[row_of[i]];
-      col_of[i] = row_sorted[col_of[i]];
-    }
-    col_original_ = group_table(grid.col(), cols, order_.original_offsets());
-    if (grid.partition() == Partition::k1D) row_original_ = group_table(grid.row(), rows, order_.original_offsets());
-  }
+  order_ = DegreeOrder<V>(owned_tuple_degree_.span());
+  // One group's table at a time.
+  renumber_by_group_table(grid.col(), cols, order_.sorted_offsets(), row_of);
+  renumber_by_group_table(grid.row(), rows, order_.sorted_offsets(), col_of);
+  col_original_ = group_table(grid.col(), cols, order_.original_offsets());
+  if (grid.partition() == Partition::k1D) row_original_ = group_table(grid.row(), rows, order_.original_offsets());
 
   if (weights) {
     if constexpr (std::is_same_v<V, std::uint32_t>) {
@@ -215,38 +284,67 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   } else if (list_builder) {
     forward_ = list_builder(cols.local_size(), std::move(row_of), std::move(col_of));
   } else {
+    // Hypersparse: the pairs' rows become positions among the rows with pairs first, and
+    // the lists are built over those alone (LocalCsr::by_position).
+    std::optional<RowIndex> kept;
+    if (sparse) {
+      Bitmap present = ids_present(std::span<const V>(row_of), cols.local_size());
+      if (sparse_pays_here(present.count(), cols.local_size(), 8)) kept.emplace(std::move(present));
+    }
+    const std::uint64_t list_rows = kept ? kept->count() : cols.local_size();
+    if (kept) {
+      const RowRank rank = kept->rank();
+      const auto pair_count = static_cast<std::int64_t>(row_of.size());
+#pragma omp parallel for schedule(static)
+      for (std::int64_t k = 0; k < pair_count; ++k) {
+        row_of[static_cast<std::size_t>(k)] = static_cast<V>(rank.position(row_of[static_cast<std::size_t>(k)]));
+      }
+    }
     // The pairs are consumed a quarter of the entries at a time: they and the lists never
     // both stand whole (kernel 1's peak, half a rank's memory at scale 24 on 2 ranks).
-    forward_ = build_local_csr<V>(cols.local_size(), std::move(row_of), std::move(col_of), kPlacementRanges);
+    forward_ = build_local_csr<V>(list_rows, std::move(row_of), std::move(col_of), kPlacementRanges);
+    if (kept) forward_ = LocalCsr<V>::by_position(std::move(forward_), std::move(*kept));
   }
   std::vector<V>().swap(row_of);
   std::vector<V>().swap(col_of);
   std::vector<float>().swap(weight_of);
-  if (grid_layout(grid.partition())) transposed_ = transpose_local_csr(forward_, rows.local_size());
+  if (grid_layout(grid.partition())) {
+    std::optional<RowIndex> kept;
+    if (sparse) {
+      Bitmap present =
+          ids_present(std::span<const V>(forward_.neighbor_data(), forward_.num_entries()), rows.local_size());
+      if (sparse_pays_here(present.count(), rows.local_size(), 8)) kept.emplace(std::move(present));
+    }
+    transposed_ = transpose_local_csr(forward_, rows.local_size(), std::move(kept));
+  }
 
   // Owners' degrees: each rank of a processor column holds a part of every column-group
-  // vertex's adjacency (the part inside its row group); the column sums them up.
-  std::vector<std::uint64_t> partial_degree(cols.local_size());
-  for (std::uint64_t r = 0; r < cols.local_size(); ++r) partial_degree[r] = forward_.degree(r);
+  // vertex's adjacency (the part inside its row group); the column sums them up, from the
+  // rows with a list here alone when sparse.
   owned_degree_ = LargeArray<std::uint64_t>(block);
-  grid.col().reduce_scatter_block_sum(std::span<const std::uint64_t>(partial_degree), owned_degree_.span());
+  sum_over_column(
+      grid, sparse,
+      [&](auto emit) {
+        if (!forward_.hypersparse()) {
+          for (std::uint64_t r = 0; r < cols.local_size(); ++r) {
+            if (forward_.degree(r) != 0) emit(r, forward_.degree(r));
+          }
+          return;
+        }
+        const RowRank rank = forward_.row_rank();
+        for (std::uint64_t w = 0; w < (cols.local_size() + 63) / 64; ++w) {
+          for (std::uint64_t bits = rank.words[w]; bits != 0; bits &= bits - 1) {
+            const std::uint64_t r = w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
+            emit(r, forward_.degree(r));
+          }
+        }
+      },
+      owned_degree_.span());
   global_directed_edges_ = grid.world().allreduce(forward_.num_entries(), ReduceOp::kSum);
   // Compressed once both are built: the transpose is read from the plain forward lists.
   if (compressed_lists) {
     forward_.compress();
     transposed_.compress();
-  }
-}
-
-template <class V>
-void DistributedGraph<V>::make_hypersparse(bool always) {
-  sparse_rows_ = always ? SparseRows::kAlways : SparseRows::kWherePays;
-  for (LocalCsr<V>* csr : {&forward_, &transposed_}) {
-    if (csr->num_rows() == 0 || csr->hypersparse()) continue;
-    // A row's offset, and a compressed row's degree; the bottom-up hubs and their original
-    // ids follow the same choice (bfs/distributed_bfs.hpp).
-    const double row_bytes = 8.0 + (csr->compressed() ? sizeof(V) : 0);
-    if (sparse_pays_here(csr->rows_with_lists(), csr->num_rows(), row_bytes)) csr->make_hypersparse();
   }
 }
 

@@ -28,6 +28,11 @@ namespace zbfs {
 template <class V>
 class DistributedGraph {
  public:
+  // --hypersparse: whether a CSR keeps its rows with a list only, by position
+  // (LocalCsr::by_position, graph/row_index.hpp): never, where that halves what its rows
+  // cost (each CSR, each rank), or always. Weighted lists and a device's stay by row.
+  enum class SparseRows { kNever, kWherePays, kAlways };
+
   // `compressed_lists`: the local lists end up as byte-coded gaps (LocalCsr::compress,
   // --adjacency compressed); construction's peak is unchanged, what the search holds is
   // about half. `weights`: one per tuple of `slice` (SSSP), which then travel with the
@@ -36,25 +41,19 @@ class DistributedGraph {
   // store them (wire/routed/routed_records.hpp; the run's --route), a plan for the job's rank
   // count; none, direct or sparse: one alltoallv over the job a round. The graph is the same.
   // `list_builder`: who builds the forward lists from the pairs (a device backend's target;
-  // empty: the CPU; unweighted lists only).
+  // empty: the CPU; unweighted lists only). `sparse_rows`: hypersparse, kernel 1 holds no
+  // array over a group's rows but bits (and one group's renumbering table at a time).
   DistributedGraph(const ProcessGrid& grid, const PackedEdgeList& slice, bool compressed_lists = false,
                    std::uint64_t edges_per_round = std::uint64_t{1} << 20,
                    std::optional<std::span<const float>> weights = std::nullopt,
                    const std::optional<RoutePlan>& shuffle_route = std::nullopt,
-                   const LocalListBuilder<V>& list_builder = {});
+                   const LocalListBuilder<V>& list_builder = {}, SparseRows sparse_rows = SparseRows::kNever);
 
   [[nodiscard]] const LocalCsr<V>& forward() const { return forward_; }
   // The forward lists' order for a weighted search (LocalCsr::order_weighted_rows).
   void order_forward_rows(float light_below, bool heavy_by_neighbour) {
     forward_.order_weighted_rows(light_below, heavy_by_neighbour);
   }
-  // Keeps each CSR's rows with a list only (LocalCsr::make_hypersparse): `always`, or
-  // where that halves what its rows cost (graph/row_index.hpp). Local; the lists a search
-  // reads are the same. Unweighted graphs only.
-  void make_hypersparse(bool always);
-  // Whether an array of `bytes_per_id` over `ids` ids, of which `present` are needed, is
-  // kept by position (graph/row_index.hpp) under the choice make_hypersparse was given:
-  // never without it, always with `always`, else where that halves it.
   // Whether either CSR keeps its rows with lists only.
   [[nodiscard]] bool hypersparse() const { return forward_.hypersparse() || transposed_.hypersparse(); }
   [[nodiscard]] bool may_keep_sparse() const { return sparse_rows_ != SparseRows::kNever; }
@@ -90,7 +89,6 @@ class DistributedGraph {
   LargeArray<std::uint64_t> owned_degree_;
   LargeArray<std::uint64_t> owned_tuple_degree_;
   std::uint64_t global_directed_edges_ = 0;
-  enum class SparseRows { kNever, kWherePays, kAlways };
   SparseRows sparse_rows_ = SparseRows::kNever;
 };
 

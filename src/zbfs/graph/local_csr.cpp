@@ -355,37 +355,84 @@ LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::sp
 }
 
 template <class V>
-LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols) {
-  if (csr.hypersparse()) throw Error(ExitCode::kFailure, "transpose_local_csr: the rows are kept by position");
+LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols, std::optional<RowIndex> kept) {
+  if (csr.compressed()) throw Error(ExitCode::kFailure, "transpose_local_csr: the lists are compressed");
+  if (kept && kept->size() != num_cols) throw Error(ExitCode::kFailure, "transpose_local_csr: an index of other rows");
+  const RowRank rank = kept ? kept->rank() : RowRank{};
+  const std::uint64_t rows_out = kept ? kept->count() : num_cols;
   const std::uint64_t* row_offsets = csr.offsets();
   const V* entries = csr.neighbor_data();
   const auto m = static_cast<std::int64_t>(csr.num_entries());
-  LargeArray<std::uint64_t> offsets = row_starts(std::span<const V>(entries, static_cast<std::size_t>(m)), num_cols);
+  // Offsets over the output's positions: a count per position, then the running sum.
+  LargeArray<std::uint64_t> offsets(rows_out + 1);
   std::uint64_t* off = offsets.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t e = 0; e < m; ++e) {
+    std::atomic_ref<std::uint64_t>(off[rank.position(entries[e]) + 1]).fetch_add(1, std::memory_order_relaxed);
+  }
+  for (std::uint64_t r = 0; r < rows_out; ++r) off[r + 1] += off[r];
 
-  LargeArray<std::uint64_t> cursor(num_cols + 1);
-  std::copy(off, off + num_cols + 1, cursor.data());
+  LargeArray<std::uint64_t> cursor(rows_out + 1);
+  std::copy(off, off + rows_out + 1, cursor.data());
   LargeArray<V> adjacency(static_cast<std::size_t>(m));
   V* adj = adjacency.data();
   std::uint64_t* cur = cursor.data();
-  const auto rows = static_cast<std::int64_t>(csr.num_rows());
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::uint64_t e = row_offsets[r]; e < row_offsets[r + 1]; ++e) {
-      const std::uint64_t slot =
-          std::atomic_ref<std::uint64_t>(cur[entries[e]]).fetch_add(1, std::memory_order_relaxed);
-      adj[slot] = static_cast<V>(r);
+  // The input's rows by word of 64, each kept one's id and position (its offsets are by
+  // position when it is hypersparse).
+  const RowRank in_rank = csr.row_rank();
+  const auto words = static_cast<std::int64_t>((csr.num_rows() + 63) / 64);
+  const std::uint64_t in_rows = csr.num_rows();
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::int64_t w = 0; w < words; ++w) {
+    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
+    for (std::uint64_t r = first; r < std::min(in_rows, first + 64); ++r) {
+      if (!in_rank.has(r)) continue;
+      const std::uint64_t k = in_rank.position(r);
+      for (std::uint64_t e = row_offsets[k]; e < row_offsets[k + 1]; ++e) {
+        const std::uint64_t slot =
+            std::atomic_ref<std::uint64_t>(cur[rank.position(entries[e])]).fetch_add(1, std::memory_order_relaxed);
+        adj[slot] = static_cast<V>(r);
+      }
     }
   }
+  cursor = {};
   // Threads place rows out of order; the lists are duplicate-free already.
-  const auto cols = static_cast<std::int64_t>(num_cols);
+  const auto cols = static_cast<std::int64_t>(rows_out);
 #pragma omp parallel
   {
     std::vector<V> scratch;
 #pragma omp for schedule(dynamic, 1024)
     for (std::int64_t c = 0; c < cols; ++c) sort_adjacency_list(adj + off[c], adj + off[c + 1], scratch);
   }
-  return LocalCsr<V>(num_cols, std::move(offsets), std::move(adjacency));
+  LocalCsr<V> transposed(rows_out, std::move(offsets), std::move(adjacency));
+  if (!kept) return transposed;
+  return LocalCsr<V>::by_position(std::move(transposed), std::move(*kept));
+}
+
+template <class V>
+Bitmap ids_present(std::span<const V> ids, std::uint64_t count) {
+  Bitmap present(count);
+  const auto m = static_cast<std::int64_t>(ids.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const V id = ids[static_cast<std::size_t>(i)];
+    if ((present.word(Bitmap::word_of(id)) & Bitmap::mask_of(id)) == 0) present.set_atomic(id);
+  }
+  return present;
+}
+
+template <class V>
+LocalCsr<V> LocalCsr<V>::by_position(LocalCsr by_position, RowIndex rows) {
+  if (by_position.num_rows_ != rows.count()) {
+    throw Error(ExitCode::kFailure, "LocalCsr::by_position: " + std::to_string(by_position.num_rows_) + " lists for " +
+                                        std::to_string(rows.count()) + " kept rows");
+  }
+  if (by_position.weighted_) throw Error(ExitCode::kFailure, "a weighted CSR keeps a row's offsets by row");
+  LocalCsr kept = std::move(by_position);
+  kept.num_rows_ = rows.size();
+  kept.index_ = std::move(rows);
+  kept.hypersparse_ = true;
+  return kept;
 }
 
 template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
@@ -396,8 +443,12 @@ template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, s
                                                                 std::vector<std::uint32_t>&&, int);
 template LocalCsr<std::uint64_t> build_local_csr<std::uint64_t>(std::uint64_t, std::vector<std::uint64_t>&&,
                                                                 std::vector<std::uint64_t>&&, int);
-template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&, std::uint64_t);
-template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&, std::uint64_t);
+template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&, std::uint64_t,
+                                                                    std::optional<RowIndex>);
+template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&, std::uint64_t,
+                                                                    std::optional<RowIndex>);
+template Bitmap ids_present<std::uint32_t>(std::span<const std::uint32_t>, std::uint64_t);
+template Bitmap ids_present<std::uint64_t>(std::span<const std::uint64_t>, std::uint64_t);
 
 template class LocalCsr<std::uint32_t>;
 template class LocalCsr<std::uint64_t>;

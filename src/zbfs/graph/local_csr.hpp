@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -95,6 +96,9 @@ class LocalCsr {
   // (graph/row_index.hpp): what a 2D block's rows cost then grows with its entries, not
   // with its row group. Unweighted lists only; the lists themselves stay as they are.
   void make_hypersparse();
+  // The same for lists built over positions already: `by_position` has one row per id
+  // `rows` has, in order; the result has rows.size() rows, hypersparse.
+  static LocalCsr by_position(LocalCsr by_position, RowIndex rows);
   // The rows with a list (a pass over them unless hypersparse).
   [[nodiscard]] std::uint64_t rows_with_lists() const;
   // Weighted 32-bit lists only: orders each row by weight (then neighbour), and with
@@ -165,16 +169,26 @@ inline constexpr int kPlacementRanges = 4;
 LocalCsr<std::uint32_t> build_weighted_local_csr(std::uint64_t num_rows, std::span<const std::uint32_t> rows,
                                                  std::span<const std::uint32_t> cols, std::span<const float> weights);
 
-// The transpose of `csr`, whose neighbours are below num_cols: row c lists the rows of
-// `csr` that have c. Built from a CSR, not from pairs, so that the pairs can be freed
-// first: 2D construction peaks at pairs plus one CSR instead of pairs plus two.
+// The transpose of `csr` (hypersparse or not), whose neighbours are below num_cols: row c
+// lists the rows of `csr` that have c. Built from a CSR, not from pairs, so that the
+// pairs can be freed first: 2D construction peaks at pairs plus one CSR instead of pairs
+// plus two. With `kept` (over num_cols ids: those some list has, ids_present), the
+// transpose is hypersparse, its offsets by position from the start: nothing over all
+// num_cols rows is held but the index.
 template <class V>
-LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols);
+LocalCsr<V> transpose_local_csr(const LocalCsr<V>& csr, std::uint64_t num_cols,
+                                std::optional<RowIndex> kept = std::nullopt);
+
+// The ids below `count` that `ids` holds, as bits.
+template <class V>
+Bitmap ids_present(std::span<const V> ids, std::uint64_t count);
 
 extern template LocalCsr<std::uint32_t> transpose_local_csr<std::uint32_t>(const LocalCsr<std::uint32_t>&,
-                                                                           std::uint64_t);
+                                                                           std::uint64_t, std::optional<RowIndex>);
 extern template LocalCsr<std::uint64_t> transpose_local_csr<std::uint64_t>(const LocalCsr<std::uint64_t>&,
-                                                                           std::uint64_t);
+                                                                           std::uint64_t, std::optional<RowIndex>);
+extern template Bitmap ids_present<std::uint32_t>(std::span<const std::uint32_t>, std::uint64_t);
+extern template Bitmap ids_present<std::uint64_t>(std::span<const std::uint64_t>, std::uint64_t);
 extern template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::span<const std::uint32_t>,
                                                                        std::span<const std::uint32_t>);
 extern template LocalCsr<std::uint32_t> build_local_csr<std::uint32_t>(std::uint64_t, std::vector<std::uint32_t>&&,
