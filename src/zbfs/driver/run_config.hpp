@@ -49,7 +49,7 @@ enum class AdjacencyChoice { kAuto, kPlain, kCompressed };
 [[nodiscard]] const char* to_string(AdjacencyChoice choice);
 
 // --hypersparse: whether a distributed rank keeps its CSRs' rows with a list only, by
-// position (LocalCsr::make_hypersparse, graph/row_index.hpp), and the bottom-up hubs and
+// position (LocalCsr::by_position, graph/row_index.hpp), and the bottom-up hubs and
 // reported parents beside them: a 2D block spans sqrt(P) times more rows than the rank owns
 // vertices, most of them empty at thousands of ranks. auto: each rank, each CSR, when that
 // halves what the rows cost; on: always; off: never. SSSP and the device backends read

@@ -66,7 +66,7 @@ struct GapRows {
   }
 };
 
-// Hypersparse lists (LocalCsr::make_hypersparse): `lists` holds only the rows `index` has,
+// Hypersparse lists (LocalCsr::by_position): `lists` holds only the rows `index` has,
 // by position; a row it lacks has no neighbours.
 template <class Rows>
 struct IndexedRows {

@@ -76,52 +76,6 @@ std::uint64_t LocalCsr<V>::rows_with_lists() const {
 }
 
 template <class V>
-void LocalCsr<V>::make_hypersparse() {
-  if (hypersparse_) return;
-  if (weighted_) throw Error(ExitCode::kFailure, "a weighted CSR keeps a row's offsets by row");
-  Bitmap present(num_rows_);
-  const auto words = static_cast<std::int64_t>(present.num_words());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t w = 0; w < words; ++w) {
-    const std::uint64_t first = static_cast<std::uint64_t>(w) * 64;
-    std::uint64_t bits = 0;
-    for (std::uint64_t r = first; r < std::min(num_rows_, first + 64); ++r) {
-      if (degree_at(r) != 0) bits |= std::uint64_t{1} << (r - first);
-    }
-    present.word(static_cast<std::size_t>(w)) = bits;
-  }
-  RowIndex index(std::move(present));
-  const std::uint64_t kept = index.count();
-  const RowRank rank = index.rank();
-  const auto rows = static_cast<std::int64_t>(num_rows_);
-  // Row r's start (offset, or encoded list's start) moves to its position; the end stays.
-  const auto keep_by_position = [&](LargeArray<std::uint64_t>& starts) {
-    LargeArray<std::uint64_t> kept_starts(kept + 1);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const auto row = static_cast<std::uint64_t>(r);
-      if (rank.has(row)) kept_starts[rank.position(row)] = starts[row];
-    }
-    kept_starts[kept] = starts.size() > num_rows_ ? starts[num_rows_] : 0;
-    starts = std::move(kept_starts);
-  };
-  if (compressed_) {
-    LargeArray<V> degrees(kept);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const auto row = static_cast<std::uint64_t>(r);
-      if (rank.has(row)) degrees[rank.position(row)] = degrees_[row];
-    }
-    degrees_ = std::move(degrees);
-    keep_by_position(starts_);
-  } else {
-    keep_by_position(offsets_);
-  }
-  index_ = std::move(index);
-  hypersparse_ = true;
-}
-
-template <class V>
 void LocalCsr<V>::order_weighted_rows(float light_below, bool heavy_by_neighbour) {
   if constexpr (sizeof(V) != sizeof(std::uint32_t)) {
     throw Error(ExitCode::kFailure, "weighted lists number their groups in 32 bits");

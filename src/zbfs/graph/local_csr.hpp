@@ -4,7 +4,7 @@
 // build_local_csr sorts a list of directed (row, neighbour) pairs into one, and
 // transpose_local_csr turns one around; OpenMP parallel, not collective. compress() turns
 // the lists into byte-coded gaps in blocks (graph/gap_list.hpp, --adjacency compressed);
-// searches read either through with_rows() (graph/adjacency_rows.hpp). make_hypersparse()
+// searches read either through with_rows() (graph/adjacency_rows.hpp). by_position()
 // keeps the rows with a list only (doubly compressed rows, graph/row_index.hpp). A CSR built with
 // build_weighted_local_csr also holds a float weight beside each entry (SSSP): the
 // lightest of the input tuples that gave the entry; its lists are ordered by weight
@@ -44,7 +44,7 @@ class LocalCsr {
   [[nodiscard]] std::uint64_t num_rows() const { return num_rows_; }
   [[nodiscard]] std::uint64_t num_entries() const { return num_entries_; }
   [[nodiscard]] bool compressed() const { return compressed_; }
-  // Hypersparse (make_hypersparse()): only the rows with a list are kept, by position
+  // Hypersparse (by_position()): only the rows with a list are kept, by position
   // (row_rank()); offsets(), and a compressed CSR's starts and degrees, are by position.
   [[nodiscard]] bool hypersparse() const { return hypersparse_; }
   // Row r's position in the arrays kept by row: r itself unless hypersparse.
@@ -92,12 +92,10 @@ class LocalCsr {
   // Re-encodes the lists as byte-coded gaps and frees the plain ones (both are held while
   // it runs). Unweighted lists only.
   void compress();
-  // Keeps the offsets (or starts and degrees) of the rows with a list only, by position
-  // (graph/row_index.hpp): what a 2D block's rows cost then grows with its entries, not
-  // with its row group. Unweighted lists only; the lists themselves stay as they are.
-  void make_hypersparse();
-  // The same for lists built over positions already: `by_position` has one row per id
-  // `rows` has, in order; the result has rows.size() rows, hypersparse.
+  // A hypersparse CSR from lists built over positions: `by_position` has one row per id
+  // `rows` has, in order; the result has rows.size() rows, and keeps the offsets (or
+  // starts and degrees) of the rows with a list only (graph/row_index.hpp): what a 2D
+  // block's rows cost then grows with its entries, not with its row group. Unweighted.
   static LocalCsr by_position(LocalCsr by_position, RowIndex rows);
   // The rows with a list (a pass over them unless hypersparse).
   [[nodiscard]] std::uint64_t rows_with_lists() const;
