@@ -171,6 +171,22 @@ class SimulateCommandTest(unittest.TestCase):
             self.assertTrue(lines[1].endswith("search 1 of 1"))
             self.assertGreaterEqual(stamps[1] - stamps[0], 0.2)
 
+    def test_the_record_has_the_simulators_peak_memory(self):
+        # The simulator is smpirun's child: its peak is what the record keeps.
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = Path(tmp) / "smpirun"
+            fake.write_text(
+                "#!/bin/sh\n"
+                f"{sys.executable} -c \"b = bytearray(b'x') * (96 << 20)\"\n"
+                f"{sys.executable} -c \"import json, sys; a = sys.argv; "
+                "open(a[a.index('--json') + 1], 'w').write(json.dumps({'simulated': {'simulator': 'fake'}}))\" \"$@\"\n")
+            fake.chmod(0o755)
+            sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, sys.executable, smpirun=str(fake))
+            data = simulate.run(sim, ["--scale", "6"], Path(tmp) / "r.json", timeout_s=60)
+            peak = data["simulated"]["simulator_peak_rss_bytes"]
+            self.assertGreaterEqual(peak, 96 << 20)
+            self.assertLess(peak, 1 << 30)
+
     def test_a_missing_build_is_named(self):
         sim = simulate.Simulation(platforms.make("torus", 2, "1gbe"), 2, 1, "/nonexistent/zbfs", smpirun="true")
         with self.assertRaisesRegex(simulate.SimulationError, "make smpi"):

@@ -138,7 +138,7 @@ def _run_as_group(cmd: list[str], timeout_s: float | None, log: TextIO | None = 
     follower.start()
     try:
         stdout = process.stdout.read() if timeout_s is None else _read_within(process, timeout_s)
-        process.wait()
+        peak_rss_bytes = _wait_for_peak(process)
         follower.join()
     except subprocess.TimeoutExpired:
         _end_group(process)
@@ -146,7 +146,18 @@ def _run_as_group(cmd: list[str], timeout_s: float | None, log: TextIO | None = 
     except BaseException:
         _end_group(process)
         raise
-    return subprocess.CompletedProcess(cmd, process.returncode, stdout, "".join(lines))
+    done = subprocess.CompletedProcess(cmd, process.returncode, stdout, "".join(lines))
+    done.peak_rss_bytes = peak_rss_bytes
+    return done
+
+
+def _wait_for_peak(process: subprocess.Popen) -> int:
+    """Waits for `process` and returns the largest resident size it or any descendant it
+    waited for reached (Linux's wait4 reports the most of the child and its reaped
+    children: the simulator, smpirun's child, holds every simulated rank)."""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_maxrss * 1024
 
 
 def _read_within(process: subprocess.Popen, timeout_s: float) -> str:
@@ -216,6 +227,8 @@ def run(simulation: Simulation, zbfs_args: list[str], output: str | Path, timeou
         "compute": simulation.compute,
         "work_costs": costs,
         "wall_s": wall_s,
+        # The simulator's peak resident size: every simulated rank's memory together.
+        "simulator_peak_rss_bytes": done.peak_rss_bytes,
     })
     data["simulated"] = simulated
     files.write_text(output, json.dumps(data, indent=2) + "\n")
