@@ -141,61 +141,58 @@ void compute_levels(const ProcessGrid& grid, Exchanger& exchanger, std::uint64_t
 
 // Asks the owners of both ends of each edge of `round` for their `width` words, which
 // answer(offset, out) gives for the owner's vertex at `offset` in its piece. Endpoint
-// 2k + side's answer is at answers[at[2k + side]] and the words after it.
+// 2k + side's answer is at answers[at[2k + side]] and the words after it. The requests
+// are counted per owner first and then placed once, in owner order (two passes, one static
+// schedule): no bucket per thread and owner grows past its need, and none is copied into
+// the message (validation's round is a rank's peak, and P buckets' slack grew with P).
 std::vector<std::uint64_t> ask_for_ends(const ProcessGrid& grid, Exchanger& exchanger, std::span<const Edge> round,
-                                        OutgoingBuilder& requests_builder, std::vector<std::uint64_t>& at,
-                                        std::size_t width, const ReadAnswer& answer) {
-  const int threads = requests_builder.threads();
+                                        int threads, std::vector<std::uint64_t>& at, std::size_t width,
+                                        const ReadAnswer& answer) {
   const auto ranks = static_cast<std::size_t>(grid.size());
   const std::uint64_t first = grid.my_first_vertex();
   const auto count = static_cast<std::int64_t>(round.size());
-  std::vector<std::uint64_t> bucket_base(static_cast<std::size_t>(threads) * ranks);
+  OutgoingIds requests;
+  requests.ids.resize(2 * round.size());
+  requests.counts.assign(ranks, 0);
+  // Thread t's next slot for owner o at t * ranks + o.
+  std::vector<std::uint64_t> next(static_cast<std::size_t>(threads) * ranks, 0);
   at.resize(2 * static_cast<std::size_t>(count));
-  // Both loops below use the same static schedule in one parallel region, so each
-  // thread revisits exactly the endpoints it queued.
 #pragma omp parallel num_threads(threads)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    std::uint64_t* mine = next.data() + t * ranks;
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const Edge e = round[static_cast<std::size_t>(i)];
+      ++mine[static_cast<std::size_t>(grid.owner_of(e.u))];
+      ++mine[static_cast<std::size_t>(grid.owner_of(e.v))];
+    }
+#pragma omp single
+    {
+      std::uint64_t run = 0;
+      const auto team = static_cast<std::size_t>(omp_get_num_threads());
+      for (std::size_t o = 0; o < ranks; ++o) {
+        for (std::size_t u = 0; u < team; ++u) {
+          const std::uint64_t c = next[u * ranks + o];
+          next[u * ranks + o] = run;
+          run += c;
+          requests.counts[o] += c;
+        }
+      }
+    }
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < count; ++i) {
       const Edge e = round[static_cast<std::size_t>(i)];
       for (std::size_t side = 0; side < 2; ++side) {
         const std::uint64_t x = side == 0 ? e.u : e.v;
-        auto& bucket = requests_builder.bucket(static_cast<int>(t), grid.owner_of(x));
-        at[2 * static_cast<std::size_t>(i) + side] = bucket.size();
-        bucket.push_back(x);
+        const std::uint64_t slot = mine[static_cast<std::size_t>(grid.owner_of(x))]++;
+        requests.ids[slot] = x;
+        at[2 * static_cast<std::size_t>(i) + side] = width * slot;
       }
     }
-#pragma omp single
-    for (std::size_t o = 0; o < ranks; ++o) {
-      std::uint64_t run = 0;
-      for (std::size_t u = 0; u < static_cast<std::size_t>(threads); ++u) {
-        bucket_base[u * ranks + o] = run;
-        run += requests_builder.bucket(static_cast<int>(u), static_cast<int>(o)).size();
-      }
-    }
-#pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-      const Edge e = round[static_cast<std::size_t>(i)];
-      at[2 * static_cast<std::size_t>(i)] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.u))];
-      at[2 * static_cast<std::size_t>(i) + 1] += bucket_base[t * ranks + static_cast<std::size_t>(grid.owner_of(e.v))];
-    }
   }
-  const OutgoingIds requests = requests_builder.finish();
-  const std::vector<std::uint64_t> starts = request_starts(requests);
-  std::vector<std::uint64_t> answers =
-      exchanger.read(grid.world(), requests.ids, requests.counts, width,
-                     [&](std::uint64_t v, std::uint64_t* out) { answer(v - first, out); });
-  // Slots among the owner's requests -> positions in the answers (`width` words each).
-  const auto endpoints = static_cast<std::int64_t>(at.size());
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::int64_t j = 0; j < endpoints; ++j) {
-    const Edge e = round[static_cast<std::size_t>(j / 2)];
-    const std::uint64_t x = j % 2 == 0 ? e.u : e.v;
-    auto& where = at[static_cast<std::size_t>(j)];
-    where = width * (starts[static_cast<std::size_t>(grid.owner_of(x))] + where);
-  }
-  return answers;
+  return exchanger.read(grid.world(), requests.ids, requests.counts, width,
+                        [&](std::uint64_t v, std::uint64_t* out) { answer(v - first, out); });
 }
 
 }  // namespace
@@ -258,7 +255,6 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const In
   const bool confirm_by_update = exchanger.traits().relays_updates;
   std::uint64_t traversed = 0;
   const int threads = omp_get_max_threads();
-  OutgoingBuilder requests_builder(grid.size(), threads);
   OutgoingBuilder confirmations(grid.size(), threads);
   std::vector<std::uint64_t> at;  // per endpoint, where its answer is
   // The round's edges, read (or produced again) once for the four passes over them.
@@ -275,7 +271,7 @@ ValidationReport validate_distributed_bfs_tree(const ProcessGrid& grid, const In
                  std::span(round_edges.data() + at_edge, std::min(InputEdges::kChunk, round_edges.size() - at_edge)));
     }
     const std::vector<std::uint64_t> answers =
-        ask_for_ends(grid, exchanger, round_edges, requests_builder, at, 2, [&](std::uint64_t o, std::uint64_t* out) {
+        ask_for_ends(grid, exchanger, round_edges, threads, at, 2, [&](std::uint64_t o, std::uint64_t* out) {
           out[0] = static_cast<std::uint64_t>(level[o]);
           out[1] = static_cast<std::uint64_t>(parent[o]);
         });
@@ -461,7 +457,6 @@ ValidationReport validate_distributed_sssp_tree(const ProcessGrid& grid, const I
   std::uint64_t traversed = 0;
   const int threads = omp_get_max_threads();
   const auto ranks = static_cast<std::size_t>(grid.size());
-  OutgoingBuilder requests_builder(grid.size(), threads);
   std::vector<std::vector<KeyedItem>> votes(static_cast<std::size_t>(threads) * ranks);
   std::vector<std::uint64_t> at;
   std::vector<Edge> round_edges;
@@ -473,7 +468,7 @@ ValidationReport validate_distributed_sssp_tree(const ProcessGrid& grid, const I
     round_weights.resize(static_cast<std::size_t>(count));
     read_weighted_round(slice, begin, round_edges, round_weights, threads);
     const std::vector<std::uint64_t> answers =
-        ask_for_ends(grid, exchanger, round_edges, requests_builder, at, 3, [&](std::uint64_t o, std::uint64_t* out) {
+        ask_for_ends(grid, exchanger, round_edges, threads, at, 3, [&](std::uint64_t o, std::uint64_t* out) {
           out[0] = static_cast<std::uint64_t>(level[o]);
           out[1] = static_cast<std::uint64_t>(parent[o]);
           out[2] = std::bit_cast<std::uint32_t>(distance[o]);
