@@ -341,6 +341,7 @@ TEST(MemoryEstimate, SsspGathersABucketOverTheFold) {
 TEST(MemoryEstimate, Kernel1SumsTheDegreesOverTheColumn) {
   RunConfig config;
   config.partition = Partition::k2D;
+  config.hypersparse = HypersparseChoice::kOff;
   const int ranks = 128;
   config.grid = GridShape{ranks, 1};
   const std::uint64_t n = std::uint64_t{1} << 20;
@@ -349,6 +350,16 @@ TEST(MemoryEstimate, Kernel1SumsTheDegreesOverTheColumn) {
   EXPECT_GE(tall.kernel1, (24 + 8) * col_group);
   config.grid = GridShape{1, ranks};  // one row: no sum over a column
   EXPECT_LT(estimate_rank_memory(config, ranks, n, 16 * n).kernel1, tall.kernel1 / 2);
+  // With --hypersparse the sums travel as pairs and the offsets are by position: what
+  // grows is the rank's rows with pairs (at most its 2^18 list entries' rows), not the
+  // group's 2^20.
+  config.hypersparse = HypersparseChoice::kAuto;
+  config.grid = GridShape{ranks, 1};
+  const RankMemoryEstimate sparse = estimate_rank_memory(config, ranks, n, 16 * n);
+  EXPECT_LT(sparse.kernel1, tall.kernel1 / 2);
+  EXPECT_LT(sparse.search, tall.search);
+  config.kernels = KernelChoice{false, true};  // SSSP reads its lists by row
+  EXPECT_GE(estimate_rank_memory(config, ranks, n, 16 * n).kernel1, (24 + 8) * col_group);
 }
 
 // A rank's peak is its busiest phase's, not the sum of its phases: kernel 1's round

@@ -494,10 +494,12 @@ RankSizes rank_sizes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64
 // quarter byte a row of index (graph/row_index.hpp), where that halves it. How many rows
 // those are is not known before kernel 1: at most as many as its entries would hit spread
 // evenly (a skewed spread, as Kronecker's, hits fewer), so the estimate keeps that many.
+double rows_hit(const RankSizes& s, double rows) { return rows <= 0 ? 0 : -rows * std::expm1(-s.directed / rows); }
+
 double group_rows_bytes(const RankSizes& s, double rows, double bytes_per_row) {
   const double dense = rows * bytes_per_row;
   if (!s.sparse_rows || rows <= 0) return dense;
-  const double hit = -rows * std::expm1(-s.directed / rows);
+  const double hit = rows_hit(s, rows);
   const double sparse = hit * bytes_per_row + rows / 4;
   return s.sparse_always || sparse <= 0.5 * dense ? sparse : dense;
 }
@@ -537,12 +539,17 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
   // places an entry as one word, then splits the kept ones into id and weight beside the
   // kept rows' offsets; a plain one places a range of rows at a time, consuming the pairs,
   // so that beside the whole pairs stand only the first range's lists (graph/local_csr.cpp).
-  const double building =
-      s.col_group * (s.sssp ? 24 : 16) + (s.sssp ? s.directed * 16 : s.directed * s.id_bytes / kPlacementRanges);
+  // With --hypersparse, the offsets and cursors are by position (group_rows_bytes) beside
+  // a bit a row.
+  const double building = (s.sssp ? s.col_group * 24 : group_rows_bytes(s, s.col_group, 16) + s.col_group / 8) +
+                          (s.sssp ? s.directed * 16 : s.directed * s.id_bytes / kPlacementRanges);
   // Degrees summed over the column (twice: the tuples' with the pairs held, the lists'
   // once both CSRs are built): a word per column-group vertex, and over a column of
-  // several ranks MPI's reduce-scatter holds twice that again.
-  const double degree_sums = s.col_group * (s.shape.rows > 1 ? 24 : 8);
+  // several ranks MPI's reduce-scatter holds twice that again; with --hypersparse, a
+  // count by position, its (offset, count) pair going out and as many arriving, for each
+  // row with a pair, beside a bit a row.
+  const double degree_sums =
+      s.sparse_rows ? rows_hit(s, s.col_group) * 40 + s.col_group / 4 : s.col_group * (s.shape.rows > 1 ? 24 : 8);
   return s.block * 16 + std::max({pairs + rounds, pairs + degree_sums, pairs + building + g.order,
                                   g.forward + g.transposed + g.order + degree_sums});
 }
