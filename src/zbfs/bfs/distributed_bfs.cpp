@@ -128,6 +128,8 @@ DistributedBfs<V>::DistributedBfs(const ProcessGrid& grid, const DistributedGrap
       first_vertex_(grid.my_first_vertex()),
       owned_original_(graph.order().original_offsets().data()),
       col_original_(graph.col_group_original().data()),
+      col_original_rank_(graph.col_original_rank()),
+      bottom_up_source_rank_(grid_layout(grid.partition()) ? graph.col_original_rank() : RowRank{}),
       bottom_up_source_original_(grid_layout(grid.partition()) ? graph.col_group_original().data()
                                                                : graph.row_group_original().data()),
       claims_(grid.row().size(), omp_get_max_threads()),
@@ -354,6 +356,7 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
   const bool pairs = mode.update_fold;
   const bool filter_sent = mode.report_once;
   const V* source_original = col_original_;
+  const RowRank source_rank = col_original_rank_;
   std::int64_t* parent = sorted_parents_.data();
   const bool shared = threads > 1;
   const Bitmap& with_edges = source_rows_with_edges_;
@@ -370,19 +373,20 @@ OutgoingIds DistributedBfs<V>::expand(const TraversalLayout& layout, std::span<c
         if (!with_edges.test(source_local)) continue;
         ++lists;
         entries += graph.degree(source_local);
+        const std::uint64_t source_position = source_rank.position(source_local);
         rows.scan(source_local, [&](V target_local) {
           // Owned targets by one unsigned comparison: a division per edge would cost more
           // than the rest of the loop.
           const std::uint64_t offset = target_local - my_first_local;
           if (offset < block) {
             discover(visited_, next_, offset, parent[offset],
-                     static_cast<std::int64_t>(layout.source.to_global(source_original[source_local])), shared);
+                     static_cast<std::int64_t>(layout.source.to_global(source_original[source_position])), shared);
           } else if (pairs) {
             // The pair goes out as it is, once per search unless merging is off.
             if (filter_sent && !sent_.claim(target_local, shared)) return false;
             auto& bucket = builder.bucket(t, static_cast<int>(by_block.divide(target_local)));
             bucket.push_back(layout.target.to_global(target_local));
-            bucket.push_back(layout.source.to_global(source_original[source_local]));
+            bucket.push_back(layout.source.to_global(source_original[source_position]));
           } else if (sent_.claim(target_local, shared)) {
             sent_parent[reported.position(target_local)] = static_cast<V>(source_local);
             builder.bucket(t, static_cast<int>(by_block.divide(target_local)))
@@ -442,6 +446,7 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
   const std::size_t destinations = bucket_members_;
   const bool filter_sent = mode.report_once;
   const V* source_original = col_original_;
+  const RowRank source_rank = col_original_rank_;
   std::int64_t* parent = sorted_parents_.data();
   const bool shared = threads > 1;
   const bool by_id = !graph.weighted();  // SSSP's lists are ordered by weight
@@ -455,7 +460,8 @@ std::size_t DistributedBfs<V>::expand_chunk(const TraversalLayout& layout, std::
       for (std::int64_t i = first; i < last; ++i) {
         const std::uint64_t source_local = layout.source.to_local(sources[static_cast<std::size_t>(i)]);
         if (!with_edges.test(source_local)) continue;
-        const std::uint64_t parent_global = layout.source.to_global(source_original[source_local]);
+        const std::uint64_t parent_global =
+            layout.source.to_global(source_original[source_rank.position(source_local)]);
         const auto found_here = [&](V target_local) {
           // Perhaps found in this level already, by an update that arrived: the
           // smallest parent wins, so the tree does not depend on arrival times.
@@ -564,6 +570,7 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
   std::uint64_t* visited = visited_.data();
   std::int64_t* parent_of = sorted_parents_.data();
   const V* source_original = bottom_up_source_original_;
+  const RowRank source_rank = bottom_up_source_rank_;
   // Bottom-up sources are a column group, or all of 1D: contiguous, so a local index
   // becomes global by one addition.
   const std::uint64_t source_base = layout.source.to_global(0);
@@ -590,12 +597,13 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
       std::array<V, 64> found_from;
       const std::uint64_t listed =
           scan_lists<V>(checks.scans, first, rows, frontier, entries, [&](int bit, V source_local) {
-            __builtin_prefetch(source_original + source_local);
+            __builtin_prefetch(source_original + source_rank.position(source_local));
             found_from[static_cast<std::size_t>(bit)] = source_local;
           });
       for (std::uint64_t bits = listed; bits != 0; bits &= bits - 1) {
         const auto bit = static_cast<std::size_t>(std::countr_zero(bits));
-        word_parents[bit] = static_cast<std::int64_t>(source_base + source_original[found_from[bit]]);
+        word_parents[bit] =
+            static_cast<std::int64_t>(source_base + source_original[source_rank.position(found_from[bit])]);
       }
       const std::uint64_t found = checks.found | listed;
       // Every owned word is written here, so next_ needs no clearing first.
@@ -745,7 +753,8 @@ void DistributedBfs<V>::reported_parents(std::span<const std::uint64_t> vertices
       foreign = true;
       continue;
     }
-    parents[k] = sources.to_global(col_original_[sent_parent_[reported_.position(targets.to_local(vertices[k]))]]);
+    const V source_local = sent_parent_[reported_.position(targets.to_local(vertices[k]))];
+    parents[k] = sources.to_global(col_original_[col_original_rank_.position(source_local)]);
   }
   metrics_.add_work(WorkKind::kArrivals, vertices.size());
   if (foreign) throw Error(ExitCode::kFailure, "predecessor reduction: asked for a vertex this rank never reported");
@@ -776,8 +785,16 @@ void DistributedBfs<V>::build_hubs(const TraversalLayout& layout) {
   // The hubs' original ids, read in step with the hubs where a parent is written.
   hub_original_ = LargeArray<V>(hub_.size());  // by position, as the hubs
   const auto targets = static_cast<std::int64_t>(hub_.size());
+  // A row without neighbours has hub 0, which a table by position may not hold: its
+  // entry is never read.
+  const RowRank source_rank = bottom_up_source_rank_;
+  const std::uint64_t sources =
+      grid_layout(grid_.partition()) ? graph_.col_group_original().size() : graph_.row_group_original().size();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t v = 0; v < targets; ++v) hub_original_[v] = bottom_up_source_original_[hub_[v]];
+  for (std::int64_t v = 0; v < targets; ++v) {
+    const std::uint64_t at = source_rank.position(hub_[v]);
+    hub_original_[v] = at < sources ? bottom_up_source_original_[at] : V{0};
+  }
   target_rows_with_edges_ = graph_.for_layout(layout).with_rows(
       [&](const auto& rows) { return rows_with_edges(rows, layout.target.local_size()); });
 }

@@ -123,8 +123,10 @@ class DistributedBfs final : private LocalSteps {
   std::uint64_t first_vertex_;
   // The graph's degree order (graph/degree_order.hpp): everything here is in sorted ids;
   // parents leave a search at original offsets, with original ids, through these tables:
-  const V* owned_original_;             // owned: sorted offset -> original offset
-  const V* col_original_;               // column group: sorted local -> original local
+  const V* owned_original_;    // owned: sorted offset -> original offset
+  const V* col_original_;      // column group: sorted local -> original local
+  RowRank col_original_rank_;  // its positions (by the forward lists' when hypersparse)
+  RowRank bottom_up_source_rank_;
   const V* bottom_up_source_original_;  // bottom-up source group (1D: all; 2D: the column group)
   // The vertices claimed from another row member's report, by member (the predecessor
   // reduction asks for their parents).

@@ -172,7 +172,7 @@ void run_sssp_searches(const RunConfig& config, const ProcessGrid& grid, Distrib
                                 std::span<const float>(distance.data(), input.num_vertices));
     }
     return validate_distributed_sssp_tree(grid, validation_edges, exchanger, root, parent.span(), distance.span(),
-                                          metrics);
+                                          metrics, kTuplesPerRound);
   };
   backend.synchronize = [&] { world.barrier(); };
   backend.slowest = [&](double seconds) { return slowest(world, seconds); };
@@ -246,7 +246,7 @@ void build_graph(const RunConfig& config, const ProcessGrid& grid, LoadedGraph& 
   {
     const ScopedPhase phase(metrics, Phase::kConstruction);
     built.graph.emplace(
-        grid, slice, config.adjacency == AdjacencyChoice::kCompressed, std::uint64_t{1} << 20,
+        grid, slice, config.adjacency == AdjacencyChoice::kCompressed, kTuplesPerRound,
         config.kernels.sssp ? std::optional<std::span<const float>>(built.tuple_weights.span()) : std::nullopt,
         config.route ? std::optional<RoutePlan>(config.route->plan_for(world.size())) : std::nullopt, list_builder,
         sparse_rows);
@@ -336,7 +336,7 @@ SearchBackend bfs_search_backend(const RunConfig& config, const ProcessGrid& gri
       const ScopedPhase phase(metrics, Phase::kValidation);
       return validate_bfs_tree(validation_edges, root, parent.first(input.num_vertices));
     }
-    return validate_distributed_bfs_tree(grid, validation_edges, exchanger, root, parent, metrics);
+    return validate_distributed_bfs_tree(grid, validation_edges, exchanger, root, parent, metrics, kTuplesPerRound);
   };
   backend.synchronize = [&] { world.barrier(); };
   backend.slowest = [&](double seconds) { return slowest(world, seconds); };

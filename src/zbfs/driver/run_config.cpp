@@ -480,7 +480,7 @@ RankSizes rank_sizes(const RunConfig& c, int ranks, std::uint64_t n, std::uint64
   s.several = ranks > 1;
   // Kronecker ids are scrambled: no rank gets much more than a tenth over its share.
   s.directed = 2 * s.tuples * (s.several ? 1.1 : 1.0);
-  s.round = std::min(s.tuples, 1048576.0);
+  s.round = std::min(s.tuples, static_cast<double>(kTuplesPerRound));
   s.routed = s.several && c.route && relays(c.route->kind);
   s.one_d = c.partition == Partition::k1D;
   s.sssp = c.kernels.sssp;
@@ -528,7 +528,7 @@ double kernel1_bytes(const RankSizes& s, const GraphBytes& g) {
   // The received (row, neighbour) pairs, a weight beside each with SSSP, reserved for a
   // tenth more than the rank's share of directed edges.
   const double pairs = 2 * s.tuples * 1.1 * (2 * s.id_bytes + (s.sssp ? 4 : 0));
-  // A round of at most 2^20 tuples: the decoded tuples, the packed pair words (two or
+  // A round of at most kTuplesPerRound: the decoded tuples, the packed pair words (two or
   // three a pair) going out and coming in.
   const double pair_words = (s.sssp ? 3 : 2) * 8.0;
   // Over a route (wire/routed/routed_records.hpp) a relay holds what leaves and what arrived
@@ -597,8 +597,9 @@ double search_traffic_bytes(const RunConfig& c, const RankSizes& s) {
   // --transport rma: each group's window holds two halves, each grown to a quarter more
   // than the largest exchange a rank receives (mpi/rma_exchange.hpp): a level's reports
   // or its predecessor reduction (two words per owned vertex at most), or a validation
-  // round (about four words per edge of a round of 2^20). The world's window dominates.
-  const double largest_receive = std::max(2.0 * 8 * s.block, c.validate ? 4.0 * 8 * (1 << 20) : 0.0);
+  // round (about four words per edge of a round of kTuplesPerRound). The world's window dominates.
+  const double largest_receive =
+      std::max(2.0 * 8 * s.block, c.validate ? 4.0 * 8 * static_cast<double>(kTuplesPerRound) : 0.0);
   const double windows = c.transport == Transport::kRma ? 2 * 1.25 * largest_receive : 0;
   // Pipelined folds (--overlap): every destination's batch filling, and as many in
   // flight (a send's buffer lives until it completes), though a direct fold never holds
@@ -615,7 +616,7 @@ double search_traffic_bytes(const RunConfig& c, const RankSizes& s) {
                          : c.route           ? std::min(2.5 * s.p * batch_bytes, 2.0 * 24 * level_items)
                                              : std::min(2.0 * s.p * batch_bytes, 2.0 * 16 * level_items);
   // Validation: one rank uses the one-process validator (a level and a bit per vertex);
-  // several read the slice in rounds of 2^20 tuples and ask the owners of both ends
+  // several read the slice in rounds of kTuplesPerRound and ask the owners of both ends
   // (validate/distributed_validator.cpp; measured: 150 bytes a round's tuple for a BFS
   // tree, 190 for an SSSP one with its weights and distances).
   // Over a route, every rank on a request's path remembers who asked it for what, to

@@ -48,6 +48,18 @@ enum class AdjacencyChoice { kAuto, kPlain, kCompressed };
 [[nodiscard]] std::optional<AdjacencyChoice> parse_adjacency_choice(std::string_view name);
 [[nodiscard]] const char* to_string(AdjacencyChoice choice);
 
+// Tuples a round of kernel 1's shuffle and of distributed validation's reads takes: 2^20
+// on a real rank (the round's buffers, about 40 MiB in kernel 1 and 250 MiB in routed
+// validation, fixed per rank whatever the graph), 2^12 in the simulated-cluster build
+// (ZBFS_SIMGRID), where one process holds every simulated rank's round at once: at 256
+// ranks of 2^12 vertices (one round of 2^16 tuples) validation held 15 MB a rank, four
+// times the rank's graph and search; rounds of 2^14, 5 MB.
+#ifdef ZBFS_SIMGRID
+inline constexpr std::uint64_t kTuplesPerRound = std::uint64_t{1} << 12;
+#else
+inline constexpr std::uint64_t kTuplesPerRound = std::uint64_t{1} << 20;
+#endif
+
 // --hypersparse: whether a distributed rank keeps its CSRs' rows with a list only, by
 // position (LocalCsr::by_position, graph/row_index.hpp), and the bottom-up hubs and
 // reported parents beside them: a 2D block spans sqrt(P) times more rows than the rank owns

@@ -308,6 +308,20 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   std::vector<V>().swap(row_of);
   std::vector<V>().swap(col_of);
   std::vector<float>().swap(weight_of);
+  if (forward_.hypersparse()) {
+    // Only the forward lists' sources are ever looked up: the table by their position.
+    const RowRank rank = forward_.row_rank();
+    LargeArray<V> kept(forward_.positions());
+    const auto words = static_cast<std::int64_t>((cols.local_size() + 63) / 64);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t w = 0; w < words; ++w) {
+      for (std::uint64_t bits = rank.words[w]; bits != 0; bits &= bits - 1) {
+        const std::uint64_t r = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
+        kept[rank.position(r)] = col_original_[r];
+      }
+    }
+    col_original_ = std::move(kept);
+  }
   if (grid_layout(grid.partition())) {
     std::optional<RowIndex> kept;
     if (sparse) {

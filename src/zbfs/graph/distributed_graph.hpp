@@ -67,8 +67,12 @@ class DistributedGraph {
   }
   // This rank's piece in degree order; the column group's and (1D) the row group's tables
   // from sorted local index to original local index (the row group's is empty in 2D).
+  // The column group's is by col_original_rank(): the forward lists' positions when they
+  // are hypersparse (only the sources of this rank's lists are ever looked up), else by
+  // index.
   [[nodiscard]] const DegreeOrder<V>& order() const { return order_; }
   [[nodiscard]] std::span<const V> col_group_original() const { return col_original_.span(); }
+  [[nodiscard]] RowRank col_original_rank() const { return forward_.row_rank(); }
   [[nodiscard]] std::span<const V> row_group_original() const { return row_original_.span(); }
   // Per owned vertex: distinct neighbours (index: sorted offset in this rank's piece, as
   // the kernels read it), and input tuples other than self-loops that touch it
