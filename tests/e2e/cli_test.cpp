@@ -180,6 +180,44 @@ TEST(Cli, OneRankDefaultsToTheOneProcessKernel) {
   std::filesystem::remove(json);
 }
 
+// --hypersparse: on a tall 2D grid every rank's forward rows span every vertex and most
+// are empty, so auto keeps them by position; the trees are the same, validated, and the
+// record's lists are smaller (off keeps every row).
+TEST(Cli, HypersparseRowsKeepTheTreesAndShrinkTheLists) {
+  const auto dir = std::filesystem::temp_directory_path();
+  struct Kept {
+    std::string parents;
+    std::uint64_t adjacency_bytes = 0;
+    std::uint64_t hypersparse_ranks = 0;
+  };
+  const auto run = [&](const std::string& choice) {
+    const auto json = dir / ("zbfs_hs_" + choice + ".json");
+    const auto parents = dir / ("zbfs_hs_" + choice + ".parents");
+    const Outcome o = run_mpi(4, "run --scale 12 --edgefactor 1 --roots 3 -q -p 2d --grid 4x1 --hypersparse " + choice +
+                                     " --write-parents " + parents.string() + " --json " + json.string());
+    EXPECT_EQ(o.status, 0) << choice << "\n" << o.err;
+    const nlohmann::json j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["config"]["hypersparse"], choice);
+    Kept kept{slurp(parents), j["memory"]["adjacency_bytes"].get<std::uint64_t>(),
+              j["memory"]["hypersparse_ranks"].get<std::uint64_t>()};
+    std::filesystem::remove(json);
+    std::filesystem::remove(parents);
+    return kept;
+  };
+  const Kept off = run("off");
+  const Kept automatic = run("auto");
+  const Kept on = run("on");
+  EXPECT_EQ(off.hypersparse_ranks, 0U);
+  EXPECT_EQ(automatic.hypersparse_ranks, 4U);
+  EXPECT_EQ(on.hypersparse_ranks, 4U);
+  EXPECT_FALSE(off.parents.empty());
+  EXPECT_EQ(automatic.parents, off.parents);
+  EXPECT_EQ(on.parents, off.parents);
+  // 4,096 rows a rank's forward lists would hold offsets for, 8 bytes each, for at most
+  // 2,048 list entries a rank: at least a third of the offsets go.
+  EXPECT_LT(automatic.adjacency_bytes + 4 * 4096 * 8 / 3, off.adjacency_bytes);
+}
+
 TEST(Cli, HelpAndVersionSucceed) {
   const Outcome help = run_zbfs("run --help");
   EXPECT_EQ(help.status, 0);
