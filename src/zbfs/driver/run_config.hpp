@@ -49,13 +49,15 @@ enum class AdjacencyChoice { kAuto, kPlain, kCompressed };
 [[nodiscard]] const char* to_string(AdjacencyChoice choice);
 
 // Tuples a round of kernel 1's shuffle and of distributed validation's reads takes: 2^20
-// on a real rank (the round's buffers, about 40 MiB in kernel 1 and 250 MiB in routed
-// validation, fixed per rank whatever the graph), 2^12 in the simulated-cluster build
-// (ZBFS_SIMGRID), where one process holds every simulated rank's round at once: at 256
-// ranks of 2^12 vertices (one round of 2^16 tuples) validation held 15 MB a rank, four
-// times the rank's graph and search; rounds of 2^14, 5 MB.
+// on a real rank (the round's buffers, about 120 bytes a tuple in kernel 1 and 250 in
+// routed validation, fixed per rank whatever the graph), 2^14 in the simulated-cluster
+// build (ZBFS_SIMGRID), where one process holds every simulated rank's round at once: at
+// 256 ranks of 2^12 vertices (one round of 2^16 tuples) a validated run held 19 MB a
+// rank, 8.5 MB with rounds of 2^14, 4.5 MB with 2^12. Rounds cost the simulator wall time,
+// though: each is a few waves of messages that SimGrid's network solver prices together
+// (2^12-tuple rounds made kernel 1 at 1,024 ranks take past 14 minutes of wall time).
 #ifdef ZBFS_SIMGRID
-inline constexpr std::uint64_t kTuplesPerRound = std::uint64_t{1} << 12;
+inline constexpr std::uint64_t kTuplesPerRound = std::uint64_t{1} << 14;
 #else
 inline constexpr std::uint64_t kTuplesPerRound = std::uint64_t{1} << 20;
 #endif
