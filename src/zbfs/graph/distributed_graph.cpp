@@ -197,6 +197,85 @@ void sum_over_column(const ProcessGrid& grid, bool sparse, ForEachRow for_each_r
   }
 }
 
+// Each column-group vertex's input tuples (its pairs here, `row_of`), summed over the
+// column into its owner's `owned`: sparse, counted by position among the rows with pairs,
+// never in a word per group row.
+template <class V>
+void sum_tuple_degrees(const ProcessGrid& grid, std::span<const V> row_of, bool sparse,
+                       std::span<std::uint64_t> owned) {
+  if (!sparse) {
+    sum_over_column(
+        grid, false,
+        [&](auto emit) {
+          for (const V row : row_of) emit(row, 1);
+        },
+        owned);
+    return;
+  }
+  const RowIndex with_pairs(ids_present(row_of, grid.col_group().local_size()));
+  const RowRank rank = with_pairs.rank();
+  LargeArray<std::uint64_t> tuples(with_pairs.count());
+  const auto pair_count = static_cast<std::int64_t>(row_of.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < pair_count; ++k) {
+    std::atomic_ref<std::uint64_t>(tuples[rank.position(row_of[static_cast<std::size_t>(k)])])
+        .fetch_add(1, std::memory_order_relaxed);
+  }
+  sum_over_column(
+      grid, true,
+      [&](auto emit) {
+        for_each_set_bit(with_pairs.present().data(), with_pairs.size(),
+                         [&](std::uint64_t row) { emit(row, tuples[rank.position(row)]); });
+      },
+      owned);
+}
+
+// The forward lists from the pairs, consumed a quarter of the entries at a time: they and
+// the lists never both stand whole (kernel 1's peak, half a rank's memory at scale 24 on
+// 2 ranks). With `kept`, the pairs' rows become positions among the rows with pairs
+// first, and the lists are built over those alone (LocalCsr::by_position).
+template <class V>
+LocalCsr<V> build_forward_lists(std::uint64_t num_rows, std::vector<V>&& row_of, std::vector<V>&& col_of,
+                                std::optional<RowIndex> kept) {
+  if (!kept) return build_local_csr<V>(num_rows, std::move(row_of), std::move(col_of), kPlacementRanges);
+  const RowRank rank = kept->rank();
+  const auto pair_count = static_cast<std::int64_t>(row_of.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < pair_count; ++k) {
+    row_of[static_cast<std::size_t>(k)] = static_cast<V>(rank.position(row_of[static_cast<std::size_t>(k)]));
+  }
+  LocalCsr<V> by_position = build_local_csr<V>(kept->count(), std::move(row_of), std::move(col_of), kPlacementRanges);
+  return LocalCsr<V>::by_position(std::move(by_position), std::move(*kept));
+}
+
+// Each column-group vertex's list entries here (`forward`'s rows with a list alone),
+// summed over the column into its owner's `owned`.
+template <class V>
+void sum_list_degrees(const ProcessGrid& grid, const LocalCsr<V>& forward, bool sparse,
+                      std::span<std::uint64_t> owned) {
+  sum_over_column(
+      grid, sparse,
+      [&](auto emit) {
+        const auto each = [&](std::uint64_t r) {
+          if (const std::uint64_t d = forward.degree(r); d != 0) emit(r, d);
+        };
+        if (forward.hypersparse()) {
+          for_each_set_bit(forward.row_rank().words, forward.num_rows(), each);
+        } else {
+          for (std::uint64_t r = 0; r < forward.num_rows(); ++r) each(r);
+        }
+      },
+      owned);
+}
+
+// `table` (by row) kept for the `positions` rows `rank` has, by position.
+template <class V>
+LargeArray<V> keep_by_position(const LargeArray<V>& table, RowRank rank, std::uint64_t positions) {
+  LargeArray<V> kept(positions);
+  for_each_set_bit(rank.words, table.size(), [&](std::uint64_t r) { kept[rank.position(r)] = table[r]; });
+  return kept;
+}
+
 // Renumbers `ids` (local indices of `group`) by the group's table of `mine` (collective
 // over `comm`, as group_table), the table freed once applied.
 template <class V>
@@ -233,42 +312,11 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
 
   // The degree order: every owner's input tuples per vertex (the pairs of its forward
   // rows, summed over the column: Graph500's tuple degree, kept in original order), then
-  // every pair renumbered into sorted ids. Sparse: counted by position among the rows
-  // with pairs, never in a word per group row.
+  // every pair renumbered into sorted ids, one group's table at a time.
   const std::uint64_t block = grid.blocks().block();
   owned_tuple_degree_ = LargeArray<std::uint64_t>(block);
-  if (sparse) {
-    const RowIndex with_pairs(ids_present(std::span<const V>(row_of), cols.local_size()));
-    const RowRank rank = with_pairs.rank();
-    LargeArray<std::uint64_t> tuples(with_pairs.count());
-    const auto pair_count = static_cast<std::int64_t>(row_of.size());
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < pair_count; ++k) {
-      std::atomic_ref<std::uint64_t>(tuples[rank.position(row_of[static_cast<std::size_t>(k)])])
-          .fetch_add(1, std::memory_order_relaxed);
-    }
-    sum_over_column(
-        grid, true,
-        [&](auto emit) {
-          const Bitmap& present = with_pairs.present();
-          for (std::size_t w = 0; w < present.num_words(); ++w) {
-            for (std::uint64_t bits = present.word(w); bits != 0; bits &= bits - 1) {
-              const std::uint64_t row = w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
-              emit(row, tuples[rank.position(row)]);
-            }
-          }
-        },
-        owned_tuple_degree_.span());
-  } else {
-    sum_over_column(
-        grid, false,
-        [&](auto emit) {
-          for (const V row : row_of) emit(row, 1);
-        },
-        owned_tuple_degree_.span());
-  }
+  sum_tuple_degrees(grid, std::span<const V>(row_of), sparse, owned_tuple_degree_.span());
   order_ = DegreeOrder<V>(owned_tuple_degree_.span());
-  // One group's table at a time.
   renumber_by_group_table(grid.col(), cols, order_.sorted_offsets(), row_of);
   renumber_by_group_table(grid.row(), rows, order_.sorted_offsets(), col_of);
   col_original_ = group_table(grid.col(), cols, order_.original_offsets());
@@ -284,82 +332,48 @@ DistributedGraph<V>::DistributedGraph(const ProcessGrid& grid, const PackedEdgeL
   } else if (list_builder) {
     forward_ = list_builder(cols.local_size(), std::move(row_of), std::move(col_of));
   } else {
-    // Hypersparse: the pairs' rows become positions among the rows with pairs first, and
-    // the lists are built over those alone (LocalCsr::by_position).
     std::optional<RowIndex> kept;
-    if (sparse) {
-      Bitmap present = ids_present(std::span<const V>(row_of), cols.local_size());
-      if (sparse_pays_here(present.count(), cols.local_size(), 8)) kept.emplace(std::move(present));
-    }
-    const std::uint64_t list_rows = kept ? kept->count() : cols.local_size();
-    if (kept) {
-      const RowRank rank = kept->rank();
-      const auto pair_count = static_cast<std::int64_t>(row_of.size());
-#pragma omp parallel for schedule(static)
-      for (std::int64_t k = 0; k < pair_count; ++k) {
-        row_of[static_cast<std::size_t>(k)] = static_cast<V>(rank.position(row_of[static_cast<std::size_t>(k)]));
-      }
-    }
-    // The pairs are consumed a quarter of the entries at a time: they and the lists never
-    // both stand whole (kernel 1's peak, half a rank's memory at scale 24 on 2 ranks).
-    forward_ = build_local_csr<V>(list_rows, std::move(row_of), std::move(col_of), kPlacementRanges);
-    if (kept) forward_ = LocalCsr<V>::by_position(std::move(forward_), std::move(*kept));
+    if (sparse) kept = rows_worth_keeping(std::span<const V>(row_of), cols.local_size());
+    forward_ = build_forward_lists(cols.local_size(), std::move(row_of), std::move(col_of), std::move(kept));
   }
   std::vector<V>().swap(row_of);
   std::vector<V>().swap(col_of);
   std::vector<float>().swap(weight_of);
-  if (forward_.hypersparse()) {
-    // Only the forward lists' sources are ever looked up: the table by their position.
-    const RowRank rank = forward_.row_rank();
-    LargeArray<V> kept(forward_.positions());
-    const auto words = static_cast<std::int64_t>((cols.local_size() + 63) / 64);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t w = 0; w < words; ++w) {
-      for (std::uint64_t bits = rank.words[w]; bits != 0; bits &= bits - 1) {
-        const std::uint64_t r = static_cast<std::uint64_t>(w) * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
-        kept[rank.position(r)] = col_original_[r];
-      }
-    }
-    col_original_ = std::move(kept);
-  }
+  // Only the forward lists' sources are ever looked up: the table by their position.
+  if (forward_.hypersparse())
+    col_original_ = keep_by_position(col_original_, forward_.row_rank(), forward_.positions());
   if (grid_layout(grid.partition())) {
     std::optional<RowIndex> kept;
     if (sparse) {
-      Bitmap present =
-          ids_present(std::span<const V>(forward_.neighbor_data(), forward_.num_entries()), rows.local_size());
-      if (sparse_pays_here(present.count(), rows.local_size(), 8)) kept.emplace(std::move(present));
+      kept =
+          rows_worth_keeping(std::span<const V>(forward_.neighbor_data(), forward_.num_entries()), rows.local_size());
     }
     transposed_ = transpose_local_csr(forward_, rows.local_size(), std::move(kept));
   }
 
   // Owners' degrees: each rank of a processor column holds a part of every column-group
-  // vertex's adjacency (the part inside its row group); the column sums them up, from the
-  // rows with a list here alone when sparse.
+  // vertex's adjacency (the part inside its row group); the column sums them up.
   owned_degree_ = LargeArray<std::uint64_t>(block);
-  sum_over_column(
-      grid, sparse,
-      [&](auto emit) {
-        if (!forward_.hypersparse()) {
-          for (std::uint64_t r = 0; r < cols.local_size(); ++r) {
-            if (forward_.degree(r) != 0) emit(r, forward_.degree(r));
-          }
-          return;
-        }
-        const RowRank rank = forward_.row_rank();
-        for (std::uint64_t w = 0; w < (cols.local_size() + 63) / 64; ++w) {
-          for (std::uint64_t bits = rank.words[w]; bits != 0; bits &= bits - 1) {
-            const std::uint64_t r = w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
-            emit(r, forward_.degree(r));
-          }
-        }
-      },
-      owned_degree_.span());
+  sum_list_degrees(grid, forward_, sparse, owned_degree_.span());
   global_directed_edges_ = grid.world().allreduce(forward_.num_entries(), ReduceOp::kSum);
   // Compressed once both are built: the transpose is read from the plain forward lists.
   if (compressed_lists) {
     forward_.compress();
     transposed_.compress();
   }
+}
+
+template <class V>
+bool DistributedGraph<V>::sparse_pays_here(std::uint64_t present, std::uint64_t ids, double bytes_per_id) const {
+  return sparse_rows_ == SparseRows::kAlways ||
+         (sparse_rows_ == SparseRows::kWherePays && sparse_pays(present, ids, bytes_per_id));
+}
+
+template <class V>
+std::optional<RowIndex> DistributedGraph<V>::rows_worth_keeping(std::span<const V> ids, std::uint64_t rows) const {
+  Bitmap present = ids_present(ids, rows);
+  if (!sparse_pays_here(present.count(), rows, 8)) return std::nullopt;
+  return RowIndex(std::move(present));
 }
 
 template class DistributedGraph<std::uint32_t>;

@@ -57,10 +57,7 @@ class DistributedGraph {
   // Whether either CSR keeps its rows with lists only.
   [[nodiscard]] bool hypersparse() const { return forward_.hypersparse() || transposed_.hypersparse(); }
   [[nodiscard]] bool may_keep_sparse() const { return sparse_rows_ != SparseRows::kNever; }
-  [[nodiscard]] bool sparse_pays_here(std::uint64_t present, std::uint64_t ids, double bytes_per_id) const {
-    return sparse_rows_ == SparseRows::kAlways ||
-           (sparse_rows_ == SparseRows::kWherePays && sparse_pays(present, ids, bytes_per_id));
-  }
+  [[nodiscard]] bool sparse_pays_here(std::uint64_t present, std::uint64_t ids, double bytes_per_id) const;
   // The graph a traversal layout reads (ProcessGrid::top_down / bottom_up).
   [[nodiscard]] const LocalCsr<V>& for_layout(const TraversalLayout& layout) const {
     return layout.transposed_graph ? transposed_ : forward_;
@@ -94,6 +91,10 @@ class DistributedGraph {
   LargeArray<std::uint64_t> owned_tuple_degree_;
   std::uint64_t global_directed_edges_ = 0;
   SparseRows sparse_rows_ = SparseRows::kNever;
+
+  // The index of the `rows` rows that `ids` holds, where keeping a row's offset by
+  // position pays under sparse_rows_; none where it does not.
+  [[nodiscard]] std::optional<RowIndex> rows_worth_keeping(std::span<const V> ids, std::uint64_t rows) const;
 };
 
 extern template class DistributedGraph<std::uint32_t>;

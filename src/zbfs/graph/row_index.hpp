@@ -64,6 +64,16 @@ class RowIndex {
   std::uint64_t count_ = 0;
 };
 
+// Calls visit(id) for every id below `count` set in `words`, in order.
+template <class Visit>
+void for_each_set_bit(const std::uint64_t* words, std::uint64_t count, Visit visit) {
+  for (std::uint64_t w = 0; w < (count + 63) / 64; ++w) {
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      visit(w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits)));
+    }
+  }
+}
+
 // Whether keeping an array of `bytes_per_id` over only `present` of `ids` ids, beside a
 // RowIndex, saves at least half of keeping it over all of them.
 inline bool sparse_pays(std::uint64_t present, std::uint64_t ids, double bytes_per_id) {
