@@ -594,16 +594,16 @@ void DistributedBfs<V>::search_own(const TraversalLayout& layout, std::span<cons
       });
       hub_checks += static_cast<std::uint64_t>(std::popcount(unvisited));
       lists += static_cast<std::uint64_t>(std::popcount(checks.scans));
-      std::array<V, 64> found_from;
+      std::array<std::uint64_t, 64> found_from;  // the parents' positions in source_original
       const std::uint64_t listed =
           scan_lists<V>(checks.scans, first, rows, frontier, entries, [&](int bit, V source_local) {
-            __builtin_prefetch(source_original + source_rank.position(source_local));
-            found_from[static_cast<std::size_t>(bit)] = source_local;
+            const std::uint64_t at = source_rank.position(source_local);
+            __builtin_prefetch(source_original + at);
+            found_from[static_cast<std::size_t>(bit)] = at;
           });
       for (std::uint64_t bits = listed; bits != 0; bits &= bits - 1) {
         const auto bit = static_cast<std::size_t>(std::countr_zero(bits));
-        word_parents[bit] =
-            static_cast<std::int64_t>(source_base + source_original[source_rank.position(found_from[bit])]);
+        word_parents[bit] = static_cast<std::int64_t>(source_base + source_original[found_from[bit]]);
       }
       const std::uint64_t found = checks.found | listed;
       // Every owned word is written here, so next_ needs no clearing first.
@@ -816,14 +816,12 @@ void DistributedBfs<V>::keep_reported_parents(const TraversalLayout& top_down) {
 #pragma omp parallel for schedule(dynamic, 1024)
     for (std::int64_t k = 0; k < rows; ++k) {
       lists.scan(static_cast<std::uint64_t>(k), [&](V target) {
-        reported.set_atomic(target);
+        reported.claim(target, true);
         return false;
       });
     }
   });
-  std::uint64_t present = 0;
-  for (std::size_t w = 0; w < reported.num_words(); ++w)
-    present += static_cast<std::uint64_t>(std::popcount(reported.word(w)));
+  const std::uint64_t present = reported.count();
   if (!graph_.sparse_pays_here(present, targets, sizeof(V))) {
     sent_parent_ = LargeArray<V>(targets);
     return;

@@ -369,8 +369,7 @@ Bitmap ids_present(std::span<const V> ids, std::uint64_t count) {
   const auto m = static_cast<std::int64_t>(ids.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < m; ++i) {
-    const V id = ids[static_cast<std::size_t>(i)];
-    if ((present.word(Bitmap::word_of(id)) & Bitmap::mask_of(id)) == 0) present.set_atomic(id);
+    present.claim(ids[static_cast<std::size_t>(i)], true);  // a plain read first: most ids repeat
   }
   return present;
 }
