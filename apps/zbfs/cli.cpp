@@ -19,6 +19,7 @@
 #include "zbfs/driver/run_files.hpp"
 #include "zbfs/driver/run_report.hpp"
 #include "zbfs/driver/runner.hpp"
+#include "zbfs/driver/trace_runner.hpp"
 #include "zbfs/driver/work_costs_file.hpp"
 #include "zbfs/generator/graph_generator.hpp"
 #include "zbfs/input/graph_reader.hpp"
@@ -330,8 +331,9 @@ void add_run_options(CLI::App& run, RunConfig& config, TextOptions& text) {
                       "layout for measure) and in --partition hybrid (default: the ranks that share a machine)");
 }
 
-int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int ranks) {
-  const Communicator world = Communicator::world();
+// Completes `config` from the run options' text (zbfs run's and zbfs trace's) and checks
+// it for a job of `ranks` ranks.
+void finish_run_config(RunConfig& config, const TextOptions& text, const CLI::App& app, int ranks) {
   if (!text.input.empty()) {
     for (const char* flag :
          {"--scale", "--edgefactor", "--graph", "--vertices", "--edges", "--rmat", "--radius", "--degree"}) {
@@ -401,6 +403,11 @@ int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, 
     config.work_costs_path = text.work_costs;
   }
   validate_config(config, ranks);
+}
+
+int run_command(RunConfig config, const TextOptions& text, const CLI::App& app, int ranks) {
+  const Communicator world = Communicator::world();
+  finish_run_config(config, text, app, ranks);
   check_run_files(config, world);  // fail now rather than after a long run
   const RunResult result = config.shared_memory ? run_shared_benchmark(config) : run_distributed_benchmark(config);
   report_run(result, world);
@@ -564,6 +571,21 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
                    "how the exchanges' rounds are priced: two-sided (a latency per message) or rma (one-sided: four "
                    "latencies per round and three posted operations per piece; default: the recorded run's)")
       ->check(CLI::IsMember({"two-sided", "rma"}));
+  RunConfig trace_config;
+  TextOptions trace_text;
+  TraceOptions trace_options;
+  CLI::App* trace = app.add_subcommand(
+      "trace",
+      "plan a P-rank job's searches on this one process and write them as SimGrid time-independent traces "
+      "(smpirun -replay; zbfs-lab replay), with the searches' per-phase traffic as JSON");
+  add_run_options(*trace, trace_config, trace_text);
+  trace->add_option("-P,--ranks", trace_options.ranks, "ranks of the planned job")->required();
+  trace->add_option("--trace-dir", trace_options.trace_dir,
+                    "write the traces into this new folder (one file a rank and traces.txt); without it, the summary "
+                    "only");
+  trace->add_option("--host-speed", trace_options.host_speed_flops,
+                    "the simulated hosts' speed in flops, which turns counted work (--work-costs) into compute "
+                    "actions (default: 1e9, zbfs-lab's platforms)");
   RunConfig generate_config;
   TextOptions generate_text;
   FileOptions generate_files;
@@ -587,7 +609,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   if (argc > 1 && argv[1][0] != '-' &&
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
     throw_usage_error(std::string("unknown command '") + argv[1] +
-                      "' (commands: run, model, generate, convert; see 'zbfs --help')");
+                      "' (commands: run, model, trace, generate, convert; see 'zbfs --help')");
   }
   try {
     app.parse(argc, argv);
@@ -609,6 +631,13 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   if (generate->parsed()) {
     refuse_explicit_zero_sizes(*generate, generate_config);
     return generate_command(generate_config, generate_text, generate_files);
+  }
+  if (trace->parsed()) {
+    if (rank != 0) return 0;
+    if (trace->count("--partition") == 0) trace_text.partition = "2d";
+    finish_run_config(trace_config, trace_text, *trace, trace_options.ranks);
+    run_trace(trace_config, trace_options);
+    return 0;
   }
   if (convert->parsed()) return convert_command(convert_files);
   if (model->parsed()) return model_command(model_options, rank);

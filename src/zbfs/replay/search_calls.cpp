@@ -1,0 +1,264 @@
+#include "zbfs/replay/search_calls.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "zbfs/core/bit_compaction.hpp"
+#include "zbfs/mpi/collective_traffic.hpp"
+
+namespace zbfs {
+namespace {
+
+// Each exchange's tag, so that a replay matches every message to its own receive.
+enum Tag : int { kGatherIds = 1, kFold = 2, kGatherBits = 3, kRing = 4, kAsk = 5, kAnswer = 6 };
+
+constexpr std::uint64_t kWord = sizeof(std::uint64_t);
+
+class CallWalk {
+ public:
+  CallWalk(const SearchPlan& plan, const ReplayLayout& layout, int piece, SearchCallVisitor& visitor)
+      : plan_(plan),
+        layout_(layout),
+        visitor_(visitor),
+        piece_(piece),
+        row_(layout.row_of_piece(piece)),
+        col_(layout.col_of_piece(piece)),
+        rows_(layout.rows()),
+        cols_(layout.cols()) {}
+
+  void walk() {
+    // The root's degree, summed (DistributedBfs::search).
+    if (layout_.ranks() > 1) visitor_.allreduce(Phase::kTerminationCheck, kWord);
+    for (const PlannedLevel& level : plan_.levels) {
+      if (level.kind == StepKind::kTopDown) {
+        top_down(level);
+      } else {
+        bottom_up(level);
+      }
+      if (layout_.ranks() > 1) visitor_.allreduce(Phase::kTerminationCheck, 2 * kWord);
+    }
+    if (plan_.reduce_after) reduce_predecessors();
+  }
+
+ private:
+  [[nodiscard]] std::size_t slot(int piece, int member) const {
+    return static_cast<std::size_t>(piece) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(member);
+  }
+  [[nodiscard]] int row_member(int m) const { return layout_.world_rank_of_piece(layout_.piece_at(row_, m)); }
+
+  void compute(const std::vector<WorkCounts>& work) {
+    if (!work.empty()) visitor_.compute(work[static_cast<std::size_t>(piece_)]);
+  }
+
+  void top_down(const PlannedLevel& level) {
+    compute(level.work_before_gather);
+    if (rows_ > 1) {
+      // Every column member's frontier ids to every other (allgather_ids's pieces).
+      peers_.clear();
+      for (int r = 0; r < rows_; ++r) {
+        if (r == row_) continue;
+        const int other = layout_.piece_at(r, col_);
+        peers_.push_back({layout_.world_rank_of_piece(other), kWord * level.gathered[static_cast<std::size_t>(piece_)],
+                          kWord * level.gathered[static_cast<std::size_t>(other)]});
+      }
+      visitor_.exchange(Phase::kColumnExchange, kGatherIds, peers_);
+    }
+    compute(level.work);
+    fold(level);
+  }
+
+  void bottom_up(const PlannedLevel& level) {
+    // The masked frontier bits along the expand group: the column in 2D, the job in 1D.
+    const bool ring = layout_.bottom_up_ring();
+    const int group = ring ? rows_ : cols_;
+    if (group > 1) {
+      members_.clear();
+      blocks_.clear();
+      for (int k = 0; k < group; ++k) {
+        const int other = ring ? layout_.piece_at(k, col_) : layout_.piece_at(0, k);
+        members_.push_back(layout_.world_rank_of_piece(other));
+        blocks_.push_back(kWord * packed_words(level.gathered[static_cast<std::size_t>(other)]));
+      }
+      visitor_.gather(Phase::kColumnExchange, kGatherBits, members_, ring ? row_ : col_, blocks_);
+    }
+    compute(level.work);
+    if (!ring || cols_ == 1) return;
+    const std::uint64_t bitmap = kWord * layout_.blocks().words_per_block();
+    for (int k = 1; k < cols_; ++k) {
+      visitor_.shift(Phase::kRowExchange, kRing, row_member((col_ + 1) % cols_), row_member((col_ + cols_ - 1) % cols_),
+                     bitmap);
+    }
+    fold(level);
+  }
+
+  // Each member's ids for the others along the row (StepProtocol::fold's all_to_all).
+  void fold(const PlannedLevel& level) {
+    if (cols_ == 1) return;
+    peers_.clear();
+    for (int m = 0; m < cols_; ++m) {
+      if (m == col_) continue;
+      peers_.push_back({row_member(m), kWord * level.folded[slot(piece_, m)],
+                        kWord * level.folded[slot(layout_.piece_at(row_, m), col_)]});
+    }
+    visitor_.exchange(Phase::kRowExchange, kFold, peers_);
+  }
+
+  // The owners ask each member for the parents of the claims its reports won; the
+  // answers come back one word each (Exchanger::read_batch).
+  void reduce_predecessors() {
+    peers_.clear();
+    for (int m = 0; m < cols_; ++m) {
+      if (m == col_) continue;
+      peers_.push_back({row_member(m), kWord * plan_.claimed_from[slot(piece_, m)],
+                        kWord * plan_.claimed_from[slot(layout_.piece_at(row_, m), col_)]});
+    }
+    visitor_.exchange(Phase::kPredecessorReduction, kAsk, peers_);
+    for (PeerBytes& p : peers_) std::swap(p.sent, p.received);
+    visitor_.exchange(Phase::kPredecessorReduction, kAnswer, peers_);
+  }
+
+  const SearchPlan& plan_;
+  const ReplayLayout& layout_;
+  SearchCallVisitor& visitor_;
+  int piece_;
+  int row_;
+  int col_;
+  int rows_;
+  int cols_;
+  std::vector<PeerBytes> peers_;
+  std::vector<int> members_;
+  std::vector<std::uint64_t> blocks_;
+};
+
+// Adds the calls up as mpi/communicator.cpp books them.
+class Booking final : public SearchCallVisitor {
+ public:
+  explicit Booking(int ranks) : ranks_(ranks) {}
+  void exchange(Phase phase, int /*tag*/, std::span<const PeerBytes> peers) override {
+    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
+    t.messages += peers.size();
+    for (const PeerBytes& p : peers) t.bytes += p.sent;
+  }
+  void gather(Phase phase, int /*tag*/, std::span<const int> members, int me,
+              std::span<const std::uint64_t> block_bytes) override {
+    // count_gather: this rank's block to every peer.
+    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
+    t.messages += members.size() - 1;
+    t.bytes += (members.size() - 1) * block_bytes[static_cast<std::size_t>(me)];
+  }
+  void shift(Phase phase, int /*tag*/, int /*next*/, int /*previous*/, std::uint64_t bytes) override {
+    if (bytes == 0) return;
+    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
+    t.messages += 1;
+    t.bytes += bytes;
+  }
+  void allreduce(Phase phase, std::uint64_t bytes) override {
+    const auto rounds = static_cast<std::uint64_t>(ceil_log2(static_cast<std::uint64_t>(ranks_)));
+    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
+    t.messages += rounds;
+    t.bytes += rounds * bytes;
+  }
+  void compute(const WorkCounts& /*work*/) override {}
+
+  SearchTraffic traffic{};
+
+ private:
+  int ranks_;
+};
+
+// Writes the calls as SimGrid 3.x time-independent actions.
+class TraceActions final : public SearchCallVisitor {
+ public:
+  TraceActions(int rank, const WorkCosts* costs, double host_speed_flops, std::string& out)
+      : rank_(std::to_string(rank) + " "), costs_(costs), speed_(host_speed_flops), out_(out) {}
+
+  void exchange(Phase /*phase*/, int tag, std::span<const PeerBytes> peers) override {
+    std::uint64_t sent = 0;
+    for (const PeerBytes& p : peers) {
+      line("isend " + std::to_string(p.peer) + " " + std::to_string(tag) + " " + std::to_string(p.sent));
+      sent += p.sent;
+    }
+    for (const PeerBytes& p : peers) {
+      line("irecv " + std::to_string(p.peer) + " " + std::to_string(tag) + " " + std::to_string(p.received));
+    }
+    line("waitall");
+    charge_bytes(sent);
+  }
+  void gather(Phase /*phase*/, int tag, std::span<const int> members, int me,
+              std::span<const std::uint64_t> block_bytes) override {
+    const auto g = static_cast<int>(members.size());
+    const auto block = [&](int k) { return block_bytes[static_cast<std::size_t>(k % g)]; };
+    for (int distance = 1; distance < g; distance *= 2) {
+      const int count = std::min(distance, g - distance);
+      std::uint64_t sent = 0;
+      std::uint64_t received = 0;
+      for (int k = 0; k < count; ++k) {
+        sent += block(me + k);
+        received += block(me + distance + k);
+      }
+      const int to = members[static_cast<std::size_t>((me - distance + g) % g)];
+      const int from = members[static_cast<std::size_t>((me + distance) % g)];
+      line("isend " + std::to_string(to) + " " + std::to_string(tag) + " " + std::to_string(sent));
+      line("irecv " + std::to_string(from) + " " + std::to_string(tag) + " " + std::to_string(received));
+      line("waitall");
+    }
+    charge_bytes((members.size() - 1) * block_bytes[static_cast<std::size_t>(me)]);
+  }
+  void shift(Phase /*phase*/, int tag, int next, int previous, std::uint64_t bytes) override {
+    line("isend " + std::to_string(next) + " " + std::to_string(tag) + " " + std::to_string(bytes));
+    line("irecv " + std::to_string(previous) + " " + std::to_string(tag) + " " + std::to_string(bytes));
+    line("waitall");
+    charge_bytes(bytes);
+  }
+  void allreduce(Phase /*phase*/, std::uint64_t bytes) override { line("allreduce " + std::to_string(bytes) + " 0"); }
+  void compute(const WorkCounts& work) override {
+    if (costs_ == nullptr) return;
+    double seconds = 0;
+    for (const WorkKind kind : kAllWorkKinds) seconds += costs_->price_s(kind, work[static_cast<std::size_t>(kind)]);
+    charge(seconds);
+  }
+
+ private:
+  void line(const std::string& action) {
+    out_ += rank_;
+    out_ += action;
+    out_ += '\n';
+  }
+  void charge_bytes(std::uint64_t bytes) {
+    if (costs_ != nullptr) charge(costs_->price_s(WorkKind::kExchangedBytes, bytes));
+  }
+  void charge(double seconds) {
+    if (seconds <= 0) return;
+    char flops[32];
+    std::snprintf(flops, sizeof flops, "%.6g", seconds * speed_);
+    line(std::string("compute ") + flops);
+  }
+
+  std::string rank_;
+  const WorkCosts* costs_;
+  double speed_;
+  std::string& out_;
+};
+
+}  // namespace
+
+void visit_search_calls(const SearchPlan& plan, const ReplayLayout& layout, int piece, SearchCallVisitor& visitor) {
+  CallWalk(plan, layout, piece, visitor).walk();
+}
+
+SearchTraffic book_search(const SearchPlan& plan, const ReplayLayout& layout) {
+  Booking booking(layout.ranks());
+  if (layout.ranks() == 1) return booking.traffic;
+  for (int piece = 0; piece < layout.ranks(); ++piece) visit_search_calls(plan, layout, piece, booking);
+  return booking.traffic;
+}
+
+void append_search_trace(const SearchPlan& plan, const ReplayLayout& layout, int world_rank, const WorkCosts* costs,
+                         double host_speed_flops, std::string& out) {
+  TraceActions actions(world_rank, costs, host_speed_flops, out);
+  // The search starts together (the harness's barrier before the timed search).
+  out += std::to_string(world_rank) + " barrier\n";
+  visit_search_calls(plan, layout, layout.shape().piece_of_rank(world_rank), actions);
+}
+
+}  // namespace zbfs

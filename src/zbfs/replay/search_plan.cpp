@@ -1,0 +1,454 @@
+#include "zbfs/replay/search_plan.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "zbfs/bfs/direction_policy.hpp"
+#include "zbfs/core/error.hpp"
+
+namespace zbfs {
+namespace {
+
+constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
+
+// Every vertex's distance from `root` (kUnreached off its component).
+std::vector<std::uint32_t> distances_from(const Csr<std::uint32_t>& graph, std::uint64_t root) {
+  std::vector<std::uint32_t> distance(graph.num_vertices(), kUnreached);
+  std::vector<std::uint32_t> frontier{static_cast<std::uint32_t>(root)};
+  std::vector<std::uint32_t> next;
+  distance[root] = 0;
+  for (std::uint32_t level = 1; !frontier.empty(); ++level) {
+    next.clear();
+    for (const std::uint32_t u : frontier) {
+      for (const std::uint32_t v : graph.neighbors(u)) {
+        if (distance[v] != kUnreached) continue;
+        distance[v] = level;
+        next.push_back(v);
+      }
+    }
+    frontier.swap(next);
+  }
+  return distance;
+}
+
+// The steps' directions as DistributedBfs takes them (bfs/direction_policy.hpp's
+// run_levels), from each level's vertices and their edges, which are the same on every
+// layout. One step per level; the last finds nothing.
+std::vector<StepKind> step_directions(const BfsOptions& options, std::uint64_t num_vertices,
+                                      std::uint64_t directed_edges, std::span<const std::uint64_t> level_vertices,
+                                      std::span<const std::uint64_t> level_edges) {
+  const auto at = [&](std::span<const std::uint64_t> counts, std::size_t level) {
+    return level < counts.size() ? counts[level] : 0;
+  };
+  DirectionPolicy policy(options, num_vertices, directed_edges, level_edges[0]);
+  std::vector<StepKind> steps;
+  std::uint64_t frontier = 1;
+  while (frontier > 0) {
+    if (policy.go_bottom_up()) {
+      std::uint64_t awake = frontier;
+      std::uint64_t previous_awake = 0;
+      do {
+        previous_awake = awake;
+        steps.push_back(StepKind::kBottomUp);
+        awake = frontier = at(level_vertices, steps.size());
+      } while (policy.stay_bottom_up(awake, previous_awake));
+      policy.bottom_up_done();
+    } else {
+      steps.push_back(StepKind::kTopDown);
+      frontier = at(level_vertices, steps.size());
+      policy.top_down_done(at(level_edges, steps.size()));
+    }
+  }
+  return steps;
+}
+
+void add(std::uint32_t& counter, std::uint32_t units) {
+#pragma omp atomic
+  counter += units;
+}
+void add(WorkCounts& counts, WorkKind kind, std::uint64_t units) {
+  if (units == 0) return;
+  std::uint64_t& counter = counts[static_cast<std::size_t>(kind)];
+#pragma omp atomic
+  counter += units;
+}
+
+// What one vertex's list says about it: per column group it has neighbours in, how many
+// lie one level above it, at its level and one below (its touches), and how many in all.
+struct ColumnTouches {
+  std::vector<std::uint32_t> by_level;  // [c * 3 + delta]
+  std::vector<std::uint32_t> entries;   // [c]
+  std::vector<int> touched;             // columns with entries, in order of first touch
+
+  explicit ColumnTouches(int cols) : by_level(3 * static_cast<std::size_t>(cols), 0), entries(cols, 0) {}
+  void clear() {
+    for (const int c : touched) {
+      const auto i = static_cast<std::size_t>(c);
+      by_level[3 * i] = by_level[3 * i + 1] = by_level[3 * i + 2] = 0;
+      entries[i] = 0;
+    }
+    touched.clear();
+  }
+  [[nodiscard]] std::uint32_t at(int c, int delta) const {
+    return by_level[3 * static_cast<std::size_t>(c) + static_cast<std::size_t>(delta)];
+  }
+};
+
+class Planner {
+ public:
+  Planner(const Csr<std::uint32_t>& graph, const ReplayLayout& layout, bool count_work)
+      : graph_(graph), layout_(layout), count_work_(count_work) {}
+
+  SearchPlan plan(std::uint64_t root, const BfsOptions& options) {
+    SearchPlan plan;
+    plan.root = root;
+    plan.root_degree = graph_.degree(root);
+    distance_ = distances_from(graph_, root);
+    count_levels(plan);
+    steps_ =
+        step_directions(options, graph_.num_vertices(), graph_.num_directed_edges(), level_vertices_, level_edges_);
+    const auto ranks = static_cast<std::size_t>(layout_.ranks());
+    const auto cols = static_cast<std::size_t>(layout_.cols());
+    plan.reduce_after = layout_.cols() > 1;
+    plan.claimed_from.assign(ranks * cols, 0);
+    plan.levels.resize(steps_.size());
+    for (std::size_t level = 0; level < steps_.size(); ++level) {
+      PlannedLevel& planned = plan.levels[level];
+      planned.kind = steps_[level];
+      planned.frontier = level < level_vertices_.size() ? level_vertices_[level] : 0;
+      planned.discovered = level + 1 < level_vertices_.size() ? level_vertices_[level + 1] : 0;
+      planned.gathered.assign(ranks, 0);
+      planned.folded.assign(ranks * cols, 0);
+      if (count_work_) {
+        planned.work.assign(ranks, WorkCounts{});
+        planned.work_before_gather.assign(ranks, WorkCounts{});
+      }
+    }
+    gathered_by_piece(plan);
+    walk_targets(plan);
+    if (count_work_) {
+      walk_sources(plan);
+      count_fixed_work(plan);
+    }
+    return plan;
+  }
+
+ private:
+  [[nodiscard]] bool top_down_at(std::int64_t level) const {
+    return level >= 0 && static_cast<std::size_t>(level) < steps_.size() &&
+           steps_[static_cast<std::size_t>(level)] == StepKind::kTopDown;
+  }
+  [[nodiscard]] bool bottom_up_at(std::int64_t level) const {
+    return level >= 0 && static_cast<std::size_t>(level) < steps_.size() &&
+           steps_[static_cast<std::size_t>(level)] == StepKind::kBottomUp;
+  }
+
+  void count_levels(SearchPlan& plan) {
+    level_vertices_.clear();
+    level_edges_.clear();
+    plan.reached = 0;
+    for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
+      const std::uint32_t d = distance_[v];
+      if (d == kUnreached) continue;
+      if (d >= level_vertices_.size()) {
+        level_vertices_.resize(d + 1, 0);
+        level_edges_.resize(d + 1, 0);
+      }
+      ++level_vertices_[d];
+      level_edges_[d] += graph_.degree(v);
+      ++plan.reached;
+    }
+  }
+
+  // Top-down: each piece's frontier; bottom-up: the mask's open positions, the piece's
+  // vertices with edges that no earlier bottom-up gather of the search carried.
+  void gathered_by_piece(SearchPlan& plan) {
+    const auto ranks = static_cast<std::size_t>(layout_.ranks());
+    std::vector<std::vector<std::uint32_t>> frontier_of(plan.levels.size(), std::vector<std::uint32_t>(ranks, 0));
+    std::vector<std::uint32_t> with_edges(ranks, 0);
+    for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
+      const auto piece = static_cast<std::size_t>(layout_.piece_of(v));
+      if (graph_.degree(v) > 0) ++with_edges[piece];
+      const std::uint32_t d = distance_[v];
+      if (d != kUnreached && d < plan.levels.size()) ++frontier_of[d][piece];
+    }
+    std::vector<std::uint32_t> open = with_edges;
+    for (std::size_t level = 0; level < plan.levels.size(); ++level) {
+      PlannedLevel& planned = plan.levels[level];
+      if (planned.kind == StepKind::kTopDown) {
+        planned.gathered = frontier_of[level];
+        continue;
+      }
+      planned.gathered = open;
+      for (std::size_t p = 0; p < ranks; ++p) open[p] -= frontier_of[level][p];
+    }
+    if (!count_work_) return;
+    // Claims: each level's new frontier on its owner.
+    for (std::size_t level = 0; level < plan.levels.size(); ++level) {
+      for (std::size_t p = 0; p < ranks; ++p) {
+        if (level + 1 < frontier_of.size()) {
+          plan.levels[level].work[p][static_cast<std::size_t>(WorkKind::kClaimed)] += frontier_of[level + 1][p];
+        }
+        if (plan.levels[level].kind == StepKind::kTopDown) {
+          plan.levels[level].work_before_gather[p][static_cast<std::size_t>(WorkKind::kQueued)] +=
+              frontier_of[level][p];
+        }
+      }
+    }
+  }
+
+  // The pass over every reached vertex's list, as a target: its reports, its finder and
+  // its claim, and (when counted) the entries that list holds for each level's expansions
+  // and searches.
+  void walk_targets(SearchPlan& plan) {
+    const auto n = static_cast<std::int64_t>(graph_.num_vertices());
+    const int cols = layout_.cols();
+#pragma omp parallel
+    {
+      ColumnTouches touches(cols);
+#pragma omp for schedule(dynamic, 1024)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto v = static_cast<std::uint64_t>(i);
+        if (graph_.degree(v) == 0) continue;
+        touches.clear();
+        const std::uint32_t d = distance_[v];
+        for (const std::uint32_t u : graph_.neighbors(v)) {
+          const int c = layout_.col_of_piece(layout_.piece_of(u));
+          const auto ci = static_cast<std::size_t>(c);
+          if (touches.entries[ci] == 0) touches.touched.push_back(c);
+          ++touches.entries[ci];
+          if (d != kUnreached) ++touches.by_level[3 * ci + (distance_[u] + 1 - d)];
+        }
+        plan_target(plan, v, touches);
+      }
+    }
+  }
+
+  void plan_target(SearchPlan& plan, std::uint64_t v, const ColumnTouches& touches) {
+    const int cols = layout_.cols();
+    const int piece = layout_.piece_of(v);
+    const int row = layout_.row_of_piece(piece);
+    const int owner_col = layout_.col_of_piece(piece);
+    const auto slot = [&](int from_col, int to_col) {
+      return static_cast<std::size_t>(layout_.piece_at(row, from_col)) * static_cast<std::size_t>(cols) +
+             static_cast<std::size_t>(to_col);
+    };
+    const std::uint32_t d = distance_[v];
+    const auto level_of = [&](int delta) { return static_cast<std::int64_t>(d) - 1 + delta; };
+    // The member that found v in a bottom-up step (its report is that step's fold).
+    int finder = -1;
+    if (d != kUnreached && d >= 1) {
+      const auto found_at = static_cast<std::size_t>(d - 1);
+      const bool top_down = steps_[found_at] == StepKind::kTopDown;
+      int winner = -1;
+      if (top_down && touches.at(owner_col, 0) == 0) {
+        // The owner claims from the lowest member whose report reached it.
+        for (const int c : touches.touched) {
+          if (touches.at(c, 0) > 0 && (winner < 0 || c < winner)) winner = c;
+        }
+      } else if (!top_down && layout_.bottom_up_ring()) {
+        // The first member in ring order after the owner (the owner itself first).
+        for (const int c : touches.touched) {
+          if (touches.at(c, 0) == 0) continue;
+          const int after = (c - owner_col + cols) % cols;
+          if (winner < 0 || after < (winner - owner_col + cols) % cols) winner = c;
+        }
+        if (winner == owner_col) winner = -1;
+        if (winner >= 0) {
+          finder = winner;
+          add(plan.levels[found_at].folded[slot(winner, owner_col)], 1);
+        }
+      }
+      if (winner >= 0 && plan.reduce_after) {
+        add(plan.claimed_from[static_cast<std::size_t>(piece) * static_cast<std::size_t>(cols) +
+                              static_cast<std::size_t>(winner)],
+            1);
+      }
+    }
+    // Top-down reports: a member reports v at the first top-down level its frontier
+    // touches v, unless it found v before; never to itself.
+    if (d != kUnreached) {
+      for (const int c : touches.touched) {
+        if (c == owner_col || c == finder) continue;
+        for (int delta = 0; delta < 3; ++delta) {
+          if (touches.at(c, delta) == 0 || !top_down_at(level_of(delta))) continue;
+          add(plan.levels[static_cast<std::size_t>(level_of(delta))].folded[slot(c, owner_col)], 1);
+          break;
+        }
+      }
+    }
+    if (count_work_) count_target_work(plan, v, touches, finder);
+  }
+
+  // A target's part of the levels' work: the entries top-down expansions read from its
+  // lists (exact), and the bottom-up searches of its rows while it is unvisited.
+  void count_target_work(SearchPlan& plan, std::uint64_t v, const ColumnTouches& touches, int finder) {
+    const int cols = layout_.cols();
+    const int piece = layout_.piece_of(v);
+    const int row = layout_.row_of_piece(piece);
+    const int owner_col = layout_.col_of_piece(piece);
+    const std::uint32_t d = distance_[v];
+    const auto work_of = [&](std::size_t level, int col) -> WorkCounts& {
+      return plan.levels[level].work[static_cast<std::size_t>(layout_.piece_at(row, col))];
+    };
+    if (d != kUnreached) {
+      for (const int c : touches.touched) {
+        for (int delta = 0; delta < 3; ++delta) {
+          const std::int64_t level = static_cast<std::int64_t>(d) - 1 + delta;
+          if (top_down_at(level)) {
+            add(work_of(static_cast<std::size_t>(level), c), WorkKind::kListEntries, touches.at(c, delta));
+          }
+        }
+      }
+    }
+    // Bottom-up: while unvisited, every member with a list for v tests its hub and reads
+    // its list; in 1D only the owner searches, its list being all of v's.
+    const std::size_t searched_until = d == kUnreached ? steps_.size() : std::min<std::size_t>(d, steps_.size());
+    for (std::size_t level = 0; level < searched_until; ++level) {
+      if (steps_[level] != StepKind::kBottomUp) continue;
+      const bool found_here = level + 1 == d;
+      if (!layout_.bottom_up_ring()) {
+        WorkCounts& work = work_of(level, owner_col);
+        std::uint64_t entries = 0;
+        std::uint64_t hits = 0;
+        for (const int c : touches.touched) {
+          entries += touches.entries[static_cast<std::size_t>(c)];
+          hits += found_here ? touches.at(c, 0) : 0;
+        }
+        search_row(work, entries, hits);
+        continue;
+      }
+      for (int k = 0; k < cols; ++k) {
+        const int c = (owner_col + k) % cols;
+        const std::uint32_t entries = touches.entries[static_cast<std::size_t>(c)];
+        if (entries == 0) continue;
+        const std::uint32_t hits = found_here ? touches.at(c, 0) : 0;
+        search_row(work_of(level, c), entries, hits);
+        if (hits > 0) {
+          if (c == finder) add(work_of(level, c), WorkKind::kQueued, 1);
+          break;
+        }
+      }
+    }
+  }
+
+  // One unvisited row searched: its hub tested, then its list read up to the first of
+  // `hits` frontier neighbours among `entries` (where that lies on average), or through.
+  static void search_row(WorkCounts& work, std::uint64_t entries, std::uint64_t hits) {
+    add(work, WorkKind::kHubChecks, 1);
+    add(work, WorkKind::kLists, 1);
+    add(work, WorkKind::kListEntries, hits == 0 ? entries : (entries + 1) / (hits + 1));
+  }
+
+  // The pass over every top-down source's list: the lists a step opens (one per source
+  // and row group that its list reaches).
+  void walk_sources(SearchPlan& plan) {
+    const auto n = static_cast<std::int64_t>(graph_.num_vertices());
+    const int rows = layout_.rows();
+#pragma omp parallel
+    {
+      std::vector<std::uint8_t> seen(static_cast<std::size_t>(rows), 0);
+      std::vector<int> touched;
+#pragma omp for schedule(dynamic, 1024)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto u = static_cast<std::uint64_t>(i);
+        const std::uint32_t d = distance_[u];
+        if (d == kUnreached || !top_down_at(d)) continue;
+        const int col = layout_.col_of_piece(layout_.piece_of(u));
+        for (const std::uint32_t v : graph_.neighbors(u)) {
+          const int r = layout_.row_of_piece(layout_.piece_of(v));
+          if (seen[static_cast<std::size_t>(r)] == 0) touched.push_back(r);
+          seen[static_cast<std::size_t>(r)] = 1;
+        }
+        for (const int r : touched) {
+          add(plan.levels[d].work[static_cast<std::size_t>(layout_.piece_at(r, col))], WorkKind::kLists, 1);
+          seen[static_cast<std::size_t>(r)] = 0;
+        }
+        touched.clear();
+      }
+    }
+  }
+
+  // What every rank does whatever the graph: its bitmaps' words, its local steps, the
+  // ids it queues and applies, and the bytes it hands to exchanges.
+  void count_fixed_work(SearchPlan& plan) const {
+    const int ranks = layout_.ranks();
+    const int rows = layout_.rows();
+    const int cols = layout_.cols();
+    const std::uint64_t words = layout_.blocks().words_per_block();
+    const std::uint64_t source_words = words * static_cast<std::uint64_t>(layout_.bottom_up_ring() ? rows : ranks);
+    const auto at = [](WorkCounts& work, WorkKind kind) -> std::uint64_t& {
+      return work[static_cast<std::size_t>(kind)];
+    };
+    for (PlannedLevel& level : plan.levels) {
+      const bool top_down = level.kind == StepKind::kTopDown;
+      const bool ring = !top_down && layout_.bottom_up_ring() && cols > 1;
+      for (int p = 0; p < ranks; ++p) {
+        const auto i = static_cast<std::size_t>(p);
+        WorkCounts& work = level.work[i];
+        const int row = layout_.row_of_piece(p);
+        const int col = layout_.col_of_piece(p);
+        std::uint64_t sent = 0;
+        std::uint64_t arrived = 0;
+        for (int m = 0; m < cols; ++m) {
+          if (m == col) continue;
+          sent += level.folded[i * static_cast<std::size_t>(cols) + static_cast<std::size_t>(m)];
+          arrived += level.folded[static_cast<std::size_t>(layout_.piece_at(row, m)) * static_cast<std::size_t>(cols) +
+                                  static_cast<std::size_t>(col)];
+        }
+        at(work, WorkKind::kArrivals) += arrived;
+        if (top_down) {
+          at(level.work_before_gather[i], WorkKind::kBitmapWords) += words;
+          at(work, WorkKind::kQueued) += sent;
+          at(work, WorkKind::kBitmapWords) += 2 * words;  // next cleared, the level counted
+          at(work, WorkKind::kSteps) += 3;                // expand, claim, count
+        } else {
+          const int members = cols > 1 && ring ? cols : 1;
+          // The mask, the own search, the visited copy and each piece, the count.
+          at(work, WorkKind::kBitmapWords) += (layout_.bottom_up_ring() && rows == 1 ? 0 : source_words) +
+                                              words * static_cast<std::uint64_t>(members + (ring ? 1 : 0)) + words;
+          at(work, WorkKind::kSteps) += static_cast<std::uint64_t>(members + (ring ? 1 : 0)) + 2;
+        }
+      }
+    }
+  }
+
+  const Csr<std::uint32_t>& graph_;
+  const ReplayLayout& layout_;
+  bool count_work_;
+  std::vector<std::uint32_t> distance_;
+  std::vector<std::uint64_t> level_vertices_;
+  std::vector<std::uint64_t> level_edges_;
+  std::vector<StepKind> steps_;
+};
+
+}  // namespace
+
+ReplayLayout::ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices)
+    : partition_(partition), shape_(partition == Partition::k1D ? GridShape{1, shape.size()} : shape) {
+  if (shape_.size() < 1) throw_usage_error("a replayed job needs at least one rank");
+  blocks_ = VertexBlocks(num_vertices, shape_.size());
+}
+
+std::uint64_t search_plan_bytes(const ReplayLayout& layout, std::uint64_t levels, bool count_work) {
+  const auto ranks = static_cast<std::uint64_t>(layout.ranks());
+  const auto cols = static_cast<std::uint64_t>(layout.cols());
+  const std::uint64_t per_level =
+      ranks * (cols + 1) * sizeof(std::uint32_t) + (count_work ? 2 * ranks * sizeof(WorkCounts) : 0);
+  return levels * per_level + ranks * cols * sizeof(std::uint32_t);
+}
+
+SearchPlan plan_search(const Csr<std::uint32_t>& graph, const ReplayLayout& layout, std::uint64_t root,
+                       const BfsOptions& options, bool count_work) {
+  if (graph.num_vertices() != layout.blocks().num_vertices()) {
+    throw Error(ExitCode::kFailure, "search plan: the layout has " + std::to_string(layout.blocks().num_vertices()) +
+                                        " vertices, the graph " + std::to_string(graph.num_vertices()));
+  }
+  if (root >= graph.num_vertices()) throw_usage_error("search key " + std::to_string(root) + " is no vertex");
+  return Planner(graph, layout, count_work).plan(root, options);
+}
+
+}  // namespace zbfs

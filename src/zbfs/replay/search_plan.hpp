@@ -1,0 +1,102 @@
+// SearchPlan: what every rank of a hypothetical P-rank job sends to whom, and the work its
+// local steps do, in each level of one distributed BFS, computed on one process from the
+// whole graph, for rank counts no online simulation can hold (zbfs trace, replayed by
+// SimGrid: docs/simulation.md).
+//
+// It follows the CPU search's protocol (bfs/step_protocol.hpp over DistributedBfs) with
+// direct exchanges, no codec, the column gather by allgatherv and --overlap off, and gets
+// the same messages and bytes because what a rank sends depends only on which vertices
+// lie where, never on parents or timing:
+// - a BFS level is a distance from the root, so every level's frontier, and the counts
+//   that steer DirectionPolicy, are the same on any layout;
+// - a top-down step's reports from rank (r, c) are the row-group vertices with a frontier
+//   neighbour in column group c that the rank has not reported (or found) before in the
+//   search; a vertex's neighbours lie one level above, at or below it, so one pass over
+//   each vertex's list, by the column each neighbour lies in, finds every report;
+// - a bottom-up step's piece is searched first by its owner, then by the row's members in
+//   ring order (step_protocol.cpp): the first whose block holds a frontier neighbour finds
+//   the vertex, and the owner claims it from that member;
+// - the owner of a vertex claims it from the lowest member that reported it, unless its
+//   own block reached it, and the predecessor reduction asks each member for the claims
+//   its reports won.
+// Counted work (metrics/work_counts.hpp) is exact for the top-down steps' lists, entries,
+// queues and claims; a bottom-up step's list entries assume a found row's first frontier
+// neighbour lies at the expected place in its list (the search reads the lists in an
+// order this plan does not know).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "zbfs/bfs/bfs_options.hpp"
+#include "zbfs/bfs/bfs_stats.hpp"
+#include "zbfs/graph/csr.hpp"
+#include "zbfs/metrics/work_counts.hpp"
+#include "zbfs/topology/grid_shape.hpp"
+#include "zbfs/topology/vertex_partition.hpp"
+
+namespace zbfs {
+
+// A hypothetical job's layout: rank (r, c) owns piece c * R + r (topology/process_grid.hpp).
+class ReplayLayout {
+ public:
+  // 1D: any shape is replaced by 1 x ranks.
+  ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices);
+
+  [[nodiscard]] Partition partition() const { return partition_; }
+  [[nodiscard]] const GridShape& shape() const { return shape_; }
+  [[nodiscard]] const VertexBlocks& blocks() const { return blocks_; }
+  [[nodiscard]] int ranks() const { return shape_.size(); }
+  [[nodiscard]] int rows() const { return shape_.rows; }
+  [[nodiscard]] int cols() const { return shape_.cols; }
+  [[nodiscard]] int piece_of(std::uint64_t v) const { return blocks_.piece_of(v); }
+  [[nodiscard]] int row_of_piece(int piece) const { return piece % shape_.rows; }
+  [[nodiscard]] int col_of_piece(int piece) const { return piece / shape_.rows; }
+  [[nodiscard]] int piece_at(int row, int col) const { return col * shape_.rows + row; }
+  [[nodiscard]] int world_rank_of_piece(int piece) const { return shape_.rank_of_piece(piece); }
+  // 2D and hybrid: bottom-up steps gather along the column and search around the row's
+  // ring; 1D: they gather along the whole job and search the rank's own piece.
+  [[nodiscard]] bool bottom_up_ring() const { return grid_layout(partition_); }
+
+ private:
+  Partition partition_;
+  GridShape shape_;
+  VertexBlocks blocks_;
+};
+
+// One level's traffic and work.
+struct PlannedLevel {
+  StepKind kind = StepKind::kTopDown;
+  std::uint64_t frontier = 0;    // vertices the step expanded
+  std::uint64_t discovered = 0;  // vertices it found
+  // By piece: top-down, the piece's frontier vertices (its ids in the column gather);
+  // bottom-up, the gather mask's bits in the piece (positions still open).
+  std::vector<std::uint32_t> gathered;
+  // folded[piece * C + m]: ids the rank of `piece` sends member m of its row (C members).
+  std::vector<std::uint32_t> folded;
+  // By piece, when counted: the level's local work, and the part of it done before the
+  // column gather (top-down: the frontier's ids; bottom-up: none).
+  std::vector<WorkCounts> work;
+  std::vector<WorkCounts> work_before_gather;
+};
+
+struct SearchPlan {
+  std::uint64_t root = 0;
+  std::uint64_t root_degree = 0;
+  std::uint64_t reached = 0;
+  std::vector<PlannedLevel> levels;
+  // Whether a predecessor reduction follows (a row of more than one rank), and
+  // claimed_from[piece * C + s]: the vertices the piece's owner claimed from member s's
+  // report, whose parents it asks s for.
+  bool reduce_after = false;
+  std::vector<std::uint32_t> claimed_from;
+};
+
+// Bytes the plan of a search with `levels` levels holds (checked before planning).
+std::uint64_t search_plan_bytes(const ReplayLayout& layout, std::uint64_t levels, bool count_work);
+
+// The plan of a search from `root` (input ids, as `graph` is: build_csr's kInput order).
+SearchPlan plan_search(const Csr<std::uint32_t>& graph, const ReplayLayout& layout, std::uint64_t root,
+                       const BfsOptions& options, bool count_work);
+
+}  // namespace zbfs
