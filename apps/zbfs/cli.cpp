@@ -586,6 +586,9 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   trace->add_option("--host-speed", trace_options.host_speed_flops,
                     "the simulated hosts' speed in flops, which turns counted work (--work-costs) into compute "
                     "actions (default: 1e9, zbfs-lab's platforms)");
+  trace->add_option("--probe-cost", trace_options.probe_s,
+                    "seconds the simulator charges a probe, paid once a peer by each probed exchange (zbfs-lab's "
+                    "smpi/iprobe; default 0)");
   RunConfig generate_config;
   TextOptions generate_text;
   FileOptions generate_files;

@@ -1,14 +1,52 @@
 """zbfs-lab: `sweep EXPERIMENT.toml` runs an experiment's matrix (resuming where it stopped),
 `report RESULTS_DIR -o OUT` turns the records into figures, tables and an index.html, and
-`simulate -np P ... -o REC.json -- ZBFS_ARGS` runs zbfs on a simulated cluster."""
+`simulate -np P ... -o REC.json -- ZBFS_ARGS` runs zbfs on a simulated cluster, and
+`replay -np P ... -o REC.json -- ZBFS_ARGS` replays a P-rank job's planned searches there."""
 from __future__ import annotations
 
 import argparse
 import signal
 import sys
 
-from zbfs_lab import __version__, calibrate, files, platforms, report, results, simulate, sweep
+from zbfs_lab import __version__, calibrate, files, platforms, replay, report, results, simulate, sweep
 from zbfs_lab.experiment import ExperimentError, check_flags, load
+
+
+def _platform_arguments(parser: argparse.ArgumentParser) -> None:
+    """The simulated cluster's arguments, the same for simulate and replay."""
+    parser.add_argument("--topology", choices=platforms.TOPOLOGIES, default="fattree",
+                        help="fattree (two levels), fattree3, torus (3D), tofu (6D, units of 12 hosts), dragonfly")
+    parser.add_argument("--hosts", type=int, help="simulated hosts (default: the ranks over --ranks-per-host)")
+    parser.add_argument("--links", choices=sorted(platforms.LINK_PRESETS), default="ib-hdr",
+                        help="the links' latency and bandwidth, as zbfs run --network prices them")
+    parser.add_argument("--latency", type=float, metavar="SECONDS",
+                        help="end-to-end link latency in place of the preset's (e.g. one zbfs measured)")
+    parser.add_argument("--bandwidth", type=float, metavar="BYTES_PER_S",
+                        help="link bandwidth in place of the preset's")
+    parser.add_argument("--oversubscription", type=float, default=1.0,
+                        help="a fat tree leaf's hosts per uplink (1: full bisection)")
+    parser.add_argument("-np", "--ranks", type=int, required=True, help="simulated MPI ranks")
+    parser.add_argument("--ranks-per-host", type=int, default=1)
+
+
+def _platform_of(args) -> tuple[platforms.Platform, int]:
+    """The platform the arguments describe, and its hosts."""
+    if args.ranks < 1:
+        raise simulate.SimulationError("-np must be at least 1")
+    hosts = args.hosts or platforms.hosts_for(args.ranks, args.ranks_per_host)
+    if hosts * args.ranks_per_host < args.ranks:
+        raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
+    platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth,
+                              cores=args.ranks_per_host)
+    return platform, hosts
+
+
+def _check_costs(args) -> None:
+    if args.compute == "counted" and not args.work_costs:
+        raise simulate.SimulationError("--compute counted prices counted work: give --work-costs FILE "
+                                       "(zbfs-lab calibrate -o FILE writes one)")
+    if args.work_costs and args.compute != "counted":
+        raise simulate.SimulationError("--work-costs needs --compute counted")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,18 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     m = sub.add_parser("simulate", help="one zbfs run on a simulated cluster (SimGrid SMPI)",
                        description=simulate.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    m.add_argument("--topology", choices=platforms.TOPOLOGIES, default="fattree",
-                   help="fattree (two levels), fattree3, torus (3D), tofu (6D, units of 12 hosts), dragonfly")
-    m.add_argument("--hosts", type=int, help="simulated hosts (default: the ranks over --ranks-per-host)")
-    m.add_argument("--links", choices=sorted(platforms.LINK_PRESETS), default="ib-hdr",
-                   help="the links' latency and bandwidth, as zbfs run --network prices them")
-    m.add_argument("--latency", type=float, metavar="SECONDS",
-                   help="end-to-end link latency in place of the preset's (e.g. one zbfs measured)")
-    m.add_argument("--bandwidth", type=float, metavar="BYTES_PER_S", help="link bandwidth in place of the preset's")
-    m.add_argument("--oversubscription", type=float, default=1.0,
-                   help="a fat tree leaf's hosts per uplink (1: full bisection)")
-    m.add_argument("-np", "--ranks", type=int, required=True, help="simulated MPI ranks")
-    m.add_argument("--ranks-per-host", type=int, default=1)
+    _platform_arguments(m)
     m.add_argument("--binary", default="build-smpi/bin/zbfs", help="the SMPI build of zbfs (make smpi)")
     m.add_argument("--smpirun", default="smpirun")
     m.add_argument("--timeout", type=float, help="seconds before the simulation is stopped")
@@ -51,6 +78,19 @@ def main(argv: list[str] | None = None) -> int:
                         "none (not at all: communication alone)")
     m.add_argument("--work-costs", metavar="FILE", help="with --compute counted: the costs zbfs-lab calibrate wrote")
     m.add_argument("zbfs_args", nargs=argparse.REMAINDER, help="-- then the zbfs run arguments")
+    p = sub.add_parser("replay", help="a P-rank job's searches planned on this process (zbfs trace) and replayed on "
+                                      "a simulated cluster (smpirun -replay)",
+                       description=replay.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _platform_arguments(p)
+    p.add_argument("--binary", default="build/bin/zbfs", help="the zbfs binary (the normal build, not SMPI's)")
+    p.add_argument("--smpirun", default="smpirun")
+    p.add_argument("--timeout", type=float, help="seconds before the planning and replay are stopped")
+    p.add_argument("-o", "--json", required=True, help="where the replay's record goes")
+    p.add_argument("--compute", choices=replay.COMPUTE_MODES, default="none",
+                   help="none (the messages alone) or counted (each rank's counted work priced at --work-costs)")
+    p.add_argument("--work-costs", metavar="FILE", help="with --compute counted: the costs zbfs-lab calibrate wrote")
+    p.add_argument("--keep-traces", metavar="DIR", help="leave the traces in this new folder")
+    p.add_argument("zbfs_args", nargs=argparse.REMAINDER, help="-- then zbfs trace's run arguments")
     c = sub.add_parser("calibrate", help="per-unit costs of zbfs's counted work on this host (for simulate "
                                          "--compute counted)",
                        description=calibrate.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -72,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "replay":
+            return _replay(args)
         if args.command == "calibrate":
             return _calibrate(args)
         data = report.write(results.load(args.results), args.output)
@@ -99,18 +141,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _simulate(args) -> int:
     zbfs_args = args.zbfs_args[1:] if args.zbfs_args[:1] == ["--"] else args.zbfs_args
-    if args.ranks < 1:
-        raise simulate.SimulationError("-np must be at least 1")
-    hosts = args.hosts or platforms.hosts_for(args.ranks, args.ranks_per_host)
-    if hosts * args.ranks_per_host < args.ranks:
-        raise simulate.SimulationError(f"{hosts} hosts of {args.ranks_per_host} rank(s) hold fewer than {args.ranks} ranks")
-    platform = platforms.make(args.topology, hosts, args.links, args.oversubscription, args.latency, args.bandwidth,
-                              cores=args.ranks_per_host)
-    if args.compute == "counted" and not args.work_costs:
-        raise simulate.SimulationError("--compute counted prices counted work: give --work-costs FILE "
-                                       "(zbfs-lab calibrate -o FILE writes one)")
-    if args.work_costs and args.compute != "counted":
-        raise simulate.SimulationError("--work-costs needs --compute counted")
+    platform, hosts = _platform_of(args)
+    _check_costs(args)
     simulation = simulate.Simulation(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun,
                                      args.privatize, args.compute, args.work_costs)
     if args.log is None or args.log == "-":
@@ -127,6 +159,20 @@ def _simulate(args) -> int:
     print(f"zbfs-lab: simulated {args.ranks} ranks on {hosts} {args.topology} hosts ({args.links}) in "
           f"{data['simulated']['wall_s']:.1f} s; TEPS harmonic mean {teps:.4g}; record in {args.json}"
           if teps else f"zbfs-lab: simulated run recorded in {args.json}")
+    return 0
+
+
+def _replay(args) -> int:
+    zbfs_args = args.zbfs_args[1:] if args.zbfs_args[:1] == ["--"] else args.zbfs_args
+    platform, hosts = _platform_of(args)
+    _check_costs(args)
+    run = replay.Replay(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun, args.compute,
+                        args.work_costs, args.keep_traces)
+    data = replay.run(run, zbfs_args, args.json, args.timeout)
+    simulated = data["simulated"]
+    print(f"zbfs-lab: replayed {args.ranks} ranks on {hosts} {args.topology} hosts ({args.links}): mean search "
+          f"{simulated['mean_search_s'] * 1e3:.4g} ms simulated; planned in {simulated['trace_wall_s']:.1f} s, "
+          f"replayed in {simulated['wall_s']:.1f} s; record in {args.json}")
     return 0
 
 

@@ -50,8 +50,11 @@ OPEN_MPI_COLLECTIVES = ("smpi/allreduce:rdb", "smpi/allgather:bruck", "smpi/allg
                         "smpi/barrier:ompi_recursivedoubling", "smpi/reduce:ompi_binomial",
                         "smpi/reduce_scatter:ompi_basic_recursivehalving", "smpi/gather:ompi_binomial",
                         "smpi/scatter:ompi_binomial")
+# What an MPI_Iprobe (and an MPI_Test) costs the simulated clock; a replay charges the
+# probes of zbfs's probed exchanges at the same price (zbfs trace --probe-cost).
+PROBE_S = 1e-6
 SMPI_CONFIG = (f"smpi/host-speed:{platforms.HOST_SPEED_FLOPS:g}f", "smpi/bw-factor:0:1", "smpi/lat-factor:0:1",
-               *OPEN_MPI_COLLECTIVES, "smpi/iprobe:1e-6", "smpi/test:1e-6", "smpi/send-is-detached-thresh:0",
+               *OPEN_MPI_COLLECTIVES, f"smpi/iprobe:{PROBE_S:g}", f"smpi/test:{PROBE_S:g}", "smpi/send-is-detached-thresh:0",
                "smpi/display-timing:yes")
 
 
@@ -115,7 +118,8 @@ COMPUTE_MODES = ("measured", "counted", "none")
 ZBFS_NETWORKS = {"1gbe", "10gbe", "ib-qdr", "ib-hdr", "tofu-d"}
 
 
-def _run_as_group(cmd: list[str], timeout_s: float | None, log: TextIO | None = None) -> subprocess.CompletedProcess:
+def _run_as_group(cmd: list[str], timeout_s: float | None, log: TextIO | None = None,
+                  cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Runs `cmd` in a process group of its own and, when it runs past `timeout_s` or
     this process is interrupted, ends the whole group: smpirun starts the simulator
     (smpimain) as its child, which would outlive a kill of smpirun alone. With `log`,
@@ -123,7 +127,7 @@ def _run_as_group(cmd: list[str], timeout_s: float | None, log: TextIO | None = 
     written there as it comes, after the wall seconds since the start: a long simulation
     shows where its time goes while it runs."""
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                               text=True, start_new_session=True)
+                               text=True, start_new_session=True, cwd=cwd)
     started = time.monotonic()
     lines: list[str] = []
 

@@ -134,6 +134,7 @@ class TraceFolder {
 // appears last: a folder with it is whole.
 nlohmann::json write_traces(const std::vector<SearchPlan>& plans, const ReplayLayout& layout,
                             const TraceOptions& options, const WorkCosts* costs) {
+  const TraceCharges charges{costs, options.host_speed_flops, options.probe_s};
   TraceFolder folder(options.trace_dir);
   std::string list;
   std::string text;
@@ -142,7 +143,7 @@ nlohmann::json write_traces(const std::vector<SearchPlan>& plans, const ReplayLa
   for (int rank = 0; rank < layout.ranks(); ++rank) {
     text.clear();
     text += std::to_string(rank) + " init\n";
-    for (const SearchPlan& plan : plans) append_search_trace(plan, layout, rank, costs, options.host_speed_flops, text);
+    for (const SearchPlan& plan : plans) append_search_trace(plan, layout, rank, charges, text);
     text += std::to_string(rank) + " finalize\n";
     const std::string name = "rank-" + std::to_string(rank) + ".trace";
     OutputFile out(folder.path() + "/" + name, text.size());
@@ -161,7 +162,8 @@ nlohmann::json write_traces(const std::vector<SearchPlan>& plans, const ReplayLa
           {"bytes", bytes},
           {"actions", actions},
           {"compute", costs != nullptr ? "counted" : "none"},
-          {"host_speed_flops", options.host_speed_flops}};
+          {"host_speed_flops", options.host_speed_flops},
+          {"probe_s", options.probe_s}};
 }
 
 }  // namespace

@@ -17,6 +17,9 @@ struct TraceOptions {
   std::string trace_dir;
   // The simulated hosts' speed, which turns counted seconds into `compute` flops.
   double host_speed_flops = 1e9;
+  // What the simulator charges a probe (zbfs-lab's smpi/iprobe), paid once a peer by a
+  // probed exchange (0: nothing).
+  double probe_s = 0;
 };
 
 // Plans every search key's search and writes the summary (config.json_path) and traces.

@@ -169,8 +169,12 @@ class Booking final : public SearchCallVisitor {
 // Writes the calls as SimGrid 3.x time-independent actions.
 class TraceActions final : public SearchCallVisitor {
  public:
-  TraceActions(int rank, const WorkCosts* costs, double host_speed_flops, std::string& out)
-      : rank_(std::to_string(rank) + " "), costs_(costs), speed_(host_speed_flops), out_(out) {}
+  TraceActions(int rank, const TraceCharges& charges, std::string& out)
+      : rank_(std::to_string(rank) + " "),
+        costs_(charges.costs),
+        speed_(charges.host_speed_flops),
+        probe_s_(charges.probe_s),
+        out_(out) {}
 
   void exchange(Phase /*phase*/, int tag, std::span<const PeerBytes> peers) override {
     std::uint64_t sent = 0;
@@ -181,6 +185,7 @@ class TraceActions final : public SearchCallVisitor {
     for (const PeerBytes& p : peers) {
       line("irecv " + std::to_string(p.peer) + " " + std::to_string(tag) + " " + std::to_string(p.received));
     }
+    if (probe_s_ > 0 && !peers.empty()) line("sleep " + seconds(probe_s_ * static_cast<double>(peers.size())));
     line("waitall");
     charge_bytes(sent);
   }
@@ -227,16 +232,20 @@ class TraceActions final : public SearchCallVisitor {
   void charge_bytes(std::uint64_t bytes) {
     if (costs_ != nullptr) charge(costs_->price_s(WorkKind::kExchangedBytes, bytes));
   }
-  void charge(double seconds) {
-    if (seconds <= 0) return;
-    char flops[32];
-    std::snprintf(flops, sizeof flops, "%.6g", seconds * speed_);
-    line(std::string("compute ") + flops);
+  void charge(double charged_s) {
+    if (charged_s <= 0) return;
+    line("compute " + seconds(charged_s * speed_));
+  }
+  static std::string seconds(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
   }
 
   std::string rank_;
   const WorkCosts* costs_;
   double speed_;
+  double probe_s_;
   std::string& out_;
 };
 
@@ -253,9 +262,9 @@ SearchTraffic book_search(const SearchPlan& plan, const ReplayLayout& layout) {
   return booking.traffic;
 }
 
-void append_search_trace(const SearchPlan& plan, const ReplayLayout& layout, int world_rank, const WorkCosts* costs,
-                         double host_speed_flops, std::string& out) {
-  TraceActions actions(world_rank, costs, host_speed_flops, out);
+void append_search_trace(const SearchPlan& plan, const ReplayLayout& layout, int world_rank,
+                         const TraceCharges& charges, std::string& out) {
+  TraceActions actions(world_rank, charges, out);
   // The search starts together (the harness's barrier before the timed search).
   out += std::to_string(world_rank) + " barrier\n";
   visit_search_calls(plan, layout, layout.shape().piece_of_rank(world_rank), actions);

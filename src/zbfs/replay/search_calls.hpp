@@ -53,10 +53,19 @@ struct PhaseTraffic {
 using SearchTraffic = std::array<PhaseTraffic, kPhaseCount>;
 SearchTraffic book_search(const SearchPlan& plan, const ReplayLayout& layout);
 
+// How a trace charges what is not a message: counted work as `compute` actions of
+// seconds at the hosts' speed (when `costs` is set), and the probes of a probed exchange
+// (one a peer, `probe_s` each: the simulator's price of an MPI_Iprobe, which the online
+// run pays once its messages have come) as a `sleep` before the receives complete.
+struct TraceCharges {
+  const WorkCosts* costs = nullptr;
+  double host_speed_flops = 1e9;
+  double probe_s = 0;
+};
+
 // Appends the rank's actions in SimGrid's time-independent trace format (`smpirun
-// -replay`: point to point on world ranks, sizes in bytes); with `costs`, its counted work
-// as `compute` actions of seconds at `host_speed_flops`.
-void append_search_trace(const SearchPlan& plan, const ReplayLayout& layout, int world_rank, const WorkCosts* costs,
-                         double host_speed_flops, std::string& out);
+// -replay`: point to point on world ranks, sizes in bytes).
+void append_search_trace(const SearchPlan& plan, const ReplayLayout& layout, int world_rank,
+                         const TraceCharges& charges, std::string& out);
 
 }  // namespace zbfs
