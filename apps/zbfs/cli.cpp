@@ -638,7 +638,13 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
   if (trace->parsed()) {
     if (rank != 0) return 0;
     if (trace->count("--partition") == 0) trace_text.partition = "2d";
+    // A trace prices counted work itself, outside any simulated clock.
+    const std::string costs = std::exchange(trace_text.work_costs, {});
     finish_run_config(trace_config, trace_text, *trace, trace_options.ranks);
+    if (!costs.empty()) {
+      trace_config.work_costs = read_work_costs(costs);
+      trace_config.work_costs_path = costs;
+    }
     run_trace(trace_config, trace_options);
     return 0;
   }

@@ -81,11 +81,11 @@ def main():
     args.mpiexec += " --oversubscribe"
     base = ["--scale", "10", "--roots", "4", "--overlap", "off"]
     with tempfile.TemporaryDirectory(prefix="zbfs-replay-test-") as tmp:
-        check_plan(args, tmp, 16, [*base, "--partition", "2d"])
+        check_plan(args, tmp, 16, [*base, "--partition", "2d", "--grid", "4x4"])
         check_plan(args, tmp, 8, [*base, "--partition", "1d"])
         check_plan(args, tmp, 8, [*base, "--partition", "hybrid", "--ranks-per-node", "2"])
         check_plan(args, tmp, 6, [*base, "--partition", "2d", "--grid", "3x2", "--direction", "bottom-up"])
-        check_plan(args, tmp, 8, ["--scale", "3", "--roots", "2", "--overlap", "off", "--partition", "2d"])
+        check_plan(args, tmp, 8, ["--scale", "3", "--roots", "2", "--overlap", "off", "--partition", "2d", "--grid", "2x4"])
         if shutil.which("smpirun") is None:
             print("SKIP: smpirun not found (scripts/bootstrap installs SimGrid); the replay was not checked")
             sys.exit(77)
