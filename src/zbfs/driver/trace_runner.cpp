@@ -32,7 +32,9 @@ void check_traceable(const RunConfig& config, const TraceOptions& options) {
   if (config.input) refuse("plans generated graphs only, not --input");
   if (config.graph.kind == GraphKind::kRgg) refuse("cannot regenerate --graph rgg by index");
   if (!config.codec.fixed || *config.codec.fixed != CodecId::kNone) refuse("plans exchanges without a codec");
-  if (config.route) refuse("plans direct exchanges, not --route");
+  if (config.route && (!grid_layout(config.partition) || !relays(config.route->kind))) {
+    refuse("plans --route grid2, gridk or hypercube in 2D and hybrid searches only");
+  }
   if (config.overlap.value_or(true)) refuse("plans the bulk folds of --overlap off; add it");
   if (config.transport != Transport::kTwoSided) refuse("plans two-sided exchanges, not --transport rma");
   if (config.column_gather != ColumnGather::kAllgatherv) refuse("plans --column-gather allgatherv only");
@@ -178,7 +180,7 @@ void run_trace(const RunConfig& config, const TraceOptions& options) {
   Stopwatch clock;
   const Csr<std::uint32_t> graph = build_graph(config);
   const double build_s = clock.elapsed_s();
-  const ReplayLayout layout(config.partition, shape, graph.num_vertices());
+  const ReplayLayout layout(config.partition, shape, graph.num_vertices(), config.route);
   const std::vector<std::uint64_t> keys = search_keys(config, graph);
   const bool count_work = config.work_costs.has_value();
   std::vector<SearchPlan> plans;
@@ -201,6 +203,7 @@ void run_trace(const RunConfig& config, const TraceOptions& options) {
   record["ranks"] = options.ranks;
   record["partition"] = std::string(to_string(config.partition));
   record["grid"] = shape.to_string();
+  record["route"] = config.route ? config.route->describe() : "none";
   record["graph"] = {{"num_vertices", graph.num_vertices()},
                      {"num_directed_edges", graph.num_directed_edges()},
                      {"scale", config.graph.scale},

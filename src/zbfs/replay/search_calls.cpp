@@ -10,7 +10,7 @@ namespace zbfs {
 namespace {
 
 // Each exchange's tag, so that a replay matches every message to its own receive.
-enum Tag : int { kGatherIds = 1, kFold = 2, kGatherBits = 3, kRing = 4, kAsk = 5, kAnswer = 6 };
+enum Tag : int { kGatherIds = 1, kFold = 2, kGatherBits = 3, kRing = 4, kAsk = 5, kAnswer = 6, kHop = 7 };
 
 constexpr std::uint64_t kWord = sizeof(std::uint64_t);
 
@@ -104,8 +104,12 @@ class CallWalk {
   }
 
   // The owners ask each member for the parents of the claims its reports won; the
-  // answers come back one word each (Exchanger::read_batch).
+  // answers come back one word each (Exchanger::read_batch), directly or along the route.
   void reduce_predecessors() {
+    if (layout_.row_route() != nullptr) {
+      routed_reads();
+      return;
+    }
     peers_.clear();
     for (int m = 0; m < cols_; ++m) {
       if (m == col_) continue;
@@ -115,6 +119,38 @@ class CallWalk {
     visitor_.exchange(Phase::kPredecessorReduction, kAsk, peers_);
     for (PeerBytes& p : peers_) std::swap(p.sent, p.received);
     visitor_.exchange(Phase::kPredecessorReduction, kAnswer, peers_);
+  }
+
+  // RoutedExchange::read_batch: the requests hop by hop (hop messages: a group count, a
+  // (destination, count) pair a group, two words an item), then the replies back along
+  // the same hops (owner, key and value: three words a request).
+  void routed_reads() {
+    const std::vector<RoutePlan::HopPeers> hop_peers = layout_.row_route()->hop_peers(col_);
+    const std::size_t hops = hop_peers.size();
+    const auto from_me = [&](std::size_t hop, int m) { return plan_.read_items[hop][slot(piece_, m)]; };
+    const auto to_me = [&](std::size_t hop, int m) {
+      return plan_.read_items[hop][slot(layout_.piece_at(row_, m), col_)];
+    };
+    const auto request_bytes = [&](std::size_t hop, int from, int to) -> std::uint64_t {
+      const std::size_t at = slot(layout_.piece_at(row_, from), to);
+      const std::uint64_t items = plan_.read_items[hop][at];
+      return items == 0 ? 0 : kWord * (1 + 2 * plan_.read_groups[hop][at] + 2 * items);
+    };
+    std::vector<PeerBytes> to;
+    for (std::size_t hop = 0; hop < hops; ++hop) {
+      to.clear();
+      peers_.clear();
+      for (const int m : hop_peers[hop].to) to.push_back({row_member(m), request_bytes(hop, col_, m), 0});
+      for (const int m : hop_peers[hop].from) peers_.push_back({row_member(m), 0, request_bytes(hop, m, col_)});
+      visitor_.peer_exchange(Phase::kPredecessorReduction, kHop, to, peers_);
+    }
+    for (std::size_t hop = hops; hop-- > 0;) {
+      to.clear();
+      peers_.clear();
+      for (const int m : hop_peers[hop].from) to.push_back({row_member(m), 3 * kWord * to_me(hop, m), 0});
+      for (const int m : hop_peers[hop].to) peers_.push_back({row_member(m), 0, 3 * kWord * from_me(hop, m)});
+      visitor_.peer_exchange(Phase::kPredecessorReduction, kHop, to, peers_);
+    }
   }
 
   const SearchPlan& plan_;
@@ -145,6 +181,14 @@ class Booking final : public SearchCallVisitor {
     PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
     t.messages += members.size() - 1;
     t.bytes += (members.size() - 1) * block_bytes[static_cast<std::size_t>(me)];
+  }
+  void peer_exchange(Phase phase, int /*tag*/, std::span<const PeerBytes> to,
+                     std::span<const PeerBytes> /*from*/) override {
+    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
+    for (const PeerBytes& p : to) {
+      t.messages += p.sent > 0 ? 2 : 1;
+      t.bytes += kWord + p.sent;
+    }
   }
   void shift(Phase phase, int /*tag*/, int /*next*/, int /*previous*/, std::uint64_t bytes) override {
     if (bytes == 0) return;
@@ -208,6 +252,26 @@ class TraceActions final : public SearchCallVisitor {
       line("waitall");
     }
     charge_bytes((members.size() - 1) * block_bytes[static_cast<std::size_t>(me)]);
+  }
+  void peer_exchange(Phase /*phase*/, int tag, std::span<const PeerBytes> to,
+                     std::span<const PeerBytes> from) override {
+    // The sizes, then the messages that are not empty.
+    for (const PeerBytes& p : from) line("irecv " + std::to_string(p.peer) + " " + std::to_string(tag) + " 8");
+    for (const PeerBytes& p : to) line("isend " + std::to_string(p.peer) + " " + std::to_string(tag) + " 8");
+    line("waitall");
+    std::uint64_t sent = kWord * to.size();
+    for (const PeerBytes& p : from) {
+      if (p.received > 0) {
+        line("irecv " + std::to_string(p.peer) + " " + std::to_string(tag + 1) + " " + std::to_string(p.received));
+      }
+    }
+    for (const PeerBytes& p : to) {
+      if (p.sent == 0) continue;
+      line("isend " + std::to_string(p.peer) + " " + std::to_string(tag + 1) + " " + std::to_string(p.sent));
+      sent += p.sent;
+    }
+    line("waitall");
+    charge_bytes(sent);
   }
   void shift(Phase /*phase*/, int tag, int next, int previous, std::uint64_t bytes) override {
     line("isend " + std::to_string(next) + " " + std::to_string(tag) + " " + std::to_string(bytes));

@@ -34,6 +34,10 @@ class SearchCallVisitor {
   // member's block of `block_bytes` (Open MPI's Bruck algorithm, as simulations run it).
   virtual void gather(Phase phase, int tag, std::span<const int> members, int me,
                       std::span<const std::uint64_t> block_bytes) = 0;
+  // A route's hop among known peers (Communicator::peer_exchange): a size word to every
+  // `to` peer, then the messages that are not empty (`sent` to each of `to`, `received`
+  // from each of `from`).
+  virtual void peer_exchange(Phase phase, int tag, std::span<const PeerBytes> to, std::span<const PeerBytes> from) = 0;
   // One step of a ring: `bytes` to `next`, the same from `previous`.
   virtual void shift(Phase phase, int tag, int next, int previous, std::uint64_t bytes) = 0;
   // An allreduce of `bytes` over the whole job.

@@ -129,6 +129,7 @@ class Planner {
     }
     gathered_by_piece(plan);
     walk_targets(plan);
+    if (plan.reduce_after && layout_.row_route() != nullptr) route_reads(plan);
     if (count_work_) {
       walk_sources(plan);
       count_fixed_work(plan);
@@ -283,6 +284,42 @@ class Planner {
     if (count_work_) count_target_work(plan, v, touches, finder);
   }
 
+  // The reduction's requests along the row's route: each holder groups what it holds by
+  // the next rank toward each destination (keys are distinct: every asker asks for its
+  // own vertices, so no hop merges any).
+  void route_reads(SearchPlan& plan) const {
+    const RoutePlan& route = *layout_.row_route();
+    const auto cols = static_cast<std::size_t>(layout_.cols());
+    const auto hops = static_cast<std::size_t>(route.hops());
+    plan.read_items.assign(hops, std::vector<std::uint32_t>(plan.claimed_from.size(), 0));
+    plan.read_groups.assign(hops, std::vector<std::uint32_t>(plan.claimed_from.size(), 0));
+    std::vector<std::uint64_t> held(cols * cols);
+    std::vector<std::uint64_t> next(cols * cols);
+    for (int row = 0; row < layout_.rows(); ++row) {
+      const auto slot = [&](int member) { return static_cast<std::size_t>(layout_.piece_at(row, member)) * cols; };
+      for (std::size_t x = 0; x < cols; ++x) {
+        std::copy_n(plan.claimed_from.begin() + static_cast<std::ptrdiff_t>(slot(static_cast<int>(x))), cols,
+                    held.begin() + static_cast<std::ptrdiff_t>(x * cols));
+      }
+      for (std::size_t hop = 0; hop < hops; ++hop) {
+        std::fill(next.begin(), next.end(), 0);
+        for (std::size_t x = 0; x < cols; ++x) {
+          for (std::size_t d = 0; d < cols; ++d) {
+            const std::uint64_t count = held[x * cols + d];
+            if (count == 0) continue;
+            const auto to =
+                static_cast<std::size_t>(route.next(static_cast<int>(hop), static_cast<int>(x), static_cast<int>(d)));
+            next[to * cols + d] += count;
+            if (to == x) continue;
+            plan.read_items[hop][slot(static_cast<int>(x)) + to] += static_cast<std::uint32_t>(count);
+            ++plan.read_groups[hop][slot(static_cast<int>(x)) + to];
+          }
+        }
+        held.swap(next);
+      }
+    }
+  }
+
   // A target's part of the levels' work: the entries top-down expansions read from its
   // lists (exact), and the bottom-up searches of its rows while it is unvisited.
   void count_target_work(SearchPlan& plan, std::uint64_t v, const ColumnTouches& touches, int finder) {
@@ -427,10 +464,17 @@ class Planner {
 
 }  // namespace
 
-ReplayLayout::ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices)
+ReplayLayout::ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices,
+                           const std::optional<RouteChoice>& route)
     : partition_(partition), shape_(partition == Partition::k1D ? GridShape{1, shape.size()} : shape) {
   if (shape_.size() < 1) throw_usage_error("a replayed job needs at least one rank");
   blocks_ = VertexBlocks(num_vertices, shape_.size());
+  if (route) {
+    if (!grid_layout(partition_) || !relays(route->kind)) {
+      throw_usage_error("a planned route relays the reads of a 2D or hybrid search: grid2, gridk or hypercube");
+    }
+    row_route_ = route->plan_for(shape_.cols);
+  }
 }
 
 std::uint64_t search_plan_bytes(const ReplayLayout& layout, std::uint64_t levels, bool count_work) {

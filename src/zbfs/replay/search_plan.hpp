@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "zbfs/bfs/bfs_options.hpp"
@@ -34,14 +35,17 @@
 #include "zbfs/metrics/work_counts.hpp"
 #include "zbfs/topology/grid_shape.hpp"
 #include "zbfs/topology/vertex_partition.hpp"
+#include "zbfs/wire/routed/route_choice.hpp"
 
 namespace zbfs {
 
 // A hypothetical job's layout: rank (r, c) owns piece c * R + r (topology/process_grid.hpp).
 class ReplayLayout {
  public:
-  // 1D: any shape is replaced by 1 x ranks.
-  ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices);
+  // 1D: any shape is replaced by 1 x ranks. `route`: the run's --route (2D and hybrid,
+  // a relaying route: the predecessor reduction's reads travel along it).
+  ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices,
+               const std::optional<RouteChoice>& route = std::nullopt);
 
   [[nodiscard]] Partition partition() const { return partition_; }
   [[nodiscard]] const GridShape& shape() const { return shape_; }
@@ -57,11 +61,14 @@ class ReplayLayout {
   // 2D and hybrid: bottom-up steps gather along the column and search around the row's
   // ring; 1D: they gather along the whole job and search the rank's own piece.
   [[nodiscard]] bool bottom_up_ring() const { return grid_layout(partition_); }
+  // The route along a processor row, or nullptr for direct exchanges.
+  [[nodiscard]] const RoutePlan* row_route() const { return row_route_ ? &*row_route_ : nullptr; }
 
  private:
   Partition partition_;
   GridShape shape_;
   VertexBlocks blocks_;
+  std::optional<RoutePlan> row_route_;
 };
 
 // One level's traffic and work.
@@ -90,6 +97,11 @@ struct SearchPlan {
   // report, whose parents it asks s for.
   bool reduce_after = false;
   std::vector<std::uint32_t> claimed_from;
+  // Along a route (ReplayLayout::row_route), the reduction's requests hop by hop: per hop,
+  // [piece * C + n], the requests the piece's rank hands member n, and in how many
+  // destination groups (wire/routed/hop_message.hpp); the replies retrace them.
+  std::vector<std::vector<std::uint32_t>> read_items;
+  std::vector<std::vector<std::uint32_t>> read_groups;
 };
 
 // Bytes the plan of a search with `levels` levels holds (checked before planning).
