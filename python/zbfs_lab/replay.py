@@ -45,6 +45,9 @@ class Replay:
                 str(summary), "--host-speed", f"{platforms.HOST_SPEED_FLOPS:g}", "--probe-cost", f"{simulate.PROBE_S:g}"]
         if self.compute == "counted":
             args += ["--work-costs", str(Path(self.work_costs).resolve())]
+        if not any(a == "--ranks-per-node" or a.startswith("--ranks-per-node=") for a in zbfs_args):
+            # The platform's hosts are the job's nodes (a hybrid grid's, and the default grid's).
+            args += ["--ranks-per-node", str(self.ranks_per_host)]
         return args
 
     def replay_command(self, folder: Path) -> list[str]:

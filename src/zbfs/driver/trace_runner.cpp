@@ -54,8 +54,9 @@ GridShape grid_of(const RunConfig& config, int ranks) {
     return *grid;
   }
   if (config.partition == Partition::k1D) return GridShape{1, ranks};
-  // Without --grid, the most square: the simulated jobs span many nodes.
-  return config.grid ? *config.grid : most_square_grid(ranks);
+  // Without --grid, as a run of the planned job would choose (its nodes: --ranks-per-node,
+  // one rank a node without it).
+  return config.grid ? *config.grid : default_grid(ranks, config.network.ranks_per_node.value_or(1) >= ranks);
 }
 
 Csr<std::uint32_t> build_graph(const RunConfig& config) {
