@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs the example commands of the README and docs/*.md against this build, so that the
-docs and the binary cannot drift apart (issue 56): every `zbfs run|generate|convert|model`
+docs and the binary cannot drift apart (issue 56): every `zbfs run|generate|convert|model|trace`
 line of a fenced shell block, in a scratch folder of its own per document, in the order
 the document gives them (a `zbfs model run.json` finds the record an earlier example
 wrote).
@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-COMMANDS = ("run", "generate", "convert", "model")
+COMMANDS = ("run", "generate", "convert", "model", "trace")
 PLACEHOLDERS = re.compile(r"\b(IN|OUT|FILE|DIR|F|N|K|S|P|R|T|G|D|B|RxC|C|OLD_ZBFS|PATH|ARGS)\b|\[|\.\.\.|<|\bS S\b")
 
 
