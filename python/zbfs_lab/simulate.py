@@ -55,7 +55,7 @@ OPEN_MPI_COLLECTIVES = ("smpi/allreduce:rdb", "smpi/allgather:bruck", "smpi/allg
 PROBE_S = 1e-6
 SMPI_CONFIG = (f"smpi/host-speed:{platforms.HOST_SPEED_FLOPS:g}f", "smpi/bw-factor:0:1", "smpi/lat-factor:0:1",
                *OPEN_MPI_COLLECTIVES, f"smpi/iprobe:{PROBE_S:g}", f"smpi/test:{PROBE_S:g}", "smpi/send-is-detached-thresh:0",
-               "smpi/display-timing:yes")
+               "smpi/grow-injected-times:no", "smpi/display-timing:yes")
 
 
 class SimulationError(Exception):

@@ -78,7 +78,7 @@ TEST(SearchPlan, TracesMeetEverySendWithAReceiveOfItsSize) {
         } else if (action == "allreduce" || action == "barrier") {
           ++collectives[static_cast<std::size_t>(rank)];
         } else {
-          ASSERT_TRUE(action == "waitall" || action == "compute" || action == "sleep") << line;
+          ASSERT_TRUE(action == "waitall" || action == "wait" || action == "compute" || action == "sleep") << line;
         }
       }
     }
@@ -96,7 +96,8 @@ TEST(SearchPlan, EveryReachedVertexIsClaimedOnce) {
     std::uint64_t discovered = 0;
     for (const PlannedLevel& level : plan.levels) {
       discovered += level.discovered;
-      for (const WorkCounts& work : level.work) claimed += work[static_cast<std::size_t>(WorkKind::kClaimed)];
+      for (const WorkCounts& work : level.work_after_fold)
+        claimed += work[static_cast<std::size_t>(WorkKind::kClaimed)];
     }
     EXPECT_EQ(claimed, plan.reached - 1) << l.shape.to_string();
     EXPECT_EQ(discovered, plan.reached - 1);

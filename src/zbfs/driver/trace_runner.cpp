@@ -92,9 +92,24 @@ nlohmann::json describe(const SearchPlan& plan, const ReplayLayout& layout) {
   search["reached_vertices"] = plan.reached;
   nlohmann::json steps = nlohmann::json::array();
   for (const PlannedLevel& level : plan.levels) {
-    steps.push_back({{"direction", std::string(to_string(level.kind))},
-                     {"frontier_vertices", level.frontier},
-                     {"discovered_vertices", level.discovered}});
+    nlohmann::json step = {{"direction", std::string(to_string(level.kind))},
+                           {"frontier_vertices", level.frontier},
+                           {"discovered_vertices", level.discovered}};
+    if (!level.work.empty()) {
+      // The busiest rank's work of each kind in the level (what a record's level keeps).
+      nlohmann::json most;
+      for (const WorkKind kind : kAllWorkKinds) {
+        const auto k = static_cast<std::size_t>(kind);
+        std::uint64_t top = 0;
+        for (std::size_t p = 0; p < level.work.size(); ++p) {
+          top = std::max(top, level.work_before_gather[p][k] + level.work[p][k] + level.work_ring[p][k] +
+                                  level.work_after_fold[p][k]);
+        }
+        if (top > 0) most[std::string(to_string(kind))] = top;
+      }
+      step["work_max"] = most;
+    }
+    steps.push_back(step);
   }
   search["steps"] = steps;
   const SearchTraffic traffic = book_search(plan, layout);
@@ -105,6 +120,29 @@ nlohmann::json describe(const SearchPlan& plan, const ReplayLayout& layout) {
     phases[std::string(to_string(phase))] = {{"messages", t.messages}, {"wire_bytes", t.bytes}};
   }
   search["phases"] = phases;
+  if (!plan.levels.empty() && !plan.levels.front().work.empty()) {
+    // The counted work of every rank's local steps, summed (the exchanges' bytes apart).
+    WorkCounts total{};
+    const auto add = [&](const std::vector<WorkCounts>& work) {
+      for (const WorkCounts& counts : work) {
+        for (std::size_t k = 0; k < total.size(); ++k) total[k] += counts[k];
+      }
+    };
+    add(plan.start_work);
+    add(plan.end_work);
+    for (const PlannedLevel& level : plan.levels) {
+      add(level.work_before_gather);
+      add(level.work);
+      add(level.work_ring);
+      add(level.work_after_fold);
+    }
+    nlohmann::json work;
+    for (const WorkKind kind : kAllWorkKinds) {
+      if (total[static_cast<std::size_t>(kind)] > 0)
+        work[std::string(to_string(kind))] = total[static_cast<std::size_t>(kind)];
+    }
+    search["work"] = work;
+  }
   return search;
 }
 

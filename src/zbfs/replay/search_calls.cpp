@@ -27,6 +27,7 @@ class CallWalk {
         cols_(layout.cols()) {}
 
   void walk() {
+    if (!plan_.start_work.empty()) visitor_.compute(plan_.start_work[static_cast<std::size_t>(piece_)]);
     // The root's degree, summed (DistributedBfs::search).
     if (layout_.ranks() > 1) visitor_.allreduce(Phase::kTerminationCheck, kWord);
     for (const PlannedLevel& level : plan_.levels) {
@@ -38,6 +39,7 @@ class CallWalk {
       if (layout_.ranks() > 1) visitor_.allreduce(Phase::kTerminationCheck, 2 * kWord);
     }
     if (plan_.reduce_after) reduce_predecessors();
+    if (!plan_.end_work.empty()) visitor_.compute(plan_.end_work[static_cast<std::size_t>(piece_)]);
   }
 
  private:
@@ -65,6 +67,7 @@ class CallWalk {
     }
     compute(level.work);
     fold(level);
+    compute(level.work_after_fold);
   }
 
   void bottom_up(const PlannedLevel& level) {
@@ -82,13 +85,22 @@ class CallWalk {
       visitor_.gather(Phase::kColumnExchange, kGatherBits, members_, ring ? row_ : col_, blocks_);
     }
     compute(level.work);
-    if (!ring || cols_ == 1) return;
-    const std::uint64_t bitmap = kWord * layout_.blocks().words_per_block();
-    for (int k = 1; k < cols_; ++k) {
-      visitor_.shift(Phase::kRowExchange, kRing, row_member((col_ + 1) % cols_), row_member((col_ + cols_ - 1) % cols_),
-                     bitmap);
+    if (ring && cols_ > 1) {
+      const std::uint64_t bitmap = kWord * layout_.blocks().words_per_block();
+      // Each step's piece searched after its shift: the ring's work in equal parts.
+      WorkCounts step{};
+      if (!level.work_ring.empty()) {
+        const WorkCounts& all = level.work_ring[static_cast<std::size_t>(piece_)];
+        for (std::size_t k = 0; k < step.size(); ++k) step[k] = all[k] / static_cast<std::uint64_t>(cols_ - 1);
+      }
+      for (int k = 1; k < cols_; ++k) {
+        visitor_.shift(Phase::kRowExchange, kRing, row_member((col_ + 1) % cols_),
+                       row_member((col_ + cols_ - 1) % cols_), bitmap);
+        if (!level.work_ring.empty()) visitor_.compute(step);
+      }
+      fold(level);
     }
-    fold(level);
+    compute(level.work_after_fold);
   }
 
   // Each member's ids for the others along the row (StepProtocol::fold's all_to_all).
@@ -166,72 +178,92 @@ class CallWalk {
   std::vector<std::uint64_t> blocks_;
 };
 
-// Adds the calls up as mpi/communicator.cpp books them.
+// What one call books, as mpi/communicator.cpp books it: its messages and bytes.
+PhaseTraffic booked_exchange(std::span<const PeerBytes> peers) {
+  PhaseTraffic t{peers.size(), 0};
+  for (const PeerBytes& p : peers) t.bytes += p.sent;
+  return t;
+}
+// count_gather: this rank's block to every peer.
+PhaseTraffic booked_gather(std::size_t members, std::uint64_t mine) { return {members - 1, (members - 1) * mine}; }
+// The size words to every peer, and the messages that are not empty.
+PhaseTraffic booked_peer_exchange(std::span<const PeerBytes> to) {
+  PhaseTraffic t;
+  for (const PeerBytes& p : to) {
+    t.messages += p.sent > 0 ? 2 : 1;
+    t.bytes += kWord + p.sent;
+  }
+  return t;
+}
+PhaseTraffic booked_shift(std::uint64_t bytes) { return bytes == 0 ? PhaseTraffic{} : PhaseTraffic{1, bytes}; }
+// count_rounds: recursive doubling's rounds, the whole buffer each.
+PhaseTraffic booked_allreduce(int ranks, std::uint64_t bytes) {
+  const auto rounds = static_cast<std::uint64_t>(ceil_log2(static_cast<std::uint64_t>(ranks)));
+  return {rounds, rounds * bytes};
+}
+
+// Adds the calls up per phase.
 class Booking final : public SearchCallVisitor {
  public:
   explicit Booking(int ranks) : ranks_(ranks) {}
   void exchange(Phase phase, int /*tag*/, std::span<const PeerBytes> peers) override {
-    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
-    t.messages += peers.size();
-    for (const PeerBytes& p : peers) t.bytes += p.sent;
+    add(phase, booked_exchange(peers));
   }
   void gather(Phase phase, int /*tag*/, std::span<const int> members, int me,
               std::span<const std::uint64_t> block_bytes) override {
-    // count_gather: this rank's block to every peer.
-    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
-    t.messages += members.size() - 1;
-    t.bytes += (members.size() - 1) * block_bytes[static_cast<std::size_t>(me)];
+    add(phase, booked_gather(members.size(), block_bytes[static_cast<std::size_t>(me)]));
   }
   void peer_exchange(Phase phase, int /*tag*/, std::span<const PeerBytes> to,
                      std::span<const PeerBytes> /*from*/) override {
-    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
-    for (const PeerBytes& p : to) {
-      t.messages += p.sent > 0 ? 2 : 1;
-      t.bytes += kWord + p.sent;
-    }
+    add(phase, booked_peer_exchange(to));
   }
   void shift(Phase phase, int /*tag*/, int /*next*/, int /*previous*/, std::uint64_t bytes) override {
-    if (bytes == 0) return;
-    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
-    t.messages += 1;
-    t.bytes += bytes;
+    add(phase, booked_shift(bytes));
   }
-  void allreduce(Phase phase, std::uint64_t bytes) override {
-    const auto rounds = static_cast<std::uint64_t>(ceil_log2(static_cast<std::uint64_t>(ranks_)));
-    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
-    t.messages += rounds;
-    t.bytes += rounds * bytes;
-  }
+  void allreduce(Phase phase, std::uint64_t bytes) override { add(phase, booked_allreduce(ranks_, bytes)); }
   void compute(const WorkCounts& /*work*/) override {}
 
   SearchTraffic traffic{};
 
  private:
+  void add(Phase phase, PhaseTraffic booked) {
+    PhaseTraffic& t = traffic[static_cast<std::size_t>(phase)];
+    t.messages += booked.messages;
+    t.bytes += booked.bytes;
+  }
   int ranks_;
 };
 
 // Writes the calls as SimGrid 3.x time-independent actions.
 class TraceActions final : public SearchCallVisitor {
  public:
-  TraceActions(int rank, const TraceCharges& charges, std::string& out)
+  // The exchanges' booked bytes are charged as counted work (exchanged_bytes), as the
+  // online run's communicators book them into it.
+  TraceActions(int rank, int ranks, const TraceCharges& charges, std::string& out)
       : rank_(std::to_string(rank) + " "),
+        ranks_(ranks),
         costs_(charges.costs),
         speed_(charges.host_speed_flops),
         probe_s_(charges.probe_s),
         out_(out) {}
 
   void exchange(Phase /*phase*/, int tag, std::span<const PeerBytes> peers) override {
-    std::uint64_t sent = 0;
     for (const PeerBytes& p : peers) {
       line("isend " + std::to_string(p.peer) + " " + std::to_string(tag) + " " + std::to_string(p.sent));
-      sent += p.sent;
     }
     for (const PeerBytes& p : peers) {
       line("irecv " + std::to_string(p.peer) + " " + std::to_string(tag) + " " + std::to_string(p.received));
     }
-    if (probe_s_ > 0 && !peers.empty()) line("sleep " + seconds(probe_s_ * static_cast<double>(peers.size())));
+    if (probe_s_ > 0) {
+      // The online exchange probes each peer in turn, a probe's price once its message
+      // has come: each receive waited for in member order, then the probe's price.
+      for (const PeerBytes& p : peers) {
+        line("wait " + std::to_string(p.peer) + " " + rank_ + std::to_string(tag));
+        line("sleep " + seconds(probe_s_));
+      }
+    }
     line("waitall");
-    charge_bytes(sent);
+    charge_bytes(booked_exchange(peers).bytes);
   }
   void gather(Phase /*phase*/, int tag, std::span<const int> members, int me,
               std::span<const std::uint64_t> block_bytes) override {
@@ -251,7 +283,7 @@ class TraceActions final : public SearchCallVisitor {
       line("irecv " + std::to_string(from) + " " + std::to_string(tag) + " " + std::to_string(received));
       line("waitall");
     }
-    charge_bytes((members.size() - 1) * block_bytes[static_cast<std::size_t>(me)]);
+    charge_bytes(booked_gather(members.size(), block_bytes[static_cast<std::size_t>(me)]).bytes);
   }
   void peer_exchange(Phase /*phase*/, int tag, std::span<const PeerBytes> to,
                      std::span<const PeerBytes> from) override {
@@ -259,7 +291,6 @@ class TraceActions final : public SearchCallVisitor {
     for (const PeerBytes& p : from) line("irecv " + std::to_string(p.peer) + " " + std::to_string(tag) + " 8");
     for (const PeerBytes& p : to) line("isend " + std::to_string(p.peer) + " " + std::to_string(tag) + " 8");
     line("waitall");
-    std::uint64_t sent = kWord * to.size();
     for (const PeerBytes& p : from) {
       if (p.received > 0) {
         line("irecv " + std::to_string(p.peer) + " " + std::to_string(tag + 1) + " " + std::to_string(p.received));
@@ -268,18 +299,20 @@ class TraceActions final : public SearchCallVisitor {
     for (const PeerBytes& p : to) {
       if (p.sent == 0) continue;
       line("isend " + std::to_string(p.peer) + " " + std::to_string(tag + 1) + " " + std::to_string(p.sent));
-      sent += p.sent;
     }
     line("waitall");
-    charge_bytes(sent);
+    charge_bytes(booked_peer_exchange(to).bytes);
   }
   void shift(Phase /*phase*/, int tag, int next, int previous, std::uint64_t bytes) override {
     line("isend " + std::to_string(next) + " " + std::to_string(tag) + " " + std::to_string(bytes));
     line("irecv " + std::to_string(previous) + " " + std::to_string(tag) + " " + std::to_string(bytes));
     line("waitall");
-    charge_bytes(bytes);
+    charge_bytes(booked_shift(bytes).bytes);
   }
-  void allreduce(Phase /*phase*/, std::uint64_t bytes) override { line("allreduce " + std::to_string(bytes) + " 0"); }
+  void allreduce(Phase /*phase*/, std::uint64_t bytes) override {
+    line("allreduce " + std::to_string(bytes) + " 0");
+    charge_bytes(booked_allreduce(ranks_, bytes).bytes);
+  }
   void compute(const WorkCounts& work) override {
     if (costs_ == nullptr) return;
     double seconds = 0;
@@ -307,6 +340,7 @@ class TraceActions final : public SearchCallVisitor {
   }
 
   std::string rank_;
+  int ranks_;
   const WorkCosts* costs_;
   double speed_;
   double probe_s_;
@@ -328,7 +362,7 @@ SearchTraffic book_search(const SearchPlan& plan, const ReplayLayout& layout) {
 
 void append_search_trace(const SearchPlan& plan, const ReplayLayout& layout, int world_rank,
                          const TraceCharges& charges, std::string& out) {
-  TraceActions actions(world_rank, charges, out);
+  TraceActions actions(world_rank, layout.ranks(), charges, out);
   // The search starts together (the harness's barrier before the timed search).
   out += std::to_string(world_rank) + " barrier\n";
   visit_search_calls(plan, layout, layout.shape().piece_of_rank(world_rank), actions);

@@ -8,6 +8,7 @@
 
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/graph/hub_neighbors.hpp"
 
 namespace zbfs {
 namespace {
@@ -76,19 +77,53 @@ void add(WorkCounts& counts, WorkKind kind, std::uint64_t units) {
   counter += units;
 }
 
+// Where a neighbour sits in a distributed list: lists hold sorted ids (their piece, then
+// descending input-tuple degree, equal degrees in input order: graph/degree_order.hpp).
+struct ListKey {
+  std::uint64_t piece = ~std::uint64_t{0};
+  std::uint64_t tuple_degree = 0;
+  std::uint64_t id = 0;
+  [[nodiscard]] bool operator<(const ListKey& other) const {
+    if (piece != other.piece) return piece < other.piece;
+    if (tuple_degree != other.tuple_degree) return tuple_degree > other.tuple_degree;
+    return id < other.id;
+  }
+};
+
 // What one vertex's list says about it: per column group it has neighbours in, how many
-// lie one level above it, at its level and one below (its touches), and how many in all.
+// lie one level above it, at its level and one below (its touches), and how many in all;
+// when work is counted, also the block's hub (bfs/distributed_bfs.cpp's check_hubs: the
+// first neighbour in list order of the highest degree class) and the first neighbour one
+// level above in list order, with the entries before it.
 struct ColumnTouches {
   std::vector<std::uint32_t> by_level;  // [c * 3 + delta]
   std::vector<std::uint32_t> entries;   // [c]
   std::vector<int> touched;             // columns with entries, in order of first touch
+  std::vector<std::uint8_t> hub_class;  // [c]
+  std::vector<ListKey> hub;             // [c]
+  std::vector<bool> hub_above;          // [c]: the hub lies one level above
+  std::vector<ListKey> first_above;     // [c]
+  std::vector<std::uint32_t> before;    // [c]: entries before first_above
 
-  explicit ColumnTouches(int cols) : by_level(3 * static_cast<std::size_t>(cols), 0), entries(cols, 0) {}
+  explicit ColumnTouches(int cols, bool with_work)
+      : by_level(3 * static_cast<std::size_t>(cols), 0), entries(static_cast<std::size_t>(cols), 0) {
+    if (!with_work) return;
+    hub_class.assign(static_cast<std::size_t>(cols), 0);
+    hub.assign(static_cast<std::size_t>(cols), ListKey{});
+    hub_above.assign(static_cast<std::size_t>(cols), false);
+    first_above.assign(static_cast<std::size_t>(cols), ListKey{});
+    before.assign(static_cast<std::size_t>(cols), 0);
+  }
   void clear() {
     for (const int c : touched) {
       const auto i = static_cast<std::size_t>(c);
       by_level[3 * i] = by_level[3 * i + 1] = by_level[3 * i + 2] = 0;
       entries[i] = 0;
+      if (hub.empty()) continue;
+      hub_class[i] = 0;
+      hub[i] = first_above[i] = ListKey{};
+      hub_above[i] = false;
+      before[i] = 0;
     }
     touched.clear();
   }
@@ -123,8 +158,10 @@ class Planner {
       planned.gathered.assign(ranks, 0);
       planned.folded.assign(ranks * cols, 0);
       if (count_work_) {
-        planned.work.assign(ranks, WorkCounts{});
         planned.work_before_gather.assign(ranks, WorkCounts{});
+        planned.work.assign(ranks, WorkCounts{});
+        planned.work_ring.assign(ranks, WorkCounts{});
+        planned.work_after_fold.assign(ranks, WorkCounts{});
       }
     }
     gathered_by_piece(plan);
@@ -191,7 +228,8 @@ class Planner {
     for (std::size_t level = 0; level < plan.levels.size(); ++level) {
       for (std::size_t p = 0; p < ranks; ++p) {
         if (level + 1 < frontier_of.size()) {
-          plan.levels[level].work[p][static_cast<std::size_t>(WorkKind::kClaimed)] += frontier_of[level + 1][p];
+          plan.levels[level].work_after_fold[p][static_cast<std::size_t>(WorkKind::kClaimed)] +=
+              frontier_of[level + 1][p];
         }
         if (plan.levels[level].kind == StepKind::kTopDown) {
           plan.levels[level].work_before_gather[p][static_cast<std::size_t>(WorkKind::kQueued)] +=
@@ -209,7 +247,7 @@ class Planner {
     const int cols = layout_.cols();
 #pragma omp parallel
     {
-      ColumnTouches touches(cols);
+      ColumnTouches touches(cols, count_work_);
 #pragma omp for schedule(dynamic, 1024)
       for (std::int64_t i = 0; i < n; ++i) {
         const auto v = static_cast<std::uint64_t>(i);
@@ -223,6 +261,7 @@ class Planner {
           ++touches.entries[ci];
           if (d != kUnreached) ++touches.by_level[3 * ci + (distance_[u] + 1 - d)];
         }
+        if (count_work_ && d != kUnreached && d >= 1 && bottom_up_at(d - 1)) find_first_above(v, touches);
         plan_target(plan, v, touches);
       }
     }
@@ -320,16 +359,46 @@ class Planner {
     }
   }
 
+  [[nodiscard]] ListKey key_of(std::uint64_t u) const {
+    return {static_cast<std::uint64_t>(layout_.piece_of(u)), graph_.input_tuple_degree(u), u};
+  }
+
+  // For the bottom-up step that finds v: in each block, its hub and whether it lies one
+  // level above (in the frontier), the first frontier neighbour in list order, and the
+  // entries a scan reads before it. In 1D the one list is all of v's, its columns the
+  // pieces in order.
+  void find_first_above(std::uint64_t v, ColumnTouches& touches) const {
+    const std::uint32_t above = distance_[v] - 1;
+    for (const std::uint32_t u : graph_.neighbors(v)) {
+      const auto c = static_cast<std::size_t>(layout_.col_of_piece(layout_.piece_of(u)));
+      const ListKey key = key_of(u);
+      const std::uint8_t cls = degree_class(graph_.degree(u));
+      if (cls > touches.hub_class[c] || (cls == touches.hub_class[c] && key < touches.hub[c])) {
+        touches.hub_class[c] = cls;
+        touches.hub[c] = key;
+        touches.hub_above[c] = distance_[u] == above;
+      }
+      if (distance_[u] == above && key < touches.first_above[c]) touches.first_above[c] = key;
+    }
+    for (const std::uint32_t u : graph_.neighbors(v)) {
+      const auto c = static_cast<std::size_t>(layout_.col_of_piece(layout_.piece_of(u)));
+      if (key_of(u) < touches.first_above[c]) ++touches.before[c];
+    }
+  }
+
   // A target's part of the levels' work: the entries top-down expansions read from its
-  // lists (exact), and the bottom-up searches of its rows while it is unvisited.
+  // lists, and the bottom-up searches of its rows while it is unvisited.
   void count_target_work(SearchPlan& plan, std::uint64_t v, const ColumnTouches& touches, int finder) {
     const int cols = layout_.cols();
     const int piece = layout_.piece_of(v);
     const int row = layout_.row_of_piece(piece);
     const int owner_col = layout_.col_of_piece(piece);
     const std::uint32_t d = distance_[v];
+    // The member's own piece is searched before the ring, the others' around it.
     const auto work_of = [&](std::size_t level, int col) -> WorkCounts& {
-      return plan.levels[level].work[static_cast<std::size_t>(layout_.piece_at(row, col))];
+      PlannedLevel& planned = plan.levels[level];
+      return (col == owner_col ? planned.work
+                               : planned.work_ring)[static_cast<std::size_t>(layout_.piece_at(row, col))];
     };
     if (d != kUnreached) {
       for (const int c : touches.touched) {
@@ -342,42 +411,76 @@ class Planner {
       }
     }
     // Bottom-up: while unvisited, every member with a list for v tests its hub and reads
-    // its list; in 1D only the owner searches, its list being all of v's.
+    // its list, in ring order from the owner, until one finds it; in 1D only the owner
+    // searches, its one list being all of v's.
     const std::size_t searched_until = d == kUnreached ? steps_.size() : std::min<std::size_t>(d, steps_.size());
     for (std::size_t level = 0; level < searched_until; ++level) {
       if (steps_[level] != StepKind::kBottomUp) continue;
       const bool found_here = level + 1 == d;
       if (!layout_.bottom_up_ring()) {
-        WorkCounts& work = work_of(level, owner_col);
-        std::uint64_t entries = 0;
-        std::uint64_t hits = 0;
-        for (const int c : touches.touched) {
-          entries += touches.entries[static_cast<std::size_t>(c)];
-          hits += found_here ? touches.at(c, 0) : 0;
-        }
-        search_row(work, entries, hits);
+        search_whole_list(work_of(level, owner_col), touches, found_here);
         continue;
       }
-      for (int k = 0; k < cols; ++k) {
-        const int c = (owner_col + k) % cols;
-        const std::uint32_t entries = touches.entries[static_cast<std::size_t>(c)];
-        if (entries == 0) continue;
-        const std::uint32_t hits = found_here ? touches.at(c, 0) : 0;
-        search_row(work_of(level, c), entries, hits);
-        if (hits > 0) {
-          if (c == finder) add(work_of(level, c), WorkKind::kQueued, 1);
-          break;
+      // The member that finds v here: the first in ring order with a frontier neighbour.
+      int first = -1;
+      const auto ring_at = [&](int c) { return (c - owner_col + cols) % cols; };
+      if (found_here) {
+        for (const int c : touches.touched) {
+          if (touches.at(c, 0) > 0 && (first < 0 || ring_at(c) < ring_at(first))) first = c;
         }
+      }
+      for (const int c : touches.touched) {
+        const auto ci = static_cast<std::size_t>(c);
+        if (first >= 0 && ring_at(c) > ring_at(first)) continue;  // found before its turn
+        WorkCounts& work = work_of(level, c);
+        if (c != first) {
+          search_row(work, touches.entries[ci], false, false, 0);
+          continue;
+        }
+        search_row(work, touches.entries[ci], true, touches.hub_above[ci], touches.before[ci]);
+        if (c == finder) add(work, WorkKind::kQueued, 1);
       }
     }
   }
 
-  // One unvisited row searched: its hub tested, then its list read up to the first of
-  // `hits` frontier neighbours among `entries` (where that lies on average), or through.
-  static void search_row(WorkCounts& work, std::uint64_t entries, std::uint64_t hits) {
+  // 1D: the owner's one list for v, its blocks (pieces) in list order.
+  static void search_whole_list(WorkCounts& work, const ColumnTouches& touches, bool found_here) {
+    std::uint64_t entries = 0;
+    for (const int c : touches.touched) entries += touches.entries[static_cast<std::size_t>(c)];
+    if (!found_here) {
+      search_row(work, entries, false, false, 0);
+      return;
+    }
+    // The hub: the highest class over the blocks, the first in list order among equals;
+    // the first frontier neighbour: the first over the blocks, after every block before
+    // its own.
+    int hub = -1;
+    int first = -1;
+    for (const int c : touches.touched) {
+      const auto ci = static_cast<std::size_t>(c);
+      if (hub < 0 || touches.hub_class[ci] > touches.hub_class[static_cast<std::size_t>(hub)] ||
+          (touches.hub_class[ci] == touches.hub_class[static_cast<std::size_t>(hub)] &&
+           touches.hub[ci] < touches.hub[static_cast<std::size_t>(hub)])) {
+        hub = c;
+      }
+      if (touches.at(c, 0) > 0 && (first < 0 || c < first)) first = c;
+    }
+    std::uint64_t before = 0;
+    for (const int c : touches.touched) {
+      if (c < first) before += touches.entries[static_cast<std::size_t>(c)];
+    }
+    before += touches.before[static_cast<std::size_t>(first)];
+    search_row(work, entries, true, touches.hub_above[static_cast<std::size_t>(hub)], before);
+  }
+
+  // One unvisited row searched: its hub tested; unless the hub is in the frontier, its
+  // list read up to the first frontier neighbour (`before` entries, then that one) or
+  // through when it has none.
+  static void search_row(WorkCounts& work, std::uint64_t entries, bool hits, bool hub_hit, std::uint64_t before) {
     add(work, WorkKind::kHubChecks, 1);
+    if (hits && hub_hit) return;
     add(work, WorkKind::kLists, 1);
-    add(work, WorkKind::kListEntries, hits == 0 ? entries : (entries + 1) / (hits + 1));
+    add(work, WorkKind::kListEntries, hits ? before + 1 : entries);
   }
 
   // The pass over every top-down source's list: the lists a step opens (one per source
@@ -420,6 +523,42 @@ class Planner {
     const auto at = [](WorkCounts& work, WorkKind kind) -> std::uint64_t& {
       return work[static_cast<std::size_t>(kind)];
     };
+    // The search's start clears the visited, reported and frontier bits (the reported
+    // ones over the row group); its end asks for the reports' parents and moves the tree.
+    plan.start_work.assign(static_cast<std::size_t>(ranks), WorkCounts{});
+    plan.end_work.assign(static_cast<std::size_t>(ranks), WorkCounts{});
+    for (int p = 0; p < ranks; ++p) {
+      const auto i = static_cast<std::size_t>(p);
+      at(plan.start_work[i], WorkKind::kSteps) = 1;
+      at(plan.start_work[i], WorkKind::kBitmapWords) = words * static_cast<std::uint64_t>(2 + cols);
+      WorkCounts& end = plan.end_work[i];
+      at(end, WorkKind::kSteps) = 1;
+      at(end, WorkKind::kBitmapWords) = words;
+      if (!plan.reduce_after) continue;
+      const int row = layout_.row_of_piece(p);
+      const int col = layout_.col_of_piece(p);
+      for (int m = 0; m < cols; ++m) {
+        const std::uint64_t asked = plan.claimed_from[i * static_cast<std::size_t>(cols) + static_cast<std::size_t>(m)];
+        const std::uint64_t asked_of_me =
+            plan.claimed_from[static_cast<std::size_t>(layout_.piece_at(row, m)) * static_cast<std::size_t>(cols) +
+                              static_cast<std::size_t>(col)];
+        at(end, WorkKind::kQueued) += asked;
+        at(end, WorkKind::kArrivals) += asked + asked_of_me;  // the answers here, the requests there
+      }
+      // Along a route, the bytes of the hop messages it hands on: requests, then replies
+      // (search_calls.cpp: three words a request, back to whoever handed it over).
+      for (std::size_t hop = 0; hop < plan.read_items.size(); ++hop) {
+        for (int m = 0; m < cols; ++m) {
+          const std::size_t mine = i * static_cast<std::size_t>(cols) + static_cast<std::size_t>(m);
+          const std::uint64_t items = plan.read_items[hop][mine];
+          if (items > 0) at(end, WorkKind::kRoutedBytes) += 8 * (1 + 2 * plan.read_groups[hop][mine] + 2 * items);
+          at(end, WorkKind::kRoutedBytes) +=
+              24 *
+              plan.read_items[hop][static_cast<std::size_t>(layout_.piece_at(row, m)) * static_cast<std::size_t>(cols) +
+                                   static_cast<std::size_t>(col)];
+        }
+      }
+    }
     for (PlannedLevel& level : plan.levels) {
       const bool top_down = level.kind == StepKind::kTopDown;
       const bool ring = !top_down && layout_.bottom_up_ring() && cols > 1;
@@ -436,18 +575,26 @@ class Planner {
           arrived += level.folded[static_cast<std::size_t>(layout_.piece_at(row, m)) * static_cast<std::size_t>(cols) +
                                   static_cast<std::size_t>(col)];
         }
-        at(work, WorkKind::kArrivals) += arrived;
+        WorkCounts& after = level.work_after_fold[i];
+        // The fold's arrivals claimed, the level counted: two local steps.
+        at(after, WorkKind::kArrivals) += arrived;
+        at(after, WorkKind::kBitmapWords) += words;
+        at(after, WorkKind::kSteps) += 2;
         if (top_down) {
           at(level.work_before_gather[i], WorkKind::kBitmapWords) += words;
           at(work, WorkKind::kQueued) += sent;
-          at(work, WorkKind::kBitmapWords) += 2 * words;  // next cleared, the level counted
-          at(work, WorkKind::kSteps) += 3;                // expand, claim, count
+          at(work, WorkKind::kBitmapWords) += words;  // next cleared
+          at(work, WorkKind::kSteps) += 1;            // the expansion
         } else {
-          const int members = cols > 1 && ring ? cols : 1;
-          // The mask, the own search, the visited copy and each piece, the count.
-          at(work, WorkKind::kBitmapWords) += (layout_.bottom_up_ring() && rows == 1 ? 0 : source_words) +
-                                              words * static_cast<std::uint64_t>(members + (ring ? 1 : 0)) + words;
-          at(work, WorkKind::kSteps) += static_cast<std::uint64_t>(members + (ring ? 1 : 0)) + 2;
+          // The mask (after a gather), the own search, and with a ring the visited copy;
+          // each other piece searched.
+          const bool gathered = layout_.bottom_up_ring() ? rows > 1 : ranks > 1;
+          at(work, WorkKind::kBitmapWords) += (gathered ? source_words : 0) + words * (ring ? 2 : 1);
+          at(work, WorkKind::kSteps) += ring ? 2 : 1;
+          if (ring) {
+            at(level.work_ring[i], WorkKind::kBitmapWords) += words * static_cast<std::uint64_t>(cols - 1);
+            at(level.work_ring[i], WorkKind::kSteps) += static_cast<std::uint64_t>(cols - 1);
+          }
         }
       }
     }
@@ -481,7 +628,7 @@ std::uint64_t search_plan_bytes(const ReplayLayout& layout, std::uint64_t levels
   const auto ranks = static_cast<std::uint64_t>(layout.ranks());
   const auto cols = static_cast<std::uint64_t>(layout.cols());
   const std::uint64_t per_level =
-      ranks * (cols + 1) * sizeof(std::uint32_t) + (count_work ? 2 * ranks * sizeof(WorkCounts) : 0);
+      ranks * (cols + 1) * sizeof(std::uint32_t) + (count_work ? 4 * ranks * sizeof(WorkCounts) : 0);
   return levels * per_level + ranks * cols * sizeof(std::uint32_t);
 }
 

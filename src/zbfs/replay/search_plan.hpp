@@ -81,10 +81,15 @@ struct PlannedLevel {
   std::vector<std::uint32_t> gathered;
   // folded[piece * C + m]: ids the rank of `piece` sends member m of its row (C members).
   std::vector<std::uint32_t> folded;
-  // By piece, when counted: the level's local work, and the part of it done before the
-  // column gather (top-down: the frontier's ids; bottom-up: none).
-  std::vector<WorkCounts> work;
+  // By piece, when counted: the level's local work where the search does it, so that a
+  // replay charges it between the same exchanges: before the column gather (top-down:
+  // the frontier's ids), before the fold (top-down: the expansion; bottom-up: the
+  // rank's own piece searched), around the row's ring (bottom-up: the other members'
+  // pieces, spread evenly over its steps) and after the fold (claims, the level counted).
   std::vector<WorkCounts> work_before_gather;
+  std::vector<WorkCounts> work;
+  std::vector<WorkCounts> work_ring;
+  std::vector<WorkCounts> work_after_fold;
 };
 
 struct SearchPlan {
@@ -97,6 +102,11 @@ struct SearchPlan {
   // report, whose parents it asks s for.
   bool reduce_after = false;
   std::vector<std::uint32_t> claimed_from;
+  // By piece, when counted: the work before the first level (the search's bitmaps
+  // cleared) and after the last (the reduction's claims, requests and answers, and the
+  // parents moved out).
+  std::vector<WorkCounts> start_work;
+  std::vector<WorkCounts> end_work;
   // Along a route (ReplayLayout::row_route), the reduction's requests hop by hop: per hop,
   // [piece * C + n], the requests the piece's rank hands member n, and in how many
   // destination groups (wire/routed/hop_message.hpp); the replies retrace them.
