@@ -150,6 +150,8 @@ def _run_as_group(cmd: list[str], timeout_s: float | None, log: TextIO | None = 
     except BaseException:
         _end_group(process)
         raise
+    process.stdout.close()
+    process.stderr.close()
     done = subprocess.CompletedProcess(cmd, process.returncode, stdout, "".join(lines))
     done.peak_rss_bytes = peak_rss_bytes
     return done
