@@ -8,6 +8,7 @@
 
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
+#include "zbfs/core/memory.hpp"
 #include "zbfs/graph/hub_neighbors.hpp"
 
 namespace zbfs {
@@ -145,6 +146,15 @@ class Planner {
     count_levels(plan);
     steps_ =
         step_directions(options, graph_.num_vertices(), graph_.num_directed_edges(), level_vertices_, level_edges_);
+    // A count for every rank and member of its row, per level: refused before it is
+    // allocated where memory cannot hold it (1D at tens of thousands of ranks).
+    const std::uint64_t needed = search_plan_bytes(layout_, steps_.size(), count_work_);
+    if (const std::optional<std::uint64_t> available = available_memory_bytes(); available && needed > *available) {
+      throw Error(ExitCode::kFailure, "zbfs trace: a search's plan needs " + format_bytes(needed) + " for " +
+                                          std::to_string(layout_.ranks()) + " ranks in rows of " +
+                                          std::to_string(layout_.cols()) + ", " + format_bytes(*available) +
+                                          " are available");
+    }
     const auto ranks = static_cast<std::size_t>(layout_.ranks());
     const auto cols = static_cast<std::size_t>(layout_.cols());
     plan.reduce_after = layout_.cols() > 1;
@@ -629,7 +639,9 @@ std::uint64_t search_plan_bytes(const ReplayLayout& layout, std::uint64_t levels
   const auto cols = static_cast<std::uint64_t>(layout.cols());
   const std::uint64_t per_level =
       ranks * (cols + 1) * sizeof(std::uint32_t) + (count_work ? 4 * ranks * sizeof(WorkCounts) : 0);
-  return levels * per_level + ranks * cols * sizeof(std::uint32_t);
+  const std::uint64_t route_reads =
+      layout.row_route() != nullptr ? 2 * static_cast<std::uint64_t>(layout.row_route()->hops()) * ranks * cols * 4 : 0;
+  return levels * per_level + ranks * cols * sizeof(std::uint32_t) + route_reads;
 }
 
 SearchPlan plan_search(const Csr<std::uint32_t>& graph, const ReplayLayout& layout, std::uint64_t root,
