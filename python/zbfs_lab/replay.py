@@ -104,7 +104,9 @@ def run(replay: Replay, zbfs_args: list[str], output: str | Path, timeout_s: flo
         if done.returncode != 0:
             raise _failure("the replay", done)
         simulated_s = _simulated_time(done.stderr)
-    keys = max(1, len(plan.get("searches", [])))
+    searches = plan.get("searches", [])
+    keys = max(1, len(searches))
+    traversed = sum(s.get("traversed_edges", 0) for s in searches)
     data = {
         "schema": "zbfs.replay",
         "plan": plan,
@@ -119,6 +121,9 @@ def run(replay: Replay, zbfs_args: list[str], output: str | Path, timeout_s: flo
             # The searches one after another, each after a barrier.
             "time_s": simulated_s,
             "mean_search_s": simulated_s / keys,
+            # Every search's traversed edges over their simulated time together (the
+            # replay times the searches as one).
+            "teps": traversed / simulated_s if simulated_s > 0 else None,
             "trace_wall_s": trace_wall_s,
             "trace_peak_rss_bytes": planned.peak_rss_bytes,
             "wall_s": wall_s,

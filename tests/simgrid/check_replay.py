@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Trace replay against the real run (issue 78): `zbfs trace` plans a job's searches on one
-process, and every search's levels, directions, reached vertices and per-phase messages and
+process, and every search's levels, directions, reached vertices, traversed edges and per-phase messages and
 bytes must be those the real (oversubscribed) job books, key by key: 16 ranks in 2D, 8 in
 1D, 8 hybrid, 6 on a 3x2 grid, the reads of grid2 and hypercube routes, and a graph
 smaller than the job. Then `zbfs-lab replay`
@@ -34,7 +34,7 @@ def run(cmd, what):
 
 
 def searches_of(record):
-    """Each search's key, reached vertices, directions and per-phase (messages, bytes)."""
+    """Each search's key, reached vertices, traversed edges, directions and per-phase (messages, bytes)."""
     out = []
     for s in record["searches"]:
         phases = {}
@@ -43,7 +43,8 @@ def searches_of(record):
             messages, wire = p["messages"], p["wire_bytes"]
             phases[phase] = (int(messages["sum"] if isinstance(messages, dict) else messages),
                              int(wire["sum"] if isinstance(wire, dict) else wire))
-        out.append((s["root"], s["reached_vertices"], [step["direction"] for step in s["steps"]], phases))
+        out.append((s["root"], s["reached_vertices"], s["traversed_edges"], [step["direction"] for step in s["steps"]],
+                    phases))
     return out
 
 

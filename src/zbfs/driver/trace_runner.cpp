@@ -90,6 +90,7 @@ nlohmann::json describe(const SearchPlan& plan, const ReplayLayout& layout) {
   search["root"] = plan.root;
   search["levels"] = plan.levels.size();
   search["reached_vertices"] = plan.reached;
+  search["traversed_edges"] = plan.traversed_edges;
   nlohmann::json steps = nlohmann::json::array();
   for (const PlannedLevel& level : plan.levels) {
     nlohmann::json step = {{"direction", std::string(to_string(level.kind))},

@@ -198,6 +198,7 @@ class Planner {
     level_vertices_.clear();
     level_edges_.clear();
     plan.reached = 0;
+    std::uint64_t endpoints = 0;
     for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
       const std::uint32_t d = distance_[v];
       if (d == kUnreached) continue;
@@ -207,8 +208,11 @@ class Planner {
       }
       ++level_vertices_[d];
       level_edges_[d] += graph_.degree(v);
+      endpoints += graph_.input_tuple_degree(v);
       ++plan.reached;
     }
+    // Each tuple from its two ends, as the runners count a tree (count_tree).
+    plan.traversed_edges = endpoints / 2;
   }
 
   // Top-down: each piece's frontier; bottom-up: the mask's open positions, the piece's

@@ -96,6 +96,8 @@ struct SearchPlan {
   std::uint64_t root = 0;
   std::uint64_t root_degree = 0;
   std::uint64_t reached = 0;
+  // Input tuples with both ends reached (what a run's TEPS divides by).
+  std::uint64_t traversed_edges = 0;
   std::vector<PlannedLevel> levels;
   // Whether a predecessor reduction follows (a row of more than one rank), and
   // claimed_from[piece * C + s]: the vertices the piece's owner claimed from member s's
