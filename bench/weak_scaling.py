@@ -27,7 +27,14 @@ goes on where it stopped.
 
     .venv/bin/python bench/weak_scaling.py --per-rank 10 --ranks 16 64 256 --out results/weak-scaling
 
-Needs `make build smpi lab` (the .venv has matplotlib). Dense 1D exchanges cost the simulator P^2 messages a round
+With `--simulator replay` the simulated side is `zbfs-lab replay` instead: the searches
+planned on this one process (`zbfs trace`, the normal build) and replayed by SimGrid from
+their traces, which reaches thousands of ranks (docs/simulation.md); it takes codec none
+and the 1d, 2d and hybrid layouts, and `--compute counted --work-costs FILE` charges the
+counted work (`zbfs-lab calibrate`). A replay's TEPS is every search's traversed edges
+over their simulated time together, and it times no phase apart.
+
+Needs `make build smpi lab` (the .venv has matplotlib; replay needs no SMPI build). Dense 1D exchanges cost the simulator P^2 messages a round
 (docs/simulation.md): `--skip '*/1d@1024'` leaves such points out.
 """
 
@@ -80,14 +87,28 @@ def failed(what: str, error: RunFailed) -> None:
     print(f"weak_scaling: {what} failed: {error}", file=sys.stderr, flush=True)
 
 
+# What a replay plans (zbfs trace): direct or grid2 exchanges without a codec.
+REPLAYED_LAYOUTS = ("1d", "2d", "hybrid")
+
+
 def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | None:
     per_host = args.hybrid_ranks_per_host if layout == "hybrid" else 1
-    out = args.out / "sim" / f"{links}_{layout}_{codec}_P{ranks}.json"
+    replaying = args.simulator == "replay"
+    folder = "replay" if replaying else "sim"
+    out = args.out / folder / f"{links}_{layout}_{codec}_{args.compute}_P{ranks}.json"
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
-        command = [str(args.lab), "simulate", "-np", str(ranks), "--topology", "fattree", "--links", links,
-                   "--ranks-per-host", str(per_host), "--binary", str(args.smpi_binary), "-o", str(out),
-                   "--timeout", str(args.timeout), "--", *run_args(args, layout, codec, ranks, None)]
+        topology = args.topology or ("fattree3" if ranks > 2304 else "fattree")
+        command = [str(args.lab), folder if replaying else "simulate", "-np", str(ranks), "--topology", topology,
+                   "--links", links, "--ranks-per-host", str(per_host), "--compute", args.compute, "-o", str(out),
+                   "--timeout", str(args.timeout)]
+        command += ["--binary", str(args.binary if replaying else args.smpi_binary)]
+        if args.work_costs:
+            command += ["--work-costs", str(args.work_costs)]
+        zargs = run_args(args, layout, codec, ranks, None)
+        if replaying:
+            zargs = [a for a in zargs if a not in ("--quiet", "--time-waits")]
+        command += ["--", *zargs]
         try:
             run_output(command, args.timeout + 60)
         except RunFailed as e:
@@ -138,12 +159,22 @@ def projected(args, record: Path, layout: str, links: str, ranks: int) -> dict |
     return {"teps": float(teps.group(1)) if teps else math.nan, "phases": phases}
 
 
+def simulated_teps(record: dict) -> float | None:
+    if record.get("schema") == "zbfs.replay":
+        return record["simulated"].get("teps")
+    return record["summary"]["teps"]["harmonic_mean"]
+
+
 def simulated_phases(record: dict) -> dict[str, float]:
+    if record.get("schema") == "zbfs.replay":
+        return {}
     searches = max(1, len(record.get("searches", [])))
     return {p: record["phases"].get(p, {}).get("mpi_time_s", {}).get("max", 0.0) / searches for p in PHASES}
 
 
 def skipped(args, links: str, codec: str, layout: str, ranks: int) -> bool:
+    if args.simulator == "replay" and (codec != "none" or layout not in REPLAYED_LAYOUTS):
+        return True
     return any(fnmatch.fnmatch(f"{links}/{codec}/{layout}@{ranks}", pattern) for pattern in args.skip)
 
 
@@ -214,11 +245,23 @@ def main() -> int:
     parser.add_argument("--lab", type=Path, default=ROOT / ".venv" / "bin" / "zbfs-lab")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
     parser.add_argument("--zbfs-args", default="", help="more zbfs run arguments for every run")
+    parser.add_argument("--simulator", choices=("simulate", "replay"), default="simulate",
+                        help="online simulation (the SMPI build) or trace replay (zbfs trace, then smpirun -replay)")
+    parser.add_argument("--compute", choices=("measured", "counted", "none"), default="measured",
+                        help="how simulated computation takes time (replay: counted or none)")
+    parser.add_argument("--work-costs", type=Path, help="with --compute counted: zbfs-lab calibrate's costs")
+    parser.add_argument("--topology", help="the platform (default: a two-level fat tree, three levels past 2,304 hosts)")
+    parser.add_argument("--no-model", action="store_true", help="simulate only: no real runs and projections")
     args = parser.parse_args()
+    if args.simulator == "replay" and args.compute == "measured":
+        args.compute = "none"
+    if (args.compute == "counted") != (args.work_costs is not None):
+        sys.exit("weak_scaling: --compute counted and --work-costs go together")
     for ranks in args.ranks:
         if ranks < 1 or ranks & (ranks - 1):
             sys.exit(f"weak_scaling: --ranks {ranks} is not a power of two")
-    for binary in (args.binary, args.smpi_binary, args.lab):
+    needed = (args.binary, args.lab) if args.simulator == "replay" else (args.binary, args.smpi_binary, args.lab)
+    for binary in needed:
         if not binary.exists():
             sys.exit(f"weak_scaling: no {binary} (make build smpi lab)")
 
@@ -235,11 +278,12 @@ def main() -> int:
                     if skipped(args, links, codec, layout, ranks):
                         continue
                     sim = simulated(args, layout, codec, links, ranks)
-                    record = recorded(args, layout, codec, links, ranks)
+                    record = None if args.no_model else recorded(args, layout, codec, links, ranks)
                     model = projected(args, record, layout, links, ranks) if record else None
                     row = {"links": links, "codec": codec, "layout": layout, "ranks": ranks,
                            "per_rank": args.per_rank, "scale": args.per_rank + int(math.log2(ranks)),
-                           "sim_teps": sim["summary"]["teps"]["harmonic_mean"] if sim else None,
+                           "simulator": args.simulator, "compute": args.compute,
+                           "sim_teps": simulated_teps(sim) if sim else None,
                            "model_teps": model["teps"] if model else None,
                            "sim_phases": simulated_phases(sim) if sim else {},
                            "model_phases": model["phases"] if model else {},
