@@ -497,6 +497,22 @@ TEST(CliErrors, SsspOptions) {
   expect_usage_error("run --kernels sssp --backend cuda-host", "--kernels sssp runs on the CPU backend");
 }
 
+// zbfs trace refuses what its plan does not model, and impossible sizes, in one line.
+TEST(CliErrors, TraceOptions) {
+  expect_usage_error("trace --scale 6", "--ranks");
+  expect_usage_error("trace --scale 6 --ranks 0", "--ranks must be at least 1");
+  expect_usage_error("trace --scale 6 --ranks 4", "add it");  // --overlap off
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --codec auto", "without a codec");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --transport rma", "two-sided");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --prune", "--prune");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --kernels sssp", "BFS searches only");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off -p 1d --route grid2", "2D and hybrid");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --column-gather union", "allgatherv");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --probe-cost -1", "--probe-cost");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --host-speed 0", "--host-speed");
+  expect_usage_error("trace --scale 6 --ranks 6 --overlap off --grid 2x2", "grid 2x2");
+}
+
 // Kernel 3 over MPI: the same distances as on one process for every partition, codec
 // and route; a file's weights (its third field, or drawn by position with --weights
 // uniform) reach the distributed kernel as they reach the one-process one.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +29,10 @@ namespace {
 void check_traceable(const RunConfig& config, const TraceOptions& options) {
   const auto refuse = [](const std::string& what) { throw_usage_error("zbfs trace: " + what); };
   if (options.ranks < 1) refuse("--ranks must be at least 1");
+  if (!(options.host_speed_flops > 0) || !std::isfinite(options.host_speed_flops)) {
+    refuse("--host-speed must be a positive number of flops");
+  }
+  if (!(options.probe_s >= 0) || !std::isfinite(options.probe_s)) refuse("--probe-cost must be seconds >= 0");
   if (config.shared_memory) refuse("plans MPI jobs: give --partition 1d, 2d or hybrid");
   if (config.input) refuse("plans generated graphs only, not --input");
   if (config.graph.kind == GraphKind::kRgg) refuse("cannot regenerate --graph rgg by index");
