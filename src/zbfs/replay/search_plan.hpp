@@ -4,7 +4,8 @@
 // SimGrid: docs/simulation.md).
 //
 // It follows the CPU search's protocol (bfs/step_protocol.hpp over DistributedBfs) with
-// direct exchanges, no codec, the column gather by allgatherv and --overlap off, and gets
+// direct exchanges (in 2D and hybrid the predecessor reduction's reads may follow a
+// relaying route), no codec, the column gather by allgatherv and --overlap off, and gets
 // the same messages and bytes because what a rank sends depends only on which vertices
 // lie where, never on parents or timing:
 // - a BFS level is a distance from the root, so every level's frontier, and the counts
@@ -19,10 +20,10 @@
 // - the owner of a vertex claims it from the lowest member that reported it, unless its
 //   own block reached it, and the predecessor reduction asks each member for the claims
 //   its reports won.
-// Counted work (metrics/work_counts.hpp) is exact for the top-down steps' lists, entries,
-// queues and claims; a bottom-up step's list entries assume a found row's first frontier
-// neighbour lies at the expected place in its list (the search reads the lists in an
-// order this plan does not know).
+// Counted work (metrics/work_counts.hpp) is the search's, kind by kind, rank by rank: a
+// bottom-up row's hub and the entries its scan reads before the first frontier neighbour
+// follow from the order the distributed lists keep (sorted ids: the piece, then
+// descending input-tuple degree, equal degrees in input order; graph/degree_order.hpp).
 #pragma once
 
 #include <cstdint>
