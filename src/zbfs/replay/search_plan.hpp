@@ -20,11 +20,11 @@
 // - the owner of a vertex claims it from the lowest member that reported it, unless its
 //   own block reached it, and the predecessor reduction asks each member for the claims
 //   its reports won.
-// Counted work (metrics/work_counts.hpp) is the search's, kind by kind (checked per search
-// and per level's busiest rank against real runs): a
-// bottom-up row's hub and the entries its scan reads before the first frontier neighbour
-// follow from the order the distributed lists keep (sorted ids: the piece, then
-// descending input-tuple degree, equal degrees in input order; graph/degree_order.hpp).
+// Counted work (metrics/work_counts.hpp) is the search's, kind by kind (checked per
+// search and per level's busiest rank against real runs): a bottom-up row's hub and the
+// entries its scan reads before the first frontier neighbour follow from the order the
+// distributed lists keep (sorted ids: the piece, then descending input-tuple degree,
+// equal degrees in input order; graph/degree_order.hpp).
 #pragma once
 
 #include <cstdint>
