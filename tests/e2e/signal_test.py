@@ -5,7 +5,9 @@ rank of a 4-rank job at random points (kernel 1, a search, a validation, the wri
 disposition restored in the child (a shell's background jobs start with SIGINT ignored).
 Every run must end within `--within` seconds of the signal with the shells' status (130 or
 143; mpirun passes the rank's on), say so on one line (one process) and leave no `.partial`
-file and no process behind. A run that ended before its signal came is drawn again.
+file and no process behind. A run that ended before its signal came is drawn again. Then
+`zbfs trace` is signalled 6 times while it writes its folder of traces: the same status and
+line, and neither the folder nor any trace in it is left.
 
     signal_test.py --binary build/bin/zbfs --mpiexec "mpirun --oversubscribe" [--count 20] [--seed 1]
 """
@@ -189,6 +191,48 @@ def measure(launcher, args):
     return took
 
 
+def trace_cases(args, rng, count):
+    """zbfs trace signalled while it writes its folder of traces (a file a rank): it ends as
+    a run does, and no trace file, partial or whole, nor the folder, is left."""
+    failures = 0
+    for index in range(count):
+        sig = (signal.SIGINT, signal.SIGTERM)[index % 2]
+        folder = tempfile.mkdtemp(prefix="zbfs-signal-trace-")
+        traces = Path(folder) / "traces"
+        proc = subprocess.Popen([args.binary, "trace", "--ranks", "4096", "--scale", "14", "--roots", "2",
+                                 "--overlap", "off", "--trace-dir", str(traces), "--json", "plan.json"],
+                                cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        wanted = rng.randrange(1, 3000)
+        while proc.poll() is None and not (traces.is_dir() and len(os.listdir(traces)) >= wanted):
+            time.sleep(0.0005)
+        if proc.poll() is not None:
+            print(f"trace {index}: ended before its signal")
+            proc.communicate()
+            subprocess.run(["rm", "-rf", folder])
+            continue
+        os.kill(proc.pid, sig)
+        try:
+            err = proc.communicate(timeout=args.within + 10)[1]
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            err = proc.communicate()[1]
+        problems = []
+        if proc.returncode not in (128 + sig, -sig):
+            problems.append(f"exit {proc.returncode}")
+        if err.count("zbfs: interrupted by") != 1:
+            problems.append(f"stderr: {err[-300:]!r}")
+        left = sorted(p.name for p in Path(folder).rglob("*") if p.name != "plan.json")
+        if left:
+            problems.append(f"left behind: {left[:5]} ({len(left)} in all)")
+        for p in problems:
+            print(f"FAIL: zbfs trace, {signal.Signals(sig).name} after {wanted} files: {p}")
+        failures += bool(problems)
+        subprocess.run(["rm", "-rf", folder])
+    print(f"zbfs trace: {count} runs signalled while writing their traces", flush=True)
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", required=True)
@@ -222,6 +266,7 @@ def main():
             if done < args.count:
                 print(f"FAIL: only {done} of {args.count} runs were still running when signalled")
                 failures += 1
+    failures += trace_cases(args, rng, 6)
     print("signals: passed" if failures == 0 else f"signals: {failures} failure(s)")
     return 1 if failures else 0
 

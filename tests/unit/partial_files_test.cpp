@@ -1,6 +1,7 @@
 // The table of partial files a signal's handler removes (output/partial_files.hpp): a
 // file is listed from before it is created until it is renamed or removed, whichever way
-// OutputFile ends.
+// OutputFile ends; and one folder of numbered files at a time (zbfs trace's; a signal
+// removing it is tests/e2e/signal_test.py's).
 #include "zbfs/output/partial_files.hpp"
 
 #include <gtest/gtest.h>
@@ -51,6 +52,21 @@ TEST(PartialFiles, AnOutputFileIsListedUntilItIsNamedOrRemoved) {
   EXPECT_THROW(OutputFile(scratch("no-such-folder") + "/x/y.txt"), Error);
   EXPECT_EQ(listed_partial_files(), before);
   std::filesystem::remove(path);
+}
+
+TEST(PartialFiles, OneFolderOfNumberedFilesIsListedAtATime) {
+  {
+    PartialFolderGuard folder(scratch("traces"), "rank-", ".trace");
+    EXPECT_TRUE(folder.listed());
+    folder.written(3);
+    const PartialFolderGuard second(scratch("other"), "rank-", ".trace");
+    EXPECT_FALSE(second.listed());
+  }
+  const PartialFolderGuard again(scratch("traces"), "rank-", ".trace");
+  EXPECT_TRUE(again.listed());
+  // Names no slot holds are not listed (and not cut short).
+  const PartialFolderGuard too_long(scratch("x"), std::string(100, 'p'), ".trace");
+  EXPECT_FALSE(too_long.listed());
 }
 
 }  // namespace

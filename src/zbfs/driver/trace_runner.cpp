@@ -18,6 +18,7 @@
 #include "zbfs/generator/search_roots.hpp"
 #include "zbfs/graph/csr_builder.hpp"
 #include "zbfs/output/output_file.hpp"
+#include "zbfs/output/partial_files.hpp"
 #include "zbfs/replay/search_calls.hpp"
 #include "zbfs/replay/search_plan.hpp"
 #include "zbfs/topology/grid_shape.hpp"
@@ -152,7 +153,8 @@ nlohmann::json describe(const SearchPlan& plan, const ReplayLayout& layout) {
   return search;
 }
 
-// The traces' folder, removed again unless every file was written.
+// The traces' folder, removed again unless every file was written: by this object on a
+// failure, by the signal handler on a signal (output/partial_files.hpp).
 class TraceFolder {
  public:
   explicit TraceFolder(std::string path) : path_(std::move(path)) {
@@ -160,7 +162,12 @@ class TraceFolder {
       throw Error(ExitCode::kFailure, "cannot make the trace folder " + path_ + ": " + std::strerror(errno) +
                                           (errno == EEXIST ? " (give a new one)" : ""));
     }
+    listed_.emplace(path_, kPrefix, kSuffix);
   }
+  static constexpr const char* kPrefix = "rank-";
+  static constexpr const char* kSuffix = ".trace";
+  // Ranks 0 to count - 1 may have their files.
+  void written(std::uint64_t count) { listed_->written(count); }
   ~TraceFolder() {
     if (done_) return;
     std::error_code ignored;
@@ -170,11 +177,15 @@ class TraceFolder {
   TraceFolder(const TraceFolder&) = delete;
   TraceFolder& operator=(const TraceFolder&) = delete;
   [[nodiscard]] const std::string& path() const { return path_; }
-  void done() { done_ = true; }
+  void done() {
+    done_ = true;
+    listed_.reset();
+  }
 
  private:
   std::string path_;
   bool done_ = false;
+  std::optional<PartialFolderGuard> listed_;
 };
 
 // One file a rank (rank-W.trace), then traces.txt naming them in rank order, which
@@ -192,9 +203,11 @@ nlohmann::json write_traces(const std::vector<SearchPlan>& plans, const ReplayLa
     text += std::to_string(rank) + " init\n";
     for (const SearchPlan& plan : plans) append_search_trace(plan, layout, rank, charges, text);
     text += std::to_string(rank) + " finalize\n";
-    const std::string name = "rank-" + std::to_string(rank) + ".trace";
+    const std::string name = TraceFolder::kPrefix + std::to_string(rank) + TraceFolder::kSuffix;
     OutputFile out(folder.path() + "/" + name, text.size());
     out.write_text(text);
+    // Said before the file takes its name, so that a signal in between removes it too.
+    folder.written(static_cast<std::uint64_t>(rank) + 1);
     out.commit();
     list += name + "\n";
     bytes += text.size();

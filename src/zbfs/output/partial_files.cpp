@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 namespace zbfs {
@@ -21,6 +22,54 @@ struct Slot {
 
 // The process's list (see the header for why it is global): read by the signal handler.
 std::array<Slot, PartialFileGuard::kSlots> g_partial_files;
+
+// The one folder of numbered files a signal empties and removes (PartialFolderGuard).
+struct FolderSlot {
+  std::atomic<int> state{kFree};
+  std::atomic<std::uint64_t> files{0};
+  std::array<char, kPathBytes> folder{};
+  std::array<char, 64> prefix{};
+  std::array<char, 64> suffix{};
+};
+FolderSlot g_partial_folder;
+
+// Appends `text` to the path being built in `out` (at `at`); false when it does not fit.
+bool append(std::array<char, kPathBytes + 160>& out, std::size_t& at, const char* text) {
+  for (; *text != 0; ++text) {
+    if (at + 1 >= out.size()) return false;
+    out[at++] = *text;
+  }
+  out[at] = 0;
+  return true;
+}
+
+// Async-signal-safe: the folder's numbered files, then the folder; how many files went.
+int remove_partial_folder() {
+  if (g_partial_folder.state.load(std::memory_order_acquire) != kListed) return 0;
+  int removed = 0;
+  const std::uint64_t files = g_partial_folder.files.load(std::memory_order_acquire);
+  std::array<char, kPathBytes + 160> path{};
+  for (std::uint64_t i = 0; i < files; ++i) {
+    char digits[24];
+    std::size_t n = 0;
+    std::uint64_t v = i;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    char number[24];
+    for (std::size_t k = 0; k < n; ++k) number[k] = digits[n - 1 - k];
+    number[n] = 0;
+    std::size_t at = 0;
+    if (append(path, at, g_partial_folder.folder.data()) && append(path, at, "/") &&
+        append(path, at, g_partial_folder.prefix.data()) && append(path, at, number) &&
+        append(path, at, g_partial_folder.suffix.data()) && ::unlink(path.data()) == 0) {
+      ++removed;
+    }
+  }
+  if (::rmdir(g_partial_folder.folder.data()) == 0) ++removed;
+  return removed;
+}
 
 // What the handler writes, set once before it is installed.
 std::array<char, 64> g_program{};
@@ -54,6 +103,7 @@ void on_ending_signal(int signal_number) {
   for (Slot& slot : g_partial_files) {
     if (slot.state.load(std::memory_order_acquire) == kListed && ::unlink(slot.path.data()) == 0) ++removed;
   }
+  removed += remove_partial_folder();  // after the files: the one being written is in it
   if (g_report) {
     write_all(g_program.data());
     write_all(": interrupted by ");
@@ -84,6 +134,30 @@ PartialFileGuard::PartialFileGuard(const std::string& path) {
 
 PartialFileGuard::~PartialFileGuard() {
   if (slot_ >= 0) g_partial_files[static_cast<std::size_t>(slot_)].state.store(kFree, std::memory_order_release);
+}
+
+PartialFolderGuard::PartialFolderGuard(const std::string& folder, const std::string& prefix,
+                                       const std::string& suffix) {
+  if (folder.size() >= kPathBytes || prefix.size() >= g_partial_folder.prefix.size() ||
+      suffix.size() >= g_partial_folder.suffix.size()) {
+    return;
+  }
+  int expected = kFree;
+  if (!g_partial_folder.state.compare_exchange_strong(expected, kFilling, std::memory_order_acquire)) return;
+  g_partial_folder.files.store(0, std::memory_order_relaxed);
+  std::memcpy(g_partial_folder.folder.data(), folder.c_str(), folder.size() + 1);
+  std::memcpy(g_partial_folder.prefix.data(), prefix.c_str(), prefix.size() + 1);
+  std::memcpy(g_partial_folder.suffix.data(), suffix.c_str(), suffix.size() + 1);
+  g_partial_folder.state.store(kListed, std::memory_order_release);
+  listed_ = true;
+}
+
+PartialFolderGuard::~PartialFolderGuard() {
+  if (listed_) g_partial_folder.state.store(kFree, std::memory_order_release);
+}
+
+void PartialFolderGuard::written(std::uint64_t count) {
+  if (listed_) g_partial_folder.files.store(count, std::memory_order_release);
 }
 
 int listed_partial_files() {

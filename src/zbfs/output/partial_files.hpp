@@ -1,14 +1,16 @@
 // What a signal leaves behind: the partial files (output_file.hpp, ordered_file.hpp) this
-// process has begun and not yet named or removed are listed here while they exist, and
-// end_on_signals' handler removes them before the process ends by the signal.
+// process has begun and not yet named or removed are listed here while they exist, as is
+// a folder of numbered files being filled (zbfs trace's), and end_on_signals' handler
+// removes them before the process ends by the signal.
 //
 // A signal handler can reach nothing but process-wide state, so the list is one fixed
-// table for the process (kSlots paths, no allocation): registering takes a free slot,
-// the handler reads the slots with atomic loads and calls only async-signal-safe
-// functions (unlink, write, sigaction, raise). It is the one global of its kind, and
-// nothing but this file touches it.
+// table for the process (kSlots paths and one folder, no allocation): registering takes
+// a free slot, the handler reads the slots with atomic loads and calls only
+// async-signal-safe functions (unlink, rmdir, write, sigaction, raise). It is the one
+// global of its kind, and nothing but this file touches it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace zbfs {
@@ -25,6 +27,25 @@ class PartialFileGuard {
 
  private:
   int slot_ = -1;
+};
+
+// Lists a folder being filled with numbered files, FOLDER/PREFIX<i>SUFFIX for i below the
+// count `written` last said, while it lives, so that a signal's handler removes those
+// files and then the folder (emptied: the file being written is an OutputFile's, listed
+// on its own). zbfs trace's folder of a trace a rank is one. One folder at a time: a
+// guard made while another lives lists nothing.
+class PartialFolderGuard {
+ public:
+  PartialFolderGuard(const std::string& folder, const std::string& prefix, const std::string& suffix);
+  ~PartialFolderGuard();
+  PartialFolderGuard(const PartialFolderGuard&) = delete;
+  PartialFolderGuard& operator=(const PartialFolderGuard&) = delete;
+  // Files 0 to count - 1 may be in the folder (say so before a file takes its name).
+  void written(std::uint64_t count);
+  [[nodiscard]] bool listed() const { return listed_; }
+
+ private:
+  bool listed_ = false;
 };
 
 // The partial files listed now (tests).
