@@ -544,6 +544,46 @@ void refuse_explicit_zero_sizes(const CLI::App& app, const RunConfig& config) {
   if (app.count("--degree") > 0 && g.degree == 0) throw_usage_error("--degree must be a positive number");
 }
 
+// zbfs trace: zbfs run's options, and the planned job's.
+struct TraceCommand {
+  RunConfig config;
+  TextOptions text;
+  TraceOptions options;
+};
+
+CLI::App* add_trace_command(CLI::App& app, TraceCommand& command) {
+  CLI::App* trace = app.add_subcommand(
+      "trace",
+      "plan a P-rank job's searches on this one process and write them as SimGrid time-independent traces "
+      "(smpirun -replay; zbfs-lab replay), with the searches' per-phase traffic as JSON");
+  add_run_options(*trace, command.config, command.text);
+  trace->add_option("-P,--ranks", command.options.ranks, "ranks of the planned job")->required();
+  trace->add_option("--trace-dir", command.options.trace_dir,
+                    "write the traces into this new folder (one file a rank and traces.txt); without it, the summary "
+                    "only");
+  trace->add_option("--host-speed", command.options.host_speed_flops,
+                    "the simulated hosts' speed in flops, which turns counted work (--work-costs) into compute "
+                    "actions (default: 1e9, zbfs-lab's platforms)");
+  trace->add_option("--probe-cost", command.options.probe_s,
+                    "seconds the simulator charges a probe, paid once a peer by each probed exchange (zbfs-lab's "
+                    "smpi/iprobe; default 0)");
+  return trace;
+}
+
+// One process plans; the other ranks of a launch, if any, have nothing to do.
+int run_trace_command(TraceCommand& command, const CLI::App& app) {
+  if (app.count("--partition") == 0) command.text.partition = "2d";
+  // A trace prices counted work itself, outside any simulated clock.
+  const std::string costs = std::exchange(command.text.work_costs, {});
+  finish_run_config(command.config, command.text, app, command.options.ranks);
+  if (!costs.empty()) {
+    command.config.work_costs = read_work_costs(costs);
+    command.config.work_costs_path = costs;
+  }
+  run_trace(command.config, command.options);
+  return 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, int rank, int ranks) {
@@ -571,24 +611,8 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
                    "how the exchanges' rounds are priced: two-sided (a latency per message) or rma (one-sided: four "
                    "latencies per round and three posted operations per piece; default: the recorded run's)")
       ->check(CLI::IsMember({"two-sided", "rma"}));
-  RunConfig trace_config;
-  TextOptions trace_text;
-  TraceOptions trace_options;
-  CLI::App* trace = app.add_subcommand(
-      "trace",
-      "plan a P-rank job's searches on this one process and write them as SimGrid time-independent traces "
-      "(smpirun -replay; zbfs-lab replay), with the searches' per-phase traffic as JSON");
-  add_run_options(*trace, trace_config, trace_text);
-  trace->add_option("-P,--ranks", trace_options.ranks, "ranks of the planned job")->required();
-  trace->add_option("--trace-dir", trace_options.trace_dir,
-                    "write the traces into this new folder (one file a rank and traces.txt); without it, the summary "
-                    "only");
-  trace->add_option("--host-speed", trace_options.host_speed_flops,
-                    "the simulated hosts' speed in flops, which turns counted work (--work-costs) into compute "
-                    "actions (default: 1e9, zbfs-lab's platforms)");
-  trace->add_option("--probe-cost", trace_options.probe_s,
-                    "seconds the simulator charges a probe, paid once a peer by each probed exchange (zbfs-lab's "
-                    "smpi/iprobe; default 0)");
+  TraceCommand trace_command;
+  CLI::App* trace = add_trace_command(app, trace_command);
   RunConfig generate_config;
   TextOptions generate_text;
   FileOptions generate_files;
@@ -635,19 +659,7 @@ int run_cli(int argc, char** argv, int rank, int ranks) {
     refuse_explicit_zero_sizes(*generate, generate_config);
     return generate_command(generate_config, generate_text, generate_files);
   }
-  if (trace->parsed()) {
-    if (rank != 0) return 0;
-    if (trace->count("--partition") == 0) trace_text.partition = "2d";
-    // A trace prices counted work itself, outside any simulated clock.
-    const std::string costs = std::exchange(trace_text.work_costs, {});
-    finish_run_config(trace_config, trace_text, *trace, trace_options.ranks);
-    if (!costs.empty()) {
-      trace_config.work_costs = read_work_costs(costs);
-      trace_config.work_costs_path = costs;
-    }
-    run_trace(trace_config, trace_options);
-    return 0;
-  }
+  if (trace->parsed()) return rank == 0 ? run_trace_command(trace_command, *trace) : 0;
   if (convert->parsed()) return convert_command(convert_files);
   if (model->parsed()) return model_command(model_options, rank);
   return 0;

@@ -103,15 +103,21 @@ class CallWalk {
     compute(level.work_after_fold);
   }
 
-  // Each member's ids for the others along the row (StepProtocol::fold's all_to_all).
-  void fold(const PlannedLevel& level) {
-    if (cols_ == 1) return;
+  // The row's other members, with the words `counts` ([piece * C + member]) has this rank
+  // send each and receive from each.
+  void row_peers(const std::vector<std::uint32_t>& counts) {
     peers_.clear();
     for (int m = 0; m < cols_; ++m) {
       if (m == col_) continue;
-      peers_.push_back({row_member(m), kWord * level.folded[slot(piece_, m)],
-                        kWord * level.folded[slot(layout_.piece_at(row_, m), col_)]});
+      peers_.push_back(
+          {row_member(m), kWord * counts[slot(piece_, m)], kWord * counts[slot(layout_.piece_at(row_, m), col_)]});
     }
+  }
+
+  // Each member's ids for the others along the row (StepProtocol::fold's all_to_all).
+  void fold(const PlannedLevel& level) {
+    if (cols_ == 1) return;
+    row_peers(level.folded);
     visitor_.exchange(Phase::kRowExchange, kFold, peers_);
   }
 
@@ -122,12 +128,7 @@ class CallWalk {
       routed_reads();
       return;
     }
-    peers_.clear();
-    for (int m = 0; m < cols_; ++m) {
-      if (m == col_) continue;
-      peers_.push_back({row_member(m), kWord * plan_.claimed_from[slot(piece_, m)],
-                        kWord * plan_.claimed_from[slot(layout_.piece_at(row_, m), col_)]});
-    }
+    row_peers(plan_.claimed_from);
     visitor_.exchange(Phase::kPredecessorReduction, kAsk, peers_);
     for (PeerBytes& p : peers_) std::swap(p.sent, p.received);
     visitor_.exchange(Phase::kPredecessorReduction, kAnswer, peers_);

@@ -529,14 +529,16 @@ class Planner {
   // What every rank does whatever the graph: its bitmaps' words, its local steps, the
   // ids it queues and applies, and the bytes it hands to exchanges.
   void count_fixed_work(SearchPlan& plan) const {
+    count_search_ends(plan);
+    count_level_steps(plan);
+  }
+
+  static std::uint64_t& at(WorkCounts& work, WorkKind kind) { return work[static_cast<std::size_t>(kind)]; }
+
+  void count_search_ends(SearchPlan& plan) const {
     const int ranks = layout_.ranks();
-    const int rows = layout_.rows();
     const int cols = layout_.cols();
     const std::uint64_t words = layout_.blocks().words_per_block();
-    const std::uint64_t source_words = words * static_cast<std::uint64_t>(layout_.bottom_up_ring() ? rows : ranks);
-    const auto at = [](WorkCounts& work, WorkKind kind) -> std::uint64_t& {
-      return work[static_cast<std::size_t>(kind)];
-    };
     // The search's start clears the visited, reported and frontier bits (the reported
     // ones over the row group); its end asks for the reports' parents and moves the tree.
     plan.start_work.assign(static_cast<std::size_t>(ranks), WorkCounts{});
@@ -573,6 +575,15 @@ class Planner {
         }
       }
     }
+  }
+
+  // Each level's bitmaps, local steps, queued and arrived ids, by where the search does them.
+  void count_level_steps(SearchPlan& plan) const {
+    const int ranks = layout_.ranks();
+    const int rows = layout_.rows();
+    const int cols = layout_.cols();
+    const std::uint64_t words = layout_.blocks().words_per_block();
+    const std::uint64_t source_words = words * static_cast<std::uint64_t>(layout_.bottom_up_ring() ? rows : ranks);
     for (PlannedLevel& level : plan.levels) {
       const bool top_down = level.kind == StepKind::kTopDown;
       const bool ring = !top_down && layout_.bottom_up_ring() && cols > 1;
