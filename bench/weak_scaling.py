@@ -30,7 +30,7 @@ goes on where it stopped.
 With `--simulator replay` the simulated side is `zbfs-lab replay` instead: the searches
 planned on this one process (`zbfs trace`, the normal build) and replayed by SimGrid from
 their traces, which reaches thousands of ranks (docs/simulation.md); it takes codec none
-and the 1d, 2d and hybrid layouts, and `--compute counted --work-costs FILE` charges the
+and the 1d, 2d, 2d-union and hybrid layouts, and `--compute counted --work-costs FILE` charges the
 counted work (`zbfs-lab calibrate`). A replay's TEPS is every search's traversed edges
 over their simulated time together, and it times no phase apart.
 
@@ -88,7 +88,7 @@ def failed(what: str, error: RunFailed) -> None:
 
 
 # What a replay plans (zbfs trace): direct or grid2 exchanges without a codec.
-REPLAYED_LAYOUTS = ("1d", "2d", "hybrid")
+REPLAYED_LAYOUTS = ("1d", "2d", "2d-union", "hybrid")
 
 
 def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | None:
@@ -102,6 +102,10 @@ def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | N
         command = [str(args.lab), folder if replaying else "simulate", "-np", str(ranks), "--topology", topology,
                    "--links", links, "--ranks-per-host", str(per_host), "--compute", args.compute, "-o", str(out),
                    "--timeout", str(args.timeout)]
+        if topology == "tofu":
+            # Tofu's units are 12 hosts: the job takes the first hosts of whole units.
+            units = math.ceil(math.ceil(ranks / per_host) / 12)
+            command += ["--hosts", str(12 * units)]
         command += ["--binary", str(args.binary if replaying else args.smpi_binary)]
         if args.work_costs:
             command += ["--work-costs", str(args.work_costs)]
@@ -202,7 +206,7 @@ def draw(rows: list[dict], path: Path) -> None:
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("TEPS (harmonic mean)")
     axes[0][-1].legend(fontsize=7, loc="best")
-    fig.suptitle(f"Weak scaling, 2^{rows[0]['per_rank']} vertices a rank, fat tree (SimGrid) and zbfs model")
+    fig.suptitle(f"Weak scaling, 2^{rows[0]['per_rank']} vertices a rank, {rows[0]['topology']} (SimGrid) and zbfs model")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -281,6 +285,7 @@ def main() -> int:
                     record = None if args.no_model else recorded(args, layout, codec, links, ranks)
                     model = projected(args, record, layout, links, ranks) if record else None
                     row = {"links": links, "codec": codec, "layout": layout, "ranks": ranks,
+                           "topology": args.topology or "fattree",
                            "per_rank": args.per_rank, "scale": args.per_rank + int(math.log2(ranks)),
                            "simulator": args.simulator, "compute": args.compute,
                            "sim_teps": simulated_teps(sim) if sim else None,

@@ -507,7 +507,6 @@ TEST(CliErrors, TraceOptions) {
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --prune", "--prune");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --kernels sssp", "BFS searches only");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off -p 1d --route grid2", "2D and hybrid");
-  expect_usage_error("trace --scale 6 --ranks 4 --overlap off --column-gather union", "allgatherv");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --probe-cost -1", "--probe-cost");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --host-speed 0", "--host-speed");
   expect_usage_error("trace --scale 6 --ranks 6 --overlap off --grid 2x2", "grid 2x2");

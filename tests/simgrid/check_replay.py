@@ -2,8 +2,8 @@
 """Trace replay against the real run (issue 78): `zbfs trace` plans a job's searches on one
 process, and every search's levels, directions, reached vertices, traversed edges and per-phase messages and
 bytes must be those the real (oversubscribed) job books, key by key: 16 ranks in 2D, 8 in
-1D, 8 hybrid, 6 on a 3x2 grid, the reads of grid2 and hypercube routes, and a graph
-smaller than the job. Then `zbfs-lab replay`
+1D, 8 hybrid, 6 on a 3x2 grid, the reads of grid2 and hypercube routes, the set-union
+column gather, and a graph smaller than the job. Then `zbfs-lab replay`
 replays the 16-rank traces on a simulated fat tree, without and with counted compute, and
 the replay's mean search is within 15% of the online simulation's (`zbfs-lab simulate
 --compute none`, the SMPI build).
@@ -89,6 +89,14 @@ def main():
         check_plan(args, tmp, 6, [*base, "--partition", "2d", "--grid", "3x2", "--direction", "bottom-up"])
         check_plan(args, tmp, 16, [*base, "--partition", "2d", "--grid", "2x8", "--route", "grid2"])
         check_plan(args, tmp, 12, [*base, "--partition", "2d", "--grid", "2x6", "--route", "hypercube"])
+        # The set-union column gather: columns of 4 (halvings only) and of 3 and 6 (a
+        # fold-in past the largest power of two), hybrid's columns of nodes too.
+        check_plan(args, tmp, 16, [*base, "--partition", "2d", "--grid", "4x4", "--column-gather", "union"])
+        check_plan(args, tmp, 12, [*base, "--partition", "2d", "--grid", "6x2", "--column-gather", "union",
+                                   "--route", "grid2", "--direction", "top-down"])
+        check_plan(args, tmp, 6, [*base, "--partition", "2d", "--grid", "3x2", "--column-gather", "union"])
+        check_plan(args, tmp, 8, [*base, "--partition", "hybrid", "--ranks-per-node", "2", "--column-gather",
+                                  "union"])
         check_plan(args, tmp, 8, ["--scale", "3", "--roots", "2", "--overlap", "off", "--partition", "2d", "--grid", "2x4"])
         if shutil.which("smpirun") is None:
             print("SKIP: smpirun not found (scripts/bootstrap installs SimGrid); the replay was not checked")

@@ -26,6 +26,7 @@ Csr<std::uint32_t> kronecker_csr(int scale) {
 struct Layouts {
   Partition partition;
   GridShape shape;
+  ColumnGather gather = ColumnGather::kAllgatherv;
 };
 
 std::vector<Layouts> layouts() {
@@ -33,7 +34,10 @@ std::vector<Layouts> layouts() {
           {Partition::k2D, GridShape{2, 4}},
           {Partition::k1D, GridShape{1, 5}},
           {Partition::kHybrid, GridShape{4, 2, 2}},
-          {Partition::k2D, GridShape{16, 16}}};
+          {Partition::k2D, GridShape{16, 16}},
+          {Partition::k2D, GridShape{7, 2}, ColumnGather::kUnion},
+          {Partition::k2D, GridShape{4, 3}, ColumnGather::kUnion},
+          {Partition::kHybrid, GridShape{4, 2, 2}, ColumnGather::kUnion}};
 }
 
 std::uint64_t first_key(const Csr<std::uint32_t>& graph) {
@@ -46,7 +50,7 @@ std::uint64_t first_key(const Csr<std::uint32_t>& graph) {
 TEST(SearchPlan, TracesMeetEverySendWithAReceiveOfItsSize) {
   const Csr<std::uint32_t> graph = kronecker_csr(9);
   for (const Layouts& l : layouts()) {
-    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices());
+    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices(), std::nullopt, l.gather);
     const SearchPlan plan = plan_search(graph, layout, first_key(graph), BfsOptions{}, true);
     const WorkCosts costs{{1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9}};
     // (from, to, tag) -> sizes in order, as sent and as received.
@@ -90,7 +94,7 @@ TEST(SearchPlan, TracesMeetEverySendWithAReceiveOfItsSize) {
 TEST(SearchPlan, EveryReachedVertexIsClaimedOnce) {
   const Csr<std::uint32_t> graph = kronecker_csr(10);
   for (const Layouts& l : layouts()) {
-    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices());
+    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices(), std::nullopt, l.gather);
     const SearchPlan plan = plan_search(graph, layout, first_key(graph), BfsOptions{}, true);
     std::uint64_t claimed = 0;
     std::uint64_t discovered = 0;
@@ -113,6 +117,46 @@ TEST(SearchPlan, EveryReachedVertexIsClaimedOnce) {
       EXPECT_GT(from_reports, 0U);
     }
   }
+}
+
+// A union's halvings end with each column's frontier split over the members below its
+// largest power of two, each id held once; and it moves at least as many ids as the
+// allgatherv's owners send, since every id but the kept ones travels at least once.
+TEST(SearchPlan, UnionGatherHoldsEachFrontierIdOnce) {
+  const Csr<std::uint32_t> graph = kronecker_csr(10);
+  for (const GridShape shape : {GridShape{4, 2}, GridShape{3, 3}, GridShape{6, 1}}) {
+    const ReplayLayout layout(Partition::k2D, shape, graph.num_vertices(), std::nullopt, ColumnGather::kUnion);
+    const SearchPlan plan = plan_search(graph, layout, first_key(graph), BfsOptions{}, false);
+    int p2 = 1;
+    while (p2 * 2 <= shape.rows) p2 *= 2;
+    std::size_t top_down = 0;
+    for (const PlannedLevel& level : plan.levels) {
+      if (level.kind != StepKind::kTopDown) {
+        EXPECT_TRUE(level.union_held.empty());
+        continue;
+      }
+      ++top_down;
+      ASSERT_EQ(level.union_given.size(), static_cast<std::size_t>(layout.union_steps()));
+      for (int c = 0; c < shape.cols; ++c) {
+        std::uint64_t frontier = 0;
+        std::uint64_t held = 0;
+        for (int r = 0; r < shape.rows; ++r) {
+          const auto piece = static_cast<std::size_t>(layout.piece_at(r, c));
+          frontier += level.gathered[piece];
+          held += level.union_held[piece];
+          if (r >= p2) {
+            EXPECT_EQ(level.union_held[piece], 0U);
+            EXPECT_EQ(level.union_given[0][piece], level.gathered[piece]);
+          }
+        }
+        EXPECT_EQ(held, frontier) << shape.to_string();
+      }
+    }
+    EXPECT_GT(top_down, 0U);
+  }
+  const ReplayLayout one_row(Partition::k2D, GridShape{1, 4}, graph.num_vertices(), std::nullopt, ColumnGather::kUnion);
+  EXPECT_FALSE(one_row.union_gather());
+  EXPECT_EQ(one_row.union_steps(), 0);
 }
 
 TEST(SearchPlan, OneRankSendsNothing) {

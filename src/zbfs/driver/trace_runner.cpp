@@ -43,7 +43,6 @@ void check_traceable(const RunConfig& config, const TraceOptions& options) {
   }
   if (config.overlap.value_or(true)) refuse("plans the bulk folds of --overlap off; add it");
   if (config.transport != Transport::kTwoSided) refuse("plans two-sided exchanges, not --transport rma");
-  if (config.column_gather != ColumnGather::kAllgatherv) refuse("plans --column-gather allgatherv only");
   if (config.prune) refuse("does not plan --prune");
   if (config.kernels.sssp) refuse("plans BFS searches only");
   if (config.backend != Backend::kCpu) refuse("plans the CPU backend's searches");
@@ -238,7 +237,7 @@ void run_trace(const RunConfig& config, const TraceOptions& options) {
   Stopwatch clock;
   const Csr<std::uint32_t> graph = build_graph(config);
   const double build_s = clock.elapsed_s();
-  const ReplayLayout layout(config.partition, shape, graph.num_vertices(), config.route);
+  const ReplayLayout layout(config.partition, shape, graph.num_vertices(), config.route, config.column_gather);
   const std::vector<std::uint64_t> keys = search_keys(config, graph);
   const bool count_work = config.work_costs.has_value();
   std::vector<SearchPlan> plans;

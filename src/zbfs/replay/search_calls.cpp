@@ -10,7 +10,19 @@ namespace zbfs {
 namespace {
 
 // Each exchange's tag, so that a replay matches every message to its own receive.
-enum Tag : int { kGatherIds = 1, kFold = 2, kGatherBits = 3, kRing = 4, kAsk = 5, kAnswer = 6, kHop = 7 };
+// (A hop's messages take kHop + 1 too.)
+enum Tag : int {
+  kGatherIds = 1,
+  kFold = 2,
+  kGatherBits = 3,
+  kRing = 4,
+  kAsk = 5,
+  kAnswer = 6,
+  kHop = 7,
+  kUnionBound = 9,
+  kUnionSize = 10,
+  kUnionIds = 11
+};
 
 constexpr std::uint64_t kWord = sizeof(std::uint64_t);
 
@@ -54,7 +66,9 @@ class CallWalk {
 
   void top_down(const PlannedLevel& level) {
     compute(level.work_before_gather);
-    if (rows_ > 1) {
+    if (layout_.union_gather()) {
+      union_gather(level);
+    } else if (rows_ > 1) {
       // Every column member's frontier ids to every other (allgather_ids's pieces).
       peers_.clear();
       for (int r = 0; r < rows_; ++r) {
@@ -68,6 +82,44 @@ class CallWalk {
     compute(level.work);
     fold(level);
     compute(level.work_after_fold);
+  }
+
+  // union_allreduce along the column: the ids' bound, the fold-in past the largest power
+  // of two, the halvings (a size word, then the ids, each a swap), then the allgather of
+  // what each member holds.
+  void union_gather(const PlannedLevel& level) {
+    members_.clear();
+    for (int r = 0; r < rows_; ++r) members_.push_back(layout_.world_rank_of_piece(layout_.piece_at(r, col_)));
+    visitor_.group_allreduce(Phase::kColumnExchange, kUnionBound, members_, row_, kWord);
+    const auto given = [&](std::size_t step, int member) {
+      return kWord * level.union_given[step][static_cast<std::size_t>(layout_.piece_at(member, col_))];
+    };
+    const auto swap_ids = [&](int member, std::uint64_t sent, std::uint64_t received) {
+      const int partner = members_[static_cast<std::size_t>(member)];
+      visitor_.swap(Phase::kColumnExchange, kUnionSize, partner, kWord, kWord);
+      visitor_.swap(Phase::kColumnExchange, kUnionIds, partner, sent, received);
+    };
+    int p2 = 1;
+    while (p2 * 2 <= rows_) p2 *= 2;
+    if (row_ >= p2) {
+      swap_ids(row_ - p2, given(0, row_), 0);
+    } else if (row_ + p2 < rows_) {
+      swap_ids(row_ + p2, 0, given(0, row_ + p2));
+    }
+    if (row_ < p2) {
+      std::size_t step = 1;
+      for (int mask = p2 / 2; mask >= 1; mask /= 2, ++step)
+        swap_ids(row_ ^ mask, given(step, row_), given(step, row_ ^ mask));
+    }
+    peers_.clear();
+    for (int r = 0; r < rows_; ++r) {
+      if (r == row_) continue;
+      const int other = layout_.piece_at(r, col_);
+      peers_.push_back({members_[static_cast<std::size_t>(r)],
+                        kWord * level.union_held[static_cast<std::size_t>(piece_)],
+                        kWord * level.union_held[static_cast<std::size_t>(other)]});
+    }
+    visitor_.exchange(Phase::kColumnExchange, kGatherIds, peers_);
   }
 
   void bottom_up(const PlannedLevel& level) {
@@ -221,7 +273,14 @@ class Booking final : public SearchCallVisitor {
   void shift(Phase phase, int /*tag*/, int /*next*/, int /*previous*/, std::uint64_t bytes) override {
     add(phase, booked_shift(bytes));
   }
+  void swap(Phase phase, int /*tag*/, int /*partner*/, std::uint64_t sent, std::uint64_t /*received*/) override {
+    add(phase, booked_shift(sent));
+  }
   void allreduce(Phase phase, std::uint64_t bytes) override { add(phase, booked_allreduce(ranks_, bytes)); }
+  void group_allreduce(Phase phase, int /*tag*/, std::span<const int> members, int /*me*/,
+                       std::uint64_t bytes) override {
+    add(phase, booked_allreduce(static_cast<int>(members.size()), bytes));
+  }
   void compute(const WorkCounts& /*work*/) override {}
 
   SearchTraffic traffic{};
@@ -310,9 +369,51 @@ class TraceActions final : public SearchCallVisitor {
     line("waitall");
     charge_bytes(booked_shift(bytes).bytes);
   }
+  void swap(Phase /*phase*/, int tag, int partner, std::uint64_t sent, std::uint64_t received) override {
+    line("isend " + std::to_string(partner) + " " + std::to_string(tag) + " " + std::to_string(sent));
+    line("irecv " + std::to_string(partner) + " " + std::to_string(tag) + " " + std::to_string(received));
+    line("waitall");
+    charge_bytes(booked_shift(sent).bytes);
+  }
   void allreduce(Phase /*phase*/, std::uint64_t bytes) override {
     line("allreduce " + std::to_string(bytes) + " 0");
     charge_bytes(booked_allreduce(ranks_, bytes).bytes);
+  }
+  // Recursive doubling as MPICH writes it (SMPI's rdb): the first 2 * rem members pair
+  // off, the even one hands its value to the odd one and waits for the result.
+  void group_allreduce(Phase /*phase*/, int tag, std::span<const int> members, int me, std::uint64_t bytes) override {
+    const auto g = static_cast<int>(members.size());
+    const auto member = [&](int k) { return std::to_string(members[static_cast<std::size_t>(k)]); };
+    const std::string suffix = " " + std::to_string(tag) + " " + std::to_string(bytes);
+    int p2 = 1;
+    while (p2 * 2 <= g) p2 *= 2;
+    const int rem = g - p2;
+    int position = me - rem;
+    if (me < 2 * rem) {
+      if (me % 2 == 0) {
+        line("isend " + member(me + 1) + suffix);
+        line("waitall");
+        position = -1;
+      } else {
+        line("irecv " + member(me - 1) + suffix);
+        line("waitall");
+        position = me / 2;
+      }
+    }
+    if (position >= 0) {
+      for (int mask = 1; mask < p2; mask *= 2) {
+        const int other = position ^ mask;
+        const int partner = other < rem ? 2 * other + 1 : other + rem;
+        line("isend " + member(partner) + suffix);
+        line("irecv " + member(partner) + suffix);
+        line("waitall");
+      }
+    }
+    if (me < 2 * rem) {
+      line((me % 2 == 1 ? "isend " + member(me - 1) : "irecv " + member(me + 1)) + suffix);
+      line("waitall");
+    }
+    charge_bytes(booked_allreduce(g, bytes).bytes);
   }
   void compute(const WorkCounts& work) override {
     if (costs_ == nullptr) return;

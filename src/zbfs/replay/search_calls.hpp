@@ -40,8 +40,13 @@ class SearchCallVisitor {
   virtual void peer_exchange(Phase phase, int tag, std::span<const PeerBytes> to, std::span<const PeerBytes> from) = 0;
   // One step of a ring: `bytes` to `next`, the same from `previous`.
   virtual void shift(Phase phase, int tag, int next, int previous, std::uint64_t bytes) = 0;
+  // A swap with one partner (an MPI_Sendrecv): `sent` to it, `received` from it.
+  virtual void swap(Phase phase, int tag, int partner, std::uint64_t sent, std::uint64_t received) = 0;
   // An allreduce of `bytes` over the whole job.
   virtual void allreduce(Phase phase, std::uint64_t bytes) = 0;
+  // An allreduce of `bytes` along a group (world ranks in member order), member `me` of
+  // it (recursive doubling, as simulations run it).
+  virtual void group_allreduce(Phase phase, int tag, std::span<const int> members, int me, std::uint64_t bytes) = 0;
   // Counted local work.
   virtual void compute(const WorkCounts& work) = 0;
 };

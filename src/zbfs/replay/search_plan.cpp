@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "zbfs/bfs/direction_policy.hpp"
@@ -175,6 +176,7 @@ class Planner {
       }
     }
     gathered_by_piece(plan);
+    if (layout_.union_gather()) union_gathers(plan);
     walk_targets(plan);
     if (plan.reduce_after && layout_.row_route() != nullptr) route_reads(plan);
     if (count_work_) {
@@ -251,6 +253,115 @@ class Planner {
         }
       }
     }
+  }
+
+  // Every vertex's id in the distributed graph: its piece's first vertex plus its sorted
+  // offset, the rank of its list key among the piece's vertices (graph/degree_order.hpp).
+  void number_as_sorted() {
+    if (!sorted_id_.empty()) return;
+    const std::uint64_t n = graph_.num_vertices();
+    sorted_id_.resize(n);
+    std::vector<std::uint32_t> piece;
+    for (int p = 0; p < layout_.ranks(); ++p) {
+      const std::uint64_t first = layout_.blocks().first_vertex(p);
+      const std::uint64_t count = layout_.blocks().piece_vertices(p);
+      piece.resize(count);
+      for (std::uint64_t k = 0; k < count; ++k) piece[k] = static_cast<std::uint32_t>(first + k);
+      std::stable_sort(piece.begin(), piece.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return graph_.input_tuple_degree(a) > graph_.input_tuple_degree(b);
+      });
+      for (std::uint64_t k = 0; k < count; ++k) sorted_id_[piece[k]] = static_cast<std::uint32_t>(first + k);
+    }
+  }
+
+  // Top-down steps under --column-gather union: each column's frontier ids (sorted ids,
+  // by member) through union_allreduce's exchanges, as it makes them: the ids' bound,
+  // the fold-in past the largest power of two, then the halvings of the id range.
+  void union_gathers(SearchPlan& plan) {
+    number_as_sorted();
+    const int rows = layout_.rows();
+    const int cols = layout_.cols();
+    const auto steps = static_cast<std::size_t>(layout_.union_steps());
+    // [level][col * rows + row]: the frontier's sorted ids of that top-down level.
+    std::vector<std::vector<std::vector<std::uint64_t>>> frontier(plan.levels.size());
+    for (std::size_t level = 0; level < plan.levels.size(); ++level) {
+      if (plan.levels[level].kind != StepKind::kTopDown) continue;
+      frontier[level].resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+      plan.levels[level].union_given.assign(steps, std::vector<std::uint32_t>(plan.levels[level].gathered.size(), 0));
+      plan.levels[level].union_held.assign(plan.levels[level].gathered.size(), 0);
+    }
+    for (std::uint64_t v = 0; v < graph_.num_vertices(); ++v) {
+      const std::uint32_t d = distance_[v];
+      if (d == kUnreached || d >= plan.levels.size() || frontier[d].empty()) continue;
+      const int piece = layout_.piece_of(v);
+      frontier[d][static_cast<std::size_t>(layout_.col_of_piece(piece)) * static_cast<std::size_t>(rows) +
+                  static_cast<std::size_t>(layout_.row_of_piece(piece))]
+          .push_back(sorted_id_[v]);
+    }
+    for (std::size_t level = 0; level < plan.levels.size(); ++level) {
+      if (frontier[level].empty()) continue;
+      for (int col = 0; col < cols; ++col) {
+        const auto first = frontier[level].begin() + static_cast<std::ptrdiff_t>(col) * rows;
+        union_column(plan.levels[level], col,
+                     std::span<std::vector<std::uint64_t>>(&*first, static_cast<std::size_t>(rows)));
+      }
+    }
+  }
+
+  // One column's union: `held` (by member) starts as each member's frontier.
+  void union_column(PlannedLevel& level, int col, std::span<std::vector<std::uint64_t>> held) const {
+    const int p = static_cast<int>(held.size());
+    const auto slot = [&](int member) { return static_cast<std::size_t>(layout_.piece_at(member, col)); };
+    std::uint64_t bound = 0;
+    for (std::vector<std::uint64_t>& ids : held) {
+      std::sort(ids.begin(), ids.end());
+      if (!ids.empty()) bound = std::max(bound, ids.back() + 1);
+    }
+    int p2 = 1;
+    while (p2 * 2 <= p) p2 *= 2;
+    for (int r = p2; r < p; ++r) {
+      level.union_given[0][slot(r)] = static_cast<std::uint32_t>(held[static_cast<std::size_t>(r)].size());
+      std::vector<std::uint64_t>& into = held[static_cast<std::size_t>(r - p2)];
+      std::vector<std::uint64_t>& from = held[static_cast<std::size_t>(r)];
+      into.insert(into.end(), from.begin(), from.end());
+      std::inplace_merge(into.begin(), into.end() - static_cast<std::ptrdiff_t>(from.size()), into.end());
+      from.clear();
+    }
+    std::vector<std::uint64_t> lo(static_cast<std::size_t>(p2), 0);
+    std::vector<std::uint64_t> hi(static_cast<std::size_t>(p2), bound);
+    std::vector<std::size_t> split(static_cast<std::size_t>(p2), 0);
+    std::size_t step = 1;
+    for (int mask = p2 / 2; mask >= 1; mask /= 2, ++step) {
+      for (int r = 0; r < p2; ++r) {
+        const auto i = static_cast<std::size_t>(r);
+        const std::uint64_t mid = lo[i] + (hi[i] - lo[i]) / 2;
+        const std::vector<std::uint64_t>& ids = held[i];
+        split[i] = static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), mid) - ids.begin());
+        const bool keep_lower = (r & mask) == 0;
+        level.union_given[step][slot(r)] = static_cast<std::uint32_t>(keep_lower ? ids.size() - split[i] : split[i]);
+        (keep_lower ? hi[i] : lo[i]) = mid;
+      }
+      // Pairs swap halves: the lower member keeps [0, split) and takes its partner's.
+      for (int r = 0; r < p2; ++r) {
+        if ((r & mask) != 0) continue;
+        std::vector<std::uint64_t>& low = held[static_cast<std::size_t>(r)];
+        std::vector<std::uint64_t>& high = held[static_cast<std::size_t>(r | mask)];
+        const std::size_t low_split = split[static_cast<std::size_t>(r)];
+        const std::size_t high_split = split[static_cast<std::size_t>(r | mask)];
+        std::vector<std::uint64_t> kept_low(low.begin(), low.begin() + static_cast<std::ptrdiff_t>(low_split));
+        kept_low.insert(kept_low.end(), high.begin(), high.begin() + static_cast<std::ptrdiff_t>(high_split));
+        std::inplace_merge(kept_low.begin(), kept_low.begin() + static_cast<std::ptrdiff_t>(low_split), kept_low.end());
+        std::vector<std::uint64_t> kept_high(low.begin() + static_cast<std::ptrdiff_t>(low_split), low.end());
+        const std::size_t from_low = kept_high.size();
+        kept_high.insert(kept_high.end(), high.begin() + static_cast<std::ptrdiff_t>(high_split), high.end());
+        std::inplace_merge(kept_high.begin(), kept_high.begin() + static_cast<std::ptrdiff_t>(from_low),
+                           kept_high.end());
+        low.swap(kept_low);
+        high.swap(kept_high);
+      }
+    }
+    for (int r = 0; r < p; ++r)
+      level.union_held[slot(r)] = static_cast<std::uint32_t>(held[static_cast<std::size_t>(r)].size());
   }
 
   // The pass over every reached vertex's list, as a target: its reports, its finder and
@@ -632,13 +743,14 @@ class Planner {
   std::vector<std::uint64_t> level_vertices_;
   std::vector<std::uint64_t> level_edges_;
   std::vector<StepKind> steps_;
+  std::vector<std::uint32_t> sorted_id_;  // number_as_sorted's, when a union needs them
 };
 
 }  // namespace
 
 ReplayLayout::ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices,
-                           const std::optional<RouteChoice>& route)
-    : partition_(partition), shape_(partition == Partition::k1D ? GridShape{1, shape.size()} : shape) {
+                           const std::optional<RouteChoice>& route, ColumnGather gather)
+    : partition_(partition), shape_(partition == Partition::k1D ? GridShape{1, shape.size()} : shape), gather_(gather) {
   if (shape_.size() < 1) throw_usage_error("a replayed job needs at least one rank");
   blocks_ = VertexBlocks(num_vertices, shape_.size());
   if (route) {
@@ -649,14 +761,25 @@ ReplayLayout::ReplayLayout(Partition partition, GridShape shape, std::uint64_t n
   }
 }
 
+int ReplayLayout::union_steps() const {
+  if (!union_gather()) return 0;
+  int steps = 1;
+  for (int p2 = 2; p2 <= shape_.rows; p2 *= 2) ++steps;
+  return steps;
+}
+
 std::uint64_t search_plan_bytes(const ReplayLayout& layout, std::uint64_t levels, bool count_work) {
   const auto ranks = static_cast<std::uint64_t>(layout.ranks());
   const auto cols = static_cast<std::uint64_t>(layout.cols());
-  const std::uint64_t per_level =
-      ranks * (cols + 1) * sizeof(std::uint32_t) + (count_work ? 4 * ranks * sizeof(WorkCounts) : 0);
+  const auto union_steps = static_cast<std::uint64_t>(layout.union_steps());
+  const std::uint64_t per_level = ranks * (cols + 1 + (union_steps > 0 ? union_steps + 1 : 0)) * sizeof(std::uint32_t) +
+                                  (count_work ? 4 * ranks * sizeof(WorkCounts) : 0);
   const std::uint64_t route_reads =
       layout.row_route() != nullptr ? 2 * static_cast<std::uint64_t>(layout.row_route()->hops()) * ranks * cols * 4 : 0;
-  return levels * per_level + ranks * cols * sizeof(std::uint32_t) + route_reads;
+  // A union numbers every vertex as sorted, and holds each level's frontier ids.
+  const std::uint64_t union_ids =
+      union_steps > 0 ? layout.blocks().num_vertices() * (sizeof(std::uint32_t) + sizeof(std::uint64_t)) : 0;
+  return levels * per_level + ranks * cols * sizeof(std::uint32_t) + route_reads + union_ids;
 }
 
 SearchPlan plan_search(const Csr<std::uint32_t>& graph, const ReplayLayout& layout, std::uint64_t root,

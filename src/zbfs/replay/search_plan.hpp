@@ -5,7 +5,8 @@
 //
 // It follows the CPU search's protocol (bfs/step_protocol.hpp over DistributedBfs) with
 // direct exchanges (in 2D and hybrid the predecessor reduction's reads may follow a
-// relaying route), no codec, the column gather by allgatherv and --overlap off, and gets
+// relaying route), no codec, the column gather by allgatherv or by the set-union
+// allreduce (wire/direct/direct_exchanger.cpp's union_allreduce) and --overlap off, and gets
 // the same messages and bytes because what a rank sends depends only on which vertices
 // lie where, never on parents or timing:
 // - a BFS level is a distance from the root, so every level's frontier, and the counts
@@ -37,6 +38,7 @@
 #include "zbfs/metrics/work_counts.hpp"
 #include "zbfs/topology/grid_shape.hpp"
 #include "zbfs/topology/vertex_partition.hpp"
+#include "zbfs/wire/column_gather.hpp"
 #include "zbfs/wire/routed/route_choice.hpp"
 
 namespace zbfs {
@@ -45,9 +47,10 @@ namespace zbfs {
 class ReplayLayout {
  public:
   // 1D: any shape is replaced by 1 x ranks. `route`: the run's --route (2D and hybrid,
-  // a relaying route: the predecessor reduction's reads travel along it).
+  // a relaying route: the predecessor reduction's reads travel along it). `gather`: how
+  // top-down steps gather the frontier along a column.
   ReplayLayout(Partition partition, GridShape shape, std::uint64_t num_vertices,
-               const std::optional<RouteChoice>& route = std::nullopt);
+               const std::optional<RouteChoice>& route = std::nullopt, ColumnGather gather = ColumnGather::kAllgatherv);
 
   [[nodiscard]] Partition partition() const { return partition_; }
   [[nodiscard]] const GridShape& shape() const { return shape_; }
@@ -65,10 +68,16 @@ class ReplayLayout {
   [[nodiscard]] bool bottom_up_ring() const { return grid_layout(partition_); }
   // The route along a processor row, or nullptr for direct exchanges.
   [[nodiscard]] const RoutePlan* row_route() const { return row_route_ ? &*row_route_ : nullptr; }
+  // Top-down steps gather along columns of more than one rank by the set-union allreduce.
+  [[nodiscard]] bool union_gather() const { return gather_ == ColumnGather::kUnion && shape_.rows > 1; }
+  // The union's exchanges: the fold-in of the members past the largest power of two in a
+  // column, then one per halving (union_given's steps).
+  [[nodiscard]] int union_steps() const;
 
  private:
   Partition partition_;
   GridShape shape_;
+  ColumnGather gather_;
   VertexBlocks blocks_;
   std::optional<RoutePlan> row_route_;
 };
@@ -92,6 +101,13 @@ struct PlannedLevel {
   std::vector<WorkCounts> work;
   std::vector<WorkCounts> work_ring;
   std::vector<WorkCounts> work_after_fold;
+  // Top-down under ReplayLayout::union_gather: union_given[step][piece], the ids the
+  // piece's rank gives its partner in each of the union's exchanges (step 0: a member
+  // past the column's largest power of two hands its frontier to the member that power
+  // below it), and union_held[piece], the ids it holds after the halvings, which the
+  // closing allgather carries.
+  std::vector<std::vector<std::uint32_t>> union_given;
+  std::vector<std::uint32_t> union_held;
 };
 
 struct SearchPlan {
