@@ -30,7 +30,7 @@ goes on where it stopped.
 With `--simulator replay` the simulated side is `zbfs-lab replay` instead: the searches
 planned on this one process (`zbfs trace`, the normal build) and replayed by SimGrid from
 their traces, which reaches thousands of ranks (docs/simulation.md); it takes codec none
-and the 1d, 2d, 2d-union and hybrid layouts, and `--compute counted --work-costs FILE` charges the
+and every layout, and `--compute counted --work-costs FILE` charges the
 counted work (`zbfs-lab calibrate`). A replay's TEPS is every search's traversed edges
 over their simulated time together, and it times no phase apart.
 
@@ -60,6 +60,7 @@ PHASES = ("row_exchange", "column_exchange", "predecessor_reduction", "terminati
 LAYOUTS = {
     "1d": ["--partition", "1d"],
     "1d-grid2": ["--partition", "1d", "--route", "grid2"],
+    "1d-hypercube": ["--partition", "1d", "--route", "hypercube"],
     "2d": ["--partition", "2d", "--route", "grid2"],
     "2d-union": ["--partition", "2d", "--column-gather", "union", "--route", "grid2"],
     "hybrid": ["--partition", "hybrid", "--route", "grid2"],
@@ -87,8 +88,8 @@ def failed(what: str, error: RunFailed) -> None:
     print(f"weak_scaling: {what} failed: {error}", file=sys.stderr, flush=True)
 
 
-# What a replay plans (zbfs trace): direct or grid2 exchanges without a codec.
-REPLAYED_LAYOUTS = ("1d", "2d", "2d-union", "hybrid")
+# What a replay plans (zbfs trace): every layout here, without a codec.
+REPLAYED_LAYOUTS = ("1d", "1d-grid2", "1d-hypercube", "2d", "2d-union", "hybrid")
 
 
 def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | None:
@@ -188,7 +189,7 @@ def draw(rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
     panels = sorted({(r["links"], r["codec"]) for r in rows})
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.2), squeeze=False, sharey=True)
-    colours = dict(zip(LAYOUTS, ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")))
+    colours = dict(zip(LAYOUTS, ("#4c72b0", "#dd8452", "#937860", "#55a868", "#c44e52", "#8172b3")))
     for ax, (links, codec) in zip(axes[0], panels):
         for layout in LAYOUTS:
             pts = sorted((r for r in rows if (r["links"], r["codec"], r["layout"]) == (links, codec, layout)),

@@ -506,7 +506,8 @@ TEST(CliErrors, TraceOptions) {
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --transport rma", "two-sided");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --prune", "--prune");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --kernels sssp", "BFS searches only");
-  expect_usage_error("trace --scale 6 --ranks 4 --overlap off -p 1d --route grid2", "2D and hybrid");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off -p 1d --route sparse", "grid2, gridk or hypercube");
+  expect_usage_error("trace --scale 6 --ranks 4 --overlap off -p 1d --route grid2 --no-dedup", "--no-dedup");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --probe-cost -1", "--probe-cost");
   expect_usage_error("trace --scale 6 --ranks 4 --overlap off --host-speed 0", "--host-speed");
   expect_usage_error("trace --scale 6 --ranks 6 --overlap off --grid 2x2", "grid 2x2");

@@ -3,7 +3,8 @@
 process, and every search's levels, directions, reached vertices, traversed edges and per-phase messages and
 bytes must be those the real (oversubscribed) job books, key by key: 16 ranks in 2D, 8 in
 1D, 8 hybrid, 6 on a 3x2 grid, the reads of grid2 and hypercube routes, the set-union
-column gather, and a graph smaller than the job. Then `zbfs-lab replay`
+column gather, 1D's updates along grid2, hypercube and gridk, and a graph smaller than the
+job. Then `zbfs-lab replay`
 replays the 16-rank traces on a simulated fat tree, without and with counted compute, and
 the replay's mean search is within 15% of the online simulation's (`zbfs-lab simulate
 --compute none`, the SMPI build).
@@ -97,6 +98,11 @@ def main():
         check_plan(args, tmp, 6, [*base, "--partition", "2d", "--grid", "3x2", "--column-gather", "union"])
         check_plan(args, tmp, 8, [*base, "--partition", "hybrid", "--ranks-per-node", "2", "--column-gather",
                                   "union"])
+        # 1D's folds as updates along a route, merged at every hop.
+        check_plan(args, tmp, 8, [*base, "--partition", "1d", "--route", "grid2"])
+        check_plan(args, tmp, 7, [*base, "--partition", "1d", "--route", "hypercube"])
+        check_plan(args, tmp, 12, [*base, "--partition", "1d", "--route", "gridk", "--route-dims", "2x3x2",
+                                   "--direction", "top-down"])
         check_plan(args, tmp, 8, ["--scale", "3", "--roots", "2", "--overlap", "off", "--partition", "2d", "--grid", "2x4"])
         if shutil.which("smpirun") is None:
             print("SKIP: smpirun not found (scripts/bootstrap installs SimGrid); the replay was not checked")

@@ -27,6 +27,7 @@ struct Layouts {
   Partition partition;
   GridShape shape;
   ColumnGather gather = ColumnGather::kAllgatherv;
+  std::optional<RouteChoice> route = std::nullopt;
 };
 
 std::vector<Layouts> layouts() {
@@ -37,7 +38,10 @@ std::vector<Layouts> layouts() {
           {Partition::k2D, GridShape{16, 16}},
           {Partition::k2D, GridShape{7, 2}, ColumnGather::kUnion},
           {Partition::k2D, GridShape{4, 3}, ColumnGather::kUnion},
-          {Partition::kHybrid, GridShape{4, 2, 2}, ColumnGather::kUnion}};
+          {Partition::kHybrid, GridShape{4, 2, 2}, ColumnGather::kUnion},
+          {Partition::k1D, GridShape{1, 9}, ColumnGather::kAllgatherv, RouteChoice{RouteKind::kGrid2, {}, true}},
+          {Partition::k1D, GridShape{1, 6}, ColumnGather::kAllgatherv, RouteChoice{RouteKind::kHypercube, {}, true}},
+          {Partition::k2D, GridShape{2, 5}, ColumnGather::kAllgatherv, RouteChoice{RouteKind::kGrid2, {}, true}}};
 }
 
 std::uint64_t first_key(const Csr<std::uint32_t>& graph) {
@@ -50,7 +54,7 @@ std::uint64_t first_key(const Csr<std::uint32_t>& graph) {
 TEST(SearchPlan, TracesMeetEverySendWithAReceiveOfItsSize) {
   const Csr<std::uint32_t> graph = kronecker_csr(9);
   for (const Layouts& l : layouts()) {
-    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices(), std::nullopt, l.gather);
+    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices(), l.route, l.gather);
     const SearchPlan plan = plan_search(graph, layout, first_key(graph), BfsOptions{}, true);
     const WorkCosts costs{{1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9}};
     // (from, to, tag) -> sizes in order, as sent and as received.
@@ -94,7 +98,7 @@ TEST(SearchPlan, TracesMeetEverySendWithAReceiveOfItsSize) {
 TEST(SearchPlan, EveryReachedVertexIsClaimedOnce) {
   const Csr<std::uint32_t> graph = kronecker_csr(10);
   for (const Layouts& l : layouts()) {
-    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices(), std::nullopt, l.gather);
+    const ReplayLayout layout(l.partition, l.shape, graph.num_vertices(), l.route, l.gather);
     const SearchPlan plan = plan_search(graph, layout, first_key(graph), BfsOptions{}, true);
     std::uint64_t claimed = 0;
     std::uint64_t discovered = 0;
@@ -110,7 +114,18 @@ TEST(SearchPlan, EveryReachedVertexIsClaimedOnce) {
     const std::uint64_t from_reports =
         std::accumulate(plan.claimed_from.begin(), plan.claimed_from.end(), std::uint64_t{0});
     EXPECT_LE(from_reports, discovered);
-    EXPECT_EQ(plan.reduce_after, layout.cols() > 1);
+    // 1D's updates along a route bring their parents: nothing to reduce, and every
+    // vertex discovered from another rank's report arrives at its owner once.
+    EXPECT_EQ(plan.reduce_after, layout.cols() > 1 && !layout.routed_fold());
+    if (layout.routed_fold()) {
+      std::uint64_t arrivals = 0;
+      for (const PlannedLevel& level : plan.levels) {
+        arrivals += std::accumulate(level.fold_arrivals.begin(), level.fold_arrivals.end(), std::uint64_t{0});
+      }
+      EXPECT_GT(arrivals, 0U);
+      EXPECT_EQ(from_reports, 0U);
+      continue;
+    }
     // (At 16 x 16 the 1,024 vertices fill one processor column's pieces: nothing to report.)
     if (layout.cols() > 1 &&
         graph.num_vertices() > layout.blocks().block() * static_cast<std::uint64_t>(layout.rows())) {

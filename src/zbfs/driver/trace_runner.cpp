@@ -38,9 +38,8 @@ void check_traceable(const RunConfig& config, const TraceOptions& options) {
   if (config.input) refuse("plans generated graphs only, not --input");
   if (config.graph.kind == GraphKind::kRgg) refuse("cannot regenerate --graph rgg by index");
   if (!config.codec.fixed || *config.codec.fixed != CodecId::kNone) refuse("plans exchanges without a codec");
-  if (config.route && (!grid_layout(config.partition) || !relays(config.route->kind))) {
-    refuse("plans --route grid2, gridk or hypercube in 2D and hybrid searches only");
-  }
+  if (config.route && !relays(config.route->kind)) refuse("plans --route grid2, gridk or hypercube only");
+  if (config.route && !config.route->dedup) refuse("plans routes that merge: leave out --no-dedup");
   if (config.overlap.value_or(true)) refuse("plans the bulk folds of --overlap off; add it");
   if (config.transport != Transport::kTwoSided) refuse("plans two-sided exchanges, not --transport rma");
   if (config.prune) refuse("does not plan --prune");

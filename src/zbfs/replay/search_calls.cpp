@@ -166,11 +166,37 @@ class CallWalk {
     }
   }
 
-  // Each member's ids for the others along the row (StepProtocol::fold's all_to_all).
+  // Each member's ids for the others along the row (StepProtocol::fold's all_to_all),
+  // or in 1D over a route its updates hop by hop.
   void fold(const PlannedLevel& level) {
     if (cols_ == 1) return;
+    if (!level.fold_hops.empty()) {
+      routed_fold(level);
+      return;
+    }
     row_peers(level.folded);
     visitor_.exchange(Phase::kRowExchange, kFold, peers_);
+  }
+
+  // RoutedExchange::exchange's hops: to each hop peer the hop message of what it holds
+  // for the destinations beyond it (a group count, a pair a group, two words an item).
+  void routed_fold(const PlannedLevel& level) {
+    const auto message_bytes = [&](int hop, int from, int to) -> std::uint64_t {
+      const PlannedLevel::HopCounts& counts = level.fold_hops[static_cast<std::size_t>(hop)];
+      const std::size_t at = layout_.hop_peer_slot(hop, from, to);
+      const std::uint64_t items = counts.items[at];
+      return items == 0 ? 0 : kWord * (1 + 2 * std::uint64_t{counts.groups[at]} + 2 * items);
+    };
+    std::vector<PeerBytes> to;
+    for (int hop = 0; hop < static_cast<int>(level.fold_hops.size()); ++hop) {
+      to.clear();
+      peers_.clear();
+      for (const int m : layout_.hop_targets(hop, col_)) to.push_back({row_member(m), message_bytes(hop, col_, m), 0});
+      for (const int m : layout_.hop_sources(hop, col_)) {
+        peers_.push_back({row_member(m), 0, message_bytes(hop, m, col_)});
+      }
+      visitor_.peer_exchange(Phase::kRowExchange, kHop, to, peers_);
+    }
   }
 
   // The owners ask each member for the parents of the claims its reports won; the

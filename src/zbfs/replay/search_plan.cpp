@@ -6,6 +6,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <tuple>
 
 #include "zbfs/bfs/direction_policy.hpp"
 #include "zbfs/core/error.hpp"
@@ -158,7 +159,8 @@ class Planner {
     }
     const auto ranks = static_cast<std::size_t>(layout_.ranks());
     const auto cols = static_cast<std::size_t>(layout_.cols());
-    plan.reduce_after = layout_.cols() > 1;
+    // Update folds bring the parents along (1D over a route): nothing to reduce.
+    plan.reduce_after = layout_.cols() > 1 && !layout_.routed_fold();
     plan.claimed_from.assign(ranks * cols, 0);
     plan.levels.resize(steps_.size());
     for (std::size_t level = 0; level < steps_.size(); ++level) {
@@ -178,6 +180,7 @@ class Planner {
     gathered_by_piece(plan);
     if (layout_.union_gather()) union_gathers(plan);
     walk_targets(plan);
+    if (layout_.routed_fold()) route_folds(plan);
     if (plan.reduce_after && layout_.row_route() != nullptr) route_reads(plan);
     if (count_work_) {
       walk_sources(plan);
@@ -402,7 +405,6 @@ class Planner {
              static_cast<std::size_t>(to_col);
     };
     const std::uint32_t d = distance_[v];
-    const auto level_of = [&](int delta) { return static_cast<std::int64_t>(d) - 1 + delta; };
     // The member that found v in a bottom-up step (its report is that step's fold).
     int finder = -1;
     if (d != kUnreached && d >= 1) {
@@ -433,19 +435,106 @@ class Planner {
             1);
       }
     }
-    // Top-down reports: a member reports v at the first top-down level its frontier
-    // touches v, unless it found v before; never to itself.
-    if (d != kUnreached) {
-      for (const int c : touches.touched) {
-        if (c == owner_col || c == finder) continue;
-        for (int delta = 0; delta < 3; ++delta) {
-          if (touches.at(c, delta) == 0 || !top_down_at(level_of(delta))) continue;
-          add(plan.levels[static_cast<std::size_t>(level_of(delta))].folded[slot(c, owner_col)], 1);
-          break;
+    for_each_report(v, touches, finder,
+                    [&](std::size_t level, int c) { add(plan.levels[level].folded[slot(c, owner_col)], 1); });
+    if (count_work_) count_target_work(plan, v, touches, finder);
+  }
+
+  // Top-down reports: a member reports v at the first top-down level its frontier
+  // touches v, unless it found v before; never to itself. report(level, member).
+  template <class Report>
+  void for_each_report(std::uint64_t v, const ColumnTouches& touches, int finder, Report&& report) const {
+    const std::uint32_t d = distance_[v];
+    if (d == kUnreached) return;
+    const int owner_col = layout_.col_of_piece(layout_.piece_of(v));
+    for (const int c : touches.touched) {
+      if (c == owner_col || c == finder) continue;
+      for (int delta = 0; delta < 3; ++delta) {
+        const std::int64_t level = static_cast<std::int64_t>(d) - 1 + delta;
+        if (touches.at(c, delta) == 0 || !top_down_at(level)) continue;
+        report(static_cast<std::size_t>(level), c);
+        break;
+      }
+    }
+  }
+
+  // 1D over a relaying route: each top-down fold's (vertex, parent) updates hop by hop
+  // (wire/routed/routed_exchange.cpp), merged at every rank to one per vertex. Per
+  // destination piece, each vertex's reporters move along the route together; what
+  // passes from a to b at a hop is one item per vertex, in one group per destination.
+  void route_folds(SearchPlan& plan) const {
+    const RoutePlan& route = *layout_.row_route();
+    const int hops = route.hops();
+    for (PlannedLevel& level : plan.levels) {
+      if (level.kind != StepKind::kTopDown) continue;
+      level.fold_hops.assign(static_cast<std::size_t>(hops), PlannedLevel::HopCounts{});
+      for (int h = 0; h < hops; ++h) {
+        const std::size_t peers = layout_.hop_peer_slots(h);
+        level.fold_hops[static_cast<std::size_t>(h)].items.assign(peers, 0);
+        level.fold_hops[static_cast<std::size_t>(h)].groups.assign(peers, 0);
+      }
+      level.fold_arrivals.assign(static_cast<std::size_t>(layout_.ranks()), 0);
+    }
+    const int cols = layout_.cols();
+#pragma omp parallel
+    {
+      ColumnTouches touches(cols, false);
+      // (level, hop, from, to) of every item that passed, for one destination.
+      std::vector<std::tuple<std::uint32_t, int, int, int>> passed;
+      std::vector<std::vector<int>> reporters(plan.levels.size());
+      std::vector<int> next;
+#pragma omp for schedule(dynamic, 1)
+      for (int dest = 0; dest < layout_.ranks(); ++dest) {
+        passed.clear();
+        const std::uint64_t first = layout_.blocks().first_vertex(dest);
+        const std::uint64_t end = first + layout_.blocks().piece_vertices(dest);
+        for (std::uint64_t v = first; v < end; ++v) {
+          if (graph_.degree(v) == 0 || distance_[v] == kUnreached) continue;
+          touches.clear();
+          touch_columns(v, touches);
+          for_each_report(v, touches, -1, [&](std::size_t level, int c) { reporters[level].push_back(c); });
+          for (std::size_t level = 0; level < reporters.size(); ++level) {
+            std::vector<int>& at = reporters[level];
+            if (at.empty()) continue;
+            ++plan.levels[level].fold_arrivals[static_cast<std::size_t>(dest)];
+            for (int h = 0; h < hops; ++h) {
+              next.clear();
+              for (const int a : at) {
+                const int b = route.next(h, a, dest);
+                if (b != a) passed.emplace_back(static_cast<std::uint32_t>(level), h, a, b);
+                next.push_back(b);
+              }
+              std::sort(next.begin(), next.end());
+              next.erase(std::unique(next.begin(), next.end()), next.end());
+              at.swap(next);
+            }
+            at.clear();
+          }
+        }
+        std::sort(passed.begin(), passed.end());
+        for (std::size_t i = 0; i < passed.size();) {
+          std::size_t j = i;
+          while (j < passed.size() && passed[j] == passed[i]) ++j;
+          const auto [level, h, a, b] = passed[i];
+          PlannedLevel::HopCounts& counts = plan.levels[level].fold_hops[static_cast<std::size_t>(h)];
+          const std::size_t at = layout_.hop_peer_slot(h, a, b);
+          add(counts.items[at], static_cast<std::uint32_t>(j - i));
+          add(counts.groups[at], 1);
+          i = j;
         }
       }
     }
-    if (count_work_) count_target_work(plan, v, touches, finder);
+  }
+
+  // The columns v's neighbours lie in, by level against v's (walk_targets's counts).
+  void touch_columns(std::uint64_t v, ColumnTouches& touches) const {
+    const std::uint32_t d = distance_[v];
+    for (const std::uint32_t u : graph_.neighbors(v)) {
+      const auto c = static_cast<std::size_t>(layout_.col_of_piece(layout_.piece_of(u)));
+      if (touches.entries[c] == 0) touches.touched.push_back(static_cast<int>(c));
+      ++touches.entries[c];
+      ++touches.by_level[3 * c + (distance_[u] + 1 - d)];
+    }
   }
 
   // The reduction's requests along the row's route: each holder groups what it holds by
@@ -712,10 +801,17 @@ class Planner {
                                   static_cast<std::size_t>(col)];
         }
         WorkCounts& after = level.work_after_fold[i];
-        // The fold's arrivals claimed, the level counted: two local steps.
+        if (!level.fold_hops.empty()) {
+          // Updates: a word pair each queued, one a vertex claimed, the hop messages' bytes.
+          sent *= 2;
+          arrived = level.fold_arrivals[i];
+          at(after, WorkKind::kRoutedBytes) += routed_fold_bytes(level, col);
+        }
+        // The fold's arrivals claimed (updates: only when some came), the level counted:
+        // two local steps.
         at(after, WorkKind::kArrivals) += arrived;
         at(after, WorkKind::kBitmapWords) += words;
-        at(after, WorkKind::kSteps) += 2;
+        at(after, WorkKind::kSteps) += level.fold_hops.empty() || arrived > 0 ? 2 : 1;
         if (top_down) {
           at(level.work_before_gather[i], WorkKind::kBitmapWords) += words;
           at(work, WorkKind::kQueued) += sent;
@@ -736,6 +832,21 @@ class Planner {
     }
   }
 
+  // The bytes of the hop messages `member` hands on in a routed fold (hop_message.hpp: a
+  // group count, a (destination, count) pair a group, two words an item).
+  [[nodiscard]] std::uint64_t routed_fold_bytes(const PlannedLevel& level, int member) const {
+    std::uint64_t bytes = 0;
+    for (std::size_t h = 0; h < level.fold_hops.size(); ++h) {
+      const int hop = static_cast<int>(h);
+      for (const int to : layout_.hop_targets(hop, member)) {
+        const std::size_t at = layout_.hop_peer_slot(hop, member, to);
+        const std::uint64_t items = level.fold_hops[h].items[at];
+        if (items > 0) bytes += 8 * (1 + 2 * std::uint64_t{level.fold_hops[h].groups[at]} + 2 * items);
+      }
+    }
+    return bytes;
+  }
+
   const Csr<std::uint32_t>& graph_;
   const ReplayLayout& layout_;
   bool count_work_;
@@ -754,11 +865,49 @@ ReplayLayout::ReplayLayout(Partition partition, GridShape shape, std::uint64_t n
   if (shape_.size() < 1) throw_usage_error("a replayed job needs at least one rank");
   blocks_ = VertexBlocks(num_vertices, shape_.size());
   if (route) {
-    if (!grid_layout(partition_) || !relays(route->kind)) {
-      throw_usage_error("a planned route relays the reads of a 2D or hybrid search: grid2, gridk or hypercube");
-    }
+    if (!relays(route->kind)) throw_usage_error("a planned route relays: grid2, gridk or hypercube");
     row_route_ = route->plan_for(shape_.cols);
+    if (routed_fold()) {
+      const int hops = row_route_->hops();
+      hop_first_.assign(static_cast<std::size_t>(hops), std::vector<std::size_t>(1, 0));
+      hop_to_.assign(static_cast<std::size_t>(hops), {});
+      hop_from_.assign(static_cast<std::size_t>(hops), {});
+      hop_from_first_.assign(static_cast<std::size_t>(hops), std::vector<std::size_t>(1, 0));
+      for (int member = 0; member < shape_.cols; ++member) {
+        const std::vector<RoutePlan::HopPeers> peers = row_route_->hop_peers(member);
+        for (std::size_t h = 0; h < peers.size(); ++h) {
+          hop_to_[h].insert(hop_to_[h].end(), peers[h].to.begin(), peers[h].to.end());
+          hop_first_[h].push_back(hop_to_[h].size());
+          hop_from_[h].insert(hop_from_[h].end(), peers[h].from.begin(), peers[h].from.end());
+          hop_from_first_[h].push_back(hop_from_[h].size());
+        }
+      }
+    }
   }
+}
+
+std::span<const int> ReplayLayout::hop_targets(int hop, int member) const {
+  const auto h = static_cast<std::size_t>(hop);
+  const auto m = static_cast<std::size_t>(member);
+  return std::span<const int>(hop_to_[h]).subspan(hop_first_[h][m], hop_first_[h][m + 1] - hop_first_[h][m]);
+}
+
+std::span<const int> ReplayLayout::hop_sources(int hop, int member) const {
+  const auto h = static_cast<std::size_t>(hop);
+  const auto m = static_cast<std::size_t>(member);
+  return std::span<const int>(hop_from_[h])
+      .subspan(hop_from_first_[h][m], hop_from_first_[h][m + 1] - hop_from_first_[h][m]);
+}
+
+std::size_t ReplayLayout::hop_peer_slot(int hop, int from, int to) const {
+  const std::span<const int> targets = hop_targets(hop, from);
+  const auto at = std::lower_bound(targets.begin(), targets.end(), to);
+  if (at == targets.end() || *at != to) {
+    throw Error(ExitCode::kFailure, "search plan: member " + std::to_string(to) + " is no hop " + std::to_string(hop) +
+                                        " peer of " + std::to_string(from));
+  }
+  return hop_first_[static_cast<std::size_t>(hop)][static_cast<std::size_t>(from)] +
+         static_cast<std::size_t>(at - targets.begin());
 }
 
 int ReplayLayout::union_steps() const {
@@ -774,12 +923,18 @@ std::uint64_t search_plan_bytes(const ReplayLayout& layout, std::uint64_t levels
   const auto union_steps = static_cast<std::uint64_t>(layout.union_steps());
   const std::uint64_t per_level = ranks * (cols + 1 + (union_steps > 0 ? union_steps + 1 : 0)) * sizeof(std::uint32_t) +
                                   (count_work ? 4 * ranks * sizeof(WorkCounts) : 0);
-  const std::uint64_t route_reads =
-      layout.row_route() != nullptr ? 2 * static_cast<std::uint64_t>(layout.row_route()->hops()) * ranks * cols * 4 : 0;
+  std::uint64_t route_reads = 0;
+  std::uint64_t route_folds = 0;
+  if (layout.routed_fold()) {
+    for (int h = 0; h < layout.row_route()->hops(); ++h) route_folds += 2 * 4 * layout.hop_peer_slots(h);
+    route_folds += 4 * ranks;
+  } else if (layout.row_route() != nullptr) {
+    route_reads = 2 * static_cast<std::uint64_t>(layout.row_route()->hops()) * ranks * cols * 4;
+  }
   // A union numbers every vertex as sorted, and holds each level's frontier ids.
   const std::uint64_t union_ids =
       union_steps > 0 ? layout.blocks().num_vertices() * (sizeof(std::uint32_t) + sizeof(std::uint64_t)) : 0;
-  return levels * per_level + ranks * cols * sizeof(std::uint32_t) + route_reads + union_ids;
+  return levels * (per_level + route_folds) + ranks * cols * sizeof(std::uint32_t) + route_reads + union_ids;
 }
 
 SearchPlan plan_search(const Csr<std::uint32_t>& graph, const ReplayLayout& layout, std::uint64_t root,

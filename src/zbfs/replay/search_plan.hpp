@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "zbfs/bfs/bfs_options.hpp"
@@ -68,6 +69,16 @@ class ReplayLayout {
   [[nodiscard]] bool bottom_up_ring() const { return grid_layout(partition_); }
   // The route along a processor row, or nullptr for direct exchanges.
   [[nodiscard]] const RoutePlan* row_route() const { return row_route_ ? &*row_route_ : nullptr; }
+  // 1D over a route: top-down folds are (vertex, parent) updates relayed along it (in 2D
+  // and hybrid the folds stay direct and the predecessor reduction's reads follow it).
+  [[nodiscard]] bool routed_fold() const { return row_route_ && partition_ == Partition::k1D; }
+  // With a routed fold: the members `member` hands items to at `hop`, and those that
+  // hand it items (RoutePlan::hop_peers), and where a (hop, from, to) pair's count lies
+  // among the hop's hop_peer_slots.
+  [[nodiscard]] std::span<const int> hop_targets(int hop, int member) const;
+  [[nodiscard]] std::span<const int> hop_sources(int hop, int member) const;
+  [[nodiscard]] std::size_t hop_peer_slot(int hop, int from, int to) const;
+  [[nodiscard]] std::size_t hop_peer_slots(int hop) const { return hop_to_[static_cast<std::size_t>(hop)].size(); }
   // Top-down steps gather along columns of more than one rank by the set-union allreduce.
   [[nodiscard]] bool union_gather() const { return gather_ == ColumnGather::kUnion && shape_.rows > 1; }
   // The union's exchanges: the fold-in of the members past the largest power of two in a
@@ -80,6 +91,11 @@ class ReplayLayout {
   ColumnGather gather_;
   VertexBlocks blocks_;
   std::optional<RoutePlan> row_route_;
+  // Per hop, every member's hop peers, flattened, and where each member's start.
+  std::vector<std::vector<int>> hop_to_;
+  std::vector<std::vector<std::size_t>> hop_first_;
+  std::vector<std::vector<int>> hop_from_;
+  std::vector<std::vector<std::size_t>> hop_from_first_;
 };
 
 // One level's traffic and work.
@@ -108,6 +124,15 @@ struct PlannedLevel {
   // closing allgather carries.
   std::vector<std::vector<std::uint32_t>> union_given;
   std::vector<std::uint32_t> union_held;
+  // Top-down under ReplayLayout::routed_fold: per hop, the updates and destination groups
+  // each rank hands each hop peer (at ReplayLayout::hop_peer_slot), and by piece the
+  // updates that reach it, one per vertex.
+  struct HopCounts {
+    std::vector<std::uint32_t> items;
+    std::vector<std::uint32_t> groups;
+  };
+  std::vector<HopCounts> fold_hops;
+  std::vector<std::uint32_t> fold_arrivals;
 };
 
 struct SearchPlan {
