@@ -32,7 +32,8 @@ planned on this one process (`zbfs trace`, the normal build) and replayed by Sim
 their traces, which reaches thousands of ranks (docs/simulation.md); it takes codec none
 and every layout, and `--compute counted --work-costs FILE` charges the
 counted work (`zbfs-lab calibrate`). A replay's TEPS is every search's traversed edges
-over their simulated time together, and it times no phase apart.
+over their simulated time together; its phase times are the slowest rank's (`zbfs-lab
+replay --phases`), and `computation` is all its counted work.
 
 Needs `make build smpi lab` (the .venv has matplotlib; replay needs no SMPI build). Dense 1D exchanges cost the simulator P^2 messages a round
 (docs/simulation.md): `--skip '*/1d@1024'` leaves such points out.
@@ -51,7 +52,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 from zbfs_lab.runs import RunFailed, mpirun_command, run_output, run_record  # noqa: E402
-PHASES = ("row_exchange", "column_exchange", "predecessor_reduction", "termination_check")
+PHASES = ("row_exchange", "column_exchange", "predecessor_reduction", "termination_check", "computation")
 # 2D and hybrid take grid2 too: their searches' column gathers and row folds stay the
 # same, but kernel 1's shuffle and the predecessor reduction follow the route. Without
 # one, kernel 1 is a dense alltoallv, and at 256 simulated ranks its 65,280 concurrent
@@ -108,6 +109,8 @@ def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | N
             units = math.ceil(math.ceil(ranks / per_host) / 12)
             command += ["--hosts", str(12 * units)]
         command += ["--binary", str(args.binary if replaying else args.smpi_binary)]
+        if replaying:
+            command.append("--phases")
         if args.work_costs:
             command += ["--work-costs", str(args.work_costs)]
         zargs = run_args(args, layout, codec, ranks, None)
@@ -172,7 +175,8 @@ def simulated_teps(record: dict) -> float | None:
 
 def simulated_phases(record: dict) -> dict[str, float]:
     if record.get("schema") == "zbfs.replay":
-        return {}
+        # The slowest rank's time a search in each phase (zbfs-lab replay --phases).
+        return {p: v["max_s"] for p, v in record["simulated"].get("phases", {}).items()}
     searches = max(1, len(record.get("searches", [])))
     return {p: record["phases"].get(p, {}).get("mpi_time_s", {}).get("max", 0.0) / searches for p in PHASES}
 

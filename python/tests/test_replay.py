@@ -29,8 +29,60 @@ import json, os, sys
 assert os.path.isfile("traces.txt"), "not run in the traces' folder"
 assert sys.argv[sys.argv.index("-replay") + 1] == "traces.txt"
 open("smpirun-args", "w").write(json.dumps(sys.argv))
+for a in sys.argv:
+    if a.startswith("--log=smpi_replay.app:file:"):
+        open(a.split(":file:", 1)[1], "w").write("0 isend 1 2 8 0.000000\\n0 waitall 0.000004\\n")
 print("[0.002] [smpi_utils/INFO] Simulated time: 0.002 seconds. ", file=sys.stderr)
 """
+
+
+ACTION_LOG = """0 barrier 0.000002
+1 barrier 0.000002
+0 allreduce 8 0 0.000004
+1 allreduce 8 0 0.000004
+0 isend 1 1 80 0.000000
+0 irecv 1 1 16 0.000000
+0 wait 1 0 1 0.000003
+0 sleep 1e-06 0.000001
+0 waitall 0.000002
+1 isend 0 2 8 0.000000
+1 irecv 0 2 8 0.000000
+1 waitall 0.000007
+1 compute 5000 0.000005
+0 isend 1 7 24 0.000000
+0 waitall 0.000001
+1 isend 0 12 48 0.000001
+1 waitall 0.000002
+"""
+
+
+class PhaseTimesTest(unittest.TestCase):
+    def test_each_action_counts_in_its_exchange_by_tag(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "actions.log"
+            log.write_text(ACTION_LOG)
+            got = replay.phase_times(log, 2, 1)
+        # Rank 0: the column gather's wait, probe and waitall; rank 1: two row exchanges.
+        self.assertAlmostEqual(got["column_exchange"]["max_s"], 6e-6)
+        self.assertAlmostEqual(got["column_exchange"]["mean_s"], 3e-6)
+        self.assertAlmostEqual(got["row_exchange"]["max_s"], 10e-6)
+        self.assertAlmostEqual(got["predecessor_reduction"]["max_s"], 1e-6)
+        self.assertAlmostEqual(got["termination_check"]["max_s"], 4e-6)
+        self.assertAlmostEqual(got["computation"]["max_s"], 5e-6)
+        self.assertAlmostEqual(got["computation"]["mean_s"], 2.5e-6)
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "actions.log"
+            log.write_text(ACTION_LOG)
+            halved = replay.phase_times(log, 2, 2)
+        self.assertAlmostEqual(halved["row_exchange"]["max_s"], 5e-6)
+
+    def test_the_replay_logs_actions_only_when_asked(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = replay.Replay(platforms.make("fattree", 4, "ib-hdr"), 4, 1, "zbfs")
+            self.assertFalse(any(a.startswith("--log=") for a in run.replay_command(Path(tmp))))
+            run.phases = True
+            logs = [a for a in run.replay_command(Path(tmp)) if a.startswith("--log=")]
+            self.assertIn(f"--log=smpi_replay.app:file:{Path(tmp).resolve() / replay.ACTION_LOG}", logs)
 
 
 class ReplayTest(unittest.TestCase):
@@ -42,6 +94,17 @@ class ReplayTest(unittest.TestCase):
         smpirun.write_text(FAKE_SMPIRUN.format(python=sys.executable))
         smpirun.chmod(0o755)
         return str(zbfs), str(smpirun)
+
+    def test_phases_come_from_the_action_log_which_goes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            zbfs, smpirun = self.fakes(tmp)
+            kept = Path(tmp) / "kept"
+            run = replay.Replay(platforms.make("fattree", 4, "ib-hdr"), 4, 1, zbfs, smpirun, keep_traces=str(kept),
+                                phases=True)
+            data = replay.run(run, ["--scale", "8", "--overlap", "off"], Path(tmp) / "r.json", timeout_s=60)
+            # One row exchange of 4 us over the plan's two searches.
+            self.assertAlmostEqual(data["simulated"]["phases"]["row_exchange"]["max_s"], 2e-6)
+            self.assertFalse((kept / replay.ACTION_LOG).exists())
 
     def test_the_record_joins_the_plan_and_the_replay(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -90,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="none (the messages alone) or counted (each rank's counted work priced at --work-costs)")
     p.add_argument("--work-costs", metavar="FILE", help="with --compute counted: the costs zbfs-lab calibrate wrote")
     p.add_argument("--keep-traces", metavar="DIR", help="leave the traces in this new folder")
+    p.add_argument("--phases", action="store_true",
+                   help="time every replayed action: the record gets each phase's time a search")
     p.add_argument("zbfs_args", nargs=argparse.REMAINDER, help="-- then zbfs trace's run arguments")
     c = sub.add_parser("calibrate", help="per-unit costs of zbfs's counted work on this host (for simulate "
                                          "--compute counted)",
@@ -167,7 +169,7 @@ def _replay(args) -> int:
     platform, hosts = _platform_of(args)
     _check_costs(args)
     run = replay.Replay(platform, args.ranks, args.ranks_per_host, args.binary, args.smpirun, args.compute,
-                        args.work_costs, args.keep_traces)
+                        args.work_costs, args.keep_traces, args.phases)
     data = replay.run(run, zbfs_args, args.json, args.timeout)
     simulated = data["simulated"]
     print(f"zbfs-lab: replayed {args.ranks} ranks on {hosts} {args.topology} hosts ({args.links}): mean search "

@@ -8,6 +8,13 @@ settings as `simulate`, holding a fraction of a MiB a rank instead of the rank's
 The record (written complete or not at all) keeps the plan's summary (each search's levels
 and its per-phase messages and bytes, booked as a run's record books them), the replay's
 simulated time and mean search time, and the wall time and peak memory of both steps.
+
+With --phases the replay also logs every action with its simulated duration (SMPI's
+smpi_replay category, to a file the run reads and removes) and the record gets, per phase,
+the slowest rank's and the mean rank's time a search: each message, wait and probe by its
+exchange's tag, allreduces as the termination check, and every `compute` (the counted
+work, the exchanges' own byte handling included) as computation. At a few million actions
+(1,024 ranks) the log is some hundreds of MB while it lasts.
 """
 from __future__ import annotations
 
@@ -24,6 +31,15 @@ from zbfs_lab import files, platforms, simulate
 # `simulate --compute none`); counted charges each rank's counted work between them.
 COMPUTE_MODES = ("none", "counted")
 
+# The phase of each trace tag (src/zbfs/replay/search_calls.cpp's Tag; a hop's messages
+# take its tag + 1).
+TAG_PHASES = {1: "column_exchange", 2: "row_exchange", 3: "column_exchange", 4: "row_exchange",
+              5: "predecessor_reduction", 6: "predecessor_reduction", 7: "predecessor_reduction",
+              8: "predecessor_reduction", 9: "column_exchange", 10: "column_exchange", 11: "column_exchange",
+              12: "row_exchange", 13: "row_exchange"}
+PHASES = ("computation", "column_exchange", "row_exchange", "predecessor_reduction", "termination_check")
+ACTION_LOG = "actions.log"
+
 
 @dataclass
 class Replay:
@@ -35,6 +51,7 @@ class Replay:
     compute: str = "none"
     work_costs: str | None = None
     keep_traces: str | None = None  # a new folder to leave the traces in
+    phases: bool = False  # time each action and add them up per phase
 
     def settings(self) -> list[str]:
         extra = ["smpi/simulate-computation:no"] if self.compute == "none" else []
@@ -57,7 +74,46 @@ class Replay:
         hosts.write_text(platforms.hostfile(self.platform, self.ranks_per_host))
         cmd = [self.smpirun, "-np", str(self.ranks), "-platform", str(xml), "-hostfile", str(hosts), "-replay",
                "traces.txt"]
-        return cmd + [f"--cfg={setting}" for setting in self.settings()]
+        cmd += [f"--cfg={setting}" for setting in self.settings()]
+        if self.phases:
+            # One line an action, "RANK ACTION ARGS... SECONDS", to a file.
+            cmd += ["--log=smpi_replay.thres:verbose", "--log=smpi_replay.fmt:%m%n",
+                    f"--log=smpi_replay.app:file:{(folder / ACTION_LOG).resolve()}"]
+        return cmd
+
+
+def phase_times(log: Path, ranks: int, searches: int) -> dict:
+    """Per phase, the slowest rank's and the mean rank's simulated seconds a search, from
+    the replay's action log; a wait or probe belongs to the exchange before it."""
+    totals = [dict.fromkeys(PHASES, 0.0) for _ in range(ranks)]
+    current: list[str | None] = [None] * ranks
+    with open(log) as lines:
+        for line in lines:
+            fields = line.split()
+            if len(fields) < 3 or not fields[0].isdigit():
+                continue
+            rank, action = int(fields[0]), fields[1]
+            if not 0 <= rank < ranks:
+                continue
+            phase = None
+            if action in ("isend", "irecv") and len(fields) >= 6:
+                phase = TAG_PHASES.get(int(fields[3]))
+            elif action == "wait" and len(fields) >= 6:
+                phase = TAG_PHASES.get(int(fields[4]))
+            elif action == "allreduce":
+                phase = "termination_check"
+            elif action == "compute":
+                totals[rank]["computation"] += float(fields[-1])
+                continue
+            elif action in ("waitall", "sleep"):
+                phase = current[rank]
+            if phase is None:
+                continue
+            current[rank] = phase
+            totals[rank][phase] += float(fields[-1])
+    per = max(1, searches)
+    return {phase: {"max_s": max(t[phase] for t in totals) / per,
+                    "mean_s": sum(t[phase] for t in totals) / ranks / per} for phase in PHASES}
 
 
 def _simulated_time(stderr: str) -> float:
@@ -104,6 +160,13 @@ def run(replay: Replay, zbfs_args: list[str], output: str | Path, timeout_s: flo
         if done.returncode != 0:
             raise _failure("the replay", done)
         simulated_s = _simulated_time(done.stderr)
+        phases = None
+        if replay.phases:
+            log = folder / ACTION_LOG
+            if not log.is_file():
+                raise simulate.SimulationError("the replay wrote no action log (--phases)")
+            phases = phase_times(log, replay.ranks, len(plan.get("searches", [])))
+            log.unlink()
     searches = plan.get("searches", [])
     keys = max(1, len(searches))
     traversed = sum(s.get("traversed_edges", 0) for s in searches)
@@ -130,5 +193,7 @@ def run(replay: Replay, zbfs_args: list[str], output: str | Path, timeout_s: flo
             "simulator_peak_rss_bytes": done.peak_rss_bytes,
         },
     }
+    if phases is not None:
+        data["simulated"]["phases"] = phases
     files.write_text(output, json.dumps(data, indent=2) + "\n")
     return data

@@ -10,7 +10,8 @@ namespace zbfs {
 namespace {
 
 // Each exchange's tag, so that a replay matches every message to its own receive.
-// (A hop's messages take kHop + 1 too.)
+// (A hop's messages take kHop + 1 too.) zbfs-lab replay --phases reads each action's
+// phase from its tag (python/zbfs_lab/replay.py's TAG_PHASES): keep them in step.
 enum Tag : int {
   kGatherIds = 1,
   kFold = 2,
@@ -21,7 +22,8 @@ enum Tag : int {
   kHop = 7,
   kUnionBound = 9,
   kUnionSize = 10,
-  kUnionIds = 11
+  kUnionIds = 11,
+  kFoldHop = 12
 };
 
 constexpr std::uint64_t kWord = sizeof(std::uint64_t);
@@ -195,7 +197,7 @@ class CallWalk {
       for (const int m : layout_.hop_sources(hop, col_)) {
         peers_.push_back({row_member(m), 0, message_bytes(hop, m, col_)});
       }
-      visitor_.peer_exchange(Phase::kRowExchange, kHop, to, peers_);
+      visitor_.peer_exchange(Phase::kRowExchange, kFoldHop, to, peers_);
     }
   }
 
