@@ -85,6 +85,20 @@ def run_args(args: argparse.Namespace, layout: str, codec: str, ranks: int, rank
     return out + args.zbfs_args.split()
 
 
+def tofu_units(hosts: int) -> int:
+    """Tofu's units are 12 hosts, in an X x Y x Z torus of units: the job takes the first
+    hosts of the fewest whole units whose torus is near cubic (no side more than twice
+    another), as a real allocation would be shaped; 86 units (1,024 hosts) would make a
+    torus of 43 x 2 x 1 units, whose long ring is what a search would then measure."""
+    from zbfs_lab import platforms
+    units = max(1, math.ceil(hosts / 12))
+    while True:
+        sides = platforms._balanced(units, 3)
+        if units < 8 or max(sides) <= 2 * min(sides):
+            return units
+        units += 1
+
+
 def failed(what: str, error: RunFailed) -> None:
     print(f"weak_scaling: {what} failed: {error}", file=sys.stderr, flush=True)
 
@@ -105,9 +119,7 @@ def simulated(args, layout: str, codec: str, links: str, ranks: int) -> dict | N
                    "--links", links, "--ranks-per-host", str(per_host), "--compute", args.compute, "-o", str(out),
                    "--timeout", str(args.timeout)]
         if topology == "tofu":
-            # Tofu's units are 12 hosts: the job takes the first hosts of whole units.
-            units = math.ceil(math.ceil(ranks / per_host) / 12)
-            command += ["--hosts", str(12 * units)]
+            command += ["--hosts", str(12 * tofu_units(math.ceil(ranks / per_host)))]
         command += ["--binary", str(args.binary if replaying else args.smpi_binary)]
         if replaying:
             command.append("--phases")
