@@ -213,7 +213,8 @@ def draw(rows: list[dict], path: Path) -> None:
             sim = [(r["ranks"], r["sim_teps"]) for r in pts if r["sim_teps"] is not None]
             model = [(r["ranks"], r["model_teps"]) for r in pts if r["model_teps"] is not None]
             if sim:
-                ax.plot(*zip(*sim), "o-", color=colours[layout], label=f"{layout} simulated")
+                how = "replayed" if pts[0].get("simulator") == "replay" else "simulated"
+                ax.plot(*zip(*sim), "o-", color=colours[layout], label=f"{layout} {how}")
             if model:
                 ax.plot(*zip(*model), "x--", color=colours[layout], alpha=0.7, label=f"{layout} model")
         ax.set_xscale("log", base=2)
@@ -221,7 +222,7 @@ def draw(rows: list[dict], path: Path) -> None:
         ax.set_xlabel("simulated ranks P")
         ax.set_title(f"{links}, codec {codec}")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].set_ylabel("TEPS (harmonic mean)")
+    axes[0][0].set_ylabel("TEPS" if rows[0].get("simulator") == "replay" else "TEPS (harmonic mean)")
     axes[0][-1].legend(fontsize=7, loc="best")
     fig.suptitle(f"Weak scaling, 2^{rows[0]['per_rank']} vertices a rank, {rows[0]['topology']} (SimGrid) and zbfs model")
     fig.tight_layout()
